@@ -1,0 +1,93 @@
+/**
+ * Seeded pseudo-random numbers with independent keyed streams. Built from `Math.imul` and
+ * 32-bit integer operations only, so every JS engine produces the same bits.
+ */
+
+/** Murmur3's 32-bit finaliser: a bijective avalanche of one word. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Combines a running key with one more 32-bit word (order-sensitive). */
+export function mixKey(key: number, word: number): number {
+  return fmix32((Math.imul(key ^ 0x9e3779b9, 0x27d4eb2d) + fmix32(word >>> 0)) >>> 0);
+}
+
+/**
+ * A stream key from a scene seed, a stream kind and up to two indices, e.g.
+ * `streamKey(seed, STREAM.firework, seq)`. Different kinds never share a stream.
+ */
+export function streamKey(seed: number, kind: number, a = 0, b = 0): number {
+  return mixKey(mixKey(mixKey(seed >>> 0, kind), a), b);
+}
+
+/** Stream kinds, so no two systems draw from the same stream. */
+export const STREAM = {
+  firework: 1,
+  snow: 2,
+  fountain: 3,
+  gun: 4,
+  show: 5,
+  peer: 6,
+} as const;
+
+/** A stateless uniform number in [0, 1) for (key, index): random access without a stream. */
+export function hashUnit(key: number, index: number): number {
+  return mixKey(key, index) / 4294967296;
+}
+
+/**
+ * sfc32, a small fast counter-based generator. One instance can be re-seeded in place, so hot
+ * loops reuse a single object instead of allocating a generator per stream.
+ */
+export class Rng {
+  #a = 0;
+  #b = 0;
+  #c = 0;
+  #d = 0;
+
+  constructor(key = 0) {
+    this.reseed(key);
+  }
+
+  /** Restarts the generator on the stream named by `key`. */
+  reseed(key: number): this {
+    this.#a = fmix32(key ^ 0x243f6a88);
+    this.#b = fmix32(key ^ 0x85a308d3);
+    this.#c = fmix32(key ^ 0x13198a2e);
+    this.#d = 1;
+    for (let i = 0; i < 12; i++) this.nextU32();
+    return this;
+  }
+
+  /** The next 32-bit unsigned integer. */
+  nextU32(): number {
+    const a = this.#a, b = this.#b, c = this.#c, d = this.#d;
+    const t = (((a + b) | 0) + d) | 0;
+    this.#d = (d + 1) | 0;
+    this.#a = b ^ (b >>> 9);
+    this.#b = (c + (c << 3)) | 0;
+    this.#c = ((c << 21) | (c >>> 11)) + t | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextU32() / 4294967296;
+  }
+
+  /** Uniform in [lo, hi). */
+  range(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+}
