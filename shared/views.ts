@@ -1,0 +1,45 @@
+/**
+ * Read-only render views of the world's particle systems. The client uploads these arrays to the
+ * GPU as they are; it never writes them.
+ */
+
+/** How many seconds of velocity a fountain streak spans, from its position backwards. */
+export const STREAK_SECONDS = 1 / 30;
+
+/** A dense particle range `[0, count)`; dead slots inside it have colour alpha 0. */
+export interface ParticleView {
+  /** Number of slots in use; slots at and beyond `count` are garbage. */
+  readonly count: number;
+  /** xyz at the world's tick. */
+  readonly position: Float32Array;
+  /** xyz at tick − 1; render `previous + (position − previous) * alpha`. */
+  readonly previous: Float32Array;
+  /** rgba, linear, brightness already applied; a = 0 means invisible. */
+  readonly color: Float32Array;
+  /** Sprite diameter in metres. */
+  readonly size: Float32Array;
+}
+
+/** Particles drawn as streaks from `position` back along `velocity * STREAK_SECONDS`. */
+export interface StreakView extends ParticleView {
+  /** xyz velocity in metres per second. */
+  readonly velocity: Float32Array;
+}
+
+/** The snowflakes, evaluated in closed form at any fractional tick. */
+export interface SnowView {
+  /** Active flakes: `round(settings.snow * MAX_FLAKES)`. */
+  readonly count: number;
+  /** `MAX_FLAKES`: the length (in flakes) of the per-flake arrays. */
+  readonly capacity: number;
+  /** Writes xyz of the first `count` flakes at fractional tick `time` into `out`. */
+  fill(time: number, out: Float32Array): void;
+  /** Per flake, sprite diameter in metres. */
+  readonly size: Float32Array;
+  /** Per flake, sprite variant 0..3. */
+  readonly variant: Float32Array;
+  /** Per flake, radians per second. */
+  readonly spin: Float32Array;
+  /** Per flake, radians. */
+  readonly phase: Float32Array;
+}
