@@ -1,0 +1,266 @@
+/**
+ * The load clients of one agent process: real WebSockets that do the Snowfire handshake
+ * (`hello` → `welcome`), send launches on a schedule, and log every frame they receive.
+ *
+ * Latency is measured exactly, without adding anything to the protocol: each launch's (x, z)
+ * is a unique grid point (see `launch_key.ts`); the sender notes the time just before
+ * `WebSocket.send`, every receiving client notes the time its `message` handler runs, and the
+ * two are matched by key after the run (`measure`), in one clock shared across processes.
+ */
+import { now, sleep } from "./clock.ts";
+import { DeliveryLog } from "./recorder.ts";
+import { Histogram } from "./histogram.ts";
+import { keyOf, keyX, keyZ } from "./launch_key.ts";
+import type {
+  ConnectResult,
+  MeasureResult,
+  RunPlan,
+  RunResult,
+  SceneClients,
+  SendRecord,
+} from "./agent_protocol.ts";
+
+/** How long a client may wait for its `welcome`. */
+const WELCOME_TIMEOUT_MS = 15_000;
+
+/** One load client. */
+interface Client {
+  readonly socket: WebSocket;
+  readonly scene: string;
+  /** Receive time of the previous frame, for the frame-gap histogram. */
+  lastFrameAt: number;
+}
+
+/** A frame as far as the load client cares. */
+interface Frame {
+  t?: string;
+  code?: string;
+  by?: string;
+  body?: { type?: string; x?: number; z?: number };
+}
+
+function increment(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** All the clients of one agent and what they saw. */
+export class ClientPool {
+  readonly #clients: Client[] = [];
+  readonly #byScene = new Map<string, Client[]>();
+  readonly #deliveries = new DeliveryLog();
+  readonly #frameGap = new Histogram();
+  #framesInWindow: Record<string, number> = {};
+  #refusals: Record<string, number> = {};
+  #closes: Record<string, number> = {};
+  #foreignEvents = 0;
+  #windowFrom = Infinity;
+  #windowTo = -Infinity;
+  #recording = false;
+
+  /** Clients currently open. */
+  get openClients(): number {
+    let open = 0;
+    for (const client of this.#clients) if (client.socket.readyState === WebSocket.OPEN) open++;
+    return open;
+  }
+
+  /** Opens clients into scenes, `concurrency` handshakes at a time. */
+  async connect(url: string, scenes: SceneClients[], concurrency: number): Promise<ConnectResult> {
+    const started = now();
+    const failures: Record<string, number> = {};
+    let connected = 0;
+    const connectedByScene: Record<string, number> = {};
+    const jobs: { scene: string; silenceShow: boolean }[] = [];
+    for (const { scene, clients, silenceShow } of scenes) {
+      for (let i = 0; i < clients; i++) jobs.push({ scene, silenceShow: silenceShow && i === 0 });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        const outcome = await this.#open(url, job.scene);
+        if (outcome === "ok") {
+          connected++;
+          increment(connectedByScene, job.scene);
+          if (job.silenceShow) {
+            const clients = this.#byScene.get(job.scene)!;
+            clients[clients.length - 1].socket.send(
+              JSON.stringify({ t: "settings", settings: { show: false } }),
+            );
+          }
+        } else increment(failures, outcome);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+    return {
+      connected,
+      connectedByScene,
+      failed: jobs.length - connected,
+      failures,
+      elapsedMs: now() - started,
+    };
+  }
+
+  /** Opens one client and waits for its welcome; "ok" or the failure reason. */
+  #open(baseUrl: string, scene: string): Promise<string> {
+    const { promise, resolve } = Promise.withResolvers<string>();
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(`${baseUrl}/s/${scene}/ws`);
+    } catch (error) {
+      return Promise.resolve(`construct: ${(error as Error).message}`);
+    }
+    const client: Client = { socket, scene, lastFrameAt: 0 };
+    let welcomed = false;
+    const timer = setTimeout(() => {
+      if (welcomed) return;
+      resolve("timeout");
+      socket.close();
+    }, WELCOME_TIMEOUT_MS);
+    socket.onopen = () => socket.send(`{"t":"hello","name":"load"}`);
+    socket.onerror = () => {};
+    socket.onclose = (event) => {
+      clearTimeout(timer);
+      if (!welcomed) resolve(`close ${event.code}`);
+      else increment(this.#closes, String(event.code));
+    };
+    socket.onmessage = (message) => {
+      const frame = JSON.parse(message.data as string) as Frame;
+      if (welcomed) {
+        this.#receive(client, frame);
+      } else if (frame.t === "welcome") {
+        welcomed = true;
+        clearTimeout(timer);
+        this.#clients.push(client);
+        const sceneClients = this.#byScene.get(scene) ?? [];
+        sceneClients.push(client);
+        this.#byScene.set(scene, sceneClients);
+        resolve("ok");
+      } else if (frame.t === "error") {
+        clearTimeout(timer);
+        resolve(frame.code ?? "error");
+        socket.close();
+      }
+    };
+    return promise;
+  }
+
+  /** Handles one frame after the welcome; the hot path of the whole load test. */
+  #receive(client: Client, frame: Frame): void {
+    const time = now();
+    const inWindow = time >= this.#windowFrom && time < this.#windowTo;
+    if (inWindow) {
+      increment(this.#framesInWindow, frame.t ?? "?");
+      if (client.lastFrameAt > 0) this.#frameGap.record(time - client.lastFrameAt);
+    }
+    client.lastFrameAt = time;
+    if (frame.t === "event") {
+      const body = frame.body;
+      const key = body?.type === "launch" && frame.by !== "show"
+        ? keyOf(body.x ?? NaN, body.z ?? NaN)
+        : -1;
+      if (key < 0) this.#foreignEvents++;
+      else if (this.#recording) this.#deliveries.push(key, time);
+    } else if (frame.t === "error") {
+      increment(this.#refusals, frame.code ?? "?");
+    }
+  }
+
+  /** Sends launches as planned, then waits for the drain; returns the measured sends. */
+  async run(plan: RunPlan): Promise<RunResult> {
+    this.#deliveries.clear();
+    this.#framesInWindow = {};
+    this.#refusals = {};
+    this.#closes = {};
+    this.#foreignEvents = 0;
+    this.#frameGap.reset();
+    this.#recording = true;
+    const start = now();
+    const measureFrom = start + plan.warmupMs;
+    const measureTo = measureFrom + plan.measureMs;
+    this.#windowFrom = measureFrom;
+    this.#windowTo = measureTo;
+
+    const schedules = plan.rates
+      .filter((rate) =>
+        rate.launchesPerSecond > 0 && (this.#byScene.get(rate.scene)?.length ?? 0) > 0
+      )
+      .map((rate, index, all) => {
+        const interval = 1000 / rate.launchesPerSecond;
+        // Stagger scenes over one interval so their launches do not all leave at once.
+        return {
+          clients: this.#byScene.get(rate.scene)!,
+          interval,
+          nextAt: start + (interval * index) / all.length,
+          turn: 0,
+        };
+      });
+    const sends: SendRecord[] = [];
+    let sentTotal = 0;
+    let nextKey = plan.keyBase;
+    while (schedules.length > 0) {
+      const time = now();
+      if (time >= measureTo) break;
+      let earliest = Infinity;
+      for (const schedule of schedules) {
+        while (schedule.nextAt <= time) {
+          // Rotate through the scene's clients so every connection stays far below its rate limit.
+          const client = schedule.clients[schedule.turn++ % schedule.clients.length];
+          schedule.nextAt += schedule.interval;
+          if (client.socket.readyState !== WebSocket.OPEN) continue;
+          const key = nextKey;
+          nextKey += plan.keyStride;
+          const sentAt = now();
+          client.socket.send(`{"t":"launch","x":${keyX(key)},"z":${keyZ(key)}}`);
+          sentTotal++;
+          if (sentAt >= measureFrom && sentAt < measureTo) sends.push([key, sentAt, client.scene]);
+        }
+        earliest = Math.min(earliest, schedule.nextAt);
+      }
+      await sleep(Math.min(earliest, measureTo) - now());
+    }
+    await sleep(measureTo - now());
+    await sleep(plan.drainMs);
+    this.#recording = false;
+    return { sends, sentTotal, measureFrom, measureTo };
+  }
+
+  /** Matches the logged deliveries with the measured sends (times in this agent's clock). */
+  measure(sends: SendRecord[]): MeasureResult {
+    const sentAt = new Map<number, number>();
+    for (const [key, time] of sends) sentAt.set(key, time);
+    const latency = new Histogram();
+    const deliveries = new Map<number, number>();
+    for (let i = 0; i < this.#deliveries.length; i++) {
+      const key = this.#deliveries.key(i);
+      const sent = sentAt.get(key);
+      if (sent === undefined) continue;
+      latency.record(this.#deliveries.time(i) - sent);
+      deliveries.set(key, (deliveries.get(key) ?? 0) + 1);
+    }
+    const result: MeasureResult = {
+      latency: latency.toData(),
+      deliveriesByKey: [...deliveries],
+      framesInWindow: this.#framesInWindow,
+      frameGap: this.#frameGap.toData(),
+      refusals: this.#refusals,
+      closes: this.#closes,
+      foreignEvents: this.#foreignEvents,
+      openClients: this.openClients,
+    };
+    return result;
+  }
+
+  /** Closes every client and waits (briefly) for the closes to finish. */
+  async close(): Promise<void> {
+    for (const client of this.#clients) {
+      client.socket.onmessage = null;
+      client.socket.close(1000, "load test done");
+    }
+    const deadline = now() + 3000;
+    const closing = () => this.#clients.some((c) => c.socket.readyState !== WebSocket.CLOSED);
+    while (closing() && now() < deadline) await sleep(20);
+    this.#clients.length = 0;
+    this.#byScene.clear();
+  }
+}

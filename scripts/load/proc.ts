@@ -1,0 +1,24 @@
+/**
+ * Reading a process's resident memory and CPU time from Linux's `/proc`.
+ */
+
+/** Clock ticks per second used by `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** Resident set size of process `pid` in KiB (`VmRSS` in `/proc/<pid>/status`). */
+export function readRssKiB(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]);
+}
+
+/** User + system CPU time of process `pid` (all its threads) in milliseconds. */
+export function readCpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The command name (field 2) may contain spaces; the fields after its closing paren are fixed.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const userTicks = Number(fields[11]);
+  const systemTicks = Number(fields[12]);
+  return ((userTicks + systemTicks) * 1000) / USER_HZ;
+}

@@ -1,0 +1,251 @@
+/**
+ * One target server plus the agent processes that load it: fills scenes with clients (split evenly
+ * across agents), runs timed launch plans and merges what every agent saw into one measurement.
+ */
+import { AgentHandle } from "./agent_handle.ts";
+import { now, sleep } from "./clock.ts";
+import { Histogram } from "./histogram.ts";
+import { readCpuMs, readRssKiB } from "./proc.ts";
+import type { MeasureResult, SceneClients, SendRecord } from "./agent_protocol.ts";
+import type { Target } from "./target.ts";
+
+/** How long each phase of a timed run lasts. */
+export interface Timing {
+  warmupMs: number;
+  measureMs: number;
+  drainMs: number;
+}
+
+/** Summary of one connect step. */
+export interface ConnectSummary {
+  requested: number;
+  connected: number;
+  failures: Record<string, number>;
+  elapsedMs: number;
+}
+
+/** Everything measured in one timed run. */
+export interface LoadMeasurement {
+  clients: number;
+  scenes: number;
+  launchesPerSecond: number;
+  measureMs: number;
+  /** Launches sent inside the measure window. */
+  sent: number;
+  /** Of those, launches that reached at least one client (the server accepted them). */
+  accepted: number;
+  /** Deliveries of accepted launches expected: one per client in the launch's scene. */
+  expectedDeliveries: number;
+  deliveries: number;
+  /** Deliveries of measured launches per second of the window (fan-out throughput). */
+  deliveriesPerSecond: number;
+  /** All frames clients received per second of the window, by frame type. */
+  framesPerSecond: Record<string, number>;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number; samples: number };
+  /** Longest silences a client saw between two frames (heartbeat lag). */
+  frameGapMs: { p99: number; max: number };
+  refusals: Record<string, number>;
+  closes: Record<string, number>;
+  foreignEvents: number;
+  serverRssKiB: number;
+  /** CPU used during the window as a share of one core (1 = one core busy). */
+  serverCpu: number;
+  agentCpu: number[];
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [key, count] of Object.entries(from)) into[key] = (into[key] ?? 0) + count;
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** A target under load. */
+export class Session {
+  readonly target: Target;
+  readonly agents: AgentHandle[];
+  /** Connected clients per scene (over all agents). */
+  readonly clientsByScene = new Map<string, number>();
+  /** Per scene, per agent: connected clients. */
+  readonly #agentClients = new Map<string, number[]>();
+  #nextKeyBase = 0;
+
+  private constructor(target: Target, agents: AgentHandle[]) {
+    this.target = target;
+    this.agents = agents;
+  }
+
+  /** Starts `agentCount` agents against a running target and syncs their clocks. */
+  static async open(target: Target, agentCount: number): Promise<Session> {
+    const agents = Array.from({ length: agentCount }, () => AgentHandle.start());
+    for (const agent of agents) await agent.syncClock();
+    return new Session(target, agents);
+  }
+
+  /** Total connected clients. */
+  get clients(): number {
+    let total = 0;
+    for (const count of this.clientsByScene.values()) total += count;
+    return total;
+  }
+
+  /** Adds clients until each scene has the given total, split evenly across the agents. */
+  async populate(scenes: { scene: string; clients: number }[], concurrency = 64) {
+    const perAgent: SceneClients[][] = this.agents.map(() => []);
+    let requested = 0;
+    for (const { scene, clients } of scenes) {
+      const current = this.#agentClients.get(scene) ?? this.agents.map(() => 0);
+      const have = current.reduce((a, b) => a + b, 0);
+      const missing = Math.max(0, clients - have);
+      requested += missing;
+      for (let i = 0; i < this.agents.length; i++) {
+        const share = Math.floor(missing / this.agents.length) +
+          (i < missing % this.agents.length ? 1 : 0);
+        if (share > 0) {
+          perAgent[i].push({ scene, clients: share, silenceShow: have === 0 && i === 0 });
+        }
+      }
+    }
+    const results = await Promise.all(
+      this.agents.map((agent, i) =>
+        agent.connect(this.target.wsUrl, perAgent[i], Math.ceil(concurrency / this.agents.length))
+      ),
+    );
+    const failures: Record<string, number> = {};
+    let connected = 0;
+    let elapsedMs = 0;
+    results.forEach((result, i) => {
+      addCounts(failures, result.failures);
+      connected += result.connected;
+      elapsedMs = Math.max(elapsedMs, result.elapsedMs);
+      for (const [scene, got] of Object.entries(result.connectedByScene)) {
+        const counts = this.#agentClients.get(scene) ?? this.agents.map(() => 0);
+        counts[i] += got;
+        this.#agentClients.set(scene, counts);
+        this.clientsByScene.set(scene, (this.clientsByScene.get(scene) ?? 0) + got);
+      }
+    });
+    return { requested, connected, failures, elapsedMs } satisfies ConnectSummary;
+  }
+
+  /** Sends launches at `launchesPerSecond` into each scene and measures the fan-out. */
+  async measure(rates: { scene: string; launchesPerSecond: number }[], timing: Timing) {
+    const agentCount = this.agents.length;
+    const runSeconds = (timing.warmupMs + timing.measureMs) / 1000;
+    const perAgentRates = this.agents.map((_, i) =>
+      rates.map(({ scene, launchesPerSecond }) => {
+        const counts = this.#agentClients.get(scene) ?? [];
+        const total = counts.reduce((a, b) => a + b, 0);
+        // Each agent drives its share of the scene's launches, in proportion to its clients.
+        return {
+          scene,
+          launchesPerSecond: total === 0 ? 0 : (launchesPerSecond * (counts[i] ?? 0)) / total,
+        };
+      })
+    );
+    const maxPerAgent = Math.max(
+      ...perAgentRates.map((agentRates) =>
+        agentRates.reduce((sum, r) => sum + Math.ceil(r.launchesPerSecond * runSeconds) + 1, 0)
+      ),
+    );
+    const keyBase = this.#nextKeyBase;
+    this.#nextKeyBase += agentCount * (maxPerAgent + 1);
+
+    const serverCpuBefore = { value: 0 };
+    const agentCpuBefore: number[] = [];
+    const cpuSample = (async () => {
+      await sleep(timing.warmupMs);
+      serverCpuBefore.value = readCpuMs(this.target.pid);
+      for (const agent of this.agents) agentCpuBefore.push(readCpuMs(agent.pid));
+      const from = now();
+      await sleep(timing.measureMs);
+      const seconds = (now() - from) / 1000;
+      return {
+        serverCpu: (readCpuMs(this.target.pid) - serverCpuBefore.value) / 1000 / seconds,
+        agentCpu: this.agents.map((agent, i) =>
+          (readCpuMs(agent.pid) - agentCpuBefore[i]) / 1000 / seconds
+        ),
+        serverRssKiB: readRssKiB(this.target.pid),
+      };
+    })();
+    const runs = await Promise.all(this.agents.map((agent, i) =>
+      agent.run({
+        rates: perAgentRates[i],
+        ...timing,
+        keyBase: keyBase + i,
+        keyStride: agentCount,
+      })
+    ));
+    const cpu = await cpuSample;
+
+    const sends: SendRecord[] = runs.flatMap((run) => run.sends);
+    const sceneOfKey = new Map<number, string>();
+    for (const [key, , scene] of sends) sceneOfKey.set(key, scene);
+    const reports: MeasureResult[] = await Promise.all(
+      this.agents.map((agent) => agent.measure(sends)),
+    );
+
+    const latency = new Histogram();
+    const frameGap = new Histogram();
+    const deliveriesByKey = new Map<number, number>();
+    const frames: Record<string, number> = {};
+    const refusals: Record<string, number> = {};
+    const closes: Record<string, number> = {};
+    let foreignEvents = 0;
+    for (const report of reports) {
+      latency.merge(report.latency);
+      frameGap.merge(report.frameGap);
+      for (const [key, count] of report.deliveriesByKey) {
+        deliveriesByKey.set(key, (deliveriesByKey.get(key) ?? 0) + count);
+      }
+      addCounts(frames, report.framesInWindow);
+      addCounts(refusals, report.refusals);
+      addCounts(closes, report.closes);
+      foreignEvents += report.foreignEvents;
+    }
+    let deliveries = 0;
+    let expectedDeliveries = 0;
+    for (const [key, count] of deliveriesByKey) {
+      deliveries += count;
+      expectedDeliveries += this.clientsByScene.get(sceneOfKey.get(key)!) ?? 0;
+    }
+    const seconds = timing.measureMs / 1000;
+    const framesPerSecond: Record<string, number> = {};
+    for (const [type, count] of Object.entries(frames)) {
+      framesPerSecond[type] = round2(count / seconds);
+    }
+    return {
+      clients: this.clients,
+      scenes: rates.length,
+      launchesPerSecond: rates.reduce((sum, r) => sum + r.launchesPerSecond, 0),
+      measureMs: timing.measureMs,
+      sent: sends.length,
+      accepted: deliveriesByKey.size,
+      expectedDeliveries,
+      deliveries,
+      deliveriesPerSecond: round2(deliveries / seconds),
+      framesPerSecond,
+      latencyMs: {
+        p50: round2(latency.quantile(0.5)),
+        p90: round2(latency.quantile(0.9)),
+        p99: round2(latency.quantile(0.99)),
+        max: round2(latency.max),
+        mean: round2(latency.mean),
+        samples: latency.count,
+      },
+      frameGapMs: { p99: round2(frameGap.quantile(0.99)), max: round2(frameGap.max) },
+      refusals,
+      closes,
+      foreignEvents,
+      serverRssKiB: cpu.serverRssKiB,
+      serverCpu: round2(cpu.serverCpu),
+      agentCpu: cpu.agentCpu.map(round2),
+    } satisfies LoadMeasurement;
+  }
+
+  /** Stops the agents (closing their clients); the target keeps running. */
+  async close(): Promise<void> {
+    await Promise.all(this.agents.map((agent) => agent.stop()));
+  }
+}

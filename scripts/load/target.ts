@@ -1,0 +1,131 @@
+/**
+ * The servers under test, each started as a child process on a free loopback port: Snowfire's
+ * own `server/main.ts` (with a temporary DATA_DIR and raised limits) or the raw baseline.
+ */
+import { join } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import { sleep } from "./clock.ts";
+
+const ROOT = fromFileUrl(new URL("../..", import.meta.url));
+
+/** Which server to load. */
+export type TargetName = "snowfire" | "raw";
+
+/**
+ * Environment for Snowfire under load. The sky cap is raised because 50 launches/s keep far more
+ * than the default 200 000 particles alive; the peer cap because the ramp puts thousands of people
+ * in one scene. Per-connection rate limits stay at their defaults: the load test spreads its
+ * launches over many connections instead.
+ */
+export const SNOWFIRE_LOAD_ENV: Readonly<Record<string, string>> = {
+  SKY_CAP: "100000000",
+  MAX_PEERS: "20000",
+};
+
+/** A running server under test. */
+export interface Target {
+  readonly name: TargetName;
+  readonly pid: number;
+  readonly port: number;
+  /** `ws://127.0.0.1:<port>`; scenes live at `${wsUrl}/s/<scene>/ws`. */
+  readonly wsUrl: string;
+  /** The environment it was started with (beyond the inherited one). */
+  readonly env: Record<string, string>;
+  /** Where its stdout and stderr go. */
+  readonly logPath: string;
+  /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+/** A port nobody listens on right now. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/**
+ * Starts a target server and waits until `/healthz` answers. `overrides` adds to its environment;
+ * `denoFlags` go to `deno run` (e.g. `--cpu-prof`).
+ */
+export async function startTarget(
+  name: TargetName,
+  overrides: Record<string, string> = {},
+  denoFlags: string[] = [],
+): Promise<Target> {
+  const port = freePort();
+  const workDir = await Deno.makeTempDir({ prefix: `snowfire-load-${name}-` });
+  const logPath = join(workDir, "server.log");
+  const env: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1" };
+  if (name === "snowfire") {
+    Object.assign(env, SNOWFIRE_LOAD_ENV, { DATA_DIR: join(workDir, "data") });
+  }
+  Object.assign(env, overrides);
+  const script = name === "snowfire" ? "server/main.ts" : "scripts/raw_server.ts";
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...denoFlags, script],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const log = await Deno.open(logPath, { write: true, create: true, truncate: true });
+  const logWriter = log.writable.getWriter();
+  const copy = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) await logWriter.write(chunk);
+  };
+  const copying = Promise.all([copy(child.stdout), copy(child.stderr)]).finally(() =>
+    logWriter.close()
+  );
+
+  let exited: number | undefined;
+  child.status.then((status) => exited = status.code);
+  const deadline = Date.now() + 60_000;
+  while (true) {
+    if (exited !== undefined) {
+      await copying;
+      const output = await Deno.readTextFile(logPath);
+      throw new Error(
+        `target_exited: ${name} server exited with code ${exited} before it was ready:\n${output}`,
+      );
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await response.body?.cancel();
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await child.status;
+      await copying;
+      throw new Error(`target_timeout: ${name} server not ready after 60 s (log: ${logPath})`);
+    }
+    await sleep(100);
+  }
+
+  return {
+    name,
+    pid: child.pid,
+    port,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    env,
+    logPath,
+    async stop() {
+      if (exited === undefined) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => {
+          if (exited === undefined) child.kill("SIGKILL");
+        }, 5000);
+        const status = await child.status;
+        clearTimeout(timer);
+        exited = status.code;
+      }
+      await copying;
+      return exited;
+    },
+  };
+}

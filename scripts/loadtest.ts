@@ -1,0 +1,145 @@
+/**
+ * Snowfire's load test: `deno task loadtest [--scenario NAME] [--target snowfire|raw|both]`.
+ *
+ * For every scenario and target it starts the server as a child process on a free loopback port
+ * (Snowfire's `server/main.ts` with a temporary DATA_DIR and raised sky/peer caps, or the raw
+ * baseline `scripts/raw_server.ts`), starts load agents (child processes holding real WebSocket
+ * clients, see `scripts/load/`), measures, and stops everything. It prints a table comparing
+ * Snowfire with the raw platform and writes the data to `tests/output/loadtest.json`.
+ *
+ * Options:
+ *   --scenario a|b|c|ramp|idle   repeatable or comma-separated (default: all)
+ *   --target snowfire|raw|both   (default both; raw runs first in each scenario)
+ *   --agents N                   load agent processes (default 2)
+ *   --warmup S --measure S       seconds per timed run (default 3 and 10)
+ *   --ramp-steps 250,500,...     client counts of the ramp (default 250 … 5000)
+ *   --ramp-measure S             seconds measured per ramp step (default 5)
+ *   --idle-clients N             (default 1000)
+ *   --p99 MS                     ramp latency limit (default 50)
+ *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
+ *   --cpu-prof                   run the target servers with `--cpu-prof` (profiles in tests/output/profiles)
+ *   --out PATH                   JSON output (default tests/output/loadtest.json)
+ */
+import { parseArgs } from "node:util";
+import { dirname, join } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import { renderTable } from "./load/report.ts";
+import { runScenario, SCENARIOS } from "./load/scenarios.ts";
+import type { LoadOptions, ScenarioName, ScenarioResult } from "./load/scenarios.ts";
+import { SNOWFIRE_LOAD_ENV } from "./load/target.ts";
+import type { TargetName } from "./load/target.ts";
+
+const ROOT = fromFileUrl(new URL("..", import.meta.url));
+
+const DEFAULT_RAMP_STEPS = [250, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 5000];
+
+function fail(code: string, message: string): never {
+  console.error(`loadtest: ${code}: ${message}`);
+  Deno.exit(2);
+}
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!(value > 0)) fail("bad_option", `--${name} must be a positive number, got ${text}`);
+  return value;
+}
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    scenario: { type: "string", multiple: true },
+    target: { type: "string", default: "both" },
+    agents: { type: "string" },
+    warmup: { type: "string" },
+    measure: { type: "string" },
+    "ramp-steps": { type: "string" },
+    "ramp-measure": { type: "string" },
+    "idle-clients": { type: "string" },
+    p99: { type: "string" },
+    env: { type: "string", multiple: true },
+    "cpu-prof": { type: "boolean", default: false },
+    out: { type: "string" },
+    help: { type: "boolean", default: false },
+  },
+});
+
+if (values.help) {
+  console.log(
+    "usage: deno task loadtest [--scenario a|b|c|ramp|idle] [--target snowfire|raw|both]",
+  );
+  Deno.exit(0);
+}
+
+const scenarios = (values.scenario ?? [...SCENARIOS]).flatMap((s) => s.split(",")).map((s) => {
+  if (!(SCENARIOS as readonly string[]).includes(s)) {
+    fail("bad_option", `unknown scenario ${s} (known: ${SCENARIOS.join(", ")})`);
+  }
+  return s as ScenarioName;
+});
+const targets: TargetName[] = values.target === "both"
+  ? ["raw", "snowfire"]
+  : values.target === "snowfire" || values.target === "raw"
+  ? [values.target]
+  : fail("bad_option", `--target must be snowfire, raw or both, got ${values.target}`);
+
+const snowfireEnv: Record<string, string> = {};
+for (const pair of values.env ?? []) {
+  const at = pair.indexOf("=");
+  if (at <= 0) fail("bad_option", `--env wants KEY=VALUE, got ${pair}`);
+  snowfireEnv[pair.slice(0, at)] = pair.slice(at + 1);
+}
+
+const outPath = values.out ?? join(ROOT, "tests", "output", "loadtest.json");
+const profileDir = join(ROOT, "tests", "output", "profiles");
+const rampSteps = values["ramp-steps"]
+  ? values["ramp-steps"].split(",").map((s) => positive("ramp-steps", s, 0))
+  : DEFAULT_RAMP_STEPS;
+
+const options: LoadOptions = {
+  agents: Math.round(positive("agents", values.agents, 2)),
+  timing: {
+    warmupMs: positive("warmup", values.warmup, 3) * 1000,
+    measureMs: positive("measure", values.measure, 10) * 1000,
+    drainMs: 1000,
+  },
+  rampSteps,
+  rampLaunchesPerSecond: 20,
+  rampTiming: {
+    warmupMs: 2000,
+    measureMs: positive("ramp-measure", values["ramp-measure"], 5) * 1000,
+    drainMs: 1000,
+  },
+  p99LimitMs: positive("p99", values.p99, 50),
+  idleClients: Math.round(positive("idle-clients", values["idle-clients"], 1000)),
+  snowfireEnv,
+  serverFlags: values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+  log: (line) => console.log(line),
+};
+
+console.log(
+  `loadtest: scenarios ${scenarios.join(",")}; targets ${targets.join(",")}; ` +
+    `${options.agents} agent processes; loopback only`,
+);
+console.log(
+  `loadtest: Snowfire server settings: ${
+    JSON.stringify({ ...SNOWFIRE_LOAD_ENV, ...snowfireEnv })
+  } (+ PORT, HOST=127.0.0.1, temp DATA_DIR); rate limits left at their defaults`,
+);
+
+const startedAt = new Date().toISOString();
+const results: ScenarioResult[] = [];
+for (const scenario of scenarios) {
+  for (const target of targets) {
+    results.push(await runScenario(scenario, target, options));
+  }
+}
+
+console.log(renderTable(results));
+await Deno.mkdir(dirname(outPath), { recursive: true });
+await Deno.writeTextFile(
+  outPath,
+  JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), options, results }, null, 2) +
+    "\n",
+);
+console.log(`\nloadtest: wrote ${outPath}`);
