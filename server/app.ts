@@ -1,0 +1,157 @@
+/**
+ * The HTTP surface (Hono): scene creation and pages, the scene WebSocket, the JSON API, health,
+ * metrics and static files. One error handler turns every failure into `{error: {code, message}}`
+ * (or a small HTML page for browsers).
+ */
+import { Hono } from "hono";
+import { SceneId } from "../shared/protocol.ts";
+import type { ServerConfig } from "./config.ts";
+import { attachConnection } from "./connection.ts";
+import { HttpError } from "./errors.ts";
+import type { Metrics } from "./metrics.ts";
+import type { Rooms } from "./rooms.ts";
+import { serveFile } from "./static_files.ts";
+import type { SceneStore } from "./store.ts";
+
+/** Most events one `/log` page returns. */
+export const LOG_PAGE_MAX = 5000;
+
+/** What the routes need. */
+export interface AppContext {
+  config: ServerConfig;
+  rooms: Rooms;
+  store: SceneStore;
+  metrics: Metrics;
+  startedMs: number;
+  /** False once shutdown began: new WebSockets are refused. */
+  accepting: () => boolean;
+}
+
+/** Builds the Hono app. */
+export function createApp(ctx: AppContext): Hono {
+  const app = new Hono();
+  const { config, rooms, store, metrics } = ctx;
+
+  app.get("/", (c) => c.redirect(`/s/${rooms.create()}`, 302));
+
+  app.get("/s/:id", async (c) => {
+    sceneId(c.req.param("id"));
+    return await serveFile(config.staticDir, "index.html");
+  });
+
+  app.get("/s/:id/ws", (c) => {
+    const id = sceneId(c.req.param("id"));
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
+    }
+    const origin = c.req.header("origin");
+    if (!originAllowed(origin, c.req.header("host"), config.allowedOrigins)) {
+      metrics.refuse("forbidden_origin");
+      throw new HttpError(403, "forbidden_origin", `origin ${origin} may not open this scene`);
+    }
+    if (!ctx.accepting()) throw new HttpError(503, "shutting_down", "the server is restarting");
+    const room = rooms.open(id);
+    const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
+    attachConnection(socket, room, config, metrics);
+    return response;
+  });
+
+  app.get("/api/scenes/:id", (c) => {
+    const id = sceneId(c.req.param("id"));
+    const info = rooms.describe(id);
+    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+    return c.json(info);
+  });
+
+  app.get("/api/scenes/:id/log", (c) => {
+    const id = sceneId(c.req.param("id"));
+    const info = rooms.describe(id);
+    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+    const from = intParam(c.req.query("from"), "from", 1, 1);
+    const limit = Math.min(intParam(c.req.query("limit"), "limit", 1000, 1), LOG_PAGE_MAX);
+    const events = store.eventsFromSeq(id, from, limit);
+    const next = events.length === limit ? events[events.length - 1].seq + 1 : null;
+    return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
+  });
+
+  app.get("/healthz", (c) =>
+    c.json({
+      ok: true,
+      uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
+      scenes: rooms.size,
+      connections: rooms.connections(),
+    }));
+
+  app.get("/metrics", (c) =>
+    c.text(
+      metrics.render({
+        scenesLoaded: rooms.size,
+        scenesStored: store.countScenes(),
+        connections: rooms.connections(),
+      }),
+      200,
+      { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    ));
+
+  app.get("/static/*", async (c) => {
+    const relative = c.req.path.slice("/static/".length);
+    return await serveFile(config.staticDir, relative);
+  });
+
+  app.notFound(() => {
+    throw new HttpError(404, "not_found", "nothing here");
+  });
+
+  app.onError((err, c) => {
+    const known = err instanceof HttpError;
+    const status = known ? err.status : 500;
+    const code = known ? err.code : "internal";
+    const message = known ? err.message : "internal error";
+    if (!known) config.log(`error: ${c.req.method} ${c.req.path}: ${err.stack ?? err}`);
+    if (c.req.header("accept")?.includes("text/html")) {
+      return c.html(errorPage(status, code, message), status as 404);
+    }
+    return c.json({ error: { code, message } }, status as 404);
+  });
+
+  return app;
+}
+
+/** Same-host origins pass, as do those listed (or any, with `*`); no Origin (not a browser) passes. */
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+): boolean {
+  if (origin === undefined) return true;
+  if (allowed.includes("*") || allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+function sceneId(raw: string): string {
+  const parsed = SceneId.safeParse(raw);
+  if (!parsed.success) throw new HttpError(404, "bad_scene", parsed.error.issues[0].message);
+  return parsed.data;
+}
+
+function intParam(text: string | undefined, name: string, fallback: number, min: number): number {
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) {
+    throw new HttpError(400, "bad_query", `${name} must be an integer >= ${min}, got ${text}`);
+  }
+  return value;
+}
+
+function errorPage(status: number, code: string, message: string): string {
+  const escape = (s: string) =>
+    s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${status} · Snowfire</title>
+<style>body{background:#0b1020;color:#dde;font:16px system-ui;display:grid;place-items:center;height:100vh;margin:0}</style>
+</head><body><main><h1>${status}</h1><p>${escape(message)} <small>(${escape(code)})</small></p>
+<p><a href="/" style="color:#9cf">Start a new scene</a></p></main></body></html>`;
+}

@@ -1,0 +1,187 @@
+/**
+ * Server configuration: the options `startServer` accepts, their defaults, and the parsing of the
+ * environment variables `deno task start` reads.
+ */
+import { fileURLToPath } from "node:url";
+import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
+
+/** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+/** Per-connection limits, one bucket per kind of message. */
+export interface RateLimits {
+  launch: RateLimit;
+  gun: RateLimit;
+  settings: RateLimit;
+  /** Every frame, whatever its kind: bounds the work one connection can cause. */
+  frames: RateLimit;
+}
+
+/** Limits generous enough for a person clicking fast, tight enough to stop a script. */
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
+  launch: { perSecond: 4, burst: 8 },
+  gun: { perSecond: 10, burst: 20 },
+  settings: { perSecond: 2, burst: 6 },
+  frames: { perSecond: 60, burst: 120 },
+});
+
+/** What `startServer` accepts. Only `dataDir` is required. */
+export interface ServerOptions {
+  /** TCP port; 0 picks a free one. Default 8000. */
+  port?: number;
+  /** Interface to listen on. Default 127.0.0.1. */
+  hostname?: string;
+  /** Directory of the scene database; created when missing. */
+  dataDir: string;
+  /** Ceiling on live firework + gun particles per scene (admission control). */
+  skyCap?: number;
+  /** Most connections one scene accepts. Default 2000. */
+  maxPeers?: number;
+  /** Origins besides the server's own host allowed to open WebSockets. `*` allows any. */
+  allowedOrigins?: string[];
+  /** Directory served under `/static/` and holding `index.html`. Default the repo's `static/`. */
+  staticDir?: string;
+  /** Overrides of the per-connection token buckets. */
+  rateLimits?: Partial<RateLimits>;
+  /** Wall clock in ms (read once per server start to place the monotonic clock). */
+  now?: () => number;
+  /** Monotonic clock in ms; drives ticks and the heartbeat scheduler. */
+  monotonic?: () => number;
+  /** Where log lines go. Default console.log. */
+  log?: (msg: string) => void;
+  /** Period of the shared scheduler pass (heartbeats, show, desync decisions). Default 25 ms. */
+  heartbeatMs?: number;
+  /** A connection whose unsent bytes exceed this is dropped (close 1013). Default 1 MiB. */
+  maxBufferedBytes?: number;
+  /** A scene with nobody in it stays loaded this long, so reconnects resume. Default 60 s. */
+  roomIdleMs?: number;
+  /** How long to wait for a majority of hash reports before deciding with what came. Default 3 s. */
+  desyncTimeoutMs?: number;
+}
+
+/** Options with every default filled in. */
+export interface ServerConfig {
+  port: number;
+  hostname: string;
+  dataDir: string;
+  skyCap: number;
+  maxPeers: number;
+  allowedOrigins: string[];
+  staticDir: string;
+  rateLimits: RateLimits;
+  now: () => number;
+  monotonic: () => number;
+  log: (msg: string) => void;
+  heartbeatMs: number;
+  maxBufferedBytes: number;
+  roomIdleMs: number;
+  desyncTimeoutMs: number;
+  /** Frames longer than this many bytes are refused with `too_large`. */
+  maxFrameBytes: number;
+}
+
+/** Largest accepted client frame in bytes. */
+export const MAX_FRAME_BYTES = 4096;
+
+/** Fills in defaults; throws a RangeError naming the option when a value makes no sense. */
+export function resolveConfig(options: ServerOptions): ServerConfig {
+  const config: ServerConfig = {
+    port: options.port ?? 8000,
+    hostname: options.hostname ?? "127.0.0.1",
+    dataDir: options.dataDir,
+    skyCap: options.skyCap ?? DEFAULT_SKY_CAP,
+    maxPeers: options.maxPeers ?? 2000,
+    allowedOrigins: options.allowedOrigins ?? [],
+    staticDir: options.staticDir ?? fileURLToPath(new URL("../static", import.meta.url)),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    now: options.now ?? Date.now,
+    monotonic: options.monotonic ?? (() => performance.now()),
+    log: options.log ?? ((msg) => console.log(msg)),
+    heartbeatMs: options.heartbeatMs ?? 25,
+    maxBufferedBytes: options.maxBufferedBytes ?? 1 << 20,
+    roomIdleMs: options.roomIdleMs ?? 60_000,
+    desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
+    maxFrameBytes: MAX_FRAME_BYTES,
+  };
+  requireInt("port", config.port, 0, 65535);
+  requireInt("skyCap", config.skyCap, 1, 1e9);
+  requireInt("maxPeers", config.maxPeers, 1, 1e7);
+  if (!(config.heartbeatMs > 0 && config.heartbeatMs <= 50)) {
+    throw new RangeError(`heartbeatMs must be in (0, 50], got ${config.heartbeatMs}`);
+  }
+  for (const [kind, limit] of Object.entries(config.rateLimits)) {
+    if (!(limit.perSecond > 0 && limit.burst >= 1)) {
+      throw new RangeError(`rate limit ${kind} needs perSecond > 0 and burst >= 1`);
+    }
+  }
+  if (!config.dataDir) throw new RangeError("dataDir is required");
+  return config;
+}
+
+function requireInt(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+}
+
+/** Reads a `PER_SECOND/BURST` pair such as `4/8`. */
+function parseRate(name: string, text: string): RateLimit {
+  const match = /^\s*([0-9.]+)\s*\/\s*([0-9]+)\s*$/.exec(text);
+  if (!match) {
+    throw new RangeError(`${name} must look like PER_SECOND/BURST (e.g. 4/8), got ${text}`);
+  }
+  return { perSecond: Number(match[1]), burst: Number(match[2]) };
+}
+
+function parseInteger(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new RangeError(`${name} must be an integer, got ${text}`);
+  return value;
+}
+
+/**
+ * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
+ * (comma separated), STATIC_DIR, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES as
+ * `PER_SECOND/BURST`.
+ */
+export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
+  const options: ServerOptions = {
+    port: parseInteger("PORT", env("PORT") ?? "8000"),
+    hostname: env("HOST") ?? "0.0.0.0",
+    dataDir: env("DATA_DIR") ?? "./data",
+  };
+  const skyCap = env("SKY_CAP");
+  if (skyCap) options.skyCap = parseInteger("SKY_CAP", skyCap);
+  const maxPeers = env("MAX_PEERS");
+  if (maxPeers) options.maxPeers = parseInteger("MAX_PEERS", maxPeers);
+  const origins = env("ALLOWED_ORIGINS");
+  if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
+  const staticDir = env("STATIC_DIR");
+  if (staticDir) options.staticDir = staticDir;
+  const rateLimits: Partial<RateLimits> = {};
+  for (const kind of ["launch", "gun", "settings", "frames"] as const) {
+    const name = `RATE_${kind.toUpperCase()}`;
+    const text = env(name);
+    if (text) rateLimits[kind] = parseRate(name, text);
+  }
+  options.rateLimits = rateLimits;
+  return options;
+}
+
+/** One line per setting, for the start-up log. */
+export function describeConfig(config: ServerConfig): string {
+  const r = config.rateLimits;
+  const rate = (l: RateLimit) => `${l.perSecond}/s burst ${l.burst}`;
+  return [
+    `port=${config.port} host=${config.hostname} dataDir=${config.dataDir}`,
+    `skyCap=${config.skyCap} maxPeers=${config.maxPeers}`,
+    `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
+    `staticDir=${config.staticDir}`,
+    `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
+      rate(r.frames)
+    }`,
+  ].join("\n");
+}

@@ -1,0 +1,158 @@
+/**
+ * One WebSocket's lifecycle: admission into its room, then every incoming frame checked in order
+ * — size, frame rate, JSON, the zod schema, the per-kind token bucket — before the room sees it.
+ * Whatever is wrong, the sender gets an `error` with a code and a precise reason; nothing else
+ * changes and nobody else notices.
+ */
+import { type ClientMessage, ClientMessageSchema, type ErrorMessage } from "../shared/protocol.ts";
+import type { ServerConfig } from "./config.ts";
+import type { Metrics } from "./metrics.ts";
+import { nextPeerId, randomPeerColor, randomPeerName } from "./names.ts";
+import { Peer } from "./peer.ts";
+import type { Room } from "./room.ts";
+
+/** Close code for a room that is full ("try again later"). */
+export const CLOSE_ROOM_FULL = 1013;
+
+/** Wires a freshly upgraded socket to its room. */
+export function attachConnection(
+  socket: WebSocket,
+  room: Room,
+  config: ServerConfig,
+  metrics: Metrics,
+): Peer {
+  const peer = new Peer({
+    id: nextPeerId(),
+    name: randomPeerName(),
+    color: randomPeerColor(),
+    socket,
+    limits: config.rateLimits,
+    nowMs: config.monotonic(),
+    maxBufferedBytes: config.maxBufferedBytes,
+    onSent: () => metrics.messagesSent++,
+    onSlow: () => metrics.slowConsumersDropped++,
+  });
+  let admitted = false;
+  socket.onopen = () => {
+    metrics.connectionsOpened++;
+    const refusal = room.admit(peer);
+    if (refusal) {
+      metrics.refuse(refusal.code);
+      socket.send(JSON.stringify(refusal));
+      peer.drop(CLOSE_ROOM_FULL, "room full");
+      return;
+    }
+    admitted = true;
+  };
+  socket.onmessage = (e: MessageEvent) => {
+    if (!admitted || peer.gone) return;
+    const refusal = handleFrame(peer, room, config, e.data);
+    if (refusal) {
+      metrics.refuse(refusal.code);
+      peer.send(JSON.stringify(refusal));
+    }
+  };
+  socket.onclose = () => {
+    peer.gone = true;
+    if (admitted) room.leave(peer);
+  };
+  socket.onerror = () => {
+    // The close event follows; a broken socket concerns only this peer.
+  };
+  return peer;
+}
+
+/** Checks one frame and hands it to the room; returns the refusal to send back, if any. */
+function handleFrame(
+  peer: Peer,
+  room: Room,
+  config: ServerConfig,
+  data: unknown,
+): ErrorMessage | null {
+  if (typeof data !== "string") {
+    const size = data instanceof ArrayBuffer ? data.byteLength : (data as Blob).size ?? 0;
+    if (size > config.maxFrameBytes) return tooLarge(size, config.maxFrameBytes);
+    return error("bad_message", "binary frames are not accepted: send JSON text");
+  }
+  if (data.length > config.maxFrameBytes / 3) {
+    const size = utf8Length(data);
+    if (size > config.maxFrameBytes) return tooLarge(size, config.maxFrameBytes);
+  }
+  const nowMs = config.monotonic();
+  const wait = peer.buckets.frames.take(nowMs);
+  if (wait > 0) return rateLimited("messages", wait);
+
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch (e) {
+    return error("bad_message", `invalid JSON: ${(e as Error).message}`);
+  }
+  const parsed = ClientMessageSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const kind = typeof (json as { t?: unknown })?.t === "string" ? (json as { t: string }).t : "";
+    const path = [kind, ...issue.path.map(String)].filter(Boolean).join(".") || "message";
+    return error("bad_message", `${path}: ${issue.message}`);
+  }
+  return dispatch(peer, room, parsed.data, nowMs);
+}
+
+function dispatch(peer: Peer, room: Room, msg: ClientMessage, nowMs: number): ErrorMessage | null {
+  if (msg.t === "hello") return room.hello(peer, msg.name, msg.lastSeq);
+  if (!peer.welcomed) return error("bad_message", `${msg.t}: send hello first`);
+  switch (msg.t) {
+    case "launch": {
+      const wait = peer.buckets.launch.take(nowMs);
+      if (wait > 0) return rateLimited("launches", wait);
+      return room.submit(
+        peer,
+        msg.theme === undefined
+          ? { type: "launch", x: msg.x, z: msg.z }
+          : { type: "launch", x: msg.x, z: msg.z, theme: msg.theme },
+      );
+    }
+    case "gun": {
+      const wait = peer.buckets.gun.take(nowMs);
+      if (wait > 0) return rateLimited("gun shots", wait);
+      return room.submit(peer, { type: "gun", origin: msg.origin, direction: msg.direction });
+    }
+    case "settings": {
+      const wait = peer.buckets.settings.take(nowMs);
+      if (wait > 0) return rateLimited("settings changes", wait);
+      return room.submit(peer, { type: "settings", settings: msg.settings });
+    }
+    case "ping":
+      room.pong(peer, msg.id, msg.ct);
+      return null;
+    case "hash":
+      return room.reportHash(peer, msg.tick, msg.h);
+  }
+}
+
+/** Bytes of `text` in UTF-8, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function error(code: ErrorMessage["code"], message: string): ErrorMessage {
+  return { t: "error", code, message };
+}
+
+function tooLarge(size: number, max: number): ErrorMessage {
+  return error("too_large", `frame of ${size} bytes refused: the limit is ${max} bytes`);
+}
+
+function rateLimited(what: string, waitMs: number): ErrorMessage {
+  return { ...error("rate_limited", `too many ${what}; slow down`), retryAfterMs: waitMs };
+}

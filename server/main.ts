@@ -1,0 +1,53 @@
+/**
+ * `deno task start`: reads the configuration from the environment, builds the client bundle when
+ * it is missing or stale, serves, and shuts down gracefully on SIGINT/SIGTERM.
+ *
+ * Environment: PORT (8000), HOST (0.0.0.0), DATA_DIR (./data), SKY_CAP, MAX_PEERS,
+ * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, RATE_LAUNCH / RATE_GUN /
+ * RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), BUILD_CLIENT=0 to skip the bundle check.
+ */
+import { optionsFromEnv } from "./config.ts";
+import { startServer } from "./server.ts";
+
+const log = (msg: string) => console.log(msg);
+
+/** Builds `static/build/app.js` via scripts/build.ts when it is older than the client sources. */
+async function ensureClientBundle(): Promise<void> {
+  let build: { buildClient(opts?: { force?: boolean }): Promise<void> };
+  try {
+    build = await import("../scripts/build.ts");
+  } catch (e) {
+    log(
+      `client bundle: scripts/build.ts could not be loaded (${
+        (e as Error).message
+      }); serving without building`,
+    );
+    return;
+  }
+  const started = performance.now();
+  await build.buildClient();
+  log(`client bundle: up to date (${Math.round(performance.now() - started)} ms)`);
+}
+
+if (import.meta.main) {
+  const options = optionsFromEnv((name) => Deno.env.get(name));
+  if (Deno.env.get("BUILD_CLIENT") !== "0") {
+    try {
+      await ensureClientBundle();
+    } catch (e) {
+      log(`client bundle: build failed: ${(e as Error).message}`);
+    }
+  }
+  const server = await startServer({ ...options, log });
+  let exiting = false;
+  const stop = async (signal: string) => {
+    if (exiting) return;
+    exiting = true;
+    log(`${signal}: closing connections and flushing scenes`);
+    await server.shutdown();
+    log("bye");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}

@@ -1,0 +1,97 @@
+/**
+ * One connected person: identity, rate-limit buckets and a bounded outgoing queue. Sending never
+ * buffers without bound: a connection whose unsent bytes exceed the cap is closed with 1013 and
+ * dropped, so one slow reader cannot hold memory or slow the others.
+ */
+import type { Peer as PeerInfo } from "../shared/protocol.ts";
+import type { RateLimits } from "./config.ts";
+import { TokenBucket } from "./ratelimit.ts";
+
+/** What a peer needs from its socket (a real WebSocket, or a fake in unit tests). */
+export interface PeerSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+/** Close code sent to a connection that reads too slowly ("try again later"). */
+export const CLOSE_SLOW_CONSUMER = 1013;
+
+const OPEN = 1;
+
+/** A connection in a room. */
+export class Peer {
+  readonly id: string;
+  name: string;
+  readonly color: string;
+  readonly socket: PeerSocket;
+  readonly buckets: { [K in keyof RateLimits]: TokenBucket };
+  /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
+  welcomed = false;
+  /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */
+  joinHorizon = 0;
+  /** True once the peer was dropped or its socket closed. */
+  gone = false;
+  readonly #maxBuffered: number;
+  readonly #onSent: () => void;
+  readonly #onSlow: (peer: Peer) => void;
+
+  constructor(
+    init: {
+      id: string;
+      name: string;
+      color: string;
+      socket: PeerSocket;
+      limits: RateLimits;
+      nowMs: number;
+      maxBufferedBytes: number;
+      /** Called for every frame handed to the socket (metrics). */
+      onSent: () => void;
+      /** Called once when the peer is dropped for reading too slowly. */
+      onSlow: (peer: Peer) => void;
+    },
+  ) {
+    this.id = init.id;
+    this.name = init.name;
+    this.color = init.color;
+    this.socket = init.socket;
+    this.#maxBuffered = init.maxBufferedBytes;
+    this.#onSent = init.onSent;
+    this.#onSlow = init.onSlow;
+    this.buckets = {
+      launch: new TokenBucket(init.limits.launch, init.nowMs),
+      gun: new TokenBucket(init.limits.gun, init.nowMs),
+      settings: new TokenBucket(init.limits.settings, init.nowMs),
+      frames: new TokenBucket(init.limits.frames, init.nowMs),
+    };
+  }
+
+  /** Public identity, as sent in welcome and presence. */
+  info(): PeerInfo {
+    return { id: this.id, name: this.name, color: this.color };
+  }
+
+  /** Sends a text frame; drops the peer instead when its socket is too far behind. */
+  send(text: string): void {
+    if (this.gone || this.socket.readyState !== OPEN) return;
+    if (this.socket.bufferedAmount > this.#maxBuffered) {
+      this.drop(CLOSE_SLOW_CONSUMER, "too slow: the server will not buffer more for you");
+      this.#onSlow(this);
+      return;
+    }
+    this.socket.send(text);
+    this.#onSent();
+  }
+
+  /** Closes the connection and stops sending to it. */
+  drop(code: number, reason: string): void {
+    if (this.gone) return;
+    this.gone = true;
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      // Already closing: nothing more to do.
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/** Token buckets: the per-connection rate limits for launch, gun, settings and frames. */
+import type { RateLimit } from "./config.ts";
+
+/** A token bucket refilled continuously at `perSecond`, holding at most `burst` tokens. */
+export class TokenBucket {
+  readonly #perMs: number;
+  readonly #burst: number;
+  #tokens: number;
+  #lastMs: number;
+
+  constructor(limit: RateLimit, nowMs: number) {
+    this.#perMs = limit.perSecond / 1000;
+    this.#burst = limit.burst;
+    this.#tokens = limit.burst;
+    this.#lastMs = nowMs;
+  }
+
+  /** Takes one token: returns 0 when granted, else the ms until one will be available. */
+  take(nowMs: number): number {
+    const elapsed = nowMs - this.#lastMs;
+    if (elapsed > 0) {
+      this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#perMs);
+      this.#lastMs = nowMs;
+    }
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - this.#tokens) / this.#perMs));
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * `startServer`: the scene server on `Deno.serve` — store, rooms, the shared scheduler and the
+ * Hono app — and its graceful shutdown (sockets closed with 1001, progress flushed, DB closed).
+ */
+import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
+import { createApp } from "./app.ts";
+import { ServerClock } from "./clock.ts";
+import { Metrics } from "./metrics.ts";
+import { Rooms } from "./rooms.ts";
+import { PassScheduler } from "./scheduler.ts";
+import { SceneStore } from "./store.ts";
+
+export type { ServerOptions } from "./config.ts";
+
+/** A started server. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8000` (loopback when listening on every interface). */
+  url: string;
+  port: number;
+  /** Closes sockets with 1001 ("going away"), persists every scene and stops listening. */
+  shutdown(): Promise<void>;
+}
+
+/** Close code sent to every connection at shutdown. */
+export const CLOSE_GOING_AWAY = 1001;
+
+/** Opens the store under `dataDir`, starts the scheduler and listens. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const config = resolveConfig(options);
+  const store = new SceneStore(config.dataDir);
+  const metrics = new Metrics();
+  const clock = new ServerClock(config.now, config.monotonic);
+  const rooms = new Rooms({
+    store,
+    metrics,
+    clock,
+    skyCap: config.skyCap,
+    maxPeers: config.maxPeers,
+    desyncTimeoutMs: config.desyncTimeoutMs,
+    log: config.log,
+  }, config.roomIdleMs);
+  const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs, lagMs) => {
+    metrics.pass(lagMs);
+    rooms.pass(nowMs);
+  });
+  let accepting = true;
+  const app = createApp({
+    config,
+    rooms,
+    store,
+    metrics,
+    startedMs: config.monotonic(),
+    accepting: () => accepting,
+  });
+
+  const abort = new AbortController();
+  const listening = Promise.withResolvers<Deno.NetAddr>();
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      port: config.port,
+      hostname: config.hostname,
+      signal: abort.signal,
+      onListen: (addr) => listening.resolve(addr),
+    }, app.fetch);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const addr = await listening.promise;
+  scheduler.start();
+  const host = config.hostname === "0.0.0.0" || config.hostname === "::"
+    ? "127.0.0.1"
+    : config.hostname;
+  const url = `http://${host}:${addr.port}`;
+  config.log(`${describeConfig({ ...config, port: addr.port })}\nlistening on ${url}`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port: addr.port,
+    shutdown() {
+      stopping ??= (async () => {
+        accepting = false;
+        scheduler.stop();
+        rooms.closeAll(CLOSE_GOING_AWAY, "server shutting down");
+        abort.abort();
+        await server.finished;
+        store.close();
+      })();
+      return stopping;
+    },
+  };
+}
