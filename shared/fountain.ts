@@ -1,0 +1,399 @@
+/**
+ * The fountain: a tall central jet and a ring of arcing jets in a round basin at the origin.
+ * Water falls on two shallow conical dishes (an upper and a lower tier), slides off their edges
+ * and dies at the pool surface. Storage is a ring of rows, one row per spawn tick, so the layout
+ * (and the hash) depends only on the last FOUNTAIN_MAX_LIFE ticks of on/off input.
+ */
+import { DT, FOUNTAIN_BASIN_RADIUS } from "./constants.ts";
+import { cos, sin, TAU } from "./dmath.ts";
+import type { Hasher } from "./hash.ts";
+import { wordsOf } from "./hash.ts";
+import { Rng, STREAM, streamKey } from "./prng.ts";
+import type { StreakView } from "./views.ts";
+
+/** Every fountain particle dies within this many ticks of its spawn (≤ WINDOW_TICKS). */
+export const FOUNTAIN_MAX_LIFE = 360;
+/** Particles spawned per tick while the fountain is on (all jets together). */
+export const FOUNTAIN_PER_TICK = 80;
+/** Gravity, metres per second². */
+export const FOUNTAIN_GRAVITY = 9.81;
+/** The pool surface (kill plane) inside the basin, metres above the ground. */
+export const POOL_LEVEL = 0.3;
+/** Ticks over which a particle fades out before its maximum life. */
+export const FOUNTAIN_FADE_TICKS = 30;
+/** Base opacity of water. */
+export const WATER_ALPHA = 0.55;
+
+/**
+ * A bounce surface: the cone `y = apexY − slope·r` over the annulus `rMin ≤ r < rMax`
+ * (r = distance from the fountain's axis; slope 0 gives a horizontal plane). Each contact
+ * reflects the velocity about the local tangent plane: `v' = (1 − μ)·v_t − ε·v_n`.
+ */
+export interface BounceSurface {
+  readonly name: string;
+  readonly apexY: number;
+  readonly slope: number;
+  readonly rMin: number;
+  readonly rMax: number;
+  /** Friction μ: the share of tangential velocity lost per contact. */
+  readonly mu: number;
+  /** Restitution ε: the share of normal velocity kept (reversed) per contact. */
+  readonly eps: number;
+}
+
+const RIM_WIDTH = 0.45;
+
+/** The fountain's bounce surfaces, highest first; the client can draw the dishes from them. */
+export const FOUNTAIN_SURFACES: readonly BounceSurface[] = Object.freeze([
+  { name: "upper-dish", apexY: 2.2, slope: 0.15, rMin: 0, rMax: 1.4, mu: 0.03, eps: 0.35 },
+  { name: "lower-dish", apexY: 1.0, slope: 0.12, rMin: 0, rMax: 3.0, mu: 0.03, eps: 0.3 },
+  {
+    name: "basin-rim",
+    apexY: 0.55,
+    slope: 0,
+    rMin: FOUNTAIN_BASIN_RADIUS,
+    rMax: FOUNTAIN_BASIN_RADIUS + RIM_WIDTH,
+    mu: 0.2,
+    eps: 0.25,
+  },
+  {
+    name: "ground",
+    apexY: 0,
+    slope: 0,
+    rMin: FOUNTAIN_BASIN_RADIUS + RIM_WIDTH,
+    rMax: Infinity,
+    mu: 0.3,
+    eps: 0.2,
+  },
+]);
+
+/**
+ * A nozzle. Spawn velocities lie in a thin vertical cylindrical shell around the jet's axis
+ * velocity: horizontal offset of random angle θ and radius in [ringRadius, ringRadius + ringWidth],
+ * vertical speed in [vyMin, vyMax].
+ */
+export interface Jet {
+  readonly x: number;
+  readonly y: number;
+  readonly z: number;
+  /** Horizontal axis velocity, metres per second. */
+  readonly vx: number;
+  readonly vz: number;
+  readonly ringRadius: number;
+  readonly ringWidth: number;
+  readonly vyMin: number;
+  readonly vyMax: number;
+  /** Share of the per-tick spawns. */
+  readonly share: number;
+}
+
+const RING_JETS = 6;
+const RING_JET_RADIUS = 4.3;
+const RING_JET_INWARD_SPEED = 1.5;
+
+function ringJets(): Jet[] {
+  const jets: Jet[] = [];
+  for (let k = 0; k < RING_JETS; k++) {
+    const angle = (k + 0.5) * (TAU / RING_JETS);
+    const c = cos(angle), s = sin(angle);
+    jets.push({
+      x: RING_JET_RADIUS * c,
+      y: 0.4,
+      z: RING_JET_RADIUS * s,
+      vx: -RING_JET_INWARD_SPEED * c,
+      vz: -RING_JET_INWARD_SPEED * s,
+      ringRadius: 0.05,
+      ringWidth: 0.1,
+      vyMin: 5.0,
+      vyMax: 5.6,
+      share: 0.1,
+    });
+  }
+  return jets;
+}
+
+/** The central tall jet above the upper dish and the six arcing ring jets. */
+export const FOUNTAIN_JETS: readonly Jet[] = Object.freeze([
+  {
+    x: 0,
+    y: 2.35,
+    z: 0,
+    vx: 0,
+    vz: 0,
+    ringRadius: 0.3,
+    ringWidth: 0.45,
+    vyMin: 8.2,
+    vyMax: 8.8,
+    share: 0.4,
+  },
+  ...ringJets(),
+]);
+
+const WATER_RGB = [0.72, 0.84, 1.0] as const;
+const STAGGER_BYTES = 64;
+const GRAVITY_STEP = FOUNTAIN_GRAVITY * DT;
+// A particle within this distance under a surface still counts as having come from above:
+// float32 storage can put a resting particle a hair below the surface it was projected onto.
+const SURFACE_SKIN = 0.02;
+const HIGHEST_SURFACE = Math.max(...FOUNTAIN_SURFACES.map((s) => s.apexY));
+const BASIN_RADIUS_SQUARED = FOUNTAIN_BASIN_RADIUS * FOUNTAIN_BASIN_RADIUS;
+
+/** Options for benchmarks and tests; the world uses the defaults. */
+export interface FountainOptions {
+  /** Particles spawned per tick while on, split across the jets by share. */
+  perTick?: number;
+}
+
+/** The fountain particles' render view: a ring of `FOUNTAIN_MAX_LIFE` rows of `perTick` slots. */
+class FountainView implements StreakView {
+  count = 0;
+  constructor(
+    readonly position: Float32Array,
+    readonly previous: Float32Array,
+    readonly velocity: Float32Array,
+    readonly color: Float32Array,
+    readonly size: Float32Array,
+  ) {}
+}
+
+/** Splits `total` spawns per tick across jets by share; the first jet takes the remainder. */
+function spawnCounts(total: number): Int32Array {
+  const counts = new Int32Array(FOUNTAIN_JETS.length);
+  let assigned = 0;
+  for (let j = 1; j < FOUNTAIN_JETS.length; j++) {
+    counts[j] = Math.floor(total * FOUNTAIN_JETS[j].share);
+    assigned += counts[j];
+  }
+  counts[0] = total - assigned;
+  return counts;
+}
+
+/**
+ * Reflects velocity `(vx, vy, vz)` off a surface with unit normal `(nx, ny, nz)`:
+ * `v' = (1 − μ)·v_t − ε·v_n`, written into `out[0..3)`. Velocities already leaving the surface
+ * (v·n ≥ 0) are returned unchanged.
+ */
+export function bounceVelocity(
+  vx: number,
+  vy: number,
+  vz: number,
+  nx: number,
+  ny: number,
+  nz: number,
+  mu: number,
+  eps: number,
+  out: Float64Array | Float32Array,
+): void {
+  const vn = vx * nx + vy * ny + vz * nz;
+  if (vn >= 0) {
+    out[0] = vx;
+    out[1] = vy;
+    out[2] = vz;
+    return;
+  }
+  const keep = 1 - mu;
+  out[0] = keep * (vx - vn * nx) - eps * vn * nx;
+  out[1] = keep * (vy - vn * ny) - eps * vn * ny;
+  out[2] = keep * (vz - vn * nz) - eps * vn * nz;
+}
+
+/** The fountain system. `step` never allocates. */
+export class Fountain {
+  /** Scene seed. */
+  readonly seed: number;
+  /** Slots per row (particles spawned per tick while on). */
+  readonly perTick: number;
+  /** Total slots: `FOUNTAIN_MAX_LIFE × perTick`. */
+  readonly capacity: number;
+  /** Render view; its arrays are also the simulation state. */
+  readonly view: StreakView;
+
+  readonly #view: FountainView;
+  readonly #counts: Int32Array;
+  readonly #rng = new Rng();
+  readonly #bounced = new Float64Array(3);
+  readonly #positionWords: Uint32Array;
+  readonly #velocityWords: Uint32Array;
+  readonly #colorWords: Uint32Array;
+  #nextTick = 0;
+  #live = 0;
+
+  constructor(seed: number, options: FountainOptions = {}) {
+    const perTick = options.perTick ?? FOUNTAIN_PER_TICK;
+    if (!Number.isInteger(perTick) || perTick < 1) {
+      throw new RangeError(`fountain_rate: perTick must be a positive integer, got ${perTick}`);
+    }
+    this.seed = seed;
+    this.perTick = perTick;
+    this.capacity = FOUNTAIN_MAX_LIFE * perTick;
+    this.#counts = spawnCounts(perTick);
+    const cap = this.capacity;
+    const floats = [3, 3, 3, 4, 1];
+    let bytes = 0;
+    for (const n of floats) bytes += n * cap * 4 + STAGGER_BYTES;
+    const buffer = new ArrayBuffer(bytes);
+    let offset = 0;
+    const field = (n: number) => {
+      const array = new Float32Array(buffer, offset, n * cap);
+      offset += n * cap * 4 + STAGGER_BYTES;
+      return array;
+    };
+    this.#view = new FountainView(field(3), field(3), field(3), field(4), field(1));
+    this.view = this.#view;
+    this.#positionWords = wordsOf(this.#view.position);
+    this.#velocityWords = wordsOf(this.#view.velocity);
+    this.#colorWords = wordsOf(this.#view.color);
+  }
+
+  /** Live particles after the last step. */
+  live(): number {
+    return this.#live;
+  }
+
+  /** The tick the fountain's state is at (one past the last stepped tick). */
+  get tick(): number {
+    return this.#nextTick;
+  }
+
+  /**
+   * Simulates tick → tick + 1: moves and bounces every live particle, retires the row spawned
+   * `FOUNTAIN_MAX_LIFE` ticks ago, and, when `on`, spawns this tick's particles into that row
+   * from the stream keyed (seed, tick). Never allocates.
+   */
+  step(tick: number, on: boolean): void {
+    const perTick = this.perTick;
+    const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
+    let live = 0;
+    // Rows in spawn order, oldest first: the row at age FOUNTAIN_MAX_LIFE is this tick's row.
+    for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 1; age--) {
+      const row = (rowOfTick + FOUNTAIN_MAX_LIFE - age) % FOUNTAIN_MAX_LIFE;
+      const alpha = WATER_ALPHA * Math.min(1, (FOUNTAIN_MAX_LIFE - age) / FOUNTAIN_FADE_TICKS);
+      const end = (row + 1) * perTick;
+      for (let i = row * perTick; i < end; i++) {
+        if (this.#view.color[i * 4 + 3] === 0) continue;
+        if (this.#advance(i, alpha)) live++;
+      }
+    }
+    this.#clearRow(rowOfTick);
+    if (on) live += this.#spawn(tick, rowOfTick);
+    this.#live = live;
+    this.#nextTick = tick + 1;
+    this.#view.count = live > 0 ? this.capacity : 0;
+  }
+
+  /** Moves slot `i` one tick; returns false (and clears the slot) when it dies. */
+  #advance(i: number, alpha: number): boolean {
+    const { position, previous, velocity, color } = this.#view;
+    const p = i * 3;
+    const px = position[p], py = position[p + 1], pz = position[p + 2];
+    previous[p] = px;
+    previous[p + 1] = py;
+    previous[p + 2] = pz;
+    let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
+    const x = px + vx * DT, z = pz + vz * DT;
+    let y = py + vy * DT;
+    const r2 = x * x + z * z;
+    if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) {
+      this.#clearSlot(i);
+      return false;
+    }
+    if (y < HIGHEST_SURFACE) {
+      const r = Math.sqrt(r2);
+      const previousR = Math.sqrt(px * px + pz * pz);
+      for (let s = 0; s < FOUNTAIN_SURFACES.length; s++) {
+        const surface = FOUNTAIN_SURFACES[s];
+        if (r < surface.rMin || r >= surface.rMax) continue;
+        const height = surface.apexY - surface.slope * r;
+        if (y >= height) continue;
+        if (py < surface.apexY - surface.slope * previousR - SURFACE_SKIN) continue; // came from below
+        // Local normal of the cone y = apexY − slope·r, tilted outwards.
+        const norm = 1 / Math.sqrt(1 + surface.slope * surface.slope);
+        const radial = r > 0 ? surface.slope * norm / r : 0;
+        const bounced = this.#bounced;
+        bounceVelocity(vx, vy, vz, x * radial, norm, z * radial, surface.mu, surface.eps, bounced);
+        vx = bounced[0];
+        vy = bounced[1];
+        vz = bounced[2];
+        y = height;
+        break;
+      }
+    }
+    position[p] = x;
+    position[p + 1] = y;
+    position[p + 2] = z;
+    velocity[p] = vx;
+    velocity[p + 1] = vy;
+    velocity[p + 2] = vz;
+    color[i * 4 + 3] = alpha;
+    return true;
+  }
+
+  #spawn(tick: number, row: number): number {
+    const { position, previous, velocity, color, size } = this.#view;
+    const rng = this.#rng.reseed(
+      streamKey(this.seed, STREAM.fountain, tick >>> 0, Math.floor(tick / 4294967296)),
+    );
+    let i = row * this.perTick;
+    let live = 0;
+    for (let j = 0; j < FOUNTAIN_JETS.length; j++) {
+      const jet = FOUNTAIN_JETS[j];
+      const n = this.#counts[j];
+      for (let k = 0; k < n; k++, i++) {
+        const theta = rng.next() * TAU;
+        const radius = jet.ringRadius + jet.ringWidth * rng.next();
+        const p = i * 3;
+        position[p] = previous[p] = jet.x;
+        position[p + 1] = previous[p + 1] = jet.y;
+        position[p + 2] = previous[p + 2] = jet.z;
+        velocity[p] = jet.vx + radius * cos(theta);
+        velocity[p + 1] = jet.vyMin + (jet.vyMax - jet.vyMin) * rng.next();
+        velocity[p + 2] = jet.vz + radius * sin(theta);
+        const shade = 0.85 + 0.15 * rng.next();
+        const c = i * 4;
+        color[c] = WATER_RGB[0] * shade;
+        color[c + 1] = WATER_RGB[1] * shade;
+        color[c + 2] = WATER_RGB[2] * shade;
+        size[i] = 0.05 + 0.04 * rng.next();
+        // Spawned at the nozzle, then simulated through this tick like everyone else.
+        if (this.#advance(i, WATER_ALPHA)) live++;
+      }
+    }
+    return live;
+  }
+
+  #clearRow(row: number): void {
+    const start = row * this.perTick;
+    const end = start + this.perTick;
+    const { position, previous, velocity, color, size } = this.#view;
+    position.fill(0, start * 3, end * 3);
+    previous.fill(0, start * 3, end * 3);
+    velocity.fill(0, start * 3, end * 3);
+    color.fill(0, start * 4, end * 4);
+    size.fill(0, start, end);
+  }
+
+  #clearSlot(i: number): void {
+    const { position, previous, velocity, color, size } = this.#view;
+    position.fill(0, i * 3, i * 3 + 3);
+    previous.fill(0, i * 3, i * 3 + 3);
+    velocity.fill(0, i * 3, i * 3 + 3);
+    color.fill(0, i * 4, i * 4 + 4);
+    size[i] = 0;
+  }
+
+  /**
+   * Hashes every slot, row by row from the oldest spawn tick to the newest. Dead slots are all
+   * zero, so the hash depends only on the last FOUNTAIN_MAX_LIFE ticks, never on older history.
+   */
+  hashInto(h: Hasher): void {
+    const perTick = this.perTick;
+    h.u32(this.#live);
+    for (let age = FOUNTAIN_MAX_LIFE; age >= 1; age--) {
+      const row = (this.#nextTick + FOUNTAIN_MAX_LIFE * 2 - age) % FOUNTAIN_MAX_LIFE;
+      const start = row * perTick, end = start + perTick;
+      h.words(this.#positionWords, start * 3, end * 3);
+      h.words(this.#velocityWords, start * 3, end * 3);
+      h.words(this.#colorWords, start * 4, end * 4);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The scheduled show: a pure, random-access schedule of launches. Time is cut into fixed
+ * segments of SHOW_SEGMENT_TICKS; each segment holds exactly one launch, at a tick and place
+ * drawn from the stream keyed (seed, segment). Any tick range is computed without the past, so a
+ * restarted server resumes the very same show.
+ */
+import { FOUNTAIN_BASIN_RADIUS } from "./constants.ts";
+import { Rng, STREAM, streamKey } from "./prng.ts";
+import type { Theme } from "./types.ts";
+import { THEMES } from "./types.ts";
+
+/** One launch of the show. */
+export interface ShowLaunch {
+  tick: number;
+  x: number;
+  z: number;
+  /** The show's own pick of theme for this launch. */
+  theme: Theme;
+}
+
+/** Ticks per segment; one launch per segment. */
+export const SHOW_SEGMENT_TICKS = 75;
+/** A launch lands in [segment start + SHOW_OFFSET_MIN, + SHOW_OFFSET_MIN + SHOW_OFFSET_SPAN). */
+export const SHOW_OFFSET_MIN = 15;
+/** Width of the launch tick's range inside its segment. */
+export const SHOW_OFFSET_SPAN = 45;
+/** Show launches lie in |x|, |z| ≤ this (metres). */
+export const SHOW_HALF_EXTENT = 40;
+/** Show launches keep at least this distance from the fountain's axis (metres). */
+export const SHOW_CLEARANCE = FOUNTAIN_BASIN_RADIUS + 3;
+
+const rng = new Rng();
+const TWO_32 = 4294967296;
+
+/** The launch of segment `segment` (any integer). */
+function segmentLaunch(seed: number, segment: number): ShowLaunch {
+  rng.reseed(streamKey(seed, STREAM.show, segment >>> 0, Math.floor(segment / TWO_32) >>> 0));
+  const tick = segment * SHOW_SEGMENT_TICKS + SHOW_OFFSET_MIN + rng.int(SHOW_OFFSET_SPAN);
+  let x = 0, z = 0;
+  // Rejection sampling keeps the square uniform outside the fountain; the stream is per segment,
+  // so the number of draws never affects another launch.
+  do {
+    x = rng.range(-SHOW_HALF_EXTENT, SHOW_HALF_EXTENT);
+    z = rng.range(-SHOW_HALF_EXTENT, SHOW_HALF_EXTENT);
+  } while (x * x + z * z < SHOW_CLEARANCE * SHOW_CLEARANCE);
+  // Centimetres are plenty and keep the broadcast events short.
+  const theme = THEMES[rng.int(THEMES.length)];
+  return { tick, x: Math.round(x * 100) / 100, z: Math.round(z * 100) / 100, theme };
+}
+
+/**
+ * The show's launches with `fromTick ≤ tick < toTick`, sorted by tick. Pure and random access:
+ * `showLaunches(s, a, c)` equals `showLaunches(s, a, b)` followed by `showLaunches(s, b, c)`.
+ * Consecutive launches are 31–119 ticks apart (0.5–2 s).
+ */
+export function showLaunches(seed: number, fromTick: number, toTick: number): ShowLaunch[] {
+  if (!Number.isSafeInteger(fromTick) || !Number.isSafeInteger(toTick)) {
+    throw new RangeError(
+      `show_range: ticks must be safe integers, got [${fromTick}, ${toTick})`,
+    );
+  }
+  const launches: ShowLaunch[] = [];
+  if (toTick <= fromTick) return launches;
+  const first = Math.floor(fromTick / SHOW_SEGMENT_TICKS);
+  const last = Math.floor((toTick - 1) / SHOW_SEGMENT_TICKS);
+  for (let segment = first; segment <= last; segment++) {
+    const launch = segmentLaunch(seed, segment);
+    if (launch.tick >= fromTick && launch.tick < toTick) launches.push(launch);
+  }
+  return launches;
+}

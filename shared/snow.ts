@@ -1,0 +1,222 @@
+/**
+ * Snow: a box of flakes over the ground, each falling at its own constant speed, drifting with
+ * the wind (scaled by a per-flake factor) and swaying gently. A flake's position is a closed form
+ * of the fractional tick and the wind's integral, so nothing is ever stepped: a late joiner, a
+ * renderer between ticks and the state hash all evaluate the same formula.
+ */
+import { DT, MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
+import { cos, sin, TAU } from "./dmath.ts";
+import type { Hasher } from "./hash.ts";
+import { wordsOf } from "./hash.ts";
+import { Rng, STREAM, streamKey } from "./prng.ts";
+import {
+  initialSnapshot,
+  windOffsetX,
+  windOffsetZ,
+  windVelocityX,
+  windVelocityZ,
+} from "./settings.ts";
+import type { WorldSnapshot } from "./types.ts";
+import type { SnowView } from "./views.ts";
+
+/** Height of the snow box, metres: flakes fall from here to the ground (y = 0) and wrap. */
+export const SNOW_HEIGHT = 45;
+/** Slowest and fastest fall speed, metres per second. */
+export const SNOW_FALL_SPEED = [0.6, 1.6] as const;
+/** Range of the per-flake multiplier on the wind's drift. */
+export const SNOW_WIND_FACTOR = [0.6, 1.4] as const;
+/** Range of the sway amplitude, metres (a flake wanders this far either side of its drift). */
+export const SNOW_SWAY_AMPLITUDE = [0.1, 0.6] as const;
+/** Range of the sway period, seconds. */
+export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
+/** Range of the flake sprite diameter, metres. */
+export const SNOW_SIZE = [0.05, 0.14] as const;
+/** Range of the spin speed magnitude, radians per second (either direction). */
+export const SNOW_SPIN = [0.4, 2.4] as const;
+/** Number of flake sprite variants. */
+export const SNOW_VARIANTS = 4;
+/** `hashInto` hashes every `SNOW_HASH_STRIDE`-th active flake. */
+export const SNOW_HASH_STRIDE = 64;
+
+const WIDTH = 2 * SCENE_HALF_EXTENT;
+const INV_WIDTH = 1 / WIDTH;
+const INV_HEIGHT = 1 / SNOW_HEIGHT;
+// Bytes between consecutive per-flake arrays beyond their length, so equal indices of different
+// arrays do not land on the same cache set.
+const STAGGER_BYTES = 64;
+const FIELDS = 13;
+
+/**
+ * A cheap smooth periodic wave ≈ sin(2π·u) for u in [0, 1) (max error 0.001): a parabola with
+ * one correction term. Only + − * and abs, so it is deterministic and fast in the hot loop.
+ */
+export function sway(u: number): number {
+  const v = 1 - 2 * u; // sin(2πu) = sin(π(1 − 2u)) = sin(πv), v in (−1, 1]
+  const p = 4 * v * (1 - Math.abs(v));
+  return p + 0.225 * (p * Math.abs(p) - p);
+}
+
+/** The snowflakes. Per-flake constants are drawn once from streams keyed (seed, flake index). */
+export class Snow implements SnowView {
+  /** Scene seed. */
+  readonly seed: number;
+  /** Length of every per-flake array, in flakes. */
+  readonly capacity: number;
+  /** Per flake, x at tick 0 with zero wind integral, metres. */
+  readonly originX: Float32Array;
+  /** Per flake, height at tick 0, metres in [0, SNOW_HEIGHT). */
+  readonly originY: Float32Array;
+  /** Per flake, z at tick 0 with zero wind integral, metres. */
+  readonly originZ: Float32Array;
+  /** Per flake, fall speed in metres per tick. */
+  readonly fallPerTick: Float32Array;
+  /** Per flake, multiplier on the wind's integral. */
+  readonly windFactor: Float32Array;
+  /** Per flake, sway amplitude along x in metres (the sway runs along a per-flake direction). */
+  readonly swayX: Float32Array;
+  /** Per flake, sway amplitude along z in metres. */
+  readonly swayZ: Float32Array;
+  /** Per flake, sway frequency in cycles per tick. */
+  readonly swayFrequency: Float32Array;
+  /** Per flake, sway phase in cycles [0, 1). */
+  readonly swayPhase: Float32Array;
+  /** Per flake, sprite diameter in metres. */
+  readonly size: Float32Array;
+  /** Per flake, sprite variant 0..3. */
+  readonly variant: Float32Array;
+  /** Per flake, radians per second. */
+  readonly spin: Float32Array;
+  /** Per flake, radians. */
+  readonly phase: Float32Array;
+
+  #count = 0;
+  #climate: WorldSnapshot = initialSnapshot();
+  #windVelocityX = 0;
+  #windVelocityZ = 0;
+  readonly #hashScratch: Float32Array;
+  readonly #hashWords: Uint32Array;
+
+  constructor(seed: number, capacity: number = MAX_FLAKES) {
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new RangeError(
+        `snow_capacity: capacity must be a non-negative integer, got ${capacity}`,
+      );
+    }
+    this.seed = seed;
+    this.capacity = capacity;
+    const stride = capacity * 4 + STAGGER_BYTES;
+    const buffer = new ArrayBuffer(stride * FIELDS);
+    const field = (k: number) => new Float32Array(buffer, k * stride, capacity);
+    this.originX = field(0);
+    this.originY = field(1);
+    this.originZ = field(2);
+    this.fallPerTick = field(3);
+    this.windFactor = field(4);
+    this.swayX = field(5);
+    this.swayZ = field(6);
+    this.swayFrequency = field(7);
+    this.swayPhase = field(8);
+    this.size = field(9);
+    this.variant = field(10);
+    this.spin = field(11);
+    this.phase = field(12);
+    this.#hashScratch = new Float32Array(Math.ceil(capacity / SNOW_HASH_STRIDE) * 3);
+    this.#hashWords = wordsOf(this.#hashScratch);
+    this.#drawFlakes();
+    this.setClimate(this.#climate);
+  }
+
+  #drawFlakes(): void {
+    const rng = new Rng();
+    for (let i = 0; i < this.capacity; i++) {
+      rng.reseed(streamKey(this.seed, STREAM.snow, i));
+      this.originX[i] = rng.range(-SCENE_HALF_EXTENT, SCENE_HALF_EXTENT);
+      this.originY[i] = rng.range(0, SNOW_HEIGHT);
+      this.originZ[i] = rng.range(-SCENE_HALF_EXTENT, SCENE_HALF_EXTENT);
+      this.fallPerTick[i] = rng.range(SNOW_FALL_SPEED[0], SNOW_FALL_SPEED[1]) * DT;
+      this.windFactor[i] = rng.range(SNOW_WIND_FACTOR[0], SNOW_WIND_FACTOR[1]);
+      const amplitude = rng.range(SNOW_SWAY_AMPLITUDE[0], SNOW_SWAY_AMPLITUDE[1]);
+      const heading = rng.next() * TAU;
+      this.swayX[i] = amplitude * cos(heading);
+      this.swayZ[i] = amplitude * sin(heading);
+      this.swayFrequency[i] = DT / rng.range(SNOW_SWAY_PERIOD[0], SNOW_SWAY_PERIOD[1]);
+      this.swayPhase[i] = rng.next();
+      this.size[i] = rng.range(SNOW_SIZE[0], SNOW_SIZE[1]);
+      this.variant[i] = rng.int(SNOW_VARIANTS);
+      const spin = rng.range(SNOW_SPIN[0], SNOW_SPIN[1]);
+      this.spin[i] = rng.next() < 0.5 ? -spin : spin;
+      this.phase[i] = rng.next() * TAU;
+    }
+  }
+
+  /** Active flakes: `round(settings.snow * capacity)`, always a prefix of the flake arrays. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /**
+   * Adopts the settings and wind accumulators of a snapshot. Call it whenever the snapshot
+   * changes; positions stay continuous across wind changes because the integral does.
+   */
+  setClimate(snapshot: WorldSnapshot): void {
+    const snow = Math.min(1, Math.max(0, snapshot.settings.snow));
+    this.#count = Math.round(snow * this.capacity);
+    this.#climate = snapshot;
+    this.#windVelocityX = windVelocityX(snapshot.settings);
+    this.#windVelocityZ = windVelocityZ(snapshot.settings);
+  }
+
+  /** The wind's integral along x (metres) at fractional tick `time` under the current climate. */
+  windOffsetX(time: number): number {
+    return windOffsetX(this.#climate, this.#windVelocityX, time);
+  }
+
+  /** The wind's integral along z (metres) at fractional tick `time` under the current climate. */
+  windOffsetZ(time: number): number {
+    return windOffsetZ(this.#climate, this.#windVelocityZ, time);
+  }
+
+  /** Writes xyz of the first `count` flakes at fractional tick `time` into `out`. Never allocates. */
+  fill(time: number, out: Float32Array): void {
+    if (out.length < this.#count * 3) {
+      throw new RangeError(
+        `snow_fill_short: out holds ${out.length} floats, ${this.#count * 3} needed`,
+      );
+    }
+    this.#evaluate(time, out, 1);
+  }
+
+  /** Hashes the active count and the positions of every 64th active flake at tick `tick`. */
+  hashInto(h: Hasher, tick: number): void {
+    const sampled = this.#evaluate(tick, this.#hashScratch, SNOW_HASH_STRIDE);
+    h.u32(this.#count);
+    h.words(this.#hashWords, 0, sampled * 3);
+  }
+
+  /** Positions of flakes 0, stride, 2·stride, … below `count`, packed into `out`; returns how many. */
+  #evaluate(time: number, out: Float32Array, stride: number): number {
+    const windX = this.windOffsetX(time);
+    const windZ = this.windOffsetZ(time);
+    const originX = this.originX, originY = this.originY, originZ = this.originZ;
+    const fall = this.fallPerTick, wind = this.windFactor;
+    const swayX = this.swayX, swayZ = this.swayZ;
+    const frequency = this.swayFrequency, phase = this.swayPhase;
+    const count = this.#count;
+    let o = 0;
+    for (let i = 0; i < count; i += stride) {
+      // Wrap in units of the box so the fraction is exact and lands in [0, 1].
+      const heights = (originY[i] - fall[i] * time) * INV_HEIGHT;
+      const y = (heights - Math.floor(heights)) * SNOW_HEIGHT;
+      const cycle = frequency[i] * time + phase[i];
+      const s = sway(cycle - Math.floor(cycle));
+      const drift = wind[i];
+      const widthsX = (originX[i] + drift * windX + swayX[i] * s + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const widthsZ = (originZ[i] + drift * windZ + swayZ[i] * s + SCENE_HALF_EXTENT) * INV_WIDTH;
+      out[o] = (widthsX - Math.floor(widthsX)) * WIDTH - SCENE_HALF_EXTENT;
+      out[o + 1] = y;
+      out[o + 2] = (widthsZ - Math.floor(widthsZ)) * WIDTH - SCENE_HALF_EXTENT;
+      o += 3;
+    }
+    return o / 3;
+  }
+}
