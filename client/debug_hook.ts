@@ -1,0 +1,81 @@
+/**
+ * `window.snowfire`: a small read-only window into the client for end-to-end tests and curious
+ * people in the console. It never changes the world.
+ */
+import * as THREE from "three";
+import type { Settings } from "../shared/types.ts";
+import type { Net } from "./net.ts";
+import type { Playout } from "./playout.ts";
+import type { SceneRenderer } from "./renderer.ts";
+import type { Sim } from "./sim.ts";
+
+/** What `window.snowfire` offers. */
+export interface SnowfireDebug {
+  /** The world's current tick (−1 before the first welcome). */
+  tick(): number;
+  /** The world's state hash now. */
+  hash(): string;
+  /** The hash recorded at a recent checkpoint tick. */
+  hashAt(tick: number): string | undefined;
+  /** Checkpoint ticks with a recorded hash, oldest first. */
+  checkpoints(): number[];
+  /** Live firework, gun and fountain particles. */
+  live(): number;
+  /** True while connected and welcomed. */
+  connected(): boolean;
+  /** The heartbeat horizon. */
+  horizon(): number;
+  /** The fractional tick being displayed. */
+  renderTime(): number;
+  /** The scene's seed. */
+  seed(): number;
+  /** Settings in force in the local world. */
+  settings(): Settings | null;
+  /** CSS-pixel position of a world point on the canvas, or null when behind the camera. */
+  project(x: number, y: number, z: number): { x: number; y: number } | null;
+  /** This viewer's peer id. */
+  you: string;
+  /** Error codes received from the server, in order. */
+  errors: string[];
+  /** Server frames that failed validation. */
+  invalidFrames: number;
+}
+
+/** Parts of the client the hook reads. */
+export interface DebugSources {
+  sim: Sim;
+  net: Net;
+  renderer: SceneRenderer;
+  playout: Playout;
+}
+
+/** Installs `window.snowfire` and returns it (the caller fills `you`, `errors`, `invalidFrames`). */
+export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
+  const { sim, net, renderer, playout } = sources;
+  const hook: SnowfireDebug = {
+    tick: () => sim.world?.tick ?? -1,
+    hash: () => sim.world?.hash() ?? "",
+    hashAt: (tick) => sim.hashAt(tick),
+    checkpoints: () => sim.checkpointTicks(),
+    live: () => sim.world?.liveParticles() ?? 0,
+    connected: () => net.connected,
+    horizon: () => sim.horizon,
+    renderTime: () => playout.renderTime,
+    seed: () => sim.seed,
+    settings: () => (sim.world ? { ...sim.world.settings } : null),
+    project(x, y, z) {
+      const point = new THREE.Vector3(x, y, z).project(renderer.camera);
+      if (point.z > 1) return null;
+      const rect = renderer.renderer.domElement.getBoundingClientRect();
+      return {
+        x: rect.left + ((point.x + 1) / 2) * rect.width,
+        y: rect.top + ((1 - point.y) / 2) * rect.height,
+      };
+    },
+    you: "",
+    errors: [],
+    invalidFrames: 0,
+  };
+  (globalThis as unknown as { snowfire: SnowfireDebug }).snowfire = hook;
+  return hook;
+}

@@ -1,0 +1,106 @@
+/**
+ * The fountain's water as `THREE.LineSegments`: each drop is a short streak from its interpolated
+ * position back along its velocity, bright at the head and fading to nothing at the tail.
+ * Vertices are written into preallocated arrays each frame; only the live range is uploaded.
+ */
+import * as THREE from "three";
+import { STREAK_SECONDS, type StreakView } from "../shared/views.ts";
+import { uploadPrefix } from "./upload_range.ts";
+
+const VERTEX = /* glsl */ `
+attribute vec4 color;
+varying vec4 vColor;
+void main() {
+  vColor = color;
+  gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
+}
+`;
+
+const FRAGMENT = /* glsl */ `
+uniform float uIntensity;
+varying vec4 vColor;
+void main() {
+  float light = vColor.a * uIntensity;
+  gl_FragColor = vec4(vColor.rgb * light, light);
+  #include <colorspace_fragment>
+}
+`;
+
+/** Streak renderer for the world's fountain. */
+export class FountainStreaks {
+  /** Add this to the scene. */
+  readonly object: THREE.LineSegments;
+  private readonly geometry = new THREE.BufferGeometry();
+  private readonly material: THREE.ShaderMaterial;
+  private positions: THREE.BufferAttribute | null = null;
+  private colors: THREE.BufferAttribute | null = null;
+  private view: StreakView | null = null;
+
+  constructor(intensity = 1) {
+    this.material = new THREE.ShaderMaterial({
+      vertexShader: VERTEX,
+      fragmentShader: FRAGMENT,
+      uniforms: { uIntensity: { value: intensity } },
+      transparent: true,
+      depthWrite: false,
+      blending: THREE.AdditiveBlending,
+    });
+    this.object = new THREE.LineSegments(this.geometry, this.material);
+    this.object.frustumCulled = false;
+    this.object.renderOrder = 1;
+  }
+
+  /** Binds a (new) world's fountain; allocates only when the capacity grows. */
+  bind(view: StreakView): void {
+    this.view = view;
+    const capacity = view.size.length;
+    if (this.positions && this.positions.count >= capacity * 2) return;
+    this.geometry.dispose();
+    this.positions = new THREE.BufferAttribute(new Float32Array(capacity * 6), 3);
+    this.positions.setUsage(THREE.DynamicDrawUsage);
+    this.colors = new THREE.BufferAttribute(new Float32Array(capacity * 8), 4);
+    this.colors.setUsage(THREE.DynamicDrawUsage);
+    this.geometry.setAttribute("position", this.positions);
+    this.geometry.setAttribute("color", this.colors);
+    this.geometry.setDrawRange(0, 0);
+  }
+
+  /** Writes head and tail of every live streak at interpolation `alpha` and uploads them. */
+  update(alpha: number): void {
+    const view = this.view;
+    if (!view || !this.positions || !this.colors) return;
+    const out = this.positions.array as Float32Array;
+    const colors = this.colors.array as Float32Array;
+    const { position, previous, velocity, color } = view;
+    const count = view.count;
+    for (let i = 0; i < count; i++) {
+      const p = i * 3;
+      const v = i * 6;
+      const hx = previous[p] + (position[p] - previous[p]) * alpha;
+      const hy = previous[p + 1] + (position[p + 1] - previous[p + 1]) * alpha;
+      const hz = previous[p + 2] + (position[p + 2] - previous[p + 2]) * alpha;
+      out[v] = hx;
+      out[v + 1] = hy;
+      out[v + 2] = hz;
+      out[v + 3] = hx - velocity[p] * STREAK_SECONDS;
+      out[v + 4] = hy - velocity[p + 1] * STREAK_SECONDS;
+      out[v + 5] = hz - velocity[p + 2] * STREAK_SECONDS;
+      const c = i * 4;
+      const k = i * 8;
+      colors[k] = colors[k + 4] = color[c];
+      colors[k + 1] = colors[k + 5] = color[c + 1];
+      colors[k + 2] = colors[k + 6] = color[c + 2];
+      colors[k + 3] = color[c + 3];
+      colors[k + 7] = 0;
+    }
+    uploadPrefix(this.positions, count * 6);
+    uploadPrefix(this.colors, count * 8);
+    this.geometry.setDrawRange(0, count * 2);
+  }
+
+  /** Frees GPU resources. */
+  dispose(): void {
+    this.geometry.dispose();
+    this.material.dispose();
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Turns pointer and keyboard input into requests: a click or tap launches a firework at the
+ * ground point under it (or under the sky point it hit); a long press or the G key fires the
+ * particle gun from the camera along the view. Drags are left to the orbit controls.
+ */
+import * as THREE from "three";
+import { LAUNCH_HALF_EXTENT, SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+
+/** What the input layer asks for. */
+export interface InputActions {
+  launch(x: number, z: number): void;
+  gun(origin: [number, number, number], direction: [number, number, number]): void;
+}
+
+/** Options for {@link Input}. */
+export interface InputOptions {
+  canvas: HTMLCanvasElement;
+  camera: THREE.PerspectiveCamera;
+  actions: InputActions;
+}
+
+/** Pointer travel (px) beyond which a press is a drag, not a click. */
+const DRAG_PIXELS = 8;
+/** A press held this long without moving fires the gun. */
+const LONG_PRESS_MS = 550;
+/** Height of the imaginary plane a sky click is projected through (about where shells burst). */
+const SKY_PLANE_HEIGHT = 35;
+
+/** How far along the view a sky click lands when the camera is above the burst height. */
+const FALLBACK_DISTANCE = 80;
+
+const GROUND = new THREE.Plane(new THREE.Vector3(0, 1, 0), 0);
+const SKY = new THREE.Plane(new THREE.Vector3(0, -1, 0), SKY_PLANE_HEIGHT);
+
+/**
+ * The launch point for a ray: where it meets the ground, or for rays into the sky, the ground
+ * point below where it crosses the burst height; clamped into the launch area.
+ */
+export function launchPointForRay(ray: THREE.Ray, out: THREE.Vector3): THREE.Vector3 {
+  // Above the burst height looking up there is no plane to hit: take a point well ahead instead.
+  if (!ray.intersectPlane(GROUND, out) && !ray.intersectPlane(SKY, out)) {
+    ray.at(FALLBACK_DISTANCE, out);
+  }
+  out.x = THREE.MathUtils.clamp(out.x, -LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
+  out.z = THREE.MathUtils.clamp(out.z, -LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
+  out.y = 0;
+  return out;
+}
+
+/** Pointer and keyboard handling for the scene canvas. */
+export class Input {
+  private readonly options: InputOptions;
+  private readonly raycaster = new THREE.Raycaster();
+  private readonly pointer = new THREE.Vector2();
+  private readonly hit = new THREE.Vector3();
+  private readonly forward = new THREE.Vector3();
+  private pressId: number | null = null;
+  private pressX = 0;
+  private pressY = 0;
+  private dragged = false;
+  private longPressTimer: ReturnType<typeof setTimeout> | undefined;
+  private longPressFired = false;
+  private readonly abort = new AbortController();
+
+  constructor(options: InputOptions) {
+    this.options = options;
+    const signal = this.abort.signal;
+    const canvas = options.canvas;
+    canvas.addEventListener("pointerdown", (event) => this.onDown(event), { signal });
+    canvas.addEventListener("pointermove", (event) => this.onMove(event), { signal });
+    canvas.addEventListener("pointerup", (event) => this.onUp(event), { signal });
+    canvas.addEventListener("pointercancel", () => this.cancelPress(), { signal });
+    canvas.addEventListener("contextmenu", (event) => event.preventDefault(), { signal });
+    globalThis.addEventListener("keydown", (event) => this.onKey(event), { signal });
+  }
+
+  /** Launches at the ground point under normalised device coordinates (x, y) ∈ [-1, 1]². */
+  launchAtScreen(ndcX: number, ndcY: number): void {
+    this.pointer.set(ndcX, ndcY);
+    this.raycaster.setFromCamera(this.pointer, this.options.camera);
+    const point = launchPointForRay(this.raycaster.ray, this.hit);
+    this.options.actions.launch(point.x, point.z);
+  }
+
+  /** Fires the particle gun from the camera (clamped into the scene box) along the view. */
+  fireGun(): void {
+    const camera = this.options.camera;
+    camera.getWorldDirection(this.forward);
+    const margin = 0.5;
+    const x = THREE.MathUtils.clamp(
+      camera.position.x,
+      -SCENE_HALF_EXTENT + margin,
+      SCENE_HALF_EXTENT - margin,
+    );
+    const y = THREE.MathUtils.clamp(camera.position.y, margin, SCENE_HEIGHT - margin);
+    const z = THREE.MathUtils.clamp(
+      camera.position.z,
+      -SCENE_HALF_EXTENT + margin,
+      SCENE_HALF_EXTENT - margin,
+    );
+    this.options.actions.gun([x, y, z], [this.forward.x, this.forward.y, this.forward.z]);
+  }
+
+  /** Removes every listener. */
+  dispose(): void {
+    this.cancelPress();
+    this.abort.abort();
+  }
+
+  private onDown(event: PointerEvent): void {
+    if (!event.isPrimary || event.button !== 0) return;
+    this.pressId = event.pointerId;
+    this.pressX = event.clientX;
+    this.pressY = event.clientY;
+    this.dragged = false;
+    this.longPressFired = false;
+    clearTimeout(this.longPressTimer);
+    this.longPressTimer = setTimeout(() => {
+      if (this.pressId === null || this.dragged) return;
+      this.longPressFired = true;
+      this.fireGun();
+    }, LONG_PRESS_MS);
+  }
+
+  private onMove(event: PointerEvent): void {
+    if (event.pointerId !== this.pressId) return;
+    const dx = event.clientX - this.pressX;
+    const dy = event.clientY - this.pressY;
+    if (dx * dx + dy * dy > DRAG_PIXELS * DRAG_PIXELS) {
+      this.dragged = true;
+      clearTimeout(this.longPressTimer);
+    }
+  }
+
+  private onUp(event: PointerEvent): void {
+    if (event.pointerId !== this.pressId) return;
+    const isClick = !this.dragged && !this.longPressFired;
+    this.cancelPress();
+    if (!isClick) return;
+    const rect = this.options.canvas.getBoundingClientRect();
+    const ndcX = ((event.clientX - rect.left) / rect.width) * 2 - 1;
+    const ndcY = -((event.clientY - rect.top) / rect.height) * 2 + 1;
+    this.launchAtScreen(ndcX, ndcY);
+  }
+
+  private cancelPress(): void {
+    this.pressId = null;
+    clearTimeout(this.longPressTimer);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement | null;
+    if (target && target.closest("input, select, textarea, button, summary, [contenteditable]")) {
+      return;
+    }
+    if (event.key === "g" || event.key === "G") {
+      this.fireGun();
+      event.preventDefault();
+    } else if (event.key === "f" || event.key === "F" || event.key === "Enter") {
+      // Keyboard launch: at the ground point in the middle of the view.
+      this.launchAtScreen(0, -0.2);
+      event.preventDefault();
+    }
+  }
+}

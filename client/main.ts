@@ -1,0 +1,150 @@
+/**
+ * Browser entry: wires the network link, the simulation, the three.js renderer, input, HUD and
+ * settings panel together and runs the frame loop. Also exposes `window.snowfire`, a small
+ * read-only debug hook the end-to-end tests use.
+ */
+import { MAX_FLAKES } from "../shared/constants.ts";
+import type { World } from "../shared/world.ts";
+import { describeError, describeEvent } from "./event_text.ts";
+import { Hud } from "./hud.ts";
+import { Input } from "./input.ts";
+import { Net } from "./net.ts";
+import { Playout } from "./playout.ts";
+import { SceneRenderer } from "./renderer.ts";
+import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
+import { SettingsPanel } from "./settings_panel.ts";
+import { Sim } from "./sim.ts";
+import { exposeDebugHook } from "./debug_hook.ts";
+import { FrameStats } from "./frame_stats.ts";
+
+/** Wall-time budget (ms) for simulation catch-up within one frame. */
+const STEP_BUDGET_MS = 8;
+const NAME_KEY = "snowfire.name";
+
+function start(): void {
+  const sceneId = sceneIdFromPath(location.pathname);
+  const canvas = document.getElementById("scene") as HTMLCanvasElement | null;
+  if (!canvas) throw new Error("missing_element: the page has no #scene canvas");
+  const params = new URLSearchParams(location.search);
+  const hud = new Hud(sceneId ?? "no scene");
+  if (!sceneId) {
+    hud.showBanner("This page is not a scene. Open /s/your-scene-name to join one.");
+    return;
+  }
+  const name = params.get("name") ?? localStorage.getItem(NAME_KEY) ?? undefined;
+  if (params.has("name") && name) localStorage.setItem(NAME_KEY, name);
+  const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  let renderer: SceneRenderer;
+  try {
+    renderer = new SceneRenderer({
+      canvas,
+      reducedMotion,
+      preserveDrawingBuffer: params.has("test"),
+    });
+  } catch (error) {
+    hud.showBanner("Snowfire needs WebGL, and this browser could not provide it.");
+    throw error;
+  }
+
+  const playout = new Playout();
+  const sim = new Sim({
+    checkpoint: (tick, hash) => net.send({ t: "hash", tick, h: hash }),
+    rebuilt: (world: World) => renderer.bindWorld(world),
+  });
+  const net: Net = new Net({
+    url: sceneSocketUrl(location, sceneId),
+    name,
+    resumeFrom: () => (sim.world ? sim.lastSeq : undefined),
+    handlers: {
+      welcome(message) {
+        if (sim.welcome(message)) net.restartFresh();
+        hud.setPeers(message.you, message.peers);
+        debug.you = message.you.id;
+      },
+      heartbeat: (horizon) => sim.heartbeat(horizon),
+      event(event) {
+        const fault = sim.receiveEvent(event);
+        if (fault) {
+          net.restartFresh();
+          return;
+        }
+        if (event.by === "show") return;
+        const world = sim.world;
+        hud.toast(
+          describeEvent(hud.nameOf(event.by), event.body, world?.settings.theme ?? "auto"),
+          {
+            color: hud.colorOf(event.by),
+          },
+        );
+      },
+      presence(message) {
+        if (message.kind === "join") {
+          hud.addPeer(message.peer);
+          hud.toast(`${message.peer.name} joined`, { color: message.peer.color });
+        } else {
+          hud.removePeer(message.peer);
+          hud.toast(`${message.peer.name} left`, { color: message.peer.color });
+        }
+      },
+      error(message) {
+        debug.errors.push(message.code);
+        hud.toast(describeError(message), { error: true });
+      },
+      resync(message) {
+        hud.toast(`Re-syncing with the scene (${message.message})`);
+      },
+      state: (state, detail) => hud.setConnection(state, detail),
+      invalid(reason) {
+        debug.invalidFrames++;
+        hud.toast(`Ignored a malformed message from the server: ${reason}`, { error: true });
+      },
+    },
+  });
+
+  const notConnected = () =>
+    hud.toast("Not connected right now; try again in a moment.", { error: true });
+  const input = new Input({
+    canvas,
+    camera: renderer.camera,
+    actions: {
+      launch: (x, z) => net.send({ t: "launch", x, z }) || notConnected(),
+      gun: (origin, direction) => net.send({ t: "gun", origin, direction }) || notConnected(),
+    },
+  });
+  const panel = new SettingsPanel((change) =>
+    net.send({ t: "settings", settings: change }) || notConnected()
+  );
+  const stats = new FrameStats();
+  const debug = exposeDebugHook({ sim, net, renderer, playout });
+
+  const frame = (nowMs: number) => {
+    requestAnimationFrame(frame);
+    const world = sim.world;
+    let time = 0;
+    if (world) {
+      const serverTick = net.clock.serverTick(performance.now());
+      time = playout.update(performance.now(), serverTick, sim.horizon);
+      sim.advance(Math.ceil(time), STEP_BUDGET_MS, () => performance.now());
+      panel.display(sim.world?.settings ?? world.settings);
+    }
+    renderer.render(time, nowMs / 1000);
+    stats.frame(nowMs);
+    const current = sim.world;
+    hud.setStats(
+      stats.fps,
+      current ? current.liveParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
+    );
+    hud.setLatency(net.latencyMs);
+  };
+  requestAnimationFrame(frame);
+  net.connect();
+
+  globalThis.addEventListener("pagehide", () => {
+    net.close();
+    input.dispose();
+    renderer.dispose();
+  });
+}
+
+start();

@@ -1,0 +1,233 @@
+/**
+ * The WebSocket link to a scene: validates every server frame with zod, says hello (resuming
+ * from the last seen `seq` after a reconnect), keeps the clock in sync with pings, and
+ * reconnects with exponential backoff when the link drops or goes silent.
+ */
+import { type ClientMessage, ServerMessageSchema } from "../shared/protocol.ts";
+import type {
+  ErrorMessage,
+  PresenceMessage,
+  ResyncMessage,
+  WelcomeMessage,
+} from "../shared/protocol.ts";
+import type { SceneEvent } from "../shared/types.ts";
+import { ClockSync } from "./clock_sync.ts";
+
+/** Where the link stands, for the HUD. */
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+
+/** What the link reports. Every callback receives an already validated frame. */
+export interface NetHandlers {
+  welcome(message: WelcomeMessage): void;
+  heartbeat(horizon: number): void;
+  event(event: SceneEvent): void;
+  presence(message: PresenceMessage): void;
+  error(message: ErrorMessage): void;
+  resync(message: ResyncMessage): void;
+  state(state: ConnectionState, detail: string): void;
+  /** A frame that failed validation (a bug on one side); the link stays up. */
+  invalid(reason: string): void;
+}
+
+/** Options for {@link Net}. */
+export interface NetOptions {
+  url: string;
+  /** Display name sent in `hello`. */
+  name?: string;
+  /** The `seq` to resume after when reconnecting, or `undefined` for a fresh welcome. */
+  resumeFrom(): number | undefined;
+  handlers: NetHandlers;
+  /** Local monotonic clock in ms (tests may substitute it). */
+  now?: () => number;
+}
+
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 10_000;
+/** Heartbeats arrive every ≤ 50 ms; this much silence means the link is dead. */
+const SILENCE_TIMEOUT_MS = 5_000;
+const STARTUP_PINGS = 5;
+const STARTUP_PING_GAP_MS = 120;
+const PING_INTERVAL_MS = 2_000;
+
+/** One WebSocket connection to a scene, re-established automatically until {@link close}. */
+export class Net {
+  /** The synced server clock. */
+  readonly clock = new ClockSync();
+  private readonly options: NetOptions;
+  private readonly now: () => number;
+  private socket: WebSocket | null = null;
+  private connectionState: ConnectionState = "connecting";
+  private attempts = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private pingTimer: ReturnType<typeof setTimeout> | undefined;
+  private watchdogTimer: ReturnType<typeof setInterval> | undefined;
+  private pingsSent = 0;
+  private lastFrameMs = 0;
+  private wantFresh = false;
+  private stopped = false;
+  private lastRttMs = NaN;
+
+  constructor(options: NetOptions) {
+    this.options = options;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** Current connection state. */
+  get state(): ConnectionState {
+    return this.connectionState;
+  }
+
+  /** True while the socket is open and welcomed. */
+  get connected(): boolean {
+    return this.connectionState === "open";
+  }
+
+  /** Round-trip time of the latest pong in ms (NaN before the first). */
+  get latencyMs(): number {
+    return this.lastRttMs;
+  }
+
+  /** Opens the link. */
+  connect(): void {
+    this.stopped = false;
+    this.open();
+  }
+
+  /** Sends a frame if the link is open; returns whether it was sent. */
+  send(message: ClientMessage): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /**
+   * Drops the current connection and reconnects asking for a full welcome (no resume), used when
+   * the local event stream can no longer be trusted (a gap in `seq`).
+   */
+  restartFresh(): void {
+    this.wantFresh = true;
+    this.socket?.close(4000, "client restarts from a fresh welcome");
+  }
+
+  /** Closes the link for good. */
+  close(): void {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.stopTimers();
+    this.socket?.close(1000, "bye");
+    this.socket = null;
+    this.setState("closed", "closed");
+  }
+
+  private open(): void {
+    this.setState(this.attempts === 0 ? "connecting" : "reconnecting", "connecting…");
+    const socket = new WebSocket(this.options.url);
+    this.socket = socket;
+    socket.onopen = () => this.onOpen(socket);
+    socket.onmessage = (message) => this.onFrame(message.data);
+    socket.onclose = (event) => this.onClose(socket, event.code, event.reason);
+    // onerror always precedes onclose; the close handler does the work.
+    socket.onerror = () => {};
+  }
+
+  private onOpen(socket: WebSocket): void {
+    if (socket !== this.socket) return;
+    const resume = this.wantFresh ? undefined : this.options.resumeFrom();
+    this.wantFresh = false;
+    const hello: ClientMessage = { t: "hello" };
+    if (this.options.name) hello.name = this.options.name;
+    if (resume !== undefined) hello.lastSeq = resume;
+    this.send(hello);
+    this.lastFrameMs = this.now();
+    this.pingsSent = 0;
+    this.schedulePing(0);
+    this.watchdogTimer = setInterval(() => {
+      if (this.now() - this.lastFrameMs > SILENCE_TIMEOUT_MS) {
+        socket.close(4001, "no heartbeat from the server");
+      }
+    }, 1000);
+  }
+
+  private onFrame(data: unknown): void {
+    this.lastFrameMs = this.now();
+    if (typeof data !== "string") {
+      this.options.handlers.invalid("binary frame from the server");
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      this.options.handlers.invalid("server frame is not JSON");
+      return;
+    }
+    const parsed = ServerMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      this.options.handlers.invalid(`server frame failed validation: ${parsed.error.message}`);
+      return;
+    }
+    const message = parsed.data;
+    const handlers = this.options.handlers;
+    switch (message.t) {
+      case "welcome":
+        this.attempts = 0;
+        this.clock.hint(message.horizon, this.lastFrameMs);
+        this.setState("open", "connected");
+        handlers.welcome(message);
+        break;
+      case "tick":
+        handlers.heartbeat(message.n);
+        break;
+      case "event": {
+        const { t: _t, ...event } = message;
+        handlers.event(event);
+        break;
+      }
+      case "presence":
+        handlers.presence(message);
+        break;
+      case "pong":
+        this.lastRttMs = this.lastFrameMs - message.ct;
+        this.clock.addSample(message.ct, this.lastFrameMs, message.n);
+        break;
+      case "error":
+        handlers.error(message);
+        break;
+      case "resync":
+        handlers.resync(message);
+        break;
+    }
+  }
+
+  private onClose(socket: WebSocket, code: number, reason: string): void {
+    if (socket !== this.socket) return;
+    this.stopTimers();
+    this.socket = null;
+    if (this.stopped) return;
+    const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** this.attempts) *
+      (0.75 + Math.random() * 0.5);
+    this.attempts++;
+    const why = reason || (code === 1006 ? "connection lost" : `closed (${code})`);
+    this.setState("reconnecting", `${why}; retrying in ${(delay / 1000).toFixed(1)} s`);
+    this.reconnectTimer = setTimeout(() => this.open(), delay);
+  }
+
+  private schedulePing(delayMs: number): void {
+    this.pingTimer = setTimeout(() => {
+      this.send({ t: "ping", id: this.pingsSent, ct: this.now() });
+      this.pingsSent++;
+      this.schedulePing(this.pingsSent < STARTUP_PINGS ? STARTUP_PING_GAP_MS : PING_INTERVAL_MS);
+    }, delayMs);
+  }
+
+  private stopTimers(): void {
+    clearTimeout(this.pingTimer);
+    clearInterval(this.watchdogTimer);
+  }
+
+  private setState(state: ConnectionState, detail: string): void {
+    this.connectionState = state;
+    this.options.handlers.state(state, detail);
+  }
+}

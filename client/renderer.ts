@@ -1,0 +1,171 @@
+/**
+ * The three.js side: WebGL renderer, scene, camera with bounded orbit controls, the scenery and
+ * one renderer per particle system. It reads the world each frame and never writes it.
+ */
+import * as THREE from "three";
+import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
+import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+import type { World } from "../shared/world.ts";
+import { FireworkPoints } from "./firework_points.ts";
+import { FountainStreaks } from "./fountain_streaks.ts";
+import { Ground } from "./ground.ts";
+import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
+import { SnowPoints } from "./snow_points.ts";
+import { createSnowflakeAtlas } from "./sprite_textures.ts";
+
+/** Options for {@link SceneRenderer}. */
+export interface SceneRendererOptions {
+  canvas: HTMLCanvasElement;
+  /** Honour `prefers-reduced-motion`: fewer flakes, dimmer bursts, no twinkle. */
+  reducedMotion: boolean;
+  /** Keep the drawing buffer so tests can read pixels back. */
+  preserveDrawingBuffer?: boolean;
+}
+
+/** Lowest the camera may go, metres above the ground. */
+const MIN_CAMERA_HEIGHT = 1.5;
+
+/** Renders the world into a canvas. */
+export class SceneRenderer {
+  readonly renderer: THREE.WebGLRenderer;
+  readonly scene = new THREE.Scene();
+  readonly camera: THREE.PerspectiveCamera;
+  readonly controls: OrbitControls;
+  private readonly uniforms: PointUniforms = createPointUniforms();
+  private readonly atlas: THREE.Texture;
+  private readonly ground: Ground;
+  private readonly snow: SnowPoints;
+  private readonly fireworks: FireworkPoints;
+  private readonly gun: FireworkPoints;
+  private readonly fountainDrops: FireworkPoints;
+  private readonly fountain: FountainStreaks;
+  private readonly canvas: HTMLCanvasElement;
+  private world: World | null = null;
+  private width = 0;
+  private height = 0;
+
+  constructor(options: SceneRendererOptions) {
+    this.canvas = options.canvas;
+    this.renderer = new THREE.WebGLRenderer({
+      canvas: options.canvas,
+      antialias: true,
+      powerPreference: "high-performance",
+      preserveDrawingBuffer: options.preserveDrawingBuffer ?? false,
+    });
+    this.renderer.setPixelRatio(Math.min(globalThis.devicePixelRatio || 1, 2));
+    this.renderer.outputColorSpace = THREE.SRGBColorSpace;
+    const gl = this.renderer.getContext();
+    const range = gl.getParameter(gl.ALIASED_POINT_SIZE_RANGE) as Float32Array | null;
+    this.uniforms.uMaxPointSize.value = range ? range[1] : 64;
+
+    this.scene.fog = new THREE.FogExp2(0x0b1426, 0.0065);
+    this.camera = new THREE.PerspectiveCamera(55, 1, 0.5, 1000);
+    this.camera.position.set(0, 9, 78);
+    this.controls = new OrbitControls(this.camera, options.canvas);
+    this.controls.target.set(0, 24, 0);
+    this.controls.enableDamping = true;
+    this.controls.dampingFactor = 0.08;
+    this.controls.minDistance = 12;
+    this.controls.maxDistance = 170;
+    this.controls.maxPolarAngle = Math.PI * 0.53;
+    this.controls.addEventListener("change", () => this.keepCameraInBounds());
+    this.controls.update();
+
+    const reduced = options.reducedMotion;
+    this.ground = new Ground({ twinkle: !reduced });
+    this.scene.add(this.ground.group);
+    this.atlas = createSnowflakeAtlas();
+    this.snow = new SnowPoints({
+      uniforms: this.uniforms,
+      atlas: this.atlas,
+      drawShare: reduced ? 0.35 : 1,
+    });
+    this.fountain = new FountainStreaks(reduced ? 0.6 : 0.9);
+    this.fountainDrops = new FireworkPoints({ uniforms: this.uniforms, glow: 2, intensity: 0.35 });
+    this.fireworks = new FireworkPoints({
+      uniforms: this.uniforms,
+      glow: 3,
+      intensity: reduced ? 0.45 : 1,
+    });
+    this.gun = new FireworkPoints({ uniforms: this.uniforms, glow: 3, intensity: 0.9 });
+    for (const object of [this.fountain.object, this.fountainDrops.object, this.snow.object]) {
+      this.scene.add(object);
+    }
+    this.scene.add(this.fireworks.object, this.gun.object);
+    this.resize();
+  }
+
+  /** Starts drawing a (new) world. */
+  bindWorld(world: World): void {
+    this.world = world;
+    this.snow.bind(world.snow);
+    this.fireworks.bind(world.fireworks);
+    this.gun.bind(world.gun);
+    this.fountain.bind(world.fountain);
+    this.fountainDrops.bind(world.fountain);
+  }
+
+  /**
+   * Uploads the world's state at fractional tick `time` (between `world.tick − 1` and
+   * `world.tick`) and draws a frame. `seconds` drives purely decorative animation.
+   */
+  render(time: number, seconds: number): void {
+    this.resizeIfNeeded();
+    this.controls.update();
+    const world = this.world;
+    if (world) {
+      const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
+      const clamped = world.tick - 1 + alpha;
+      this.snow.update(clamped);
+      this.fireworks.update(alpha);
+      this.gun.update(alpha);
+      this.fountain.update(alpha);
+      this.fountainDrops.update(alpha);
+    }
+    this.ground.update(seconds);
+    this.renderer.render(this.scene, this.camera);
+  }
+
+  /** Matches the drawing buffer and the point-size scale to the canvas' CSS size. */
+  resize(): void {
+    const width = Math.max(1, this.canvas.clientWidth);
+    const height = Math.max(1, this.canvas.clientHeight);
+    this.width = width;
+    this.height = height;
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / height;
+    this.camera.updateProjectionMatrix();
+    const bufferHeight = this.renderer.getDrawingBufferSize(new THREE.Vector2()).y;
+    const halfFov = THREE.MathUtils.degToRad(this.camera.fov) / 2;
+    this.uniforms.uPointScale.value = bufferHeight / (2 * Math.tan(halfFov));
+  }
+
+  /** Frees everything this renderer created. */
+  dispose(): void {
+    this.controls.dispose();
+    this.snow.dispose();
+    this.fireworks.dispose();
+    this.gun.dispose();
+    this.fountain.dispose();
+    this.fountainDrops.dispose();
+    this.ground.dispose();
+    this.atlas.dispose();
+    this.renderer.dispose();
+  }
+
+  private resizeIfNeeded(): void {
+    if (this.canvas.clientWidth !== this.width || this.canvas.clientHeight !== this.height) {
+      this.resize();
+    }
+  }
+
+  /** Keeps the camera above the snow and the orbit target inside the scene. */
+  private keepCameraInBounds(): void {
+    const target = this.controls.target;
+    const limit = SCENE_HALF_EXTENT;
+    target.x = THREE.MathUtils.clamp(target.x, -limit, limit);
+    target.z = THREE.MathUtils.clamp(target.z, -limit, limit);
+    target.y = THREE.MathUtils.clamp(target.y, 2, SCENE_HEIGHT);
+    if (this.camera.position.y < MIN_CAMERA_HEIGHT) this.camera.position.y = MIN_CAMERA_HEIGHT;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Procedural sprite textures drawn on a canvas at start-up (no image downloads): a 2×2 atlas of
+ * snowflake shapes, one per flake variant 0..3.
+ */
+import * as THREE from "three";
+
+/** Pixels per atlas cell. */
+const CELL = 128;
+
+/** Draws `arms` arms around the cell centre, each by `drawArm` in arm-local coordinates (+y out). */
+function radial(ctx: CanvasRenderingContext2D, arms: number, drawArm: () => void): void {
+  for (let i = 0; i < arms; i++) {
+    ctx.save();
+    ctx.rotate((i * 2 * Math.PI) / arms);
+    drawArm();
+    ctx.restore();
+  }
+}
+
+function line(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: number, y1: number) {
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x1, y1);
+  ctx.stroke();
+}
+
+/** Variant 0: a soft round clump, the most common flake far away. */
+function drawClump(ctx: CanvasRenderingContext2D): void {
+  const gradient = ctx.createRadialGradient(0, 0, 0, 0, 0, CELL * 0.42);
+  gradient.addColorStop(0, "rgba(255,255,255,1)");
+  gradient.addColorStop(0.35, "rgba(240,246,255,0.85)");
+  gradient.addColorStop(1, "rgba(230,240,255,0)");
+  ctx.fillStyle = gradient;
+  ctx.beginPath();
+  ctx.arc(0, 0, CELL * 0.42, 0, Math.PI * 2);
+  ctx.fill();
+}
+
+/** Variant 1: a six-armed dendrite with side branches. */
+function drawDendrite(ctx: CanvasRenderingContext2D): void {
+  const r = CELL * 0.4;
+  ctx.lineWidth = CELL * 0.045;
+  radial(ctx, 6, () => {
+    line(ctx, 0, 0, 0, r);
+    for (const at of [0.4, 0.65]) {
+      const branch = r * (0.95 - at) * 0.7;
+      line(ctx, 0, r * at, branch * 0.8, r * at + branch);
+      line(ctx, 0, r * at, -branch * 0.8, r * at + branch);
+    }
+  });
+}
+
+/** Variant 2: a hexagonal plate with an inner ring. */
+function drawPlate(ctx: CanvasRenderingContext2D): void {
+  const r = CELL * 0.36;
+  ctx.lineWidth = CELL * 0.04;
+  ctx.fillStyle = "rgba(235,243,255,0.35)";
+  ctx.beginPath();
+  for (let i = 0; i < 6; i++) {
+    const angle = (i * Math.PI) / 3;
+    ctx.lineTo(r * Math.cos(angle), r * Math.sin(angle));
+  }
+  ctx.closePath();
+  ctx.fill();
+  ctx.stroke();
+  radial(ctx, 6, () => line(ctx, 0, 0, 0, r * 0.55));
+  ctx.beginPath();
+  ctx.arc(0, 0, r * 0.3, 0, Math.PI * 2);
+  ctx.stroke();
+}
+
+/** Variant 3: a star of six plain needles with little plates at the tips. */
+function drawStellar(ctx: CanvasRenderingContext2D): void {
+  const r = CELL * 0.4;
+  ctx.lineWidth = CELL * 0.05;
+  radial(ctx, 6, () => {
+    line(ctx, 0, 0, 0, r * 0.8);
+    ctx.beginPath();
+    ctx.arc(0, r * 0.84, CELL * 0.05, 0, Math.PI * 2);
+    ctx.fill();
+  });
+  ctx.beginPath();
+  ctx.arc(0, 0, CELL * 0.08, 0, Math.PI * 2);
+  ctx.fill();
+}
+
+/**
+ * A 256×256 RGBA atlas of four flake shapes: variant v sits in cell (v % 2, floor(v / 2)),
+ * cells counted from the texture's bottom-left as GLSL sees them. White on transparent with a soft
+ * halo so flakes glow a little against the night sky.
+ */
+export function createSnowflakeAtlas(): THREE.CanvasTexture {
+  const canvas = document.createElement("canvas");
+  canvas.width = CELL * 2;
+  canvas.height = CELL * 2;
+  const ctx = canvas.getContext("2d");
+  if (!ctx) throw new Error("no_canvas_2d: the browser refused a 2D canvas for the flake sprites");
+  const painters = [drawClump, drawDendrite, drawPlate, drawStellar];
+  for (let variant = 0; variant < 4; variant++) {
+    ctx.save();
+    // Canvas rows run top-down, texture v runs bottom-up (flipY): cell row 0 is the canvas' bottom.
+    const column = variant % 2;
+    const row = 1 - Math.floor(variant / 2);
+    ctx.translate(column * CELL + CELL / 2, row * CELL + CELL / 2);
+    ctx.strokeStyle = "rgba(255,255,255,0.95)";
+    ctx.fillStyle = "rgba(255,255,255,0.95)";
+    ctx.lineCap = "round";
+    ctx.shadowColor = "rgba(200,225,255,0.9)";
+    ctx.shadowBlur = CELL * 0.06;
+    painters[variant](ctx);
+    ctx.restore();
+  }
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  texture.generateMipmaps = false;
+  texture.minFilter = THREE.LinearFilter;
+  texture.magFilter = THREE.LinearFilter;
+  return texture;
+}
