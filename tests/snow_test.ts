@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { DT, SCENE_HALF_EXTENT } from "../shared/constants.ts";
+import { Hasher } from "../shared/hash.ts";
+import { applySettings, initialSnapshot } from "../shared/settings.ts";
+import {
+  Snow,
+  SNOW_FALL_SPEED,
+  SNOW_HEIGHT,
+  SNOW_SWAY_AMPLITUDE,
+  SNOW_VARIANTS,
+  SNOW_WIND_FACTOR,
+  sway,
+} from "../shared/snow.ts";
+
+const CAPACITY = 4000;
+const WIDTH = 2 * SCENE_HALF_EXTENT;
+/** float32 storage: metres-scale positions round to ~4e-6, sums of three terms a bit more. */
+const F32_SLACK = 2e-5;
+
+function calm(snow = 1) {
+  return initialSnapshot({ snow, windSpeed: 0, windDirection: 0 });
+}
+
+function positions(snow: Snow, time: number): Float32Array {
+  const out = new Float32Array(snow.capacity * 3);
+  snow.fill(time, out);
+  return out;
+}
+
+/** The shortest signed distance from a to b on a circle of circumference `period`. */
+function wrappedDelta(a: number, b: number, period: number): number {
+  const d = b - a;
+  return d - Math.round(d / period) * period;
+}
+
+Deno.test("snow fill is a closed form of time, independent of call history", () => {
+  const a = new Snow(11, CAPACITY);
+  const b = new Snow(11, CAPACITY);
+  a.setClimate(initialSnapshot({ snow: 1 }));
+  b.setClimate(initialSnapshot({ snow: 1 }));
+  for (let t = 0; t < 200; t += 7) positions(a, t + 0.25);
+  positions(a, 1e7);
+  assert.deepEqual(positions(a, 1234.5), positions(b, 1234.5));
+  assert.notDeepEqual(positions(a, 1234.5), positions(a, 1235.5));
+});
+
+Deno.test("snow flakes fall at their own speed and wrap to the top at the ground", async (t) => {
+  const snow = new Snow(5, CAPACITY);
+  snow.setClimate(calm());
+  const start = positions(snow, 0);
+
+  await t.step("heights follow y0 − speed·t modulo the box height", () => {
+    for (const time of [0, 0.5, 59.75, 3600, 1e6 + 0.125, 5e9]) {
+      const out = positions(snow, time);
+      for (let i = 0; i < snow.count; i++) {
+        const unwrapped = snow.originY[i] - snow.fallPerTick[i] * time;
+        const expected = ((unwrapped % SNOW_HEIGHT) + SNOW_HEIGHT) % SNOW_HEIGHT;
+        const error = Math.abs(wrappedDelta(expected, out[i * 3 + 1], SNOW_HEIGHT));
+        assert.ok(error < 1e-4 + Math.abs(unwrapped) * 1e-15, `flake ${i} at ${time}: ${error}`);
+      }
+    }
+  });
+
+  await t.step("fall speeds span the configured range", () => {
+    let slowest = Infinity, fastest = 0;
+    for (let i = 0; i < snow.count; i++) {
+      const speed = snow.fallPerTick[i] / DT;
+      slowest = Math.min(slowest, speed);
+      fastest = Math.max(fastest, speed);
+    }
+    assert.ok(slowest >= SNOW_FALL_SPEED[0] - 1e-6 && slowest < SNOW_FALL_SPEED[0] + 0.05);
+    assert.ok(fastest <= SNOW_FALL_SPEED[1] + 1e-6 && fastest > SNOW_FALL_SPEED[1] - 0.05);
+  });
+
+  await t.step("flakes reaching the ground reappear at the top", () => {
+    let wrapped = 0;
+    let previous = start;
+    for (let tick = 1; tick <= 120; tick++) {
+      const now = positions(snow, tick);
+      for (let i = 0; i < snow.count; i++) {
+        const before = previous[i * 3 + 1], after = now[i * 3 + 1];
+        if (after > before) {
+          wrapped++;
+          assert.ok(before < 0.05, `flake ${i} jumped up from ${before}`);
+          assert.ok(after > SNOW_HEIGHT - 0.05, `flake ${i} reappeared at ${after}`);
+        }
+      }
+      previous = now;
+    }
+    // ~2 s of fall at ~1.1 m/s over a 45 m box: about 5% of flakes wrap.
+    assert.ok(wrapped > snow.count * 0.02, `only ${wrapped} flakes wrapped`);
+  });
+
+  await t.step("without wind, flakes only sway around their origin", () => {
+    const later = positions(snow, 777.5);
+    for (let i = 0; i < snow.count; i++) {
+      const reach = Math.hypot(snow.swayX[i], snow.swayZ[i]) * 1.002 + F32_SLACK;
+      assert.ok(Math.abs(wrappedDelta(start[i * 3], later[i * 3], WIDTH)) <= 2 * reach);
+      assert.ok(Math.abs(wrappedDelta(start[i * 3 + 2], later[i * 3 + 2], WIDTH)) <= 2 * reach);
+    }
+  });
+});
+
+Deno.test("snow stays inside the scene box at any time and wind", () => {
+  const snow = new Snow(99, CAPACITY);
+  snow.setClimate(initialSnapshot({ snow: 1, windSpeed: 12, windDirection: 217 }));
+  for (const time of [0, 0.5, 1000.3, 1e7 + 0.9, 2.5e9 + 0.75]) {
+    const out = positions(snow, time);
+    for (let i = 0; i < snow.count; i++) {
+      const x = out[i * 3], y = out[i * 3 + 1], z = out[i * 3 + 2];
+      assert.ok(x >= -SCENE_HALF_EXTENT && x <= SCENE_HALF_EXTENT, `x ${x} at ${time}`);
+      assert.ok(y >= 0 && y <= SNOW_HEIGHT, `y ${y} at ${time}`);
+      assert.ok(z >= -SCENE_HALF_EXTENT && z <= SCENE_HALF_EXTENT, `z ${z} at ${time}`);
+    }
+  }
+});
+
+Deno.test("snow drifts with the wind, scaled per flake", () => {
+  const snow = new Snow(3, CAPACITY);
+  snow.setClimate(initialSnapshot({ snow: 1, windSpeed: 10, windDirection: 0 }));
+  const before = positions(snow, 6000);
+  const after = positions(snow, 6060); // one second: 10 m of wind integral along +x
+  let sum = 0, least = Infinity, most = 0;
+  for (let i = 0; i < snow.count; i++) {
+    const dx = wrappedDelta(before[i * 3], after[i * 3], WIDTH);
+    const dz = wrappedDelta(before[i * 3 + 2], after[i * 3 + 2], WIDTH);
+    const swayReach = 2 * Math.hypot(snow.swayX[i], snow.swayZ[i]) * 1.002 + F32_SLACK;
+    assert.ok(Math.abs(dx - 10 * snow.windFactor[i]) <= swayReach, `flake ${i} dx ${dx}`);
+    assert.ok(Math.abs(dz) <= swayReach, `flake ${i} dz ${dz}`);
+    const drift = dx / 10;
+    sum += drift;
+    least = Math.min(least, drift);
+    most = Math.max(most, drift);
+  }
+  const mean = sum / snow.count;
+  assert.ok(Math.abs(mean - 1) < 0.03, `mean drift factor ${mean}`);
+  assert.ok(least < SNOW_WIND_FACTOR[0] + 0.15, `least drift ${least}`);
+  assert.ok(most > SNOW_WIND_FACTOR[1] - 0.15, `most drift ${most}`);
+});
+
+Deno.test("snow positions are continuous across a wind change", () => {
+  const before = initialSnapshot({ snow: 1, windSpeed: 3, windDirection: 40 });
+  const change = 1800;
+  const after = applySettings(before, change, { windSpeed: 12, windDirection: 250 });
+  const oldWind = new Snow(8, CAPACITY);
+  const newWind = new Snow(8, CAPACITY);
+  oldWind.setClimate(before);
+  newWind.setClimate(after);
+  const a = positions(oldWind, change);
+  const b = positions(newWind, change);
+  for (let i = 0; i < a.length; i++) {
+    const period = i % 3 === 1 ? SNOW_HEIGHT : WIDTH;
+    assert.ok(Math.abs(wrappedDelta(a[i], b[i], period)) < F32_SLACK, `component ${i}`);
+  }
+  // A tenth of a tick later, flakes have moved at most (wind 12·1.4 + fall + sway) · dt/10.
+  const c = positions(newWind, change + 0.1);
+  let moved = 0;
+  for (let i = 0; i < a.length; i++) {
+    const period = i % 3 === 1 ? SNOW_HEIGHT : WIDTH;
+    const step = Math.abs(wrappedDelta(b[i], c[i], period));
+    assert.ok(step < 0.05, `component ${i} jumped ${step}`);
+    moved = Math.max(moved, step);
+  }
+  assert.ok(moved > 0.01, "the new wind moves flakes");
+});
+
+Deno.test("snow intensity selects a prefix of the flakes", () => {
+  const snow = new Snow(21, CAPACITY);
+  snow.setClimate(initialSnapshot({ snow: 1 }));
+  assert.equal(snow.count, CAPACITY);
+  const full = positions(snow, 4321.5);
+  snow.setClimate(initialSnapshot({ snow: 0.3 }));
+  assert.equal(snow.count, Math.round(0.3 * CAPACITY));
+  const light = new Float32Array(snow.count * 3);
+  snow.fill(4321.5, light);
+  assert.deepEqual(light, full.subarray(0, snow.count * 3));
+  snow.setClimate(initialSnapshot({ snow: 0 }));
+  assert.equal(snow.count, 0);
+});
+
+Deno.test("snow per-flake attributes cover their ranges", () => {
+  const snow = new Snow(4, CAPACITY);
+  const variants = new Set<number>();
+  let clockwise = 0;
+  for (let i = 0; i < CAPACITY; i++) {
+    variants.add(snow.variant[i]);
+    if (snow.spin[i] < 0) clockwise++;
+    const amplitude = Math.hypot(snow.swayX[i], snow.swayZ[i]);
+    assert.ok(amplitude >= SNOW_SWAY_AMPLITUDE[0] - 1e-6);
+    assert.ok(amplitude <= SNOW_SWAY_AMPLITUDE[1] + 1e-6);
+    assert.ok(snow.size[i] > 0);
+    assert.ok(snow.phase[i] >= 0 && snow.phase[i] < 6.3);
+  }
+  assert.deepEqual([...variants].sort(), Array.from({ length: SNOW_VARIANTS }, (_, k) => k));
+  assert.ok(clockwise > CAPACITY * 0.45 && clockwise < CAPACITY * 0.55);
+});
+
+Deno.test("snow sway approximates a sine within 0.0011", () => {
+  for (let k = 0; k < 4096; k++) {
+    const u = k / 4096;
+    assert.ok(Math.abs(sway(u) - Math.sin(2 * Math.PI * u)) < 0.0011, `u ${u}`);
+  }
+});
+
+Deno.test("snow hash depends on seed, tick and intensity only", () => {
+  const of = (seed: number, tick: number, snow = 0.5) => {
+    const h = new Hasher();
+    const s = new Snow(seed, CAPACITY);
+    s.setClimate(initialSnapshot({ snow }));
+    s.hashInto(h, tick);
+    return h.digest();
+  };
+  assert.equal(of(1, 600), of(1, 600));
+  assert.notEqual(of(1, 600), of(2, 600));
+  assert.notEqual(of(1, 600), of(1, 601));
+  assert.notEqual(of(1, 600, 0.5), of(1, 600, 0.7));
+});
+
+Deno.test("snow fill refuses a buffer that is too short", () => {
+  const snow = new Snow(1, CAPACITY);
+  snow.setClimate(initialSnapshot({ snow: 1 }));
+  assert.throws(() => snow.fill(0, new Float32Array(10)), /snow_fill_short/);
+  assert.throws(() => new Snow(1, -5), /snow_capacity/);
+});
