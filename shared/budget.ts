@@ -1,0 +1,31 @@
+/**
+ * Admission control: the exact particle slots an event occupies and the tick its slots free up.
+ * Computed with the same plan function the fireworks simulate with, so the server's accounting
+ * and every client's pool agree slot for slot. An event occupies its slots for the ticks in
+ * [event.tick, endTick).
+ */
+import { planFirework } from "./firework_plan.ts";
+import { GUN_LIFE_TICKS, GUN_SHOTS } from "./gun.ts";
+import type { SceneEvent } from "./types.ts";
+
+/** What an event costs the sky. */
+export interface EventCost {
+  /** Particle slots the event reserves (its exact maximum live particles). */
+  particles: number;
+  /** The first tick at which all of them are dead and their slots are free again. */
+  endTick: number;
+}
+
+/** The slots `event` occupies in a scene with `seed`, and when they free up. */
+export function eventCost(seed: number, event: SceneEvent): EventCost {
+  switch (event.body.type) {
+    case "launch": {
+      const plan = planFirework(seed, event.seq);
+      return { particles: plan.slots, endTick: event.tick + plan.lifeTicks };
+    }
+    case "gun":
+      return { particles: GUN_SHOTS, endTick: event.tick + GUN_LIFE_TICKS };
+    case "settings":
+      return { particles: 0, endTick: event.tick };
+  }
+}

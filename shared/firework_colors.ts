@@ -1,0 +1,144 @@
+/**
+ * Colour over a firework particle's life: a heat curve white → yellow → orange → red → dark,
+ * brightness ∝ √(remaining life), mixed with the particle's theme tint, alpha fading at the end.
+ * Pure arithmetic only (no Math.pow/exp), so every engine agrees to the bit.
+ */
+import type { Theme } from "./types.ts";
+
+/** Heat curve keyframes: [t, r, g, b], t = age / maxLife in [0, 1]. */
+const HEAT_KEYS: readonly (readonly [number, number, number, number])[] = [
+  [0, 1, 1, 1], // white
+  [0.18, 1, 0.85, 0.35], // yellow
+  [0.4, 1, 0.45, 0.08], // orange
+  [0.65, 0.75, 0.08, 0.02], // red
+  [1, 0.06, 0.01, 0], // dark
+];
+
+/** Share of life after which the alpha starts to fade to 0. */
+export const FADE_START = 0.8;
+
+/** Share of life over which the theme tint blends in fully. */
+const TINT_RISE = 0.3;
+
+/** Writes the heat curve's rgb at `t` (clamped to [0, 1]) into out[0..2]. */
+export function heatColor(t: number, out: Float64Array | number[]): void {
+  const c = t < 0 ? 0 : t > 1 ? 1 : t;
+  let k = 1;
+  while (k < HEAT_KEYS.length - 1 && HEAT_KEYS[k][0] < c) k++;
+  const a = HEAT_KEYS[k - 1], b = HEAT_KEYS[k];
+  const f = (c - a[0]) / (b[0] - a[0]);
+  out[0] = a[1] + (b[1] - a[1]) * f;
+  out[1] = a[2] + (b[2] - a[2]) * f;
+  out[2] = a[3] + (b[3] - a[3]) * f;
+}
+
+/** Brightness at `t`: proportional to the square root of the life left. */
+export function brightnessAt(t: number): number {
+  return Math.sqrt(t >= 1 ? 0 : 1 - t);
+}
+
+/** How much of the theme tint shows at `t`, before the particle's own mix factor: 0 → 1. */
+export function tintAt(t: number): number {
+  return t >= TINT_RISE ? 1 : t / TINT_RISE;
+}
+
+/** Alpha at `t`: 1, then a linear fade to 0 over the last `1 − FADE_START` of life. */
+export function alphaAt(t: number): number {
+  if (t <= FADE_START) return 1;
+  return t >= 1 ? 0 : (1 - t) / (1 - FADE_START);
+}
+
+/**
+ * The exact colour (rgba, before float32 storage) of a particle at `t` with theme tint
+ * (`r`,`g`,`b`) mixed in by `mix` ∈ [0, 1]: brightness · (heat + mix·tintAt·(tint − heat)).
+ */
+export function fireworkColor(
+  t: number,
+  r: number,
+  g: number,
+  b: number,
+  mix: number,
+  out: Float64Array | number[],
+): void {
+  heatColor(t, out);
+  const w = mix * tintAt(t);
+  const k = brightnessAt(t);
+  out[0] = k * (out[0] + w * (r - out[0]));
+  out[1] = k * (out[1] + w * (g - out[1]));
+  out[2] = k * (out[2] + w * (b - out[2]));
+  out[3] = alphaAt(t);
+}
+
+/** Entries of the colour table minus one: `t` is sampled at multiples of 1 / COLOR_STEPS. */
+export const COLOR_STEPS = 64;
+
+/** Floats per colour table entry: heat r, g, b, brightness, tint share, alpha. */
+export const COLOR_ENTRY = 6;
+
+/** The life curve sampled at t = j / COLOR_STEPS, j = 0..COLOR_STEPS, for the hot loop. */
+export const COLOR_TABLE: Float64Array = (() => {
+  const table = new Float64Array((COLOR_STEPS + 1) * COLOR_ENTRY);
+  const rgb = [0, 0, 0];
+  for (let j = 0; j <= COLOR_STEPS; j++) {
+    const t = j / COLOR_STEPS;
+    heatColor(t, rgb);
+    const e = j * COLOR_ENTRY;
+    table[e] = rgb[0];
+    table[e + 1] = rgb[1];
+    table[e + 2] = rgb[2];
+    table[e + 3] = brightnessAt(t);
+    table[e + 4] = tintAt(t);
+    table[e + 5] = alphaAt(t);
+  }
+  return table;
+})();
+
+/** The colour table step for a particle of `age` ticks out of `maxLife`: round(t · STEPS). */
+export function colorStep(age: number, maxLife: number): number {
+  return Math.floor((age * COLOR_STEPS) / maxLife + 0.5);
+}
+
+/** Linear rgb of every tint a particle can carry; `style % PALETTE_SIZE` indexes it. */
+export const PALETTE: readonly (readonly [number, number, number])[] = [
+  [1, 0.72, 0.38], // 0 warm white: shells and trails
+  [1, 0.06, 0.03], // 1 red
+  [1, 0.62, 0.1], // 2 gold
+  [1, 0.32, 0.04], // 3 amber
+  [0.08, 0.25, 1], // 4 blue
+  [0.78, 0.84, 1], // 5 silver
+  [0.25, 0.7, 1], // 6 ice blue
+  [0.08, 1, 0.18], // 7 green
+  [0.62, 0.08, 1], // 8 purple
+  [0.55, 1, 0.08], // 9 lime
+  [1, 0.05, 0.05], // 10 rainbow red
+  [1, 0.45, 0.02], // 11 rainbow orange
+  [1, 0.95, 0.05], // 12 rainbow yellow
+  [0.1, 1, 0.1], // 13 rainbow green
+  [0.05, 0.9, 1], // 14 rainbow cyan
+  [0.1, 0.2, 1], // 15 rainbow blue
+  [0.55, 0.1, 1], // 16 rainbow violet
+  [1, 0.1, 0.7], // 17 rainbow magenta
+  [0.6, 0.95, 1], // 18 gun
+];
+
+/** Tints per palette row block; a style is `kind * PALETTE_SIZE + tint`. */
+export const PALETTE_SIZE = 32;
+
+/** Palette index of the warm white of shells and trails. */
+export const WARM_WHITE = 0;
+
+/** Palette index of the gun's shots. */
+export const GUN_TINT = 18;
+
+/** The first of the eight rainbow hues. */
+export const RAINBOW_FIRST = 10;
+
+/** How many rainbow hues there are. */
+export const RAINBOW_HUES = 8;
+
+/** The three tints of each single-colour theme (rainbow picks hues by burst direction). */
+export const THEME_TINTS: Readonly<Record<Exclude<Theme, "rainbow">, readonly number[]>> = {
+  "red-gold": [1, 2, 3],
+  "blue-silver": [4, 5, 6],
+  "green-purple": [7, 8, 9],
+};

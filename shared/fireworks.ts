@@ -1,0 +1,376 @@
+/**
+ * Fireworks: a rising shell that drops a trail of warm sparks along its path every tick, an apex
+ * burst uniform on the sphere, and secondary bursts from some burst particles. Each launch owns
+ * one dense block of the pool, sized by its plan, so its budget is exact and the layout depends
+ * only on live launches.
+ */
+import { DT } from "./constants.ts";
+import { acos, cos, sin, TAU } from "./dmath.ts";
+import {
+  COLOR_ENTRY,
+  COLOR_STEPS,
+  COLOR_TABLE,
+  PALETTE,
+  PALETTE_SIZE,
+  RAINBOW_FIRST,
+  RAINBOW_HUES,
+  THEME_TINTS,
+  WARM_WHITE,
+} from "./firework_colors.ts";
+import {
+  BURST_LIFE_MAX,
+  BURST_LIFE_MIN,
+  BURST_SPEED_NOISE,
+  CHILD_LIFE_MAX,
+  CHILD_LIFE_MIN,
+  FireworkPlan,
+  PHASE,
+  planFirework,
+  SECONDARY_CHILDREN,
+  secondaryDelay,
+  SHELL_DECELERATION,
+  TRAIL_LIFE_MAX,
+  TRAIL_LIFE_MIN,
+  TRAIL_PER_TICK,
+} from "./firework_plan.ts";
+import type { Hasher } from "./hash.ts";
+import { type Block, ParticlePool } from "./particle_pool.ts";
+import { Rng, STREAM, streamKey } from "./prng.ts";
+import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
+import type { ParticleView } from "./views.ts";
+
+/** Particle kinds; a particle's style is `kind * PALETTE_SIZE + tint`. */
+export const KIND = { shell: 0, trail: 1, burst: 2, child: 3 } as const;
+
+/** Sprite diameters in metres by kind. */
+export const SIZE = { shell: 0.7, trail: 0.32, burst: 0.55, child: 0.4 } as const;
+
+/** Per kind: velocity kept per tick (drag), downward acceleration (m/s²), tint mix. */
+const KIND_PHYSICS: readonly (readonly [number, number, number])[] = [
+  [1, SHELL_DECELERATION, 0], // shell: decelerates to its apex exactly
+  [0.9, 3, 0.15], // trail: slows fast, drifts down, stays warm
+  [0.975, 4, 0.85], // burst
+  [0.95, 4, 0.9], // secondary burst
+];
+
+const STYLE_COUNT = KIND_PHYSICS.length * PALETTE_SIZE;
+const DRAG = new Float64Array(STYLE_COUNT);
+const GRAVITY_DT = new Float64Array(STYLE_COUNT);
+const MIX = new Float64Array(STYLE_COUNT);
+const TINT = new Float64Array(STYLE_COUNT * 3);
+for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
+  for (let tint = 0; tint < PALETTE_SIZE; tint++) {
+    const s = kind * PALETTE_SIZE + tint;
+    DRAG[s] = KIND_PHYSICS[kind][0];
+    GRAVITY_DT[s] = KIND_PHYSICS[kind][1] * DT;
+    MIX[s] = KIND_PHYSICS[kind][2];
+    const rgb = PALETTE[tint] ?? PALETTE[WARM_WHITE];
+    TINT[s * 3] = rgb[0];
+    TINT[s * 3 + 1] = rgb[1];
+    TINT[s * 3 + 2] = rgb[2];
+  }
+}
+
+/**
+ * Writes the colour of slot `i` for a particle of `style` that is `age` ticks into `maxLife`:
+ * the shared life curve, tinted. The hot loop and every spawn use this one function.
+ */
+function paint(color: Float32Array, i: number, style: number, age: number, maxLife: number): void {
+  const e = Math.floor((age * COLOR_STEPS) / maxLife + 0.5) * COLOR_ENTRY;
+  const w = MIX[style] * COLOR_TABLE[e + 4];
+  const k = COLOR_TABLE[e + 3];
+  const hr = COLOR_TABLE[e], hg = COLOR_TABLE[e + 1], hb = COLOR_TABLE[e + 2];
+  const t = style * 3;
+  const c = i * 4;
+  color[c] = k * (hr + w * (TINT[t] - hr));
+  color[c + 1] = k * (hg + w * (TINT[t + 1] - hg));
+  color[c + 2] = k * (hb + w * (TINT[t + 2] - hb));
+  color[c + 3] = COLOR_TABLE[e + 5];
+}
+
+/** One launch's block: its plan plus what the launch resolved (where, which tints). */
+export interface FireworkBlock extends Block {
+  readonly plan: FireworkPlan;
+  readonly x: number;
+  readonly z: number;
+  readonly theme: Theme;
+  /** Main and second tint (palette indices); unused for rainbow. */
+  readonly primary: number;
+  readonly secondary: number;
+  /** Ticks after the apex at which each secondary bursts. */
+  readonly delays: Uint8Array;
+}
+
+/** Resolves a launch's theme: its own, else the scene's unless `auto`, else the launch's roll. */
+export function resolveTheme(
+  own: Theme | undefined,
+  setting: ThemeSetting,
+  roll: number,
+): Theme {
+  if (own) return own;
+  if (setting !== "auto") return setting;
+  return THEMES[Math.floor(roll * THEMES.length)];
+}
+
+/** All fireworks of a world. */
+export class Fireworks {
+  readonly seed: number;
+  /** Render view and storage. */
+  readonly pool: ParticlePool<FireworkBlock>;
+  #live = 0;
+  readonly #rng = new Rng();
+
+  constructor(seed: number, capacity: number) {
+    this.seed = seed;
+    this.pool = new ParticlePool<FireworkBlock>(capacity);
+  }
+
+  /** The render view (shells, trails, bursts, secondary bursts). */
+  get view(): ParticleView {
+    return this.pool;
+  }
+
+  /** Live particles (alive shells and sparks). */
+  live(): number {
+    return this.#live;
+  }
+
+  /** Slots reserved by live launches. */
+  used(): number {
+    return this.pool.count;
+  }
+
+  /**
+   * Adds launch `seq` at (x, z) applied at `tick`: reserves its block and places the shell on
+   * the ground. The caller checks the sky's capacity first.
+   */
+  launch(
+    seq: number,
+    tick: number,
+    x: number,
+    z: number,
+    own: Theme | undefined,
+    setting: ThemeSetting,
+  ): void {
+    const plan = planFirework(this.seed, seq);
+    const theme = resolveTheme(own, setting, plan.themeRoll);
+    let primary = RAINBOW_FIRST, secondary = RAINBOW_FIRST;
+    if (theme !== "rainbow") {
+      const tints = THEME_TINTS[theme];
+      const p = Math.floor(plan.primaryRoll * tints.length);
+      primary = tints[p];
+      secondary =
+        tints[(p + 1 + Math.floor(plan.secondaryRoll * (tints.length - 1))) % tints.length];
+    }
+    const delays = new Uint8Array(plan.secondaryCount);
+    for (let j = 0; j < delays.length; j++) delays[j] = secondaryDelay(this.seed, seq, j);
+    const block: FireworkBlock = {
+      seq,
+      tick,
+      start: 0,
+      size: plan.slots,
+      endTick: tick + plan.lifeTicks,
+      plan,
+      x,
+      z,
+      theme,
+      primary,
+      secondary,
+      delays,
+    };
+    this.pool.add(block);
+    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
+    const i = block.start;
+    position[i * 3] = previous[i * 3] = x;
+    position[i * 3 + 1] = previous[i * 3 + 1] = 0;
+    position[i * 3 + 2] = previous[i * 3 + 2] = z;
+    velocity[i * 3] = plan.driftX;
+    velocity[i * 3 + 1] = plan.shellSpeed;
+    velocity[i * 3 + 2] = plan.driftZ;
+    // The block, not the life counter, ends the shell at its apex; a long nominal life keeps its
+    // colour near the white-hot start of the curve while it rises.
+    life[i] = maxLife[i] = plan.riseTicks * 4;
+    const shellStyle = KIND.shell * PALETTE_SIZE + WARM_WHITE;
+    style[i] = shellStyle;
+    size[i] = SIZE.shell;
+    paint(color, i, shellStyle, 0, maxLife[i]);
+    this.#live++;
+  }
+
+  /** Simulates `tick` → `tick + 1`: moves every live particle, then spawns and bursts. */
+  step(tick: number): void {
+    this.#integrate();
+    const blocks = this.pool.blocks;
+    for (let b = 0; b < blocks.length; b++) this.#advanceBlock(blocks[b], tick);
+    this.pool.expire(tick + 1);
+  }
+
+  /** Hashes each live launch's block in application order. */
+  hashInto(h: Hasher): void {
+    h.u32(this.pool.blocks.length);
+    this.pool.hashInto(h);
+  }
+
+  /** The hot loop: drag, gravity, Euler step, ageing and colour for every live slot. */
+  #integrate(): void {
+    const { position, previous, velocity, color, life, maxLife, style } = this.pool;
+    const count = this.pool.count;
+    let died = 0;
+    for (let i = 0; i < count; i++) {
+      const left = life[i];
+      if (left <= 0) continue;
+      const p = i * 3;
+      const x = position[p], y = position[p + 1], z = position[p + 2];
+      previous[p] = x;
+      previous[p + 1] = y;
+      previous[p + 2] = z;
+      const s = style[i] | 0;
+      const d = DRAG[s];
+      const vx = velocity[p] * d;
+      const vy = velocity[p + 1] * d - GRAVITY_DT[s];
+      const vz = velocity[p + 2] * d;
+      velocity[p] = vx;
+      velocity[p + 1] = vy;
+      velocity[p + 2] = vz;
+      position[p] = x + vx * DT;
+      position[p + 1] = y + vy * DT;
+      position[p + 2] = z + vz * DT;
+      const remaining = left - 1;
+      life[i] = remaining;
+      if (remaining === 0) {
+        color[i * 4 + 3] = 0;
+        died++;
+      } else {
+        const full = maxLife[i];
+        paint(color, i, s, full - remaining, full);
+      }
+    }
+    this.#live -= died;
+  }
+
+  /** Spawns what the launch emits after stepping `tick`: trail, burst, secondary bursts. */
+  #advanceBlock(block: FireworkBlock, tick: number): void {
+    const k = tick - block.tick;
+    const plan = block.plan;
+    if (k < plan.riseTicks) this.#spawnTrail(block, k);
+    if (k === plan.riseTicks - 1) this.#burst(block);
+    const since = k - (plan.riseTicks - 1);
+    if (since <= 0) return;
+    const delays = block.delays;
+    for (let j = 0; j < delays.length; j++) {
+      if (delays[j] === since) this.#secondaryBurst(block, j);
+    }
+  }
+
+  /** Drops TRAIL_PER_TICK sparks stratified along the shell's last segment, so it never breaks. */
+  #spawnTrail(block: FireworkBlock, k: number): void {
+    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
+    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k));
+    const shell = block.start;
+    const sp = shell * 3;
+    const x0 = previous[sp], y0 = previous[sp + 1], z0 = previous[sp + 2];
+    const dx = position[sp] - x0, dy = position[sp + 1] - y0, dz = position[sp + 2] - z0;
+    const svx = velocity[sp], svy = velocity[sp + 1], svz = velocity[sp + 2];
+    const trailStyle = KIND.trail * PALETTE_SIZE + WARM_WHITE;
+    const first = shell + 1 + k * TRAIL_PER_TICK;
+    for (let n = 0; n < TRAIL_PER_TICK; n++) {
+      const i = first + n;
+      const p = i * 3;
+      // Stratified along the segment: sample n sits in [(n + 0.1) / N, (n + 0.9) / N].
+      const f = (n + 0.5 + 0.8 * (rng.next() - 0.5)) / TRAIL_PER_TICK;
+      position[p] = previous[p] = x0 + dx * f;
+      position[p + 1] = previous[p + 1] = y0 + dy * f;
+      position[p + 2] = previous[p + 2] = z0 + dz * f;
+      velocity[p] = svx * 0.1 + rng.range(-1.2, 1.2);
+      velocity[p + 1] = svy * 0.1 + rng.range(-1.2, 1.2);
+      velocity[p + 2] = svz * 0.1 + rng.range(-1.2, 1.2);
+      const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
+      life[i] = maxLife[i] = lifetime;
+      style[i] = trailStyle;
+      size[i] = SIZE.trail;
+      paint(color, i, trailStyle, 0, lifetime);
+    }
+    this.#live += TRAIL_PER_TICK;
+  }
+
+  /** Ends the shell at its apex and spawns the burst: directions uniform on the sphere. */
+  #burst(block: FireworkBlock): void {
+    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
+    const plan = block.plan;
+    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst));
+    const shell = block.start;
+    const sp = shell * 3;
+    const ax = position[sp], ay = position[sp + 1], az = position[sp + 2];
+    const svx = velocity[sp], svy = velocity[sp + 1], svz = velocity[sp + 2];
+    life[shell] = 0;
+    color[shell * 4 + 3] = 0;
+    this.#live--;
+    const rainbow = block.theme === "rainbow";
+    const first = shell + plan.burstStart;
+    for (let n = 0; n < plan.burstCount; n++) {
+      const i = first + n;
+      const p = i * 3;
+      const phi = acos(1 - 2 * rng.next());
+      const theta = TAU * rng.next();
+      const speed = plan.burstSpeed * (1 + BURST_SPEED_NOISE * (2 * rng.next() - 1));
+      const pick = rng.next();
+      const lifeRoll = rng.int(BURST_LIFE_MAX - BURST_LIFE_MIN + 1);
+      const ring = sin(phi) * speed;
+      position[p] = previous[p] = ax;
+      position[p + 1] = previous[p + 1] = ay;
+      position[p + 2] = previous[p + 2] = az;
+      velocity[p] = svx + ring * cos(theta);
+      velocity[p + 1] = svy + speed * cos(phi);
+      velocity[p + 2] = svz + ring * sin(theta);
+      // The first secondaryCount particles burst again: they die exactly when they burst.
+      const lifetime = n < plan.secondaryCount ? block.delays[n] : BURST_LIFE_MIN + lifeRoll;
+      const tint = rainbow
+        ? RAINBOW_FIRST + Math.floor((theta / TAU) * RAINBOW_HUES) % RAINBOW_HUES
+        : pick < 0.7
+        ? block.primary
+        : block.secondary;
+      const s = KIND.burst * PALETTE_SIZE + tint;
+      life[i] = maxLife[i] = lifetime;
+      style[i] = s;
+      size[i] = SIZE.burst;
+      paint(color, i, s, 0, lifetime);
+    }
+    this.#live += plan.burstCount;
+  }
+
+  /** Secondary burst `j`: its parent just died; children scatter from where it was. */
+  #secondaryBurst(block: FireworkBlock, j: number): void {
+    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
+    const plan = block.plan;
+    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + j));
+    const parent = block.start + plan.burstStart + j;
+    const pp = parent * 3;
+    const ax = position[pp], ay = position[pp + 1], az = position[pp + 2];
+    const pvx = velocity[pp] * 0.3, pvy = velocity[pp + 1] * 0.3, pvz = velocity[pp + 2] * 0.3;
+    const parentTint = (style[parent] | 0) % PALETTE_SIZE;
+    const tint = parentTint === block.primary ? block.secondary : parentTint;
+    const s = KIND.child * PALETTE_SIZE + tint;
+    const first = block.start + plan.childStart + j * SECONDARY_CHILDREN;
+    const childSpeed = rng.range(4, 7);
+    for (let n = 0; n < SECONDARY_CHILDREN; n++) {
+      const i = first + n;
+      const p = i * 3;
+      const phi = acos(1 - 2 * rng.next());
+      const theta = TAU * rng.next();
+      const speed = childSpeed * (1 + 0.2 * (2 * rng.next() - 1));
+      const ring = sin(phi) * speed;
+      position[p] = previous[p] = ax;
+      position[p + 1] = previous[p + 1] = ay;
+      position[p + 2] = previous[p + 2] = az;
+      velocity[p] = pvx + ring * cos(theta);
+      velocity[p + 1] = pvy + speed * cos(phi);
+      velocity[p + 2] = pvz + ring * sin(theta);
+      const lifetime = CHILD_LIFE_MIN + rng.int(CHILD_LIFE_MAX - CHILD_LIFE_MIN + 1);
+      life[i] = maxLife[i] = lifetime;
+      style[i] = s;
+      size[i] = SIZE.child;
+      paint(color, i, s, 0, lifetime);
+    }
+    this.#live += SECONDARY_CHILDREN;
+  }
+}

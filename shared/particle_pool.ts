@@ -1,0 +1,164 @@
+/**
+ * Particle storage shared by the fireworks and the particle gun: structure-of-arrays
+ * Float32Array views into ONE ArrayBuffer, organised as dense per-event blocks.
+ *
+ * Blocks are appended in the order events are applied ((tick, seq) order) and removed whole
+ * when their event's last particle is certainly dead; later blocks then slide down with
+ * `copyWithin`. The layout, and therefore the hash order, depends only on the events whose
+ * particles are still alive, i.e. only on the window — never on older history.
+ */
+import type { Hasher } from "./hash.ts";
+import type { ParticleView } from "./views.ts";
+
+/** One event's contiguous slot range in a pool. */
+export interface Block {
+  /** The event's sequence number (hashed to tell blocks apart). */
+  readonly seq: number;
+  /** The tick the event applied at. */
+  readonly tick: number;
+  /** First slot; changes when earlier blocks are removed. */
+  start: number;
+  /** Number of slots reserved, fixed for the block's lifetime (its budget). */
+  readonly size: number;
+  /** The pool drops the block when the world reaches this tick; all its particles are dead by then. */
+  readonly endTick: number;
+}
+
+// Bytes between the start of consecutive arrays beyond their length, so that the hot loop's
+// streams never sit a multiple of 4 KiB apart (4K aliasing stalls loads behind stores on x86).
+const STAGGER_BYTES = 64 * 5;
+
+/** Float32 components per particle of each array, in buffer order. */
+const LAYOUT = {
+  position: 3,
+  previous: 3,
+  velocity: 3,
+  color: 4,
+  size: 1,
+  life: 1,
+  maxLife: 1,
+  style: 1,
+} as const;
+
+type ArrayName = keyof typeof LAYOUT;
+
+/** A pool of particle slots, dense in `[0, count)`, that renders as a {@link ParticleView}. */
+export class ParticlePool<B extends Block = Block> implements ParticleView {
+  /** Most slots the pool can hold. */
+  readonly capacity: number;
+  /** xyz at the current tick. */
+  readonly position: Float32Array;
+  /** xyz at the previous tick. */
+  readonly previous: Float32Array;
+  /** xyz in metres per second. */
+  readonly velocity: Float32Array;
+  /** rgba, linear, brightness applied; alpha 0 for dead or not yet spawned slots. */
+  readonly color: Float32Array;
+  /** Sprite diameter in metres. */
+  readonly size: Float32Array;
+  /** Ticks left to live; 0 = dead or not yet spawned. */
+  readonly life: Float32Array;
+  /** The lifetime the particle was spawned with, in ticks. */
+  readonly maxLife: Float32Array;
+  /** Index into the owning system's style tables (drag, gravity, tint). */
+  readonly style: Float32Array;
+  /** Live blocks in application order; their slot ranges are contiguous and ascending. */
+  readonly blocks: B[] = [];
+  /** Slots in use (the end of the last block). */
+  count = 0;
+
+  readonly #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[];
+  /** The arrays the hash covers: position, velocity, colour, life. */
+  readonly #hashed: readonly { stride: number; words: Uint32Array }[];
+
+  constructor(capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new RangeError(`pool capacity must be a non-negative integer, got ${capacity}`);
+    }
+    this.capacity = capacity;
+    const names = Object.keys(LAYOUT) as ArrayName[];
+    let bytes = 0;
+    const offsets: number[] = [];
+    for (const name of names) {
+      offsets.push(bytes);
+      bytes += LAYOUT[name] * capacity * 4 + STAGGER_BYTES;
+    }
+    const buffer = new ArrayBuffer(bytes);
+    const views = names.map((name, i) =>
+      new Float32Array(buffer, offsets[i], LAYOUT[name] * capacity)
+    );
+    [
+      this.position,
+      this.previous,
+      this.velocity,
+      this.color,
+      this.size,
+      this.life,
+      this.maxLife,
+      this.style,
+    ] = views;
+    this.#arrays = names.map((name, i) => ({
+      array: views[i],
+      stride: LAYOUT[name],
+      words: new Uint32Array(buffer, offsets[i], LAYOUT[name] * capacity),
+    }));
+    const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
+    this.#hashed = hashedNames.map((name) => this.#arrays[names.indexOf(name)]);
+  }
+
+  /**
+   * Appends a block of `block.size` zeroed slots (zeroed so never-spawned slots hash the same
+   * wherever the block lives). The caller checks capacity first; overflowing throws.
+   */
+  add(block: B): void {
+    const end = this.count + block.size;
+    if (end > this.capacity) {
+      throw new RangeError(
+        `particle pool overflow: ${block.size} slots requested, ${this.count} of ${this.capacity} used`,
+      );
+    }
+    block.start = this.count;
+    for (const { array, stride } of this.#arrays) {
+      array.fill(0, block.start * stride, end * stride);
+    }
+    this.count = end;
+    this.blocks.push(block);
+  }
+
+  /** Removes every block whose `endTick <= tick` and slides later blocks down over the gap. */
+  expire(tick: number): void {
+    const blocks = this.blocks;
+    let kept = 0;
+    let cursor = 0;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i];
+      if (block.endTick <= tick) continue;
+      if (block.start !== cursor) this.#move(block.start, cursor, block.size);
+      block.start = cursor;
+      cursor += block.size;
+      blocks[kept++] = block;
+    }
+    blocks.length = kept;
+    this.count = cursor;
+  }
+
+  #move(from: number, to: number, slots: number): void {
+    for (const { array, stride } of this.#arrays) {
+      array.copyWithin(to * stride, from * stride, (from + slots) * stride);
+    }
+  }
+
+  /**
+   * Hashes every block in pool order: its seq, tick and size, then the position, velocity,
+   * colour and life of all its slots (never-spawned slots are zero, dead ones frozen, so the
+   * bytes depend only on the event and the ticks since it).
+   */
+  hashInto(h: Hasher): void {
+    for (const block of this.blocks) {
+      h.int(block.seq).int(block.tick).int(block.size);
+      for (const { words, stride } of this.#hashed) {
+        h.words(words, block.start * stride, (block.start + block.size) * stride);
+      }
+    }
+  }
+}

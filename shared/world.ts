@@ -1,0 +1,216 @@
+/**
+ * The deterministic world: settings, fireworks, particle gun, fountain and snow, advanced tick by
+ * tick by the same events on every client. Its state at tick T depends only on the seed, the
+ * snapshot at T − WINDOW_TICKS and the events since, which is what lets a late joiner catch up.
+ */
+import { DEFAULT_SKY_CAP } from "./constants.ts";
+import { SkyFullError, TickInPastError } from "./errors.ts";
+import { planFirework } from "./firework_plan.ts";
+import { Fireworks } from "./fireworks.ts";
+import { Fountain } from "./fountain.ts";
+import { Gun, GUN_SHOTS } from "./gun.ts";
+import { Hasher } from "./hash.ts";
+import { applySettings, initialSnapshot } from "./settings.ts";
+import { Snow } from "./snow.ts";
+import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
+import type { ParticleView, SnowView, StreakView } from "./views.ts";
+
+/** How to build a world. */
+export interface WorldOptions {
+  /** The scene seed: every random stream is keyed by it. */
+  seed: number;
+  /** Where to start (settings and accumulators at `snapshot.tick`); default: a new scene. */
+  snapshot?: WorldSnapshot;
+  /** Most firework + gun particle slots; default DEFAULT_SKY_CAP. Exceeding it throws. */
+  capacity?: number;
+}
+
+/** The whole simulated scene. `step()` never allocates. */
+export class World {
+  /** The scene seed. */
+  readonly seed: number;
+  /** Render view of shells, trails, bursts and secondary bursts. */
+  readonly fireworks: ParticleView;
+  /** Render view of the gun's shots. */
+  readonly gun: ParticleView;
+  /** Render view of the fountain's water, drawn as streaks. */
+  readonly fountain: StreakView;
+  /** Render view of the snow, evaluated in closed form. */
+  readonly snow: SnowView;
+
+  readonly #capacity: number;
+  readonly #fireworks: Fireworks;
+  readonly #gun: Gun;
+  readonly #fountain: Fountain;
+  readonly #snow: Snow;
+  readonly #hasher = new Hasher();
+  /** Queued events sorted by (tick, seq); entries before #head are applied. */
+  readonly #queue: SceneEvent[] = [];
+  #head = 0;
+  #snap: WorldSnapshot;
+  #tick: number;
+
+  constructor(opts: WorldOptions) {
+    this.seed = opts.seed >>> 0;
+    this.#capacity = opts.capacity ?? DEFAULT_SKY_CAP;
+    const snapshot = opts.snapshot ?? initialSnapshot();
+    this.#snap = { ...snapshot, settings: { ...snapshot.settings } };
+    this.#tick = snapshot.tick;
+    this.#fireworks = new Fireworks(this.seed, this.#capacity);
+    this.#gun = new Gun(this.seed, this.#capacity);
+    this.#fountain = new Fountain(this.seed);
+    this.#snow = new Snow(this.seed);
+    this.#snow.setClimate(this.#snap);
+    this.fireworks = this.#fireworks.view;
+    this.gun = this.#gun.view;
+    this.fountain = this.#fountain.view;
+    this.snow = this.#snow;
+  }
+
+  /** The next tick to simulate; the state is "at tick". */
+  get tick(): number {
+    return this.#tick;
+  }
+
+  /** The settings in force. */
+  get settings(): Readonly<Settings> {
+    return this.#snap.settings;
+  }
+
+  /**
+   * Queues an event; it applies at the start of `event.tick`, after events of that tick with a
+   * lower seq. Throws TickInPastError (a RangeError) when `event.tick` is already simulated.
+   */
+  apply(event: SceneEvent): void {
+    if (event.tick < this.#tick) throw new TickInPastError(event.tick, this.#tick);
+    const queue = this.#queue;
+    let i = queue.length;
+    while (
+      i > this.#head &&
+      (queue[i - 1].tick > event.tick ||
+        (queue[i - 1].tick === event.tick && queue[i - 1].seq > event.seq))
+    ) i--;
+    queue.splice(i, 0, event);
+  }
+
+  /** Applies this tick's events, simulates one tick and advances `tick`. */
+  step(): void {
+    const tick = this.#tick;
+    const queue = this.#queue;
+    while (this.#head < queue.length && queue[this.#head].tick === tick) {
+      this.#applyNow(queue[this.#head++]);
+    }
+    this.#trimQueue();
+    this.#fireworks.step(tick);
+    this.#gun.step(tick);
+    this.#fountain.step(tick, this.#snap.settings.fountain);
+    this.#tick = tick + 1;
+  }
+
+  /** Steps until `this.tick === tick`. */
+  advanceTo(tick: number): void {
+    if (tick < this.#tick) {
+      throw new TickInPastError(tick, this.#tick);
+    }
+    while (this.#tick < tick) this.step();
+  }
+
+  /**
+   * The state hash at `tick`: 16 lowercase hex chars, identical in every JS engine. It covers
+   * the tick, settings and wind accumulators, each live launch and volley in application order,
+   * the fountain's live window and a sample of the snow.
+   */
+  hash(): string {
+    const h = this.#hasher.reset();
+    const snap = this.#snap;
+    const s = snap.settings;
+    h.int(this.#tick);
+    h.f64(s.snow).f64(s.windSpeed).f64(s.windDirection);
+    h.u32(s.theme === "auto" ? THEMES.length : THEMES.indexOf(s.theme));
+    h.u32(s.show ? 1 : 0).u32(s.fountain ? 1 : 0);
+    h.f64(snap.windX).f64(snap.windZ).int(snap.windSince);
+    this.#fireworks.hashInto(h);
+    this.#gun.hashInto(h);
+    this.#fountain.hashInto(h);
+    this.#snow.hashInto(h, this.#tick);
+    return h.digest();
+  }
+
+  /** Settings and accumulators at `this.tick`. */
+  snapshot(): WorldSnapshot {
+    return { ...this.#snap, settings: { ...this.#snap.settings }, tick: this.#tick };
+  }
+
+  /** Live firework, gun and fountain particles. */
+  liveParticles(): number {
+    return this.#fireworks.live() + this.#gun.live() + this.#fountain.live();
+  }
+
+  /** Firework + gun slots reserved by live events (what admission control counts). */
+  usedSlots(): number {
+    return this.#fireworks.used() + this.#gun.used();
+  }
+
+  #applyNow(event: SceneEvent): void {
+    const body = event.body;
+    switch (body.type) {
+      case "settings":
+        this.#snap = applySettings(this.#snap, event.tick, body.settings);
+        this.#snow.setClimate(this.#snap);
+        return;
+      case "launch": {
+        this.#admit(planFirework(this.seed, event.seq).slots);
+        const theme = this.#snap.settings.theme;
+        this.#fireworks.launch(event.seq, event.tick, body.x, body.z, body.theme, theme);
+        return;
+      }
+      case "gun":
+        this.#admit(GUN_SHOTS);
+        this.#gun.fire(event.seq, event.tick, body.origin, body.direction);
+        return;
+    }
+  }
+
+  /** Never evicts: over capacity is a bug in admission control, so it fails loudly. */
+  #admit(slots: number): void {
+    const used = this.usedSlots();
+    if (used + slots > this.#capacity) throw new SkyFullError(slots, used, this.#capacity);
+  }
+
+  /** Drops applied events once they are a large share of the queue (shifting, not allocating). */
+  #trimQueue(): void {
+    const head = this.#head;
+    if (head < 256 || head * 2 < this.#queue.length) return;
+    const queue = this.#queue;
+    const rest = queue.length - head;
+    for (let i = 0; i < rest; i++) queue[i] = queue[head + i];
+    queue.length = rest;
+    this.#head = 0;
+  }
+}
+
+/** What a late joiner needs: the snapshot at the window's start and the events since. */
+export interface WindowOptions {
+  seed: number;
+  /** The true snapshot at its tick (e.g. `advanceSnapshot(initialSnapshot(), events, T − W)`). */
+  snapshot: WorldSnapshot;
+  /** Events from the window; those before `snapshot.tick` are already in the snapshot. */
+  events: readonly SceneEvent[];
+  /** The tick to catch up to. */
+  tick: number;
+  capacity?: number;
+}
+
+/**
+ * Rebuilds the present for a late joiner: starts at `snapshot.tick`, queues the window's events
+ * and steps to `tick`. Equal (hash for hash) to a world stepped from tick 0 whenever the snapshot
+ * is at least WINDOW_TICKS old or at tick 0.
+ */
+export function worldFromWindow(o: WindowOptions): World {
+  const world = new World({ seed: o.seed, snapshot: o.snapshot, capacity: o.capacity });
+  for (const event of o.events) {
+    if (event.tick >= o.snapshot.tick) world.apply(event);
+  }
+  world.advanceTo(o.tick);
+  return world;
+}
