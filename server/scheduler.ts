@@ -10,7 +10,7 @@ export class PassScheduler {
   readonly #monotonic: () => number;
   readonly #run: (nowMs: number, lagMs: number) => void;
   #deadline = 0;
-  #timer: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #running = false;
 
   constructor(

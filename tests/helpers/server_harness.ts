@@ -1,0 +1,176 @@
+/**
+ * Test harness for the scene server: a real server on port 0 over a temp DATA_DIR, and WebSocket
+ * clients that record every frame and can wait for the one a test expects.
+ */
+import type { ServerMessage } from "../../shared/protocol.ts";
+import { type RunningServer, type ServerOptions, startServer } from "../../server/server.ts";
+
+/** Starts a quiet server on a free loopback port; `dataDir` defaults to a fresh temp dir. */
+export async function startTestServer(
+  options: Partial<ServerOptions> = {},
+): Promise<RunningServer & { dataDir: string }> {
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "snowfire-test-" });
+  const server = await startServer({
+    port: 0,
+    hostname: "127.0.0.1",
+    log: () => {},
+    ...options,
+    dataDir,
+  });
+  return { ...server, dataDir };
+}
+
+/** Runs `fn` against a fresh server and always shuts it down and removes its data. */
+export async function withServer(
+  options: Partial<ServerOptions>,
+  fn: (server: RunningServer & { dataDir: string }) => Promise<void>,
+): Promise<void> {
+  const server = await startTestServer(options);
+  try {
+    await fn(server);
+  } finally {
+    await server.shutdown();
+    if (!options.dataDir) await Deno.remove(server.dataDir, { recursive: true });
+  }
+}
+
+type Waiter = {
+  match: (m: ServerMessage) => boolean;
+  resolve: (m: ServerMessage) => void;
+};
+
+/** A recording WebSocket client. */
+export class TestClient {
+  readonly socket: WebSocket;
+  /** Every parsed frame received, in order. */
+  readonly messages: ServerMessage[] = [];
+  /** Resolves with the close event. */
+  readonly closed: Promise<CloseEvent>;
+  #waiters: Waiter[] = [];
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    this.closed = new Promise((resolve) => {
+      socket.addEventListener("close", (e) => resolve(e));
+    });
+    socket.addEventListener("message", (e) => {
+      const message = JSON.parse(e.data as string) as ServerMessage;
+      this.messages.push(message);
+      this.#waiters = this.#waiters.filter((w) => {
+        if (!w.match(message)) return true;
+        w.resolve(message);
+        return false;
+      });
+    });
+  }
+
+  /** Opens `/s/:scene/ws`; resolves once open (rejects if the server refuses the upgrade). */
+  static async connect(
+    baseUrl: string,
+    scene: string,
+    headers?: Record<string, string>,
+  ): Promise<TestClient> {
+    const url = `${baseUrl.replace(/^http/, "ws")}/s/${scene}/ws`;
+    // Deno's WebSocket accepts headers (used to present a foreign Origin).
+    const socket = headers
+      ? new WebSocket(url, { headers } as unknown as string[])
+      : new WebSocket(url);
+    const client = new TestClient(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error(`could not open ${url}`)), {
+        once: true,
+      });
+    });
+    return client;
+  }
+
+  /** Connects and says hello; resolves with the welcome. */
+  static async join(
+    baseUrl: string,
+    scene: string,
+    hello: { name?: string; lastSeq?: number } = {},
+  ): Promise<{ client: TestClient; welcome: Extract<ServerMessage, { t: "welcome" }> }> {
+    const client = await TestClient.connect(baseUrl, scene);
+    client.send({ t: "hello", ...hello });
+    const welcome = await client.waitFor((m) => m.t === "welcome");
+    return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
+  }
+
+  /** Sends an object as JSON, or a raw string / bytes as they are. */
+  send(message: unknown): void {
+    this.socket.send(
+      typeof message === "string" || message instanceof Uint8Array
+        ? message as string
+        : JSON.stringify(message),
+    );
+  }
+
+  /** The first message so far, or the next one, that matches; rejects after `timeoutMs`. */
+  waitFor(match: (m: ServerMessage) => boolean, timeoutMs = 5000): Promise<ServerMessage> {
+    const seen = this.messages.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for a message`));
+      }, timeoutMs);
+      const waiter: Waiter = {
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Waits until `count` messages so far match; returns all that match. */
+  async waitForCount(
+    match: (m: ServerMessage) => boolean,
+    count: number,
+    timeoutMs = 5000,
+  ): Promise<ServerMessage[]> {
+    await eventually(
+      `${count} matching messages arrived`,
+      () => this.messages.filter(match).length >= count,
+      timeoutMs,
+    );
+    return this.messages.filter(match);
+  }
+
+  /** Received events, in arrival order. */
+  events(): Extract<ServerMessage, { t: "event" }>[] {
+    return this.messages.filter((m) => m.t === "event") as Extract<ServerMessage, { t: "event" }>[];
+  }
+
+  /** Received errors. */
+  errors(): Extract<ServerMessage, { t: "error" }>[] {
+    return this.messages.filter((m) => m.t === "error") as Extract<ServerMessage, { t: "error" }>[];
+  }
+
+  /** Closes the socket and waits for the close to complete. */
+  async close(): Promise<CloseEvent> {
+    if (this.socket.readyState < WebSocket.CLOSING) this.socket.close(1000, "test done");
+    return await this.closed;
+  }
+}
+
+/** Sleeps `ms` (for letting time pass in a test; never as a performance assertion). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(10);
+  }
+}

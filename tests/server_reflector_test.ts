@@ -1,0 +1,136 @@
+/**
+ * The reflector over real WebSockets: same events for everyone, heartbeats at the promised rate,
+ * presence, resume after a dropped connection, and desync detection.
+ */
+import assert from "node:assert/strict";
+import type { ServerMessage } from "../shared/protocol.ts";
+import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+
+type EventMsg = Extract<ServerMessage, { t: "event" }>;
+const isEvent = (m: ServerMessage): m is EventMsg => m.t === "event";
+
+/** Settings that stop the show, so a test sees only its own events. */
+const QUIET = { t: "settings", settings: { show: false } };
+
+Deno.test("two clients see the same events with the same seq and tick", async () => {
+  await withServer({}, async (server) => {
+    const { client: a, welcome: wa } = await TestClient.join(server.url, "twin-peaks-1");
+    const { client: b } = await TestClient.join(server.url, "twin-peaks-1");
+    a.send(QUIET);
+    a.send({ t: "launch", x: 1, z: 2 });
+    b.send({ t: "launch", x: -3, z: 4, theme: "rainbow" });
+    a.send({ t: "gun", origin: [0, 2, 30], direction: [0, 0.5, -1] });
+    const done = (c: TestClient) => () => c.events().filter((e) => e.by !== "show").length >= 4;
+    await eventually("both saw four client events", () => done(a)() && done(b)());
+    const strip = (c: TestClient) => c.events().filter((e) => e.seq > wa.lastSeq);
+    assert.deepEqual(strip(a), strip(b));
+    const seqs = strip(a).map((e) => e.seq);
+    assert.deepEqual(seqs, seqs.map((_, i) => wa.lastSeq + 1 + i), "seq has no gaps");
+    const ticks = strip(a).map((e) => e.tick);
+    assert.deepEqual(ticks, [...ticks].sort((x, y) => x - y), "ticks never go back");
+    const mine = strip(a).find((e) => e.body.type === "launch" && e.body.x === 1)!;
+    assert.equal(mine.by, wa.you.id);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
+Deno.test("heartbeats arrive at 20 Hz or more and never undercut an event", async () => {
+  await withServer({}, async (server) => {
+    const { client } = await TestClient.join(server.url, "heart-beat-1");
+    await sleep(1000);
+    const beats = client.messages.filter((m) => m.t === "tick") as { n: number }[];
+    // A correctness check of the promised rate (≥ 20 per second), with room for a loaded machine.
+    assert.ok(beats.length >= 19, `only ${beats.length} heartbeats in a second`);
+    let promised = 0;
+    for (const m of client.messages) {
+      if (m.t === "tick") {
+        assert.ok(m.n >= promised, "heartbeats never go back");
+        promised = m.n;
+      } else if (m.t === "event") {
+        assert.ok(m.tick >= promised, `event at tick ${m.tick} after heartbeat ${promised}`);
+        promised = m.tick;
+      }
+    }
+    await client.close();
+  });
+});
+
+Deno.test("presence announces joins and leaves with a name and colour", async () => {
+  await withServer({}, async (server) => {
+    const { client: a } = await TestClient.join(server.url, "who-is-here-1", { name: "Alice" });
+    const { client: b, welcome } = await TestClient.join(server.url, "who-is-here-1", {
+      name: "Bob",
+    });
+    assert.deepEqual(welcome.peers.map((p) => p.name).sort(), ["Alice", "Bob"]);
+    const join = await a.waitFor((m) => m.t === "presence" && m.kind === "join");
+    assert.equal(join.t === "presence" && join.peer.name, "Bob");
+    assert.match(welcome.you.color, /^#[0-9a-f]{6}$/);
+    await b.close();
+    const leave = await a.waitFor((m) => m.t === "presence" && m.kind === "leave");
+    assert.equal(leave.t === "presence" && leave.peer.id, welcome.you.id);
+    const info = await (await fetch(`${server.url}/api/scenes/who-is-here-1`)).json();
+    assert.deepEqual(info.people.map((p: { name: string }) => p.name), ["Alice"]);
+    await a.close();
+  });
+});
+
+Deno.test("a client that reconnects with lastSeq gets exactly the events it missed", async () => {
+  await withServer({}, async (server) => {
+    const scene = "come-back-1";
+    const { client: stay } = await TestClient.join(server.url, scene);
+    stay.send(QUIET);
+    const { client: leaver } = await TestClient.join(server.url, scene);
+    stay.send({ t: "launch", x: 1, z: 1 });
+    await eventually(
+      "leaver saw the launch",
+      () => leaver.events().some((e) => e.by !== "show" && e.body.type === "launch"),
+    );
+    const lastSeen = Math.max(...leaver.events().map((e) => e.seq));
+    await leaver.close();
+    stay.send({ t: "launch", x: 2, z: 2 });
+    stay.send({ t: "launch", x: 3, z: 3 });
+    await eventually(
+      "stay saw both",
+      () => stay.events().filter((e) => e.body.type === "launch").length >= 3,
+    );
+    const { client: back, welcome } = await TestClient.join(server.url, scene, {
+      lastSeq: lastSeen,
+    });
+    assert.equal(welcome.resumed, true);
+    const missed = stay.events().filter((e) => e.seq > lastSeen).map(({ t: _t, ...e }) => e);
+    assert.deepEqual(welcome.events, missed);
+    assert.equal(welcome.lastSeq, missed[missed.length - 1].seq);
+
+    const { client: stranger, welcome: full } = await TestClient.join(server.url, scene, {
+      lastSeq: welcome.lastSeq + 100,
+    });
+    assert.equal(full.resumed, false, "an unknown lastSeq gets a full welcome");
+    assert.ok(full.events.length >= 3);
+    await Promise.all([stay.close(), back.close(), stranger.close()]);
+  });
+});
+
+Deno.test("a peer whose hash disagrees with the majority gets resync and a fresh welcome", async () => {
+  await withServer({ desyncTimeoutMs: 10_000 }, async (server) => {
+    const scene = "odd-one-out-1";
+    const joined = [];
+    for (let i = 0; i < 3; i++) joined.push(await TestClient.join(server.url, scene));
+    const checkpoint = Math.ceil(Math.max(...joined.map((j) => j.welcome.horizon)) / 60) * 60;
+    const [a, b, c] = joined.map((j) => j.client);
+    await a.waitFor((m) => m.t === "tick" && m.n >= checkpoint, 3000);
+    a.send({ t: "hash", tick: checkpoint, h: "00aa" });
+    c.send({ t: "hash", tick: checkpoint, h: "00bb" });
+    b.send({ t: "hash", tick: checkpoint, h: "00aa" });
+    const resync = await c.waitFor((m) => m.t === "resync");
+    assert.equal(resync.t === "resync" && resync.tick, checkpoint);
+    const welcomes = await c.waitForCount((m) => m.t === "welcome", 2);
+    assert.equal(welcomes.length, 2);
+    await sleep(100);
+    assert.ok(
+      !a.messages.some((m) => m.t === "resync") && !b.messages.some((m) => m.t === "resync"),
+    );
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^snowfire_desyncs_total 1$/m);
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+});
