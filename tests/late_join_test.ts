@@ -1,0 +1,68 @@
+import { deepEqual as assertEquals, equal, notEqual } from "node:assert/strict";
+import { WINDOW_TICKS } from "../shared/constants.ts";
+import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
+import { World, worldFromWindow } from "../shared/world.ts";
+import { busyScenario } from "./helpers/world_scenarios.ts";
+
+const SEED = 0xc0ffee;
+const events = busyScenario({ key: 7, ticks: 2400, launchGap: 25, gunGap: 60, settingsGap: 120 });
+
+/** A late joiner at T: the true snapshot at T − W plus only the events in [T − W, T). */
+function lateJoiner(T: number): World {
+  const from = Math.max(0, T - WINDOW_TICKS);
+  return worldFromWindow({
+    seed: SEED,
+    snapshot: advanceSnapshot(initialSnapshot(), events, from),
+    events: events.filter((e) => e.tick >= from && e.tick < T),
+    tick: T,
+  });
+}
+
+Deno.test("late joiner equals the veteran at many ticks", async (t) => {
+  const checkpoints = [200, 479, 480, 481, 733, 960, 1111, 1440, 1500, 1777, 2048, 2399];
+  const veteran = new World({ seed: SEED });
+  for (const e of events) veteran.apply(e);
+  await t.step("the scenario is busy: overlapping fireworks, gun, settings, fountain", () => {
+    const kinds = new Set(events.map((e) => e.body.type));
+    assertEquals(kinds, new Set(["launch", "gun", "settings"]));
+  });
+  for (const T of checkpoints) {
+    await t.step(`at tick ${T}`, () => {
+      veteran.advanceTo(T);
+      const joiner = lateJoiner(T);
+      equal(joiner.tick, T);
+      assertEquals(joiner.snapshot(), veteran.snapshot());
+      assertEquals(joiner.liveParticles(), veteran.liveParticles());
+      assertEquals(joiner.fireworks.count, veteran.fireworks.count);
+      equal(joiner.hash(), veteran.hash());
+      if (T >= 480) equal(veteran.fireworks.count > 2000, true, "fireworks overlap");
+    });
+  }
+});
+
+Deno.test("late joiner stepping every event and tick of the window also equals the veteran", () => {
+  const T = 1300;
+  const veteran = new World({ seed: SEED });
+  for (const e of events) veteran.apply(e);
+  veteran.advanceTo(T);
+  const snapshot = advanceSnapshot(initialSnapshot(), events, T - WINDOW_TICKS);
+  const plain = new World({ seed: SEED, snapshot });
+  for (const e of events) if (e.tick >= T - WINDOW_TICKS && e.tick < T) plain.apply(e);
+  plain.advanceTo(T);
+  equal(plain.hash(), veteran.hash());
+});
+
+Deno.test("late joiner with too short a window differs from the veteran", () => {
+  const T = 1500;
+  const veteran = new World({ seed: SEED });
+  for (const e of events) veteran.apply(e);
+  veteran.advanceTo(T);
+  const from = T - 100;
+  const short = worldFromWindow({
+    seed: SEED,
+    snapshot: advanceSnapshot(initialSnapshot(), events, from),
+    events: events.filter((e) => e.tick >= from && e.tick < T),
+    tick: T,
+  });
+  notEqual(short.hash(), veteran.hash());
+});
