@@ -11,6 +11,11 @@ import { nextPeerId, randomPeerColor, randomPeerName } from "./names.ts";
 import { Peer } from "./peer.ts";
 import type { Room } from "./room.ts";
 
+/** The `t` of every client message, to name the message kind in error reasons. */
+const KNOWN_TYPES: ReadonlySet<string> = new Set(
+  ClientMessageSchema.options.map((option) => option.shape.t.value),
+);
+
 /** Close code for a room that is full ("try again later"). */
 export const CLOSE_ROOM_FULL = 1013;
 
@@ -91,7 +96,8 @@ function handleFrame(
   const parsed = ClientMessageSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const kind = typeof (json as { t?: unknown })?.t === "string" ? (json as { t: string }).t : "";
+    const t = (json as { t?: unknown } | null)?.t;
+    const kind = typeof t === "string" && KNOWN_TYPES.has(t) ? t : "";
     const path = [kind, ...issue.path.map(String)].filter(Boolean).join(".") || "message";
     return error("bad_message", `${path}: ${issue.message}`);
   }

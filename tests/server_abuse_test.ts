@@ -1,0 +1,218 @@
+/**
+ * Bad input and abuse: every kind of bad frame gets its own error and changes nothing; floods are
+ * rate-limited without touching anyone else; a burst fills the sky; full rooms, foreign origins
+ * and invalid scene ids are refused; slow readers are dropped.
+ */
+import assert from "node:assert/strict";
+import { eventCost } from "../shared/budget.ts";
+import type { ServerMessage } from "../shared/protocol.ts";
+import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
+import { CLOSE_SLOW_CONSUMER, Peer } from "../server/peer.ts";
+import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+
+const QUIET = { t: "settings", settings: { show: false } };
+const isError = (m: ServerMessage) => m.t === "error";
+
+Deno.test("each bad frame gets its own precise error and changes nothing", async () => {
+  await withServer({}, async (server) => {
+    const scene = "bad-input-1";
+    const fresh = await TestClient.connect(server.url, scene);
+    fresh.send({ t: "launch", x: 0, z: 0 });
+    const early = await fresh.waitFor(isError);
+    assert.deepEqual(early, {
+      t: "error",
+      code: "bad_message",
+      message: "launch: send hello first",
+    });
+    await fresh.close();
+
+    const { client: bad, welcome } = await TestClient.join(server.url, scene);
+    bad.send(QUIET);
+    await bad.waitFor((m) => m.t === "event" && m.body.type === "settings");
+    const { client: bystander } = await TestClient.join(server.url, scene);
+    const before = (await (await fetch(`${server.url}/api/scenes/${scene}`)).json()).lastSeq;
+
+    const cases: [unknown, string, RegExp][] = [
+      ["{not json", "bad_message", /^invalid JSON/],
+      [{ t: "dance" }, "bad_message", /^t: Invalid discriminator value/],
+      [{ x: 1 }, "bad_message", /^t: /],
+      [{ t: "launch", x: 1 }, "bad_message", /^launch\.z: .*expected number/],
+      [{ t: "launch", x: 46, z: 0 }, "bad_message", /^launch\.x: Too big/],
+      [{ t: "launch", x: 1, z: 1, boom: true }, "bad_message", /^launch: Unrecognized key/],
+      [
+        { t: "gun", origin: [0, 1, 0], direction: [0, 0, 0] },
+        "bad_message",
+        /direction must not be zero/,
+      ],
+      [{ t: "settings", settings: {} }, "bad_message", /settings must change at least one field/],
+      [
+        { t: "settings", settings: { snow: 2 } },
+        "bad_message",
+        /^settings\.settings\.snow: Too big/,
+      ],
+      [{ t: "hash", tick: 61, h: "abc" }, "bad_message", /not a multiple of 60/],
+      [{ t: "hash", tick: 60 * 1e6, h: "abc" }, "bad_message", /in the future/],
+      [{ t: "hello" }, "bad_message", /already received/],
+      ["x".repeat(5000), "too_large", /5000 bytes refused: the limit is 4096/],
+      [new Uint8Array([1, 2, 3]), "bad_message", /binary frames are not accepted/],
+      [new Uint8Array(5000), "too_large", /5000 bytes/],
+    ];
+    for (const [i, [frame, code, message]] of cases.entries()) {
+      bad.send(frame);
+      const errors = await bad.waitForCount(isError, i + 1);
+      const got = errors[i];
+      assert.ok(got.t === "error");
+      assert.equal(got.code, code, `case ${i}: ${JSON.stringify(frame).slice(0, 60)}`);
+      assert.match(got.message, message, `case ${i}`);
+    }
+    bad.send({ t: "ping", id: 7, ct: 123.5 });
+    const pong = await bad.waitFor((m) => m.t === "pong");
+    assert.ok(pong.t === "pong" && pong.id === 7 && pong.ct === 123.5 && pong.n > welcome.horizon);
+
+    const after = (await (await fetch(`${server.url}/api/scenes/${scene}`)).json()).lastSeq;
+    assert.equal(after, before, "no bad frame became an event");
+    assert.equal(bystander.errors().length, 0, "the bystander noticed nothing");
+    assert.equal(bystander.events().filter((e) => e.by === welcome.you.id).length, 0);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^snowfire_refused_total\{code="too_large"\} 2$/m);
+    await Promise.all([bad.close(), bystander.close()]);
+  });
+});
+
+Deno.test("a launch flood is rate-limited while another client is unaffected", async () => {
+  await withServer({ rateLimits: { launch: { perSecond: 2, burst: 5 } } }, async (server) => {
+    const scene = "flood-gate-1";
+    const { client: flooder, welcome: wf } = await TestClient.join(server.url, scene);
+    flooder.send(QUIET);
+    const { client: calm, welcome: wc } = await TestClient.join(server.url, scene);
+    for (let i = 0; i < 40; i++) flooder.send({ t: "launch", x: i % 40, z: 0 });
+    calm.send({ t: "launch", x: -5, z: -5 });
+    await calm.waitFor((m) => m.t === "event" && m.by === wc.you.id);
+    const limited = await flooder.waitForCount(
+      (m) => m.t === "error" && m.code === "rate_limited",
+      30,
+    );
+    const first = limited[0];
+    assert.ok(first.t === "error" && first.retryAfterMs! > 0 && first.retryAfterMs! <= 500);
+    await sleep(100);
+    const accepted = calm.events().filter((e) => e.by === wf.you.id && e.body.type === "launch");
+    assert.ok(
+      accepted.length >= 5 && accepted.length <= 7,
+      `${accepted.length} flood launches got through`,
+    );
+    assert.equal(
+      accepted.length + limited.length,
+      40,
+      "every launch was either stamped or refused",
+    );
+    assert.equal(calm.errors().length, 0);
+    await Promise.all([flooder.close(), calm.close()]);
+  });
+});
+
+Deno.test("a burst of launches hits sky_full with a retry-after", async () => {
+  // Room for about two fireworks: the third and later must be refused until the first ones end.
+  const probe = eventCost(1, { seq: 1, tick: 0, by: "p", body: { type: "launch", x: 0, z: 0 } });
+  const skyCap = Math.round(probe.particles * 2.2);
+  await withServer(
+    { skyCap, rateLimits: { launch: { perSecond: 50, burst: 50 } } },
+    async (server) => {
+      const { client, welcome } = await TestClient.join(server.url, "full-sky-1");
+      client.send(QUIET);
+      for (let i = 0; i < 8; i++) client.send({ t: "launch", x: i, z: i });
+      await eventually(
+        "all eight answered",
+        () =>
+          client.events().filter((e) => e.by === welcome.you.id && e.body.type === "launch")
+                .length +
+              client.errors().length >= 8,
+      );
+      const refused = client.errors();
+      assert.ok(refused.length >= 1, "the burst overflowed the sky");
+      for (const e of refused) {
+        assert.equal(e.code, "sky_full");
+        assert.ok(e.retryAfterMs! > 0, "a retry-after comes with it");
+      }
+      assert.equal(welcome.skyCap, skyCap);
+      await client.close();
+    },
+  );
+});
+
+Deno.test("a full room refuses the next connection with room_full", async () => {
+  await withServer({ maxPeers: 2 }, async (server) => {
+    const a = await TestClient.connect(server.url, "tiny-room-1");
+    const b = await TestClient.connect(server.url, "tiny-room-1");
+    const c = await TestClient.connect(server.url, "tiny-room-1");
+    const refusal = await c.waitFor(isError);
+    assert.equal(refusal.t === "error" && refusal.code, "room_full");
+    assert.equal((await c.closed).code, 1013);
+    const other = await TestClient.connect(server.url, "tiny-room-2");
+    other.send({ t: "hello" });
+    await other.waitFor((m) => m.t === "welcome");
+    await Promise.all([a.close(), b.close(), other.close()]);
+  });
+});
+
+Deno.test("a foreign Origin is refused unless allowed", async () => {
+  await withServer({ allowedOrigins: ["http://friend.test"] }, async (server) => {
+    await assert.rejects(
+      TestClient.connect(server.url, "guarded-1", { origin: "http://evil.test" }),
+    );
+    const friend = await TestClient.connect(server.url, "guarded-1", {
+      origin: "http://friend.test",
+    });
+    const same = await TestClient.connect(server.url, "guarded-1", { origin: server.url });
+    await Promise.all([friend.close(), same.close()]);
+    const res = await fetch(`${server.url}/s/guarded-1/ws`, {
+      headers: { origin: "http://evil.test", upgrade: "websocket" },
+    });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).error.code, "forbidden_origin");
+  });
+});
+
+Deno.test("invalid scene ids are refused before any upgrade", async () => {
+  await withServer({}, async (server) => {
+    await assert.rejects(TestClient.connect(server.url, "Not_Valid"));
+    const res = await fetch(`${server.url}/api/scenes/${"x".repeat(65)}`);
+    assert.equal(res.status, 404);
+    assert.equal((await res.json()).error.code, "bad_scene");
+  });
+});
+
+Deno.test("a peer whose socket falls behind is closed with 1013 instead of buffered", () => {
+  const closes: [number, string][] = [];
+  let slow = 0;
+  const socket = {
+    readyState: 1,
+    bufferedAmount: 0,
+    sent: [] as string[],
+    send(data: string) {
+      this.sent.push(data);
+    },
+    close(code: number, reason: string) {
+      closes.push([code, reason]);
+    },
+  };
+  const peer = new Peer({
+    id: "p1",
+    name: "Slow Sloth",
+    color: "#ffffff",
+    socket,
+    limits: DEFAULT_RATE_LIMITS,
+    nowMs: 0,
+    maxBufferedBytes: 1000,
+    onSent: () => {},
+    onSlow: () => slow++,
+  });
+  peer.send("a");
+  socket.bufferedAmount = 1001;
+  peer.send("b");
+  peer.send("c");
+  assert.deepEqual(socket.sent, ["a"], "nothing more is queued once over the cap");
+  assert.equal(closes.length, 1);
+  assert.equal(closes[0][0], CLOSE_SLOW_CONSUMER);
+  assert.equal(slow, 1);
+  assert.equal(peer.gone, true);
+});
