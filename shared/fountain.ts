@@ -12,9 +12,9 @@ import { Rng, STREAM, streamKey } from "./prng.ts";
 import type { StreakView } from "./views.ts";
 
 /** Every fountain particle dies within this many ticks of its spawn (≤ WINDOW_TICKS). */
-export const FOUNTAIN_MAX_LIFE = 360;
+export const FOUNTAIN_MAX_LIFE = 240;
 /** Particles spawned per tick while the fountain is on (all jets together). */
-export const FOUNTAIN_PER_TICK = 80;
+export const FOUNTAIN_PER_TICK = 56;
 /** Gravity, metres per second². */
 export const FOUNTAIN_GRAVITY = 9.81;
 /** The pool surface (kill plane) inside the basin, metres above the ground. */
@@ -46,7 +46,7 @@ const RIM_WIDTH = 0.45;
 /** The fountain's bounce surfaces, highest first; the client can draw the dishes from them. */
 export const FOUNTAIN_SURFACES: readonly BounceSurface[] = Object.freeze([
   { name: "upper-dish", apexY: 2.2, slope: 0.15, rMin: 0, rMax: 1.4, mu: 0.03, eps: 0.35 },
-  { name: "lower-dish", apexY: 1.0, slope: 0.12, rMin: 0, rMax: 3.0, mu: 0.03, eps: 0.3 },
+  { name: "lower-dish", apexY: 1.0, slope: 0.18, rMin: 0, rMax: 3.0, mu: 0.025, eps: 0.3 },
   {
     name: "basin-rim",
     apexY: 0.55,
@@ -137,6 +137,80 @@ const GRAVITY_STEP = FOUNTAIN_GRAVITY * DT;
 const SURFACE_SKIN = 0.02;
 const HIGHEST_SURFACE = Math.max(...FOUNTAIN_SURFACES.map((s) => s.apexY));
 const BASIN_RADIUS_SQUARED = FOUNTAIN_BASIN_RADIUS * FOUNTAIN_BASIN_RADIUS;
+
+// The surfaces packed for the hot loop: apexY, slope, rMin, rMax, mu, eps, and the cone's unit
+// normal as (radial factor per metre of x/z offset, vertical component).
+const SURFACE_FIELDS = 8;
+const SURFACE_COUNT = FOUNTAIN_SURFACES.length;
+const PACKED_SURFACES = new Float64Array(SURFACE_COUNT * SURFACE_FIELDS);
+FOUNTAIN_SURFACES.forEach((surface, k) => {
+  const norm = 1 / Math.sqrt(1 + surface.slope * surface.slope);
+  PACKED_SURFACES.set([
+    surface.apexY,
+    surface.slope,
+    surface.rMin,
+    surface.rMax,
+    surface.mu,
+    surface.eps,
+    surface.slope * norm,
+    norm,
+  ], k * SURFACE_FIELDS);
+});
+
+/**
+ * Moves slot `i` one tick: gravity, motion, then the first surface it stepped into from above
+ * bounces it. Returns false (leaving the slot for the caller to clear) when it fell into the pool.
+ * A module-level function over flat arrays so V8 keeps everything in registers.
+ */
+function advance(
+  position: Float32Array,
+  previous: Float32Array,
+  velocity: Float32Array,
+  color: Float32Array,
+  i: number,
+  alpha: number,
+): boolean {
+  const p = i * 3;
+  const px = position[p], py = position[p + 1], pz = position[p + 2];
+  previous[p] = px;
+  previous[p + 1] = py;
+  previous[p + 2] = pz;
+  let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
+  const x = px + vx * DT, z = pz + vz * DT;
+  let y = py + vy * DT;
+  const r2 = x * x + z * z;
+  if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) return false;
+  if (y < HIGHEST_SURFACE) {
+    const r = Math.sqrt(r2);
+    for (let s = 0; s < SURFACE_COUNT * SURFACE_FIELDS; s += SURFACE_FIELDS) {
+      if (r < PACKED_SURFACES[s + 2] || r >= PACKED_SURFACES[s + 3]) continue;
+      const apex = PACKED_SURFACES[s], slope = PACKED_SURFACES[s + 1];
+      const height = apex - slope * r;
+      if (y >= height) continue;
+      // Only a particle that was above the surface a tick ago hits it; one under a dish passes.
+      if (py < apex - slope * Math.sqrt(px * px + pz * pz) - SURFACE_SKIN) continue;
+      const radial = r > 0 ? PACKED_SURFACES[s + 6] / r : 0;
+      const nx = x * radial, ny = PACKED_SURFACES[s + 7], nz = z * radial;
+      const vn = vx * nx + vy * ny + vz * nz;
+      if (vn < 0) { // same formula as bounceVelocity, inlined for the hot loop
+        const keep = 1 - PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
+        vx = keep * (vx - vn * nx) - eps * vn * nx;
+        vy = keep * (vy - vn * ny) - eps * vn * ny;
+        vz = keep * (vz - vn * nz) - eps * vn * nz;
+      }
+      y = height;
+      break;
+    }
+  }
+  position[p] = x;
+  position[p + 1] = y;
+  position[p + 2] = z;
+  velocity[p] = vx;
+  velocity[p + 1] = vy;
+  velocity[p + 2] = vz;
+  color[i * 4 + 3] = alpha;
+  return true;
+}
 
 /** Options for benchmarks and tests; the world uses the defaults. */
 export interface FountainOptions {
@@ -263,6 +337,7 @@ export class Fountain {
   step(tick: number, on: boolean): void {
     const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
+    const { position, previous, velocity, color } = this.#view;
     let live = 0;
     // Rows in spawn order, oldest first: the row at age FOUNTAIN_MAX_LIFE is this tick's row.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 1; age--) {
@@ -270,8 +345,9 @@ export class Fountain {
       const alpha = WATER_ALPHA * Math.min(1, (FOUNTAIN_MAX_LIFE - age) / FOUNTAIN_FADE_TICKS);
       const end = (row + 1) * perTick;
       for (let i = row * perTick; i < end; i++) {
-        if (this.#view.color[i * 4 + 3] === 0) continue;
-        if (this.#advance(i, alpha)) live++;
+        if (color[i * 4 + 3] === 0) continue;
+        if (advance(position, previous, velocity, color, i, alpha)) live++;
+        else this.#clearSlot(i);
       }
     }
     this.#clearRow(rowOfTick);
@@ -279,53 +355,6 @@ export class Fountain {
     this.#live = live;
     this.#nextTick = tick + 1;
     this.#view.count = live > 0 ? this.capacity : 0;
-  }
-
-  /** Moves slot `i` one tick; returns false (and clears the slot) when it dies. */
-  #advance(i: number, alpha: number): boolean {
-    const { position, previous, velocity, color } = this.#view;
-    const p = i * 3;
-    const px = position[p], py = position[p + 1], pz = position[p + 2];
-    previous[p] = px;
-    previous[p + 1] = py;
-    previous[p + 2] = pz;
-    let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
-    const x = px + vx * DT, z = pz + vz * DT;
-    let y = py + vy * DT;
-    const r2 = x * x + z * z;
-    if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) {
-      this.#clearSlot(i);
-      return false;
-    }
-    if (y < HIGHEST_SURFACE) {
-      const r = Math.sqrt(r2);
-      const previousR = Math.sqrt(px * px + pz * pz);
-      for (let s = 0; s < FOUNTAIN_SURFACES.length; s++) {
-        const surface = FOUNTAIN_SURFACES[s];
-        if (r < surface.rMin || r >= surface.rMax) continue;
-        const height = surface.apexY - surface.slope * r;
-        if (y >= height) continue;
-        if (py < surface.apexY - surface.slope * previousR - SURFACE_SKIN) continue; // came from below
-        // Local normal of the cone y = apexY − slope·r, tilted outwards.
-        const norm = 1 / Math.sqrt(1 + surface.slope * surface.slope);
-        const radial = r > 0 ? surface.slope * norm / r : 0;
-        const bounced = this.#bounced;
-        bounceVelocity(vx, vy, vz, x * radial, norm, z * radial, surface.mu, surface.eps, bounced);
-        vx = bounced[0];
-        vy = bounced[1];
-        vz = bounced[2];
-        y = height;
-        break;
-      }
-    }
-    position[p] = x;
-    position[p + 1] = y;
-    position[p + 2] = z;
-    velocity[p] = vx;
-    velocity[p + 1] = vy;
-    velocity[p + 2] = vz;
-    color[i * 4 + 3] = alpha;
-    return true;
   }
 
   #spawn(tick: number, row: number): number {
@@ -355,7 +384,8 @@ export class Fountain {
         color[c + 2] = WATER_RGB[2] * shade;
         size[i] = 0.05 + 0.04 * rng.next();
         // Spawned at the nozzle, then simulated through this tick like everyone else.
-        if (this.#advance(i, WATER_ALPHA)) live++;
+        if (advance(position, previous, velocity, color, i, WATER_ALPHA)) live++;
+        else this.#clearSlot(i);
       }
     }
     return live;
