@@ -133,14 +133,14 @@ export class World {
 
   /**
    * The state hash at `tick`: 16 lowercase hex chars, identical in every JS engine. It covers
-   * the tick, settings and wind accumulators, each live launch and volley in application order,
+   * the seed, the tick, settings and wind accumulators, each live launch and volley in application order,
    * the fountain's live window and a sample of the snow.
    */
   hash(): string {
     const h = this.#hasher.reset();
     const snap = this.#snap;
     const s = snap.settings;
-    h.int(this.#tick);
+    h.u32(this.seed).int(this.#tick);
     h.f64(s.snow).f64(s.windSpeed).f64(s.windDirection);
     h.u32(s.theme === "auto" ? THEMES.length : THEMES.indexOf(s.theme));
     h.u32(s.show ? 1 : 0).u32(s.fountain ? 1 : 0);

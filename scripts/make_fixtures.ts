@@ -1,0 +1,113 @@
+/**
+ * Regenerates the golden replay fixtures in `tests/fixtures/replay/`: each scenario's input plus
+ * the hashes this world computes for it now. Run it only when a simulation change is intended:
+ * `deno run -A scripts/make_fixtures.ts`, then review and commit the diff.
+ */
+import { replay, type ReplayInput } from "../shared/replay.ts";
+import type { SceneEvent } from "../shared/types.ts";
+import { busyScenario } from "../tests/helpers/world_scenarios.ts";
+
+/** A fixture file: a replay input, what it shows, and the expected checkpoints. */
+interface Fixture extends ReplayInput {
+  description: string;
+  expected: { tick: number; hash: string }[];
+}
+
+const quiet = { fountain: false, show: false } as const;
+let seq = 0;
+const at = (tick: number, body: SceneEvent["body"]): SceneEvent => ({
+  seq: ++seq,
+  tick,
+  by: "fixture",
+  body,
+});
+
+function scenarios(): Record<string, Omit<Fixture, "expected">> {
+  seq = 0;
+  const oneFirework = [at(10, { type: "launch", x: 5, z: -8, theme: "red-gold" })];
+  seq = 0;
+  const overlapping = [
+    at(5, { type: "launch", x: -20, z: 0, theme: "blue-silver" }),
+    at(5, { type: "launch", x: 20, z: 10 }),
+    at(30, { type: "launch", x: 0, z: -30, theme: "rainbow" }),
+    at(45, { type: "launch", x: -35, z: 35, theme: "green-purple" }),
+    at(60, { type: "launch", x: 12, z: 40 }),
+    at(61, { type: "launch", x: 40, z: -40, theme: "red-gold" }),
+  ];
+  seq = 0;
+  const gun = [
+    at(3, { type: "gun", origin: [0, 2, 50], direction: [0, 0.2, -1] }),
+    at(20, { type: "gun", origin: [-55, 10, -55], direction: [1, 0.5, 1] }),
+    at(20, { type: "gun", origin: [30, 1, 0], direction: [-3, 4, 0.5] }),
+    at(90, { type: "gun", origin: [0, 80, 0], direction: [0.1, 1, 0] }),
+  ];
+  seq = 0;
+  const snow = [
+    at(240, { type: "settings", settings: { windSpeed: 9, windDirection: 200 } }),
+    at(480, { type: "settings", settings: { snow: 1 } }),
+    at(600, { type: "settings", settings: { snow: 0.2, windSpeed: 0 } }),
+  ];
+  seq = 0;
+  const fountain = [
+    at(200, { type: "settings", settings: { fountain: false } }),
+    at(260, { type: "settings", settings: { fountain: true } }),
+  ];
+  return {
+    snow_only: {
+      description: "Default snow, no fountain, no events; then wind and intensity from settings.",
+      seed: 11,
+      settings: { ...quiet },
+      events: snow,
+      ticks: 720,
+      every: 120,
+    },
+    one_firework: {
+      description: "One red-gold launch: shell, trail, burst, secondary bursts, all dead by 360.",
+      seed: 22,
+      settings: { ...quiet, snow: 0 },
+      events: oneFirework,
+      ticks: 360,
+      every: 20,
+    },
+    overlapping_fireworks: {
+      description: "Six launches overlapping in time, every theme and auto, secondary bursts.",
+      seed: 33,
+      settings: { ...quiet, snow: 0 },
+      events: overlapping,
+      ticks: 420,
+      every: 30,
+    },
+    fountain: {
+      description: "The fountain alone, switched off at 200 and on again at 260.",
+      seed: 44,
+      settings: { snow: 0, show: false, fountain: true },
+      events: fountain,
+      ticks: 600,
+      every: 60,
+    },
+    gun: {
+      description: "Four gun volleys, from inside the box in several directions.",
+      seed: 55,
+      settings: { ...quiet, snow: 0 },
+      events: gun,
+      ticks: 300,
+      every: 15,
+    },
+    mixed: {
+      description: "Launches, volleys and settings changes (wind, theme, snow, fountain) at once.",
+      seed: 66,
+      events: busyScenario({ key: 3, ticks: 1100, launchGap: 40, gunGap: 90, settingsGap: 150 }),
+      ticks: 1200,
+      every: 100,
+    },
+  };
+}
+
+if (import.meta.main) {
+  const dir = new URL("../tests/fixtures/replay/", import.meta.url);
+  for (const [name, scenario] of Object.entries(scenarios())) {
+    const fixture: Fixture = { ...scenario, expected: replay(scenario) };
+    await Deno.writeTextFile(new URL(`${name}.json`, dir), JSON.stringify(fixture, null, 1) + "\n");
+    console.log(`${name}: ${fixture.expected.length} checkpoints`);
+  }
+}
