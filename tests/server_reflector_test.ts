@@ -3,11 +3,8 @@
  * presence, resume after a dropped connection, and desync detection.
  */
 import assert from "node:assert/strict";
-import type { ServerMessage } from "../shared/protocol.ts";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
-type EventMsg = Extract<ServerMessage, { t: "event" }>;
-const isEvent = (m: ServerMessage): m is EventMsg => m.t === "event";
 
 /** Settings that stop the show, so a test sees only its own events. */
 const QUIET = { t: "settings", settings: { show: false } };
