@@ -109,6 +109,7 @@ function atanSmall(t: number): number {
 /** Deterministic arctangent. */
 export function atan(x: number): number {
   if (Number.isNaN(x)) return NaN;
+  if (x === 0) return x; // keeps −0
   const negative = x < 0;
   let a = negative ? -x : x;
   let offset = 0;
@@ -126,16 +127,22 @@ export function atan(x: number): number {
   return negative ? -result : result;
 }
 
-/** Deterministic two-argument arctangent, in (−π, π]. */
+/** Whether `v` is negative, counting −0 (which IEEE and Math.atan2 treat as below the x-axis). */
+function signBitSet(v: number): boolean {
+  return v < 0 || (v === 0 && 1 / v < 0);
+}
+
+/** Deterministic two-argument arctangent in [−π, π], with Math.atan2's signed-zero cases. */
 export function atan2(y: number, x: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
-  if (x === 0) {
-    if (y === 0) return 0;
-    return y > 0 ? HALF_PI : -HALF_PI;
+  if (y === 0) {
+    if (signBitSet(x)) return signBitSet(y) ? -PI : PI;
+    return y; // ±0 keeps its sign
   }
+  if (x === 0) return y > 0 ? HALF_PI : -HALF_PI;
   const base = atan(y / x);
   if (x > 0) return base;
-  return y >= 0 ? base + PI : base - PI;
+  return y > 0 ? base + PI : base - PI;
 }
 
 /** Deterministic arccosine on [−1, 1], in [0, π]. */
@@ -147,7 +154,10 @@ export function acos(x: number): number {
 
 /** Deterministic arcsine on [−1, 1]. */
 export function asin(x: number): number {
-  return HALF_PI - acos(x);
+  if (!(x >= -1 && x <= 1)) return NaN;
+  // π/2 − acos(x) cancels catastrophically near 0; there atan(x / √(1 − x²)) is exact-ish.
+  if (x > -0.5 && x < 0.5) return atan(x / Math.sqrt((1 - x) * (1 + x)));
+  return x > 0 ? HALF_PI - acos(x) : acos(-x) - HALF_PI;
 }
 
 const LN2_HI = 6.93147180369123816490e-01;
@@ -240,11 +250,27 @@ export function log(x: number): number {
   return (e * LN2_HI + logM) + e * LN2_LO;
 }
 
-/** Deterministic x^y for x > 0 (and the integer-exponent cases of x ≤ 0). */
+/** Largest integer exponent evaluated by repeated squaring (few roundings, exact when exact). */
+const SMALL_INTEGER_EXPONENT = 64;
+
+/**
+ * Deterministic x^y for x > 0 (and the integer-exponent cases of x ≤ 0). Small integer
+ * exponents multiply exactly where Math.pow would (2³ = 8); otherwise exp(y·log x), whose relative
+ * error grows like |y·log x|·2⁻⁵³.
+ */
 export function pow(x: number, y: number): number {
   if (y === 0) return 1;
   if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
   if (x === 0) return y > 0 ? 0 : Infinity;
+  if (Number.isInteger(y) && y >= -SMALL_INTEGER_EXPONENT && y <= SMALL_INTEGER_EXPONENT) {
+    let base = x, n = y < 0 ? -y : y, result = 1;
+    while (n > 0) {
+      if (n & 1) result *= base;
+      base *= base;
+      n >>>= 1;
+    }
+    return y < 0 ? 1 / result : result;
+  }
   if (x < 0) {
     if (!Number.isInteger(y)) return NaN;
     const magnitude = exp(y * log(-x));
