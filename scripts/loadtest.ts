@@ -10,7 +10,7 @@
  * Options:
  *   --scenario a|b|c|ramp|idle   repeatable or comma-separated (default: all)
  *   --target snowfire|raw|both   (default both; raw runs first in each scenario)
- *   --agents N                   load agent processes (default 2)
+ *   --agents N                   load agent processes (default 1: server and agent each get a core)
  *   --warmup S --measure S       seconds per timed run (default 3 and 10)
  *   --ramp-steps 250,500,...     client counts of the ramp (default 250 … 5000)
  *   --ramp-measure S             seconds measured per ramp step (default 5)
@@ -97,7 +97,7 @@ const rampSteps = values["ramp-steps"]
   : DEFAULT_RAMP_STEPS;
 
 const options: LoadOptions = {
-  agents: Math.round(positive("agents", values.agents, 2)),
+  agents: Math.round(positive("agents", values.agents, 1)),
   timing: {
     warmupMs: positive("warmup", values.warmup, 3) * 1000,
     measureMs: positive("measure", values.measure, 10) * 1000,

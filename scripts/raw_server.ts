@@ -134,14 +134,17 @@ export function startRawServer(options: RawServerOptions): Promise<RawServer> {
 
 if (import.meta.main) {
   const controller = new AbortController();
+  const hostname = Deno.env.get("HOST") ?? "127.0.0.1";
   const server = await startRawServer({
     port: Number(Deno.env.get("PORT") ?? 8001),
-    hostname: Deno.env.get("HOST") ?? "127.0.0.1",
+    hostname,
     signal: controller.signal,
   });
-  console.log(`raw server listening on http://127.0.0.1:${server.port} (pid ${Deno.pid})`);
+  console.log(`raw server listening on http://${hostname}:${server.port} (pid ${Deno.pid})`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => controller.abort());
   }
   await server.finished;
+  // The signal listeners would keep the process alive.
+  Deno.exit(0);
 }

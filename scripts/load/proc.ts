@@ -22,3 +22,18 @@ export function readCpuMs(pid: number): number {
   const systemTicks = Number(fields[12]);
   return ((userTicks + systemTicks) * 1000) / USER_HZ;
 }
+
+/** Busy and total CPU time of the whole machine, summed over all cores, in milliseconds. */
+export function readMachineCpuMs(): { busy: number; total: number } {
+  const line = Deno.readTextFileSync("/proc/stat").split("\n", 1)[0];
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user).
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = ticks[3] + ticks[4];
+  return { busy: ((total - idle) * 1000) / USER_HZ, total: (total * 1000) / USER_HZ };
+}
+
+/** The 1-minute load average. */
+export function readLoadAverage(): number {
+  return Number(Deno.readTextFileSync("/proc/loadavg").split(" ", 1)[0]);
+}

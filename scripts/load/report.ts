@@ -63,6 +63,8 @@ function loadRows(load: (r?: ScenarioResult) => LoadMeasurement | undefined) {
     ],
     ["server CPU (cores)", (r?: ScenarioResult) => load(r)?.serverCpu],
     ["load agents CPU (cores)", (r?: ScenarioResult) => load(r)?.agentCpu.join("+")],
+    ["other CPU on machine (cores)", (r?: ScenarioResult) => load(r)?.backgroundCpu],
+    ["load average (1 min)", (r?: ScenarioResult) => load(r)?.loadAverage],
   ] as const;
 }
 

@@ -47,6 +47,8 @@ export interface RampStep {
   connect: ConnectSummary;
   load: LoadMeasurement;
   passed: boolean;
+  /** The first measurement missed and this is the second (the machine is shared). */
+  retried: boolean;
   /** Why the step failed, if it did. */
   reasons: string[];
 }
@@ -98,10 +100,9 @@ function stepProblems(
 
 function describe(load: LoadMeasurement): string {
   return `p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, ` +
-    `${load.deliveries}/${load.expectedDeliveries} delivered, ` +
-    `${load.deliveriesPerSecond}/s, server cpu ${load.serverCpu}, agents ${
-      load.agentCpu.join("+")
-    }`;
+    `${load.deliveries}/${load.expectedDeliveries} delivered, ${load.deliveriesPerSecond}/s, ` +
+    `cpu: server ${load.serverCpu} agents ${load.agentCpu.join("+")} ` +
+    `other ${load.backgroundCpu} (load avg ${load.loadAverage})`;
 }
 
 /** Runs one scenario against a fresh server of the given kind. */
@@ -204,13 +205,26 @@ async function ramp(session: Session, options: LoadOptions, log: (line: string) 
   let stoppedBecause = "all steps held";
   for (const clients of options.rampSteps) {
     const connect = await session.populate([{ scene: "load-ramp", clients }]);
-    const load = await session.measure(
+    let retried = false;
+    let load = await session.measure(
       [{ scene: "load-ramp", launchesPerSecond: options.rampLaunchesPerSecond }],
       options.rampTiming,
     );
-    const reasons = stepProblems(connect, load, options.p99LimitMs);
+    let reasons = stepProblems(connect, load, options.p99LimitMs);
+    if (reasons.length > 0 && connect.connected === connect.requested) {
+      // One more try before giving up: the machine is shared, a neighbour's burst is not ours.
+      log(
+        `${session.clients} clients: ${describe(load)} -> ${reasons.join("; ")}; measuring again`,
+      );
+      retried = true;
+      load = await session.measure(
+        [{ scene: "load-ramp", launchesPerSecond: options.rampLaunchesPerSecond }],
+        options.rampTiming,
+      );
+      reasons = stepProblems(connect, load, options.p99LimitMs);
+    }
     const passed = reasons.length === 0;
-    steps.push({ clients: session.clients, connect, load, passed, reasons });
+    steps.push({ clients: session.clients, connect, load, passed, retried, reasons });
     log(`${session.clients} clients: ${describe(load)} -> ${passed ? "held" : reasons.join("; ")}`);
     if (!passed) {
       stoppedBecause = `${session.clients} clients: ${reasons.join("; ")}`;

@@ -5,7 +5,7 @@
 import { AgentHandle } from "./agent_handle.ts";
 import { now, sleep } from "./clock.ts";
 import { Histogram } from "./histogram.ts";
-import { readCpuMs, readRssKiB } from "./proc.ts";
+import { readCpuMs, readLoadAverage, readMachineCpuMs, readRssKiB } from "./proc.ts";
 import type { MeasureResult, SceneClients, SendRecord } from "./agent_protocol.ts";
 import type { Target } from "./target.ts";
 
@@ -51,6 +51,15 @@ export interface LoadMeasurement {
   /** CPU used during the window as a share of one core (1 = one core busy). */
   serverCpu: number;
   agentCpu: number[];
+  /**
+   * CPU the rest of the machine used during the window (other processes, kernel work not
+   * charged to ours), in cores: a busy neighbour makes every figure worse.
+   */
+  backgroundCpu: number;
+  /** Cores the machine has. */
+  cores: number;
+  /** 1-minute load average at the end of the window. */
+  loadAverage: number;
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number>): void {
@@ -152,20 +161,28 @@ export class Session {
     const keyBase = this.#nextKeyBase;
     this.#nextKeyBase += agentCount * (maxPerAgent + 1);
 
-    const serverCpuBefore = { value: 0 };
-    const agentCpuBefore: number[] = [];
     const cpuSample = (async () => {
       await sleep(timing.warmupMs);
-      serverCpuBefore.value = readCpuMs(this.target.pid);
-      for (const agent of this.agents) agentCpuBefore.push(readCpuMs(agent.pid));
+      const serverBefore = readCpuMs(this.target.pid);
+      const agentsBefore = this.agents.map((agent) => readCpuMs(agent.pid));
+      const machineBefore = readMachineCpuMs();
       const from = now();
       await sleep(timing.measureMs);
       const seconds = (now() - from) / 1000;
+      const machineAfter = readMachineCpuMs();
+      const serverCpu = (readCpuMs(this.target.pid) - serverBefore) / 1000 / seconds;
+      const agentCpu = this.agents.map((agent, i) =>
+        (readCpuMs(agent.pid) - agentsBefore[i]) / 1000 / seconds
+      );
+      const cores = navigator.hardwareConcurrency;
+      const machineCpu = ((machineAfter.busy - machineBefore.busy) /
+        (machineAfter.total - machineBefore.total)) * cores;
       return {
-        serverCpu: (readCpuMs(this.target.pid) - serverCpuBefore.value) / 1000 / seconds,
-        agentCpu: this.agents.map((agent, i) =>
-          (readCpuMs(agent.pid) - agentCpuBefore[i]) / 1000 / seconds
-        ),
+        serverCpu,
+        agentCpu,
+        backgroundCpu: Math.max(0, machineCpu - serverCpu - agentCpu.reduce((a, b) => a + b, 0)),
+        cores,
+        loadAverage: readLoadAverage(),
         serverRssKiB: readRssKiB(this.target.pid),
       };
     })();
@@ -241,6 +258,9 @@ export class Session {
       serverRssKiB: cpu.serverRssKiB,
       serverCpu: round2(cpu.serverCpu),
       agentCpu: cpu.agentCpu.map(round2),
+      backgroundCpu: round2(cpu.backgroundCpu),
+      cores: cpu.cores,
+      loadAverage: cpu.loadAverage,
     } satisfies LoadMeasurement;
   }
 
