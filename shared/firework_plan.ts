@@ -14,6 +14,8 @@ export const RISE_MIN = 100;
 export const RISE_MAX = 135;
 /** The rising shell's constant deceleration (m/s²); it reaches its apex after its rise ticks. */
 export const SHELL_DECELERATION = 24;
+/** Largest sideways drift of a shell along x and along z, m/s (the noise on its path). */
+export const SHELL_DRIFT_MAX = 1.2;
 /** Fewest and most particles of the apex burst. */
 export const BURST_MIN = 500;
 export const BURST_MAX = 1500;
@@ -101,8 +103,8 @@ export function planFirework(
   out.riseTicks = rise;
   // v after `rise` decelerating ticks is 0: the apex.
   out.shellSpeed = SHELL_DECELERATION * rise * DT;
-  out.driftX = rng.range(-1.2, 1.2);
-  out.driftZ = rng.range(-1.2, 1.2);
+  out.driftX = rng.range(-SHELL_DRIFT_MAX, SHELL_DRIFT_MAX);
+  out.driftZ = rng.range(-SHELL_DRIFT_MAX, SHELL_DRIFT_MAX);
   out.burstCount = BURST_MIN + rng.int(BURST_MAX - BURST_MIN + 1);
   out.burstSpeed = rng.range(BURST_SPEED_MIN, BURST_SPEED_MAX);
   out.secondaryCount = Math.floor(

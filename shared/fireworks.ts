@@ -26,9 +26,11 @@ import {
   FireworkPlan,
   PHASE,
   planFirework,
+  RISE_MAX,
   SECONDARY_CHILDREN,
   secondaryDelay,
   SHELL_DECELERATION,
+  SHELL_DRIFT_MAX,
   TRAIL_LIFE_MAX,
   TRAIL_LIFE_MIN,
   TRAIL_PER_TICK,
@@ -45,8 +47,17 @@ export const KIND = { shell: 0, trail: 1, burst: 2, child: 3 } as const;
 /** Sprite diameters in metres by kind. */
 export const SIZE = { shell: 0.7, trail: 0.32, burst: 0.55, child: 0.4 } as const;
 
-/** Per kind: velocity kept per tick (drag), downward acceleration (m/s²), tint mix. */
-const KIND_PHYSICS: readonly (readonly [number, number, number])[] = [
+/**
+ * Upper bound on the distance between consecutive trail sparks at spawn, metres: stratified
+ * sampling puts them at most 1.8 / TRAIL_PER_TICK segments apart, and the fastest shell moves
+ * at most (SHELL_DECELERATION · RISE_MAX · DT + 2 · SHELL_DRIFT_MAX) · DT per tick. It is below the trail sprite's size, so the trail
+ * reads as one unbroken line.
+ */
+export const TRAIL_GAP_BOUND = (1.8 / TRAIL_PER_TICK) *
+  (SHELL_DECELERATION * RISE_MAX * DT + 2 * SHELL_DRIFT_MAX) * DT;
+
+/** Per kind (see KIND): velocity kept per tick (drag), downward acceleration (m/s²), tint mix. */
+export const KIND_PHYSICS: readonly (readonly [number, number, number])[] = [
   [1, SHELL_DECELERATION, 0], // shell: decelerates to its apex exactly
   [0.9, 3, 0.15], // trail: slows fast, drifts down, stays warm
   [0.975, 4, 0.85], // burst

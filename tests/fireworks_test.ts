@@ -1,0 +1,225 @@
+import { equal, ok } from "node:assert/strict";
+import { WINDOW_TICKS } from "../shared/constants.ts";
+import {
+  alphaAt,
+  brightnessAt,
+  COLOR_STEPS,
+  colorStep,
+  fireworkColor,
+  heatColor,
+  PALETTE,
+  PALETTE_SIZE,
+} from "../shared/firework_colors.ts";
+import {
+  BURST_MAX,
+  BURST_MIN,
+  FIREWORK_MAX_LIFE,
+  planFirework,
+  RISE_MAX,
+  TRAIL_PER_TICK,
+} from "../shared/firework_plan.ts";
+import {
+  type FireworkBlock,
+  Fireworks,
+  KIND,
+  KIND_PHYSICS,
+  resolveTheme,
+  SIZE,
+  TRAIL_GAP_BOUND,
+} from "../shared/fireworks.ts";
+
+const SEED = 1234;
+
+/** A system with one launch of `seq` at tick 0, stepped to the state right after its apex. */
+function burstFirework(seq: number): { fw: Fireworks; block: FireworkBlock } {
+  const fw = new Fireworks(SEED, 10_000);
+  fw.launch(seq, 0, 0, 0, undefined, "auto");
+  const block = fw.pool.blocks[0];
+  for (let t = 0; t < block.plan.riseTicks; t++) fw.step(t);
+  return { fw, block };
+}
+
+Deno.test("fireworks burst with directions uniform on the sphere", () => {
+  const octants = new Array(8).fill(0);
+  let n = 0, sx = 0, sy = 0, sz = 0;
+  for (let seq = 1; seq <= 12; seq++) {
+    const { fw, block } = burstFirework(seq);
+    const { velocity } = fw.pool;
+    const shell = block.start * 3;
+    const plan = block.plan;
+    ok(plan.burstCount >= BURST_MIN && plan.burstCount <= BURST_MAX);
+    for (let k = 0; k < plan.burstCount; k++) {
+      const p = (block.start + plan.burstStart + k) * 3;
+      const dx = velocity[p] - velocity[shell];
+      const dy = velocity[p + 1] - velocity[shell + 1];
+      const dz = velocity[p + 2] - velocity[shell + 2];
+      const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+      ok(len > 0);
+      const x = dx / len, y = dy / len, z = dz / len;
+      sx += x;
+      sy += y;
+      sz += z;
+      octants[(x > 0 ? 1 : 0) + (y > 0 ? 2 : 0) + (z > 0 ? 4 : 0)]++;
+      n++;
+    }
+  }
+  // Each component of a uniform unit vector has variance 1/3: the mean's sd is sqrt(1/(3n)).
+  const sd = Math.sqrt(1 / (3 * n));
+  for (const mean of [sx / n, sy / n, sz / n]) ok(Math.abs(mean) < 4 * sd, `mean ${mean}`);
+  const expected = n / 8, sdCount = Math.sqrt(n * (1 / 8) * (7 / 8));
+  for (const count of octants) {
+    ok(Math.abs(count - expected) < 4 * sdCount, `octant ${count} vs ${expected}`);
+  }
+});
+
+Deno.test("firework colours follow the life curve", async (t) => {
+  await t.step("the curve runs white, yellow, orange, red, dark with brightness ∝ √life", () => {
+    const rgb = [0, 0, 0];
+    heatColor(0, rgb);
+    equal(rgb.join(), "1,1,1");
+    heatColor(0.18, rgb);
+    ok(rgb[0] === 1 && rgb[1] > 0.8 && rgb[2] < 0.5, "yellow");
+    heatColor(0.4, rgb);
+    ok(rgb[0] === 1 && rgb[1] > 0.3 && rgb[1] < 0.6 && rgb[2] < 0.15, "orange");
+    heatColor(0.65, rgb);
+    ok(rgb[0] > 0.6 && rgb[1] < 0.15 && rgb[2] < 0.05, "red");
+    heatColor(1, rgb);
+    ok(rgb[0] < 0.1, "dark");
+    for (let j = 1; j <= COLOR_STEPS; j++) {
+      const t0 = (j - 1) / COLOR_STEPS, t1 = j / COLOR_STEPS;
+      ok(brightnessAt(t1) < brightnessAt(t0), "brightness falls");
+      equal(brightnessAt(t1), Math.sqrt(1 - t1));
+      ok(alphaAt(t1) <= alphaAt(t0), "alpha never rises");
+    }
+    equal(alphaAt(0.5), 1);
+    equal(alphaAt(1), 0);
+  });
+  await t.step("every live particle's colour is the curve at its age, tinted", () => {
+    const fw = new Fireworks(SEED, 10_000);
+    fw.launch(1, 0, 10, -10, "red-gold", "auto");
+    fw.launch(2, 0, -10, 10, "rainbow", "auto");
+    const { color, life, maxLife, style } = fw.pool;
+    const expected = [0, 0, 0, 0];
+    let checked = 0;
+    for (let tick = 0; tick < 300; tick++) {
+      fw.step(tick);
+      if (tick % 7 !== 0) continue;
+      for (let i = 0; i < fw.pool.count; i++) {
+        if (life[i] <= 0) continue;
+        const s = style[i];
+        const tint = PALETTE[s % PALETTE_SIZE];
+        const mix = KIND_PHYSICS[Math.floor(s / PALETTE_SIZE)][2];
+        const step = colorStep(maxLife[i] - life[i], maxLife[i]);
+        fireworkColor(step / COLOR_STEPS, tint[0], tint[1], tint[2], mix, expected);
+        for (let c = 0; c < 4; c++) {
+          ok(Math.abs(color[i * 4 + c] - expected[c]) < 1e-6, `slot ${i} channel ${c}`);
+        }
+        checked++;
+      }
+    }
+    ok(checked > 10_000);
+  });
+});
+
+Deno.test("firework trails have no gaps at top speed", () => {
+  ok(TRAIL_GAP_BOUND < SIZE.trail, "consecutive sparks overlap as sprites");
+  // The fastest shells are those with the longest rise: check some of them and some others.
+  const seqs: number[] = [];
+  for (let seq = 1; seqs.length < 12 && seq < 5000; seq++) {
+    if (seq <= 6 || planFirework(SEED, seq).riseTicks === RISE_MAX) seqs.push(seq);
+  }
+  let fastest = 0;
+  for (const seq of seqs) {
+    const fw = new Fireworks(SEED, 10_000);
+    fw.launch(seq, 0, 0, 0, undefined, "auto");
+    const block = fw.pool.blocks[0];
+    const { position } = fw.pool;
+    fastest = Math.max(fastest, block.plan.riseTicks);
+    let lx = 0, ly = 0, lz = 0; // the launch point starts the line
+    for (let k = 0; k < block.plan.riseTicks; k++) {
+      fw.step(k);
+      for (let n = 0; n < TRAIL_PER_TICK; n++) {
+        const p = (block.start + 1 + k * TRAIL_PER_TICK + n) * 3;
+        const gap = Math.hypot(position[p] - lx, position[p + 1] - ly, position[p + 2] - lz);
+        ok(gap <= TRAIL_GAP_BOUND, `seq ${seq} tick ${k} spark ${n}: gap ${gap}`);
+        lx = position[p];
+        ly = position[p + 1];
+        lz = position[p + 2];
+      }
+    }
+  }
+  equal(fastest, RISE_MAX, "the fastest shell (longest rise) was among those checked");
+});
+
+Deno.test("no firework particle outlives its max lifetime", () => {
+  ok(FIREWORK_MAX_LIFE <= WINDOW_TICKS);
+  const fw = new Fireworks(SEED, 40_000);
+  const { life, maxLife } = fw.pool;
+  const launches = 8;
+  for (let seq = 1; seq <= launches; seq++) fw.launch(seq, 0, seq, -seq, undefined, "auto");
+  const endTicks = fw.pool.blocks.map((b) => b.endTick);
+  // Slots do not move while no block expires, so we can follow each slot's age.
+  const born = new Int32Array(fw.pool.count).fill(-1);
+  for (let i = 0; i < fw.pool.count; i++) if (life[i] > 0) born[i] = 0;
+  const firstExpiry = Math.min(...endTicks);
+  let secondaries = 0;
+  for (let tick = 0; tick + 1 < firstExpiry; tick++) {
+    fw.step(tick);
+    for (let i = 0; i < fw.pool.count; i++) {
+      if (life[i] > 0 && born[i] < 0) born[i] = tick + 1;
+      if (life[i] > 0) {
+        ok(tick + 1 - born[i] < maxLife[i], `slot ${i} age within its max life`);
+        equal(life[i], maxLife[i] - (tick + 1 - born[i]), "life counts down by one per tick");
+      }
+    }
+  }
+  for (const block of fw.pool.blocks) {
+    const plan = block.plan;
+    for (let i = plan.childStart; i < plan.slots; i++) {
+      if (born[block.start + i] >= 0) secondaries++;
+    }
+    ok(block.endTick - block.tick <= FIREWORK_MAX_LIFE);
+  }
+  ok(secondaries > 0, "secondary bursts went off");
+  for (let tick = firstExpiry - 1; fw.pool.blocks.length > 0; tick++) fw.step(tick);
+  equal(fw.live(), 0);
+});
+
+Deno.test("every particle of a launch is dead at its end tick", () => {
+  for (let seq = 1; seq <= 6; seq++) {
+    const fw = new Fireworks(SEED, 10_000);
+    fw.launch(seq, 0, 0, 0, undefined, "auto");
+    const block = fw.pool.blocks[0];
+    const endTick = block.endTick;
+    for (let tick = 0; tick < endTick - 1; tick++) fw.step(tick);
+    ok(fw.live() > 0 || endTick > 0);
+    fw.step(endTick - 1);
+    equal(fw.live(), 0, `seq ${seq}`);
+    equal(fw.pool.blocks.length, 0, "its block is gone");
+    equal(fw.pool.count, 0);
+  }
+});
+
+Deno.test("a launch's theme comes from its body, else the setting, else its own roll", () => {
+  equal(resolveTheme("rainbow", "red-gold", 0), "rainbow");
+  equal(resolveTheme(undefined, "blue-silver", 0.99), "blue-silver");
+  equal(resolveTheme(undefined, "auto", 0), "red-gold");
+  equal(resolveTheme(undefined, "auto", 0.99), "rainbow");
+  const rolls = new Set<string>();
+  for (let seq = 1; seq <= 60; seq++) {
+    rolls.add(resolveTheme(undefined, "auto", planFirework(SEED, seq).themeRoll));
+  }
+  equal(rolls.size, 4, "auto picks every theme");
+  const fw = new Fireworks(SEED, 10_000);
+  fw.launch(1, 0, 0, 0, "green-purple", "auto");
+  for (let t = 0; t < fw.pool.blocks[0].plan.riseTicks; t++) fw.step(t);
+  const { style } = fw.pool;
+  const b = fw.pool.blocks[0];
+  const tints = new Set<number>();
+  for (let k = 0; k < b.plan.burstCount; k++) {
+    const s = style[b.start + b.plan.burstStart + k];
+    equal(Math.floor(s / PALETTE_SIZE), KIND.burst);
+    tints.add(s % PALETTE_SIZE);
+  }
+  for (const tint of tints) ok([7, 8, 9].includes(tint), `green-purple tint ${tint}`);
+});
