@@ -16,6 +16,8 @@
  *   --ramp-measure S             seconds measured per ramp step (default 5)
  *   --idle-clients N             (default 1000)
  *   --p99 MS                     ramp latency limit (default 50)
+ *   --quiet-wait S               before each timed run, wait up to S seconds for other processes
+ *                                on the machine to drop below 0.3 cores of CPU (default 20; 0 = off)
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
  *   --cpu-prof                   run the target servers with `--cpu-prof` (profiles in tests/output/profiles)
  *   --out PATH                   JSON output (default tests/output/loadtest.json)
@@ -57,6 +59,7 @@ const { values } = parseArgs({
     "ramp-measure": { type: "string" },
     "idle-clients": { type: "string" },
     p99: { type: "string" },
+    "quiet-wait": { type: "string" },
     env: { type: "string", multiple: true },
     "cpu-prof": { type: "boolean", default: false },
     out: { type: "string" },
@@ -96,19 +99,25 @@ const rampSteps = values["ramp-steps"]
   ? values["ramp-steps"].split(",").map((s) => positive("ramp-steps", s, 0))
   : DEFAULT_RAMP_STEPS;
 
+const quietWaitMs = values["quiet-wait"] === "0"
+  ? 0
+  : positive("quiet-wait", values["quiet-wait"], 20) * 1000;
+
 const options: LoadOptions = {
   agents: Math.round(positive("agents", values.agents, 1)),
   timing: {
     warmupMs: positive("warmup", values.warmup, 3) * 1000,
     measureMs: positive("measure", values.measure, 10) * 1000,
-    drainMs: 1000,
+    drainMs: 2000,
+    quietWaitMs,
   },
   rampSteps,
   rampLaunchesPerSecond: 20,
   rampTiming: {
     warmupMs: 2000,
     measureMs: positive("ramp-measure", values["ramp-measure"], 5) * 1000,
-    drainMs: 1000,
+    drainMs: 2000,
+    quietWaitMs,
   },
   p99LimitMs: positive("p99", values.p99, 50),
   idleClients: Math.round(positive("idle-clients", values["idle-clients"], 1000)),

@@ -102,7 +102,8 @@ function describe(load: LoadMeasurement): string {
   return `p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, ` +
     `${load.deliveries}/${load.expectedDeliveries} delivered, ${load.deliveriesPerSecond}/s, ` +
     `cpu: server ${load.serverCpu} agents ${load.agentCpu.join("+")} ` +
-    `other ${load.backgroundCpu} (load avg ${load.loadAverage})`;
+    `other ${load.backgroundCpu} (load avg ${load.loadAverage}; waited ${load.quietWait.waitedMs} ms ` +
+    `for quiet, other cpu then ${load.quietWait.backgroundCpu})`;
 }
 
 /** Runs one scenario against a fresh server of the given kind. */

@@ -14,7 +14,15 @@ export interface Timing {
   warmupMs: number;
   measureMs: number;
   drainMs: number;
+  /**
+   * Before a run, wait up to this long for the rest of the machine to go quiet (below
+   * {@link QUIET_CORES} of CPU outside the server and agents); 0 skips the wait.
+   */
+  quietWaitMs: number;
 }
+
+/** CPU (in cores) other processes may use while we measure without us waiting for them. */
+export const QUIET_CORES = 0.3;
 
 /** Summary of one connect step. */
 export interface ConnectSummary {
@@ -60,6 +68,8 @@ export interface LoadMeasurement {
   cores: number;
   /** 1-minute load average at the end of the window. */
   loadAverage: number;
+  /** How long the run waited for the machine to go quiet, and the CPU others used then. */
+  quietWait: { waitedMs: number; backgroundCpu: number };
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number>): void {
@@ -138,6 +148,31 @@ export class Session {
     return { requested, connected, failures, elapsedMs } satisfies ConnectSummary;
   }
 
+  /** CPU others use (in cores) over `ms`, excluding the server and the agents. */
+  async #backgroundCpu(ms: number): Promise<number> {
+    const ours = () =>
+      readCpuMs(this.target.pid) + this.agents.reduce((sum, a) => sum + readCpuMs(a.pid), 0);
+    const machineBefore = readMachineCpuMs();
+    const oursBefore = ours();
+    await sleep(ms);
+    const machineAfter = readMachineCpuMs();
+    const cores = navigator.hardwareConcurrency;
+    const machine = ((machineAfter.busy - machineBefore.busy) /
+      (machineAfter.total - machineBefore.total)) * cores;
+    return Math.max(0, machine - (ours() - oursBefore) / ms);
+  }
+
+  /** Waits (at most `maxMs`) until other processes use less than {@link QUIET_CORES}. */
+  async #waitForQuiet(maxMs: number): Promise<{ waitedMs: number; backgroundCpu: number }> {
+    const started = now();
+    let backgroundCpu = NaN;
+    while (maxMs > 0) {
+      backgroundCpu = await this.#backgroundCpu(500);
+      if (backgroundCpu < QUIET_CORES || now() - started >= maxMs) break;
+    }
+    return { waitedMs: Math.round(now() - started), backgroundCpu: round2(backgroundCpu) };
+  }
+
   /** Sends launches at `launchesPerSecond` into each scene and measures the fan-out. */
   async measure(rates: { scene: string; launchesPerSecond: number }[], timing: Timing) {
     const agentCount = this.agents.length;
@@ -158,6 +193,7 @@ export class Session {
         agentRates.reduce((sum, r) => sum + Math.ceil(r.launchesPerSecond * runSeconds) + 1, 0)
       ),
     );
+    const quietWait = await this.#waitForQuiet(timing.quietWaitMs);
     const keyBase = this.#nextKeyBase;
     this.#nextKeyBase += agentCount * (maxPerAgent + 1);
 
@@ -189,7 +225,9 @@ export class Session {
     const runs = await Promise.all(this.agents.map((agent, i) =>
       agent.run({
         rates: perAgentRates[i],
-        ...timing,
+        warmupMs: timing.warmupMs,
+        measureMs: timing.measureMs,
+        drainMs: timing.drainMs,
         keyBase: keyBase + i,
         keyStride: agentCount,
       })
@@ -261,6 +299,7 @@ export class Session {
       backgroundCpu: round2(cpu.backgroundCpu),
       cores: cpu.cores,
       loadAverage: cpu.loadAverage,
+      quietWait,
     } satisfies LoadMeasurement;
   }
 
