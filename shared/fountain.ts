@@ -335,6 +335,9 @@ export class Fountain {
    * from the stream keyed (seed, tick). Never allocates.
    */
   step(tick: number, on: boolean): void {
+    if (!(tick >= 0 && Number.isSafeInteger(tick))) {
+      throw new RangeError(`fountain_tick: ticks are non-negative integers, got ${tick}`);
+    }
     const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
     const { position, previous, velocity, color } = this.#view;

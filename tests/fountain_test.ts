@@ -248,7 +248,9 @@ Deno.test("fountain water lands on both dishes and stays in the basin", () => {
   assert.ok(onLower > 500, `lower dish holds ${onLower}`);
 });
 
-Deno.test("fountain refuses a bad spawn rate", () => {
+Deno.test("fountain refuses a bad spawn rate or tick", () => {
   assert.throws(() => new Fountain(1, { perTick: 0 }), /fountain_rate/);
   assert.throws(() => new Fountain(1, { perTick: 2.5 }), /fountain_rate/);
+  assert.throws(() => new Fountain(1).step(-1, true), /fountain_tick/);
+  assert.throws(() => new Fountain(1).step(0.5, true), /fountain_tick/);
 });
