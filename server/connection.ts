@@ -34,8 +34,7 @@ export function attachConnection(
     limits: config.rateLimits,
     nowMs: config.monotonic(),
     maxBufferedBytes: config.maxBufferedBytes,
-    onSent: () => metrics.messagesSent++,
-    onSlow: () => metrics.slowConsumersDropped++,
+    stats: metrics,
   });
   let admitted = false;
   socket.onopen = () => {

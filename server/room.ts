@@ -54,6 +54,8 @@ export interface RoomDeps {
   skyCap: number;
   maxPeers: number;
   desyncTimeoutMs: number;
+  /** At most this many people per scene are announced (welcome list, join/leave presence). */
+  presenceLimit: number;
   log: (msg: string) => void;
 }
 
@@ -66,6 +68,12 @@ export class Room {
   readonly seed: number;
   readonly clock: SceneClock;
   readonly peers = new Map<string, Peer>();
+  /**
+   * The people announced to everyone. Announcing every join and leave to everyone costs
+   * O(people²) frames and welcomes grow O(people); past `presenceLimit` newcomers are present
+   * (and counted by the API) but not announced.
+   */
+  readonly #announced = new Set<Peer>();
   /** Monotonic ms since the room has had no peers (for unloading), or null. */
   emptySinceMs: number | null;
 
@@ -147,7 +155,7 @@ export class Room {
     this.peers.delete(peer.id);
     this.#votes.forget(peer.id);
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
-    if (peer.welcomed) {
+    if (this.#announced.delete(peer)) {
       this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: peer.info() }));
     }
   }
@@ -156,8 +164,12 @@ export class Room {
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): Refusal | null {
     if (peer.welcomed) return error("bad_message", "hello: already received on this connection");
     if (name !== undefined) peer.name = name;
+    const announce = this.#announced.size < this.#deps.presenceLimit;
+    if (announce) this.#announced.add(peer);
     peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
-    this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: peer.info() }), peer);
+    if (announce) {
+      this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: peer.info() }), peer);
+    }
     return null;
   }
 
@@ -221,7 +233,8 @@ export class Room {
     this.#catchUpShow(now);
     if (now > this.#promised) {
       this.#promised = now;
-      this.#broadcast(`{"t":"tick","n":${now}}`);
+      const beat = `{"t":"tick","n":${now}}`;
+      for (const peer of this.peers.values()) if (peer.welcomed) peer.sendChecked(beat);
     }
     this.#settleVotes(nowMs);
     if (nowMs - this.#lastPersistMs >= PERSIST_EVERY_MS) {
@@ -250,6 +263,7 @@ export class Room {
   close(code: number, reason: string): void {
     for (const peer of this.peers.values()) peer.drop(code, reason);
     this.peers.clear();
+    this.#announced.clear();
     this.persist();
   }
 
@@ -289,7 +303,7 @@ export class Room {
       snapshot,
       events,
       lastSeq: this.#lastSeq,
-      peers: this.welcomedPeers().map((p) => p.info()),
+      peers: [...this.#announced].map((p) => p.info()),
       resumed: resumable,
     };
   }

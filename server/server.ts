@@ -37,6 +37,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     skyCap: config.skyCap,
     maxPeers: config.maxPeers,
     desyncTimeoutMs: config.desyncTimeoutMs,
+    presenceLimit: config.presenceLimit,
     log: config.log,
   }, config.roomIdleMs);
   const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs, lagMs) => {

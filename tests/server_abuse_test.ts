@@ -183,7 +183,7 @@ Deno.test("invalid scene ids are refused before any upgrade", async () => {
 
 Deno.test("a peer whose socket falls behind is closed with 1013 instead of buffered", () => {
   const closes: [number, string][] = [];
-  let slow = 0;
+  const stats = { messagesSent: 0, slowConsumersDropped: 0 };
   const socket = {
     readyState: 1,
     bufferedAmount: 0,
@@ -203,16 +203,15 @@ Deno.test("a peer whose socket falls behind is closed with 1013 instead of buffe
     limits: DEFAULT_RATE_LIMITS,
     nowMs: 0,
     maxBufferedBytes: 1000,
-    onSent: () => {},
-    onSlow: () => slow++,
+    stats,
   });
-  peer.send("a");
+  peer.sendChecked("a");
   socket.bufferedAmount = 1001;
-  peer.send("b");
+  peer.sendChecked("b");
   peer.send("c");
   assert.deepEqual(socket.sent, ["a"], "nothing more is queued once over the cap");
   assert.equal(closes.length, 1);
   assert.equal(closes[0][0], CLOSE_SLOW_CONSUMER);
-  assert.equal(slow, 1);
+  assert.deepEqual(stats, { messagesSent: 1, slowConsumersDropped: 1 });
   assert.equal(peer.gone, true);
 });

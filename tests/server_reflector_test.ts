@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
-
 /** Settings that stop the show, so a test sees only its own events. */
 const QUIET = { t: "settings", settings: { show: false } };
 
@@ -129,5 +128,26 @@ Deno.test("a peer whose hash disagrees with the majority gets resync and a fresh
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     assert.match(metrics, /^snowfire_desyncs_total 1$/m);
     await Promise.all([a.close(), b.close(), c.close()]);
+  });
+});
+
+Deno.test("past the presence limit newcomers are present but not announced", async () => {
+  await withServer({ presenceLimit: 2 }, async (server) => {
+    const scene = "big-crowd-1";
+    const { client: a } = await TestClient.join(server.url, scene, { name: "A" });
+    const { client: b } = await TestClient.join(server.url, scene, { name: "B" });
+    const { client: c, welcome } = await TestClient.join(server.url, scene, { name: "C" });
+    assert.deepEqual(welcome.peers.map((p) => p.name), ["A", "B"]);
+    await c.close();
+    await b.close();
+    await a.waitFor((m) => m.t === "presence" && m.kind === "leave");
+    const presence = a.messages.filter((m) => m.t === "presence");
+    assert.deepEqual(presence.map((m) => m.t === "presence" && `${m.kind} ${m.peer.name}`), [
+      "join B",
+      "leave B",
+    ]);
+    const info = await (await fetch(`${server.url}/api/scenes/${scene}`)).json();
+    assert.deepEqual(info.people.map((p: { name: string }) => p.name), ["A"]);
+    await a.close();
   });
 });
