@@ -4,6 +4,7 @@
  */
 import * as THREE from "three";
 import type { Settings } from "../shared/types.ts";
+import type { FrameTimings } from "./frame_timings.ts";
 import type { Net } from "./net.ts";
 import type { Playout } from "./playout.ts";
 import type { SceneRenderer } from "./renderer.ts";
@@ -33,6 +34,16 @@ export interface SnowfireDebug {
   settings(): Settings | null;
   /** CSS-pixel position of a world point on the canvas, or null when behind the camera. */
   project(x: number, y: number, z: number): { x: number; y: number } | null;
+  /** Per-frame CPU ms (simulate + upload/draw) of the latest frames, oldest first. */
+  frameTimes(): number[];
+  /** Forgets the recorded frame times (start of a measurement). */
+  clearFrameTimes(): void;
+  /** Visible firework particles and their mean position (null when there are none). */
+  fireworkCentroid(): { x: number; y: number; z: number; count: number } | null;
+  /** The latest event received from the server. */
+  lastEvent(): { seq: number; tick: number; by: string; type: string } | null;
+  /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
+  setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */
   you: string;
   /** Error codes received from the server, in order. */
@@ -47,11 +58,12 @@ export interface DebugSources {
   net: Net;
   renderer: SceneRenderer;
   playout: Playout;
+  timings: FrameTimings;
 }
 
 /** Installs `window.snowfire` and returns it (the caller fills `you`, `errors`, `invalidFrames`). */
 export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
-  const { sim, net, renderer, playout } = sources;
+  const { sim, net, renderer, playout, timings } = sources;
   const hook: SnowfireDebug = {
     tick: () => sim.world?.tick ?? -1,
     hash: () => sim.world?.hash() ?? "",
@@ -71,6 +83,32 @@ export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
         x: rect.left + ((point.x + 1) / 2) * rect.width,
         y: rect.top + ((1 - point.y) / 2) * rect.height,
       };
+    },
+    frameTimes: () => timings.totals(),
+    clearFrameTimes: () => timings.clear(),
+    fireworkCentroid() {
+      const view = sim.world?.fireworks;
+      if (!view) return null;
+      let x = 0, y = 0, z = 0, count = 0;
+      for (let i = 0; i < view.count; i++) {
+        if (view.color[i * 4 + 3] <= 0) continue;
+        x += view.position[i * 3];
+        y += view.position[i * 3 + 1];
+        z += view.position[i * 3 + 2];
+        count++;
+      }
+      return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
+    },
+    lastEvent() {
+      const event = sim.latestEvent;
+      return event
+        ? { seq: event.seq, tick: event.tick, by: event.by, type: event.body.type }
+        : null;
+    },
+    setLayerVisible(layer, visible) {
+      const object = renderer.layers()[layer];
+      if (!object) throw new Error(`unknown_layer: no render layer named ${layer}`);
+      object.visible = visible;
     },
     you: "",
     errors: [],

@@ -207,16 +207,15 @@ export class Ground {
 
   private addSnowfield(): void {
     const size = SCENE_HALF_EXTENT * 6;
-    const geometry = this.keep(new THREE.PlaneGeometry(size, size, 180, 180));
+    const geometry = this.keep(new THREE.PlaneGeometry(size, size, 96, 96));
     geometry.rotateX(-Math.PI / 2);
     const positions = geometry.getAttribute("position") as THREE.BufferAttribute;
     for (let i = 0; i < positions.count; i++) {
       positions.setY(i, groundHeight(positions.getX(i), positions.getZ(i)));
     }
     geometry.computeVertexNormals();
-    const material = this.keep(
-      new THREE.MeshStandardMaterial({ color: 0xdfe8f5, roughness: 0.92, metalness: 0 }),
-    );
+    // Lambert: snow is matte, and per-pixel PBR over the whole screen is costly on weak GPUs.
+    const material = this.keep(new THREE.MeshLambertMaterial({ color: 0xdfe8f5 }));
     const ground = new THREE.Mesh(geometry, material);
     ground.receiveShadow = false;
     this.group.add(ground);
@@ -224,9 +223,7 @@ export class Ground {
 
   private addBasin(): THREE.PointLight {
     const r = FOUNTAIN_BASIN_RADIUS;
-    const stone = this.keep(
-      new THREE.MeshStandardMaterial({ color: 0x8a8790, roughness: 0.85, metalness: 0.05 }),
-    );
+    const stone = this.keep(new THREE.MeshLambertMaterial({ color: 0x8a8790 }));
     const rim = new THREE.Mesh(this.keep(new THREE.TorusGeometry(r, 0.45, 12, 64)), stone);
     rim.rotation.x = Math.PI / 2;
     rim.position.y = 0.55;
@@ -239,7 +236,7 @@ export class Ground {
     this.group.add(wall);
     const snowCap = new THREE.Mesh(
       this.keep(new THREE.TorusGeometry(r, 0.3, 8, 64)),
-      this.keep(new THREE.MeshStandardMaterial({ color: 0xf3f7ff, roughness: 1 })),
+      this.keep(new THREE.MeshLambertMaterial({ color: 0xf3f7ff })),
     );
     snowCap.rotation.x = Math.PI / 2;
     snowCap.position.y = 0.88;
@@ -271,41 +268,57 @@ export class Ground {
     return light;
   }
 
+  /** A ring of snowy pines: three instanced meshes (trunks, green tiers, snow caps). */
   private addTrees(random: () => number): void {
+    const trees = 34;
+    const tiers = 3;
     const foliage = this.keep(
-      new THREE.MeshStandardMaterial({ color: 0x17382a, roughness: 0.9, flatShading: true }),
+      new THREE.MeshLambertMaterial({ color: 0x17382a, flatShading: true }),
     );
-    const snow = this.keep(
-      new THREE.MeshStandardMaterial({ color: 0xeef4ff, roughness: 1, flatShading: true }),
-    );
-    const bark = this.keep(new THREE.MeshStandardMaterial({ color: 0x3b2a20, roughness: 1 }));
+    const snow = this.keep(new THREE.MeshLambertMaterial({ color: 0xeef4ff, flatShading: true }));
+    const bark = this.keep(new THREE.MeshLambertMaterial({ color: 0x3b2a20 }));
     const cone = this.keep(new THREE.ConeGeometry(1, 1, 9));
     const trunk = this.keep(new THREE.CylinderGeometry(0.25, 0.35, 1.6, 8));
-    for (let i = 0; i < 34; i++) {
-      const angle = (i / 34) * Math.PI * 2 + random() * 0.15;
+    const stems = new THREE.InstancedMesh(trunk, bark, trees);
+    const greens = new THREE.InstancedMesh(cone, foliage, trees * tiers);
+    const caps = new THREE.InstancedMesh(cone, snow, trees * tiers);
+    const place = new THREE.Matrix4();
+    const position = new THREE.Vector3();
+    const scale = new THREE.Vector3();
+    const upright = new THREE.Quaternion();
+    for (let i = 0; i < trees; i++) {
+      const angle = (i / trees) * Math.PI * 2 + random() * 0.15;
       const radius = SCENE_HALF_EXTENT + 4 + random() * 22;
       const x = Math.cos(angle) * radius;
       const z = Math.sin(angle) * radius;
+      const base = groundHeight(x, z) - 0.2;
       const height = 7 + random() * 8;
-      const tree = new THREE.Group();
-      tree.position.set(x, groundHeight(x, z) - 0.2, z);
-      const stem = new THREE.Mesh(trunk, bark);
-      stem.position.y = 0.8;
-      tree.add(stem);
-      for (let tier = 0; tier < 3; tier++) {
-        const width = (height * 0.32) * (1 - tier * 0.25);
+      stems.setMatrixAt(
+        i,
+        place.compose(position.set(x, base + 0.8, z), upright, scale.set(1, 1, 1)),
+      );
+      for (let tier = 0; tier < tiers; tier++) {
+        const width = height * 0.32 * (1 - tier * 0.25);
         const tierHeight = height * 0.42;
-        const green = new THREE.Mesh(cone, foliage);
-        green.scale.set(width, tierHeight, width);
-        green.position.y = 1.4 + tier * height * 0.24 + tierHeight / 2;
-        tree.add(green);
-        const cap = new THREE.Mesh(cone, snow);
-        cap.scale.set(width * 0.6, tierHeight * 0.4, width * 0.6);
-        cap.position.y = green.position.y + tierHeight * 0.32;
-        tree.add(cap);
+        const y = base + 1.4 + tier * height * 0.24 + tierHeight / 2;
+        greens.setMatrixAt(
+          i * tiers + tier,
+          place.compose(position.set(x, y, z), upright, scale.set(width, tierHeight, width)),
+        );
+        caps.setMatrixAt(
+          i * tiers + tier,
+          place.compose(
+            position.set(x, y + tierHeight * 0.32, z),
+            upright,
+            scale.set(width * 0.6, tierHeight * 0.4, width * 0.6),
+          ),
+        );
       }
-      this.group.add(tree);
     }
+    this.keep(stems);
+    this.keep(greens);
+    this.keep(caps);
+    this.group.add(stems, greens, caps);
   }
 
   private addLights(): void {

@@ -16,9 +16,14 @@ import { SettingsPanel } from "./settings_panel.ts";
 import { Sim } from "./sim.ts";
 import { exposeDebugHook } from "./debug_hook.ts";
 import { FrameStats } from "./frame_stats.ts";
+import { FrameTimings } from "./frame_timings.ts";
 
-/** Wall-time budget (ms) for simulation catch-up within one frame. */
-const STEP_BUDGET_MS = 8;
+/**
+ * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
+ * interval when frames are slow, so stepping keeps up with real time on a slow machine too.
+ */
+const MIN_STEP_BUDGET_MS = 8;
+const MAX_STEP_BUDGET_MS = 100;
 const NAME_KEY = "snowfire.name";
 
 function start(): void {
@@ -116,19 +121,26 @@ function start(): void {
     net.send({ t: "settings", settings: change }) || notConnected()
   );
   const stats = new FrameStats();
-  const debug = exposeDebugHook({ sim, net, renderer, playout });
+  const timings = new FrameTimings();
+  const debug = exposeDebugHook({ sim, net, renderer, playout, timings });
 
+  const clock = () => performance.now();
+  let lastFrameMs = NaN;
   const frame = (nowMs: number) => {
     requestAnimationFrame(frame);
-    const world = sim.world;
+    const started = performance.now();
+    const interval = Number.isNaN(lastFrameMs) ? 16 : nowMs - lastFrameMs;
+    lastFrameMs = nowMs;
     let time = 0;
-    if (world) {
-      const serverTick = net.clock.serverTick(performance.now());
-      time = playout.update(performance.now(), serverTick, sim.horizon);
-      sim.advance(Math.ceil(time), STEP_BUDGET_MS, () => performance.now());
-      panel.display(sim.world?.settings ?? world.settings);
+    if (sim.world) {
+      time = playout.update(started, net.clock.serverTick(started), sim.horizon);
+      const budget = Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2));
+      sim.advance(Math.ceil(time), budget, clock);
     }
+    const simulated = performance.now();
     renderer.render(time, nowMs / 1000);
+    timings.record(simulated - started, performance.now() - simulated);
+    if (sim.world) panel.display(sim.world.settings);
     stats.frame(nowMs);
     const current = sim.world;
     hud.setStats(

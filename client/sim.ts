@@ -39,6 +39,7 @@ export class Sim {
   /** Received events with tick ≥ base.tick, in seq order. */
   private readonly log: SceneEvent[] = [];
   private readonly checkpoints = new Map<number, string>();
+  private latest: SceneEvent | null = null;
   private readonly handlers: SimHandlers;
 
   constructor(handlers: SimHandlers) {
@@ -58,6 +59,11 @@ export class Sim {
   /** Highest seq applied (0 before any). */
   get lastSeq(): number {
     return this.lastSeenSeq;
+  }
+
+  /** The latest event received (null before any). */
+  get latestEvent(): SceneEvent | null {
+    return this.latest;
   }
 
   /** The scene's seed (0 before the first welcome). */
@@ -118,6 +124,7 @@ export class Sim {
     if (event.tick < this.current.tick) return "stale_event";
     this.current.apply(event);
     this.log.push(event);
+    this.latest = event;
     this.lastSeenSeq = event.seq;
     return null;
   }

@@ -1,0 +1,161 @@
+/**
+ * End to end in headless Chromium: real server, several pages in one scene. A click in one page
+ * launches a firework every page simulates identically (same hash at the same checkpoint) and
+ * that lights up the canvas where it bursts; a late joiner converges on the same hash; a settings
+ * change travels from one page to the others; no page logs a console problem.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+import { brightPixelsAround } from "./helpers/browser_pixels.ts";
+
+/** Waits until `page` has a recorded hash at a checkpoint tick after `afterTick`; returns it. */
+async function checkpointAfter(page: Page, afterTick: number): Promise<number> {
+  const handle = await page.waitForFunction(
+    (after) => snowfire.checkpoints().find((tick) => tick > after) ?? false,
+    afterTick,
+    { timeout: 30_000, polling: 100 },
+  );
+  return await handle.jsonValue() as number;
+}
+
+/** Waits until `page` has the hash for checkpoint `tick`, and returns it. */
+async function hashAt(page: Page, tick: number): Promise<string> {
+  const handle = await page.waitForFunction(
+    (at) => snowfire.hashAt(at) ?? (snowfire.tick() > at + 6000 ? "missed" : false),
+    tick,
+    { timeout: 30_000, polling: 100 },
+  );
+  return await handle.jsonValue() as string;
+}
+
+Deno.test("browser scene: pages share fireworks, settings and hashes", async (t) => {
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const pages: ScenePage[] = [];
+  try {
+    const scene = `e2e-${crypto.randomUUID().slice(0, 8)}`;
+    const a = await openScene(browser, server.url, scene, { name: "Ana", width: 800, height: 600 });
+    pages.push(a);
+    const b = await openScene(browser, server.url, scene, { name: "Ben", width: 480, height: 360 });
+    pages.push(b);
+
+    await t.step("a settings change in page B reaches page A", async () => {
+      await b.page.click("#settings summary");
+      await b.page.uncheck("#show");
+      await b.page.check('input[name="snow"][value="0"]');
+      await a.page.waitForFunction(
+        () => snowfire.settings()?.show === false && snowfire.settings()?.snow === 0,
+        null,
+        { timeout: 20_000 },
+      );
+      assert.equal(await a.page.isChecked("#show"), false, "A's panel shows the show off");
+    });
+
+    await t.step("a click in page A bursts in both pages with equal hashes", async () => {
+      // Let the show's last fireworks die so the sky around the burst starts dark.
+      await a.page.waitForFunction(() => snowfire.fireworkCentroid() === null, null, {
+        timeout: 30_000,
+        polling: 200,
+      });
+      const target = await a.page.evaluate(() => snowfire.project(8, 0, -12));
+      assert.ok(target, "the launch point is in view");
+      const launchedBefore = await a.page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+      await a.page.mouse.click(target.x, target.y);
+      const launch = await (await a.page.waitForFunction(
+        (seq) => {
+          const event = snowfire.lastEvent();
+          return event && event.seq > seq && event.type === "launch" ? event : false;
+        },
+        launchedBefore,
+        { timeout: 20_000 },
+      )).jsonValue() as { seq: number; tick: number; by: string };
+      assert.equal(launch.by, await a.page.evaluate(() => snowfire.you), "A launched it");
+
+      // Wait for the burst: many visible particles, spread out.
+      const burst = await (await a.page.waitForFunction(
+        () => {
+          const centroid = snowfire.fireworkCentroid();
+          return centroid && centroid.count > 300 ? centroid : false;
+        },
+        null,
+        { timeout: 30_000, polling: 50 },
+      )).jsonValue() as { x: number; y: number; z: number };
+      assert.ok(Math.abs(burst.x - 8) < 12 && Math.abs(burst.z + 12) < 12, "burst above the click");
+      const where = await a.page.evaluate(
+        ({ x, y, z }) => snowfire.project(x, y, z),
+        burst,
+      );
+      assert.ok(where, "the burst is in view");
+      const lit = await brightPixelsAround(a.page, where.x, where.y, 70);
+      // The same region with the fireworks layer hidden: what the burst itself adds.
+      await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", false));
+      await a.page.evaluate(() =>
+        new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
+      );
+      const unlit = await brightPixelsAround(a.page, where.x, where.y, 70);
+      await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", true));
+      assert.ok(
+        lit - unlit > 150,
+        `the burst lights the canvas (${lit} vs ${unlit} bright pixels)`,
+      );
+
+      const tick = await checkpointAfter(a.page, launch.tick + 30);
+      const [hashA, hashB] = await Promise.all([hashAt(a.page, tick), hashAt(b.page, tick)]);
+      assert.match(hashA, /^[0-9a-f]{16}$/);
+      assert.equal(hashB, hashA, `same hash at checkpoint ${tick}`);
+      const bLaunch = await b.page.evaluate(() => snowfire.lastEvent());
+      assert.equal(bLaunch?.seq, launch.seq, "B received the same launch");
+    });
+
+    await t.step("a page joining later reaches the same hash", async () => {
+      const c = await openScene(browser, server.url, scene, {
+        name: "Cy",
+        width: 480,
+        height: 360,
+      });
+      pages.push(c);
+      const joinedAt = await c.page.evaluate(() => snowfire.tick());
+      const tick = await checkpointAfter(c.page, joinedAt);
+      const [hashA, hashC] = await Promise.all([hashAt(a.page, tick), hashAt(c.page, tick)]);
+      assert.notEqual(hashC, "missed");
+      assert.equal(hashC, hashA, `late joiner agrees at checkpoint ${tick}`);
+      assert.equal(
+        await c.page.evaluate(() => snowfire.settings()?.show),
+        false,
+        "the late joiner got the settings",
+      );
+    });
+
+    await t.step("a busy scene renders (screenshot in tests/output/busy-scene.png)", async () => {
+      await b.page.check('input[name="snow"][value="1"]');
+      await b.page.check("#show");
+      await a.page.waitForFunction(() => snowfire.settings()?.snow === 1, null, {
+        timeout: 20_000,
+      });
+      for (const [x, z] of [[-25, -20], [20, -30], [0, -5], [-10, 10], [30, 5], [12, -18]]) {
+        const at = await a.page.evaluate(([px, pz]) => snowfire.project(px, 0, pz), [x, z]);
+        if (at) await a.page.mouse.click(at.x, at.y);
+        await a.page.waitForTimeout(150);
+      }
+      await a.page.focus("#scene");
+      await a.page.keyboard.press("g");
+      await a.page.waitForFunction(() => snowfire.live() > 8000, null, { timeout: 30_000 });
+      await a.page.waitForTimeout(1200);
+      await Deno.mkdir("tests/output", { recursive: true });
+      await a.page.screenshot({ path: "tests/output/busy-scene.png" });
+      const errors = await a.page.evaluate(() => snowfire.errors);
+      assert.ok(
+        errors.every((code) => code === "rate_limited" || code === "sky_full"),
+        `${errors}`,
+      );
+    });
+
+    await t.step("no page logged a console error or warning", () => {
+      for (const page of pages) assert.deepEqual(page.problems, []);
+    });
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

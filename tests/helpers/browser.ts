@@ -1,0 +1,112 @@
+/**
+ * Helpers for the end-to-end browser tests: headless Chromium through playwright-core, a real
+ * scene server on a free port with a temporary data directory, and pages that join a scene while
+ * recording every console problem.
+ */
+import { type Browser, chromium, type ConsoleMessage, type Page } from "playwright-core";
+import { startServer } from "../../server/server.ts";
+import { buildClient } from "../../scripts/build.ts";
+import type { SnowfireDebug } from "../../client/debug_hook.ts";
+
+declare global {
+  /** The client's debug hook, seen by functions evaluated inside pages. */
+  var snowfire: SnowfireDebug;
+}
+
+/** Chromium flags for a quiet, reproducible headless run on this machine. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--enable-unsafe-swiftshader",
+  // Keep rendering and timers running at full rate in pages that are not in front.
+  "--disable-background-timer-throttling",
+  "--disable-renderer-backgrounding",
+  "--disable-backgrounding-occluded-windows",
+];
+
+/** Starts headless Chromium. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+}
+
+/** A scene server for one test, with its temporary data directory. */
+export interface TestServer {
+  url: string;
+  /** Shuts the server down and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/** Builds the client bundle if stale and starts a server on a free loopback port. */
+export async function startTestServer(): Promise<TestServer> {
+  await buildClient();
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-browser-" });
+  const server = await startServer({ port: 0, hostname: "127.0.0.1", dataDir, log: () => {} });
+  return {
+    url: server.url,
+    async close() {
+      await server.shutdown();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/**
+ * Console messages that come from the software GL driver of headless Chromium rather than from
+ * our page ("GPU stall due to ReadPixels" when the compositor reads back the canvas).
+ */
+function isDriverNoise(message: ConsoleMessage): boolean {
+  return message.text().includes("GL Driver Message");
+}
+
+/** A page in a scene, with the console errors and warnings it produced. */
+export interface ScenePage {
+  page: Page;
+  /** `type: text` of every console error or warning (driver noise excluded) and page error. */
+  problems: string[];
+}
+
+/** Options for {@link openScene}. */
+export interface OpenSceneOptions {
+  name: string;
+  width?: number;
+  height?: number;
+  reducedMotion?: boolean;
+  /** Test mode keeps the drawing buffer for pixel reads; default true. */
+  test?: boolean;
+}
+
+/** Opens `/s/:scene` in a fresh browser context and waits until the client is connected. */
+export async function openScene(
+  browser: Browser,
+  serverUrl: string,
+  scene: string,
+  options: OpenSceneOptions,
+): Promise<ScenePage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 800, height: options.height ?? 600 },
+    reducedMotion: options.reducedMotion ? "reduce" : "no-preference",
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    const type = message.type();
+    if ((type === "error" || type === "warning") && !isDriverNoise(message)) {
+      problems.push(`${type}: ${message.text()}`);
+    }
+  });
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  await page.goto(
+    `${serverUrl}/s/${scene}?${options.test === false ? "" : "test&"}name=${
+      encodeURIComponent(options.name)
+    }`,
+  );
+  await page.waitForFunction(() => globalThis.snowfire?.connected() && snowfire.tick() > 0, null, {
+    timeout: 20_000,
+  });
+  return { page, problems };
+}
