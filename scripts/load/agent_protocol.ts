@@ -50,7 +50,10 @@ export interface ConnectResult {
   failed: number;
   /** Failure reasons (error code, close code or `timeout`) and how often each happened. */
   failures: Record<string, number>;
+  /** Time from the first connect to the last welcome, plus the settle time. */
   elapsedMs: number;
+  /** Of that, time spent waiting for the join traffic (presence frames) to stop. */
+  settleMs: number;
 }
 
 /** Result of `run`: the sends inside the measure window and the window itself. */

@@ -23,6 +23,11 @@ import type {
 /** Every heartbeat frame starts like this (Snowfire's and the raw server's alike). */
 const TICK_PREFIX = '{"t":"tick",';
 
+/** After joining, wait until no presence frame arrived for this long… */
+const SETTLE_QUIET_MS = 1000;
+/** …but no longer than this. */
+const SETTLE_MAX_MS = 60_000;
+
 /** How long a client may wait for its `welcome`. */
 const WELCOME_TIMEOUT_MS = 15_000;
 
@@ -59,6 +64,8 @@ export class ClientPool {
   #windowFrom = Infinity;
   #windowTo = -Infinity;
   #recording = false;
+  /** Receive time of the last `presence` frame (join/leave traffic), 0 when none. */
+  #lastPresenceAt = 0;
 
   /** Clients currently open. */
   get openClients(): number {
@@ -95,12 +102,21 @@ export class ClientPool {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+    // Joining makes the server tell everyone (presence); let that storm pass before measuring,
+    // or the first measurements would include frames queued behind it.
+    const settleStarted = now();
+    while (
+      now() - this.#lastPresenceAt < SETTLE_QUIET_MS && now() - settleStarted < SETTLE_MAX_MS
+    ) {
+      await sleep(100);
+    }
     return {
       connected,
       connectedByScene,
       failed: jobs.length - connected,
       failures,
       elapsedMs: now() - started,
+      settleMs: now() - settleStarted,
     };
   }
 
@@ -167,7 +183,9 @@ export class ClientPool {
   /** Handles one parsed frame after the welcome; the hot path of the whole load test. */
   #receive(client: Client, frame: Frame): void {
     const time = this.#note(client, frame.t ?? "?");
-    if (frame.t === "event") {
+    if (frame.t === "presence") {
+      this.#lastPresenceAt = time;
+    } else if (frame.t === "event") {
       const body = frame.body;
       const key = body?.type === "launch" && frame.by !== "show"
         ? keyOf(body.x ?? NaN, body.z ?? NaN)

@@ -68,6 +68,9 @@ export interface ScenarioResult {
     clients: number;
     connected: number;
     rssBeforeKiB: number;
+    /** Right after the join traffic stopped. */
+    rssJoinedKiB: number;
+    /** Five seconds later: the figure per connection is computed from this one. */
     rssAfterKiB: number;
     perConnectionKiB: number;
   };
@@ -106,6 +109,16 @@ function describe(load: LoadMeasurement): string {
     `for quiet, other cpu then ${load.quietWait.backgroundCpu})`;
 }
 
+function describeConnect(connect: ConnectSummary): string {
+  const failures = Object.keys(connect.failures).length > 0
+    ? `, failures ${JSON.stringify(connect.failures)}`
+    : "";
+  return `${connect.connected}/${connect.requested} joined in ${
+    Math.round(connect.elapsedMs)
+  } ms ` +
+    `(${Math.round(connect.settleMs)} ms of it waiting for presence traffic to stop)${failures}`;
+}
+
 /** Runs one scenario against a fresh server of the given kind. */
 export async function runScenario(
   scenario: ScenarioName,
@@ -134,11 +147,7 @@ export async function runScenario(
         const clients = scenario === "a" ? 100 : 1000;
         const rate = scenario === "a" ? 50 : 10;
         result.connect = await session.populate([{ scene: `load-${scenario}`, clients }]);
-        log(
-          `${result.connect.connected}/${clients} joined in ${
-            Math.round(result.connect.elapsedMs)
-          } ms`,
-        );
+        log(describeConnect(result.connect));
         result.load = await session.measure([{
           scene: `load-${scenario}`,
           launchesPerSecond: rate,
@@ -149,9 +158,7 @@ export async function runScenario(
       case "c": {
         const scenes = Array.from({ length: 50 }, (_, i) => `load-c-${i}`);
         result.connect = await session.populate(scenes.map((scene) => ({ scene, clients: 20 })));
-        log(
-          `${result.connect.connected}/1000 joined in ${Math.round(result.connect.elapsedMs)} ms`,
-        );
+        log(describeConnect(result.connect));
         result.load = await session.measure(
           scenes.map((scene) => ({ scene, launchesPerSecond: 1 })),
           options.timing,
@@ -171,13 +178,17 @@ export async function runScenario(
           scene: "load-idle",
           clients: 1 + options.idleClients,
         }]);
-        await sleep(3000);
+        // Joining is done and its traffic has passed (populate waits for that); give the heap a
+        // few seconds so the figure is the steady state of idle connections, not the join burst.
+        const rssJoinedKiB = readRssKiB(target.pid);
+        await sleep(5000);
         const rssAfterKiB = readRssKiB(target.pid);
         result.connect = connect;
         result.idle = {
           clients: options.idleClients,
           connected: connect.connected,
           rssBeforeKiB,
+          rssJoinedKiB,
           rssAfterKiB,
           perConnectionKiB:
             Math.round(((rssAfterKiB - rssBeforeKiB) / Math.max(1, connect.connected)) * 100) / 100,
@@ -206,6 +217,7 @@ async function ramp(session: Session, options: LoadOptions, log: (line: string) 
   let stoppedBecause = "all steps held";
   for (const clients of options.rampSteps) {
     const connect = await session.populate([{ scene: "load-ramp", clients }]);
+    log(describeConnect(connect));
     let retried = false;
     let load = await session.measure(
       [{ scene: "load-ramp", launchesPerSecond: options.rampLaunchesPerSecond }],

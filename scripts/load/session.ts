@@ -29,7 +29,10 @@ export interface ConnectSummary {
   requested: number;
   connected: number;
   failures: Record<string, number>;
+  /** Until every agent had its clients in and the join traffic had passed. */
   elapsedMs: number;
+  /** Longest wait of an agent for the join traffic (presence frames) to stop. */
+  settleMs: number;
 }
 
 /** Everything measured in one timed run. */
@@ -134,7 +137,9 @@ export class Session {
     const failures: Record<string, number> = {};
     let connected = 0;
     let elapsedMs = 0;
+    let settleMs = 0;
     results.forEach((result, i) => {
+      settleMs = Math.max(settleMs, result.settleMs);
       addCounts(failures, result.failures);
       connected += result.connected;
       elapsedMs = Math.max(elapsedMs, result.elapsedMs);
@@ -145,7 +150,7 @@ export class Session {
         this.clientsByScene.set(scene, (this.clientsByScene.get(scene) ?? 0) + got);
       }
     });
-    return { requested, connected, failures, elapsedMs } satisfies ConnectSummary;
+    return { requested, connected, failures, elapsedMs, settleMs } satisfies ConnectSummary;
   }
 
   /** CPU others use (in cores) over `ms`, excluding the server and the agents. */
