@@ -32,6 +32,14 @@ export const SHOW_CLEARANCE = FOUNTAIN_BASIN_RADIUS + 3;
 const rng = new Rng();
 const TWO_32 = 4294967296;
 
+/**
+ * Rounds to centimetres (plenty, and short on the wire). `+ 0` turns −0 into 0: JSON has no −0,
+ * so a −0 here would differ from what clients receive.
+ */
+function centimetres(v: number): number {
+  return Math.round(v * 100) / 100 + 0;
+}
+
 /** The launch of segment `segment` (any integer). */
 function segmentLaunch(seed: number, segment: number): ShowLaunch {
   rng.reseed(streamKey(seed, STREAM.show, segment >>> 0, Math.floor(segment / TWO_32) >>> 0));
@@ -43,9 +51,8 @@ function segmentLaunch(seed: number, segment: number): ShowLaunch {
     x = rng.range(-SHOW_HALF_EXTENT, SHOW_HALF_EXTENT);
     z = rng.range(-SHOW_HALF_EXTENT, SHOW_HALF_EXTENT);
   } while (x * x + z * z < SHOW_CLEARANCE * SHOW_CLEARANCE);
-  // Centimetres are plenty and keep the broadcast events short.
   const theme = THEMES[rng.int(THEMES.length)];
-  return { tick, x: Math.round(x * 100) / 100, z: Math.round(z * 100) / 100, theme };
+  return { tick, x: centimetres(x), z: centimetres(z), theme };
 }
 
 /**

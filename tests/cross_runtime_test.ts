@@ -1,13 +1,21 @@
 /**
  * The golden fixtures replay to the same hashes in Node 20 as in Deno, and the deterministic
- * maths is bit-identical in both on inputs where the engines' own `Math` functions disagree.
+ * maths is bit-identical in both on inputs where the engines' own `Math` functions disagree;
+ * the show schedule (which the server computes) agrees too.
  * `shared/` is bundled with esbuild, written to a temp dir with a small runner, and run by `node`.
  */
 import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
 import { join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { type Probe, probe, replayAll, type ReplayFixture } from "./helpers/node_replay_probe.ts";
+import {
+  type Probe,
+  probe,
+  replayAll,
+  type ReplayFixture,
+  showHour,
+} from "./helpers/node_replay_probe.ts";
+import type { ShowLaunch } from "../shared/show.ts";
 
 const PROBES_PER_FUNCTION = 4000;
 /** Functions whose bits are known to differ between Node 20 (V8 11) and Deno 2.9 (V8 13+). */
@@ -19,13 +27,14 @@ const PROBE_MODULE = fromFileUrl(new URL("./helpers/node_replay_probe.ts", impor
 
 const RUNNER = `
 import { readFileSync } from "node:fs";
-import { probe, replayAll } from "./bundle.mjs";
+import { probe, replayAll, showHour } from "./bundle.mjs";
 const [count, ...files] = process.argv.slice(2);
 const fixtures = files.map((file) => JSON.parse(readFileSync(file, "utf8")));
 process.stdout.write(JSON.stringify({
   version: process.version,
   replays: replayAll(fixtures),
   probe: probe(Number(count)),
+  show: showHour(),
 }));
 `;
 
@@ -33,6 +42,7 @@ interface NodeResult {
   version: string;
   replays: { tick: number; hash: string }[][];
   probe: Probe;
+  show: ShowLaunch[][];
 }
 
 async function fixtureFiles(): Promise<string[]> {
@@ -97,6 +107,12 @@ Deno.test("cross-runtime: Node replays and dmath bits equal Deno's", async (t) =
     const deno = replayAll(fixtures);
     fixtures.forEach((fixture, k) => assert.deepEqual(deno[k], fixture.expected, files[k]));
     assert.deepEqual(deno, node.replays);
+  });
+
+  await t.step("node schedules the same show", () => {
+    const show = showHour();
+    assert.ok(show.every((launches) => launches.length > 1500));
+    assert.deepEqual(node.show, show);
   });
 
   const here = probe(PROBES_PER_FUNCTION);

@@ -34,6 +34,8 @@ Deno.test("show launches lie in the launch area, clear of the fountain, with eve
       `${launch.x},${launch.z}`,
     );
     assert.ok(Number.isInteger(launch.tick));
+    assert.ok(!Object.is(launch.x, -0) && !Object.is(launch.z, -0), "no −0: JSON would lose it");
+    assert.deepEqual(JSON.parse(JSON.stringify(launch)), launch);
     themes.set(launch.theme, (themes.get(launch.theme) ?? 0) + 1);
     sumX += launch.x;
     sumZ += launch.z;

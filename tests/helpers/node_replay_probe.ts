@@ -5,6 +5,7 @@
 import { acos, atan2, cos, exp, log, pow, sin } from "../../shared/dmath.ts";
 import { Rng } from "../../shared/prng.ts";
 import { type Checkpoint, replay, type ReplayInput } from "../../shared/replay.ts";
+import { type ShowLaunch, showLaunches } from "../../shared/show.ts";
 
 /** One fixture file's content: a replay input plus its committed checkpoints. */
 export interface ReplayFixture extends ReplayInput {
@@ -81,4 +82,9 @@ export function probe(count: number): Probe {
     out[name] = result;
   }
   return out;
+}
+
+/** An hour of the scheduled show for a few seeds: the server may run on either runtime. */
+export function showHour(): ShowLaunch[][] {
+  return [0, 1, 0xdeadbeef].map((seed) => showLaunches(seed, 1_000_000, 1_000_000 + 216_000));
 }
