@@ -50,7 +50,15 @@ export function attachConnection(
   };
   socket.onmessage = (e: MessageEvent) => {
     if (!admitted || peer.gone) return;
-    const refusal = handleFrame(peer, room, config, e.data);
+    let refusal: ErrorMessage | null;
+    try {
+      refusal = handleFrame(peer, room, config, e.data);
+    } catch (err) {
+      // A failure here (say the database cannot write) must not escape the event handler: that
+      // would end the whole process. The sender hears about it; nothing was broadcast.
+      config.log(`error: scene ${room.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
+      refusal = error("internal", "the server could not handle that message; nothing changed");
+    }
     if (refusal) {
       metrics.refuse(refusal.code);
       peer.send(JSON.stringify(refusal));

@@ -151,3 +151,21 @@ Deno.test("past the presence limit newcomers are present but not announced", asy
     await a.close();
   });
 });
+
+Deno.test("an empty scene unloads after the idle time and reloads where it left off", async () => {
+  await withServer({ roomIdleMs: 100 }, async (server) => {
+    const scene = "nap-time-1";
+    const { client, welcome } = await TestClient.join(server.url, scene);
+    client.send({ t: "launch", x: 4, z: 4 });
+    const launched = await client.waitFor((m) => m.t === "event" && m.by === welcome.you.id);
+    await client.close();
+    const loaded = async () =>
+      /^snowfire_scenes_loaded 0$/m.test(await (await fetch(`${server.url}/metrics`)).text());
+    await eventually("the scene unloaded", loaded);
+    const { client: back, welcome: again } = await TestClient.join(server.url, scene);
+    assert.ok(launched.t === "event");
+    assert.ok(again.lastSeq >= launched.seq);
+    assert.ok(again.events.some((e) => e.seq === launched.seq), "the window came back from disk");
+    await back.close();
+  });
+});
