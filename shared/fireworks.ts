@@ -28,6 +28,7 @@ import {
   planFirework,
   RISE_MAX,
   SECONDARY_CHILDREN,
+  SECONDARY_DELAY_MAX,
   secondaryDelay,
   SHELL_DECELERATION,
   SHELL_DRIFT_MAX,
@@ -40,6 +41,14 @@ import { type Block, ParticlePool } from "./particle_pool.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 import type { ParticleView } from "./views.ts";
+
+// The hot loop skips a launch's slots below its lowest live one. That is only safe if no slot
+// below a live one spawns later: trails and the burst spawn in slot order, and children (last
+// in the block) spawn while ordinary burst particles, which outlive every secondary delay,
+// are still alive below them.
+if (BURST_LIFE_MIN <= SECONDARY_DELAY_MAX) {
+  throw new Error("firework_layout: burst particles must outlive every secondary delay");
+}
 
 /** Particle kinds; a particle's style is `kind * PALETTE_SIZE + tint`. */
 export const KIND = { shell: 0, trail: 1, burst: 2, child: 3 } as const;
@@ -82,21 +91,43 @@ for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
   }
 }
 
+/** Floats per style in STYLE_COLORS: rgba at each of the COLOR_STEPS + 1 curve samples. */
+const STYLE_STRIDE = (COLOR_STEPS + 1) * 4;
+
+/**
+ * Every style's colour at every curve sample, already rounded to float32 as stored: the curve
+ * (COLOR_TABLE) tinted by the style's tint and mix. Copying four floats is the hot loop's
+ * whole colour cost.
+ */
+const STYLE_COLORS = (() => {
+  const out = new Float32Array(STYLE_COUNT * STYLE_STRIDE);
+  for (let s = 0; s < STYLE_COUNT; s++) {
+    for (let j = 0; j <= COLOR_STEPS; j++) {
+      const e = j * COLOR_ENTRY;
+      const w = MIX[s] * COLOR_TABLE[e + 4];
+      const k = COLOR_TABLE[e + 3];
+      const hr = COLOR_TABLE[e], hg = COLOR_TABLE[e + 1], hb = COLOR_TABLE[e + 2];
+      const o = s * STYLE_STRIDE + j * 4;
+      out[o] = k * (hr + w * (TINT[s * 3] - hr));
+      out[o + 1] = k * (hg + w * (TINT[s * 3 + 1] - hg));
+      out[o + 2] = k * (hb + w * (TINT[s * 3 + 2] - hb));
+      out[o + 3] = COLOR_TABLE[e + 5];
+    }
+  }
+  return out;
+})();
+
 /**
  * Writes the colour of slot `i` for a particle of `style` that is `age` ticks into `maxLife`:
- * the shared life curve, tinted. The hot loop and every spawn use this one function.
+ * the shared life curve, tinted. Spawns use it; the hot loop inlines the same lookup.
  */
 function paint(color: Float32Array, i: number, style: number, age: number, maxLife: number): void {
-  const e = Math.floor((age * COLOR_STEPS) / maxLife + 0.5) * COLOR_ENTRY;
-  const w = MIX[style] * COLOR_TABLE[e + 4];
-  const k = COLOR_TABLE[e + 3];
-  const hr = COLOR_TABLE[e], hg = COLOR_TABLE[e + 1], hb = COLOR_TABLE[e + 2];
-  const t = style * 3;
+  const o = style * STYLE_STRIDE + Math.floor((age * COLOR_STEPS) / maxLife + 0.5) * 4;
   const c = i * 4;
-  color[c] = k * (hr + w * (TINT[t] - hr));
-  color[c + 1] = k * (hg + w * (TINT[t + 1] - hg));
-  color[c + 2] = k * (hb + w * (TINT[t + 2] - hb));
-  color[c + 3] = COLOR_TABLE[e + 5];
+  color[c] = STYLE_COLORS[o];
+  color[c + 1] = STYLE_COLORS[o + 1];
+  color[c + 2] = STYLE_COLORS[o + 2];
+  color[c + 3] = STYLE_COLORS[o + 3];
 }
 
 /** One launch's block: its plan plus what the launch resolved (where, which tints). */
@@ -110,6 +141,12 @@ export interface FireworkBlock extends Block {
   readonly secondary: number;
   /** Ticks after the apex at which each secondary bursts. */
   readonly delays: Uint8Array;
+  /**
+   * The slots that may be alive, relative to `start`: below `lo` all are dead for good, from
+   * `hi` on none has spawned yet. The hot loop visits only [lo, hi).
+   */
+  lo: number;
+  hi: number;
 }
 
 /** Resolves a launch's theme: its own, else the scene's unless `auto`, else the launch's roll. */
@@ -188,6 +225,8 @@ export class Fireworks {
       primary,
       secondary,
       delays,
+      lo: 0,
+      hi: 1,
     };
     this.pool.add(block);
     const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
@@ -224,10 +263,28 @@ export class Fireworks {
 
   /** The hot loop: drag, gravity, Euler step, ageing and colour for every live slot. */
   #integrate(): void {
-    const { position, previous, velocity, color, life, maxLife, style } = this.pool;
-    const count = this.pool.count;
+    const blocks = this.pool.blocks;
+    const life = this.pool.life;
     let died = 0;
-    for (let i = 0; i < count; i++) {
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      died += this.#integrateRange(block.start + block.lo, block.start + block.hi);
+      // Slots below `hi` never spawn later (see the invariant at the top), so dead ones at the
+      // bottom of the range are done for good.
+      let lo = block.lo;
+      while (lo < block.hi && life[block.start + lo] <= 0) lo++;
+      block.lo = lo;
+    }
+    this.#live -= died;
+  }
+
+  /** Drag, gravity, Euler step, ageing and colour for the live slots in [from, to). */
+  #integrateRange(from: number, to: number): number {
+    const { position, previous, velocity, color, life, maxLife, style } = this.pool;
+    // Locals, not module bindings, so the optimiser keeps them in registers.
+    const colors = STYLE_COLORS, drag = DRAG, gravityDt = GRAVITY_DT;
+    let died = 0;
+    for (let i = from; i < to; i++) {
       const left = life[i];
       if (left <= 0) continue;
       const p = i * 3;
@@ -236,9 +293,9 @@ export class Fireworks {
       previous[p + 1] = y;
       previous[p + 2] = z;
       const s = style[i] | 0;
-      const d = DRAG[s];
+      const d = drag[s];
       const vx = velocity[p] * d;
-      const vy = velocity[p + 1] * d - GRAVITY_DT[s];
+      const vy = velocity[p + 1] * d - gravityDt[s];
       const vz = velocity[p + 2] * d;
       velocity[p] = vx;
       velocity[p + 1] = vy;
@@ -248,15 +305,21 @@ export class Fireworks {
       position[p + 2] = z + vz * DT;
       const remaining = left - 1;
       life[i] = remaining;
+      const c = i * 4;
       if (remaining === 0) {
-        color[i * 4 + 3] = 0;
+        color[c + 3] = 0;
         died++;
-      } else {
-        const full = maxLife[i];
-        paint(color, i, s, full - remaining, full);
+        continue;
       }
+      // paint(), inlined: the life curve at this age, tinted.
+      const full = maxLife[i];
+      const o = s * STYLE_STRIDE + Math.floor(((full - remaining) * COLOR_STEPS) / full + 0.5) * 4;
+      color[c] = colors[o];
+      color[c + 1] = colors[o + 1];
+      color[c + 2] = colors[o + 2];
+      color[c + 3] = colors[o + 3];
     }
-    this.#live -= died;
+    return died;
   }
 
   /** Spawns what the launch emits after stepping `tick`: trail, burst, secondary bursts. */
@@ -301,6 +364,7 @@ export class Fireworks {
       size[i] = SIZE.trail;
       paint(color, i, trailStyle, 0, lifetime);
     }
+    block.hi = 1 + (k + 1) * TRAIL_PER_TICK;
     this.#live += TRAIL_PER_TICK;
   }
 
@@ -346,6 +410,7 @@ export class Fireworks {
       size[i] = SIZE.burst;
       paint(color, i, s, 0, lifetime);
     }
+    block.hi = plan.burstStart + plan.burstCount;
     this.#live += plan.burstCount;
   }
 
@@ -382,6 +447,7 @@ export class Fireworks {
       size[i] = SIZE.child;
       paint(color, i, s, 0, lifetime);
     }
+    block.hi = Math.max(block.hi, plan.childStart + (j + 1) * SECONDARY_CHILDREN);
     this.#live += SECONDARY_CHILDREN;
   }
 }
