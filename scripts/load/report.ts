@@ -62,6 +62,15 @@ function loadRows(load: (r?: ScenarioResult) => LoadMeasurement | undefined) {
       (r?: ScenarioResult) => load(r) && Math.round(load(r)!.serverRssKiB / 102.4) / 10,
     ],
     ["server CPU (cores)", (r?: ScenarioResult) => load(r)?.serverCpu],
+    [
+      "server CPU per frame out (us)",
+      (r?: ScenarioResult) => {
+        const l = load(r);
+        if (!l) return undefined;
+        const frames = Object.values(l.framesPerSecond).reduce((a, b) => a + b, 0);
+        return frames > 0 ? Math.round((l.serverCpu * 1e6 / frames) * 10) / 10 : undefined;
+      },
+    ],
     ["load agents CPU (cores)", (r?: ScenarioResult) => load(r)?.agentCpu.join("+")],
     ["other CPU on machine (cores)", (r?: ScenarioResult) => load(r)?.backgroundCpu],
     ["load average (1 min)", (r?: ScenarioResult) => load(r)?.loadAverage],
