@@ -7,7 +7,10 @@ import { WINDOW_TICKS } from "../shared/constants.ts";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
-import { eventually, TestClient, withServer } from "./helpers/server_harness.ts";
+import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
+import { RESUME_MARGIN_TICKS } from "../server/room.ts";
+import { SceneStore } from "../server/store.ts";
+import { eventually, startTestServer, TestClient, withServer } from "./helpers/server_harness.ts";
 
 /** Scene time runs 4× faster than real time, so the window W passes in two real seconds. */
 const SPEED = 4;
@@ -68,4 +71,57 @@ Deno.test("a late joiner's replay hash equals a veteran's at a common tick", asy
     assert.equal(lateWorld.hash(), veteranWorld.hash());
     await Promise.all([veteran.close(), late.close()]);
   });
+});
+
+Deno.test("the stored snapshot moves forward and welcomes stay exact, also after a restart", async () => {
+  // 50× scene time: the snapshot trails T − W − 60 s and steps every 10 s of scene time.
+  const fast = {
+    now: () => performance.timeOrigin + performance.now() * 50,
+    monotonic: () => performance.now() * 50,
+  };
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-snapshot-" });
+  const scene = "long-night-1";
+  try {
+    const first = await startTestServer({ dataDir, ...fast });
+    const { client, welcome } = await TestClient.join(first.url, scene);
+    client.send({ t: "settings", settings: { windSpeed: 9, windDirection: 120 } });
+    const changed = await client.waitFor((m) => m.t === "event" && m.body.type === "settings");
+    assert.ok(changed.t === "event");
+    const changedTick = changed.tick;
+    const changedSeq = changed.seq;
+    // Past the resume margin and one snapshot step, the change is folded into the stored snapshot.
+    await client.waitFor(
+      (m) => m.t === "tick" && m.n > changedTick + WINDOW_TICKS + RESUME_MARGIN_TICKS + 1200,
+      20_000,
+    );
+    client.send({ t: "settings", settings: { snow: 0.9 } });
+    await client.waitFor((m) =>
+      m.t === "event" && m.body.type === "settings" && m.seq > changedSeq
+    );
+    await client.close();
+    const stored = new SceneStore(dataDir);
+    const row = stored.getScene(scene)!;
+    stored.close();
+    assert.ok(row.snapshot.tick > changedTick, "the stored snapshot moved past the change");
+    await first.shutdown();
+
+    const second = await startTestServer({ dataDir, ...fast });
+    try {
+      const { client: late, welcome: wb } = await TestClient.join(second.url, scene);
+      const log = await (await fetch(`${second.url}/api/scenes/${scene}/log?limit=5000`)).json();
+      const expected = advanceSnapshot(initialSnapshot(), log.events, wb.horizon - WINDOW_TICKS);
+      assert.deepEqual(wb.snapshot, expected);
+      assert.equal(wb.snapshot.settings.windSpeed, 9);
+      assert.deepEqual(
+        wb.events,
+        log.events.filter((e: SceneEvent) => e.tick >= wb.snapshot.tick && e.seq <= wb.lastSeq),
+      );
+      assert.equal(wb.seed, welcome.seed);
+      await late.close();
+    } finally {
+      await second.shutdown();
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
 });
