@@ -18,17 +18,34 @@ interface Ballot {
   hashes: Map<string, string>;
 }
 
+/** How many decided checkpoints are remembered to judge late reports against. */
+const REMEMBERED_VERDICTS = 32;
+
 /** Hash reports of one room, per checkpoint tick. */
 export class HashVotes {
   readonly #ballots = new Map<number, Ballot>();
+  /** Majority hash of recently decided ticks (null after a tie), for reports that come late. */
+  readonly #settled = new Map<number, string | null>();
+  /** Late reports that disagreed with their tick's settled majority. */
+  #late: Verdict[] = [];
   readonly #timeoutMs: number;
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Records `peer`'s hash for `tick` (a repeated report replaces the earlier one). */
+  /**
+   * Records `peer`'s hash for `tick` (a repeated report replaces the earlier one). A report for a
+   * tick already decided is judged at once against that tick's majority.
+   */
   report(tick: number, peer: string, hash: string, nowMs: number): void {
+    if (this.#settled.has(tick)) {
+      const majority = this.#settled.get(tick);
+      if (majority !== null && majority !== hash) {
+        this.#late.push({ tick, minority: [peer], tie: false });
+      }
+      return;
+    }
     let ballot = this.#ballots.get(tick);
     if (!ballot) {
       ballot = { firstMs: nowMs, hashes: new Map() };
@@ -43,14 +60,20 @@ export class HashVotes {
    * @param eligible how many present peers could report for a tick (joined before it).
    */
   decide(nowMs: number, eligible: (tick: number) => number): Verdict[] {
-    const verdicts: Verdict[] = [];
+    const verdicts = this.#late;
+    this.#late = [];
     for (const [tick, ballot] of this.#ballots) {
       const majorityIn = ballot.hashes.size * 2 > eligible(tick);
       if (!majorityIn && nowMs - ballot.firstMs < this.#timeoutMs) continue;
       this.#ballots.delete(tick);
-      verdicts.push(judge(tick, ballot.hashes));
+      const verdict = judge(tick, ballot.hashes);
+      verdicts.push(verdict);
+      this.#settled.set(tick, verdict.tie ? null : verdict.majority);
+      if (this.#settled.size > REMEMBERED_VERDICTS) {
+        this.#settled.delete(this.#settled.keys().next().value!);
+      }
     }
-    return verdicts;
+    return verdicts.map(({ tick, minority, tie }) => ({ tick, minority, tie }));
   }
 
   /** Forgets a peer's pending reports (it left). */
@@ -59,7 +82,10 @@ export class HashVotes {
   }
 }
 
-function judge(tick: number, hashes: Map<string, string>): Verdict {
+function judge(
+  tick: number,
+  hashes: Map<string, string>,
+): Verdict & { majority: string } {
   const counts = new Map<string, number>();
   for (const h of hashes.values()) counts.set(h, (counts.get(h) ?? 0) + 1);
   let best = "";
@@ -74,8 +100,8 @@ function judge(tick: number, hashes: Map<string, string>): Verdict {
       tie = true;
     }
   }
-  if (tie) return { tick, minority: [], tie: true };
+  if (tie) return { tick, minority: [], tie: true, majority: "" };
   const minority: string[] = [];
   for (const [peer, h] of hashes) if (h !== best) minority.push(peer);
-  return { tick, minority, tie: false };
+  return { tick, minority, tie: false, majority: best };
 }

@@ -85,7 +85,14 @@ Deno.test("hash votes find the minority once a majority reported", async (t) => 
     assert.deepEqual(votes.decide(10, () => 5), []);
     votes.report(60, "c", "bb", 0);
     assert.deepEqual(votes.decide(10, () => 5), [{ tick: 60, minority: ["c"], tie: false }]);
-    assert.deepEqual(votes.decide(20, () => 5), [], "a decided tick is forgotten");
+    assert.deepEqual(votes.decide(20, () => 5), [], "a decided tick is not decided twice");
+    votes.report(60, "d", "aa", 30);
+    votes.report(60, "e", "cc", 30);
+    assert.deepEqual(
+      votes.decide(40, () => 5),
+      [{ tick: 60, minority: ["e"], tie: false }],
+      "a late report is judged against the settled majority",
+    );
   });
   await t.step("decides with what came after the timeout; a tie blames nobody", () => {
     const votes = new HashVotes(3000);
