@@ -18,6 +18,8 @@
  *   --p99 MS                     ramp latency limit (default 50)
  *   --quiet-wait S               before each timed run, wait up to S seconds for other processes
  *                                on the machine to drop below 0.3 cores of CPU (default 20; 0 = off)
+ *   --nice=N                     run servers and agents at nice N (e.g. --nice=-10 on a busy shared
+ *                                machine; needs root); default: unchanged
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
  *   --cpu-prof                   run the target servers with `--cpu-prof` (profiles in tests/output/profiles)
  *   --out PATH                   JSON output (default tests/output/loadtest.json)
@@ -60,6 +62,7 @@ const { values } = parseArgs({
     "idle-clients": { type: "string" },
     p99: { type: "string" },
     "quiet-wait": { type: "string" },
+    nice: { type: "string" },
     env: { type: "string", multiple: true },
     "cpu-prof": { type: "boolean", default: false },
     out: { type: "string" },
@@ -99,6 +102,13 @@ const rampSteps = values["ramp-steps"]
   ? values["ramp-steps"].split(",").map((s) => positive("ramp-steps", s, 0))
   : DEFAULT_RAMP_STEPS;
 
+if (values.nice !== undefined) {
+  const nice = Number(values.nice);
+  if (!Number.isInteger(nice) || nice < -20 || nice > 19) {
+    fail("bad_option", `--nice must be an integer in [-20, 19], got ${values.nice}`);
+  }
+}
+
 const quietWaitMs = values["quiet-wait"] === "0"
   ? 0
   : positive("quiet-wait", values["quiet-wait"], 20) * 1000;
@@ -121,6 +131,7 @@ const options: LoadOptions = {
   },
   p99LimitMs: positive("p99", values.p99, 50),
   idleClients: Math.round(positive("idle-clients", values["idle-clients"], 1000)),
+  nice: values.nice === undefined ? undefined : Number(values.nice),
   snowfireEnv,
   serverFlags: values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   log: (line) => console.log(line),
@@ -128,7 +139,8 @@ const options: LoadOptions = {
 
 console.log(
   `loadtest: scenarios ${scenarios.join(",")}; targets ${targets.join(",")}; ` +
-    `${options.agents} agent processes; loopback only`,
+    `${options.agents} agent processes; loopback only` +
+    (options.nice === undefined ? "" : `; servers and agents at nice ${options.nice}`),
 );
 console.log(
   `loadtest: Snowfire server settings: ${

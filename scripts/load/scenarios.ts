@@ -37,6 +37,8 @@ export interface LoadOptions {
   snowfireEnv: Record<string, string>;
   /** Extra `deno run` flags for the target server (e.g. `--cpu-prof`). */
   serverFlags: string[];
+  /** Nice value for the server and the agents (negative: ahead of other work), or none. */
+  nice?: number;
   /** Progress lines go here. */
   log: (line: string) => void;
 }
@@ -139,7 +141,7 @@ export async function runScenario(
   };
   const log = (line: string) => options.log(`[${scenario}/${targetName}] ${line}`);
   log(`server pid ${target.pid} on port ${target.port}, env ${JSON.stringify(target.env)}`);
-  const session = await Session.open(target, options.agents);
+  const session = await Session.open(target, options.agents, options.nice);
   try {
     switch (scenario) {
       case "a":

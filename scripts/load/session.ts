@@ -5,7 +5,7 @@
 import { AgentHandle } from "./agent_handle.ts";
 import { now, sleep } from "./clock.ts";
 import { Histogram } from "./histogram.ts";
-import { readCpuMs, readLoadAverage, readMachineCpuMs, readRssKiB } from "./proc.ts";
+import { readCpuMs, readLoadAverage, readMachineCpuMs, readRssKiB, setNice } from "./proc.ts";
 import type { MeasureResult, SceneClients, SendRecord } from "./agent_protocol.ts";
 import type { Target } from "./target.ts";
 
@@ -92,17 +92,33 @@ export class Session {
   /** Per scene, per agent: connected clients. */
   readonly #agentClients = new Map<string, number[]>();
   #nextKeyBase = 0;
+  readonly #nice: number | undefined;
 
-  private constructor(target: Target, agents: AgentHandle[]) {
+  private constructor(target: Target, agents: AgentHandle[], nice: number | undefined) {
     this.target = target;
     this.agents = agents;
+    this.#nice = nice;
   }
 
-  /** Starts `agentCount` agents against a running target and syncs their clocks. */
-  static async open(target: Target, agentCount: number): Promise<Session> {
+  /**
+   * Starts `agentCount` agents against a running target and syncs their clocks. With `nice`,
+   * the target and the agents run at that nice value (e.g. -10: ahead of other work on a shared
+   * machine); the threads the processes start later inherit it only partly, so it is applied
+   * again before each run.
+   */
+  static async open(target: Target, agentCount: number, nice?: number): Promise<Session> {
     const agents = Array.from({ length: agentCount }, () => AgentHandle.start());
     for (const agent of agents) await agent.syncClock();
-    return new Session(target, agents);
+    const session = new Session(target, agents, nice);
+    session.#applyNice();
+    return session;
+  }
+
+  #applyNice(): void {
+    if (this.#nice === undefined) return;
+    for (const pid of [this.target.pid, ...this.agents.map((agent) => agent.pid)]) {
+      if (!setNice(pid, this.#nice)) throw new Error(`nice_refused: could not renice ${pid}`);
+    }
   }
 
   /** Total connected clients. */
@@ -198,6 +214,7 @@ export class Session {
         agentRates.reduce((sum, r) => sum + Math.ceil(r.launchesPerSecond * runSeconds) + 1, 0)
       ),
     );
+    this.#applyNice();
     const quietWait = await this.#waitForQuiet(timing.quietWaitMs);
     const keyBase = this.#nextKeyBase;
     this.#nextKeyBase += agentCount * (maxPerAgent + 1);
