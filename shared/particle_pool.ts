@@ -42,51 +42,72 @@ const LAYOUT = {
 
 type ArrayName = keyof typeof LAYOUT;
 
-/** A pool of particle slots, dense in `[0, count)`, that renders as a {@link ParticleView}. */
+/** Slots a pool starts with; it doubles (up to its capacity) when a block needs more. */
+const INITIAL_SLOTS = 8192;
+
+/**
+ * A pool of particle slots, dense in `[0, count)`, that renders as a {@link ParticleView}.
+ * Storage grows geometrically up to `capacity` (a new buffer; the arrays are replaced), so a
+ * quiet scene or a late joiner does not pay for a full sky up front. Read the arrays anew after
+ * `add`; they never change during a step.
+ */
 export class ParticlePool<B extends Block = Block> implements ParticleView {
   /** Most slots the pool can hold. */
   readonly capacity: number;
   /** xyz at the current tick. */
-  readonly position: Float32Array;
+  position!: Float32Array;
   /** xyz at the previous tick. */
-  readonly previous: Float32Array;
+  previous!: Float32Array;
   /** xyz in metres per second. */
-  readonly velocity: Float32Array;
+  velocity!: Float32Array;
   /** rgba, linear, brightness applied; alpha 0 for dead or not yet spawned slots. */
-  readonly color: Float32Array;
+  color!: Float32Array;
   /** Sprite diameter in metres. */
-  readonly size: Float32Array;
+  size!: Float32Array;
   /** Ticks left to live; 0 = dead or not yet spawned. */
-  readonly life: Float32Array;
+  life!: Float32Array;
   /** The lifetime the particle was spawned with, in ticks. */
-  readonly maxLife: Float32Array;
+  maxLife!: Float32Array;
   /** Index into the owning system's style tables (drag, gravity, tint). */
-  readonly style: Float32Array;
+  style!: Float32Array;
   /** Live blocks in application order; their slot ranges are contiguous and ascending. */
   readonly blocks: B[] = [];
   /** Slots in use (the end of the last block). */
   count = 0;
+  /** Slots the current buffer holds. */
+  allocated = 0;
 
-  readonly #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[];
+  #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[] = [];
   /** The arrays the hash covers: position, velocity, colour, life. */
-  readonly #hashed: readonly { stride: number; words: Uint32Array }[];
+  #hashed: readonly { stride: number; words: Uint32Array }[] = [];
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 0) {
-      throw new RangeError(`pool capacity must be a non-negative integer, got ${capacity}`);
+      throw new RangeError(`pool_capacity: must be a non-negative integer, got ${capacity}`);
     }
     this.capacity = capacity;
+    this.#allocate(Math.min(capacity, INITIAL_SLOTS));
+  }
+
+  /** Moves storage to a fresh buffer of `slots` slots, keeping the used prefix. */
+  #allocate(slots: number): void {
     const names = Object.keys(LAYOUT) as ArrayName[];
     let bytes = 0;
     const offsets: number[] = [];
     for (const name of names) {
       offsets.push(bytes);
-      bytes += LAYOUT[name] * capacity * 4 + STAGGER_BYTES;
+      bytes += LAYOUT[name] * slots * 4 + STAGGER_BYTES;
     }
     const buffer = new ArrayBuffer(bytes);
-    const views = names.map((name, i) =>
-      new Float32Array(buffer, offsets[i], LAYOUT[name] * capacity)
-    );
+    const old = this.#arrays;
+    const arrays = names.map((name, i) => ({
+      array: new Float32Array(buffer, offsets[i], LAYOUT[name] * slots),
+      stride: LAYOUT[name],
+      words: new Uint32Array(buffer, offsets[i], LAYOUT[name] * slots),
+    }));
+    for (let i = 0; i < old.length; i++) {
+      arrays[i].array.set(old[i].array.subarray(0, this.count * old[i].stride));
+    }
     [
       this.position,
       this.previous,
@@ -96,26 +117,29 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
       this.life,
       this.maxLife,
       this.style,
-    ] = views;
-    this.#arrays = names.map((name, i) => ({
-      array: views[i],
-      stride: LAYOUT[name],
-      words: new Uint32Array(buffer, offsets[i], LAYOUT[name] * capacity),
-    }));
+    ] = arrays.map((a) => a.array);
+    this.#arrays = arrays;
     const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
-    this.#hashed = hashedNames.map((name) => this.#arrays[names.indexOf(name)]);
+    this.#hashed = hashedNames.map((name) => arrays[names.indexOf(name)]);
+    this.allocated = slots;
   }
 
   /**
    * Appends a block of `block.size` zeroed slots (zeroed so never-spawned slots hash the same
-   * wherever the block lives). The caller checks capacity first; overflowing throws.
+   * wherever the block lives), growing the storage if needed. The caller checks capacity first;
+   * overflowing throws.
    */
   add(block: B): void {
     const end = this.count + block.size;
     if (end > this.capacity) {
       throw new RangeError(
-        `particle pool overflow: ${block.size} slots requested, ${this.count} of ${this.capacity} used`,
+        `pool_overflow: ${block.size} slots requested, ${this.count} of ${this.capacity} used`,
       );
+    }
+    if (end > this.allocated) {
+      let slots = Math.max(1, this.allocated);
+      while (slots < end) slots *= 2;
+      this.#allocate(Math.min(this.capacity, slots));
     }
     block.start = this.count;
     for (const { array, stride } of this.#arrays) {
