@@ -46,6 +46,24 @@ const INV_HEIGHT = 1 / SNOW_HEIGHT;
 const STAGGER_BYTES = 64;
 const FIELDS = 13;
 
+const UNIT32 = 1 / 4294967296;
+const UNIT16 = 1 / 65536;
+
+/** The low 16 bits of a word as a uniform number in [0, 1). */
+function low16(word: number): number {
+  return (word & 0xffff) * UNIT16;
+}
+
+/** The high 16 bits of a word as a uniform number in [0, 1). */
+function high16(word: number): number {
+  return (word >>> 16) * UNIT16;
+}
+
+/** `range[0] + (range[1] − range[0]) · u`. */
+function between(range: readonly [number, number], u: number): number {
+  return range[0] + (range[1] - range[0]) * u;
+}
+
 /**
  * A cheap smooth periodic wave ≈ sin(2π·u) for u in [0, 1) (max error 0.001): a parabola with
  * one correction term. Only + − * and abs, so it is deterministic and fast in the hot loop.
@@ -127,25 +145,36 @@ export class Snow implements SnowView {
   }
 
   #drawFlakes(): void {
-    const rng = new Rng();
+    const { originX, originY, originZ, fallPerTick, windFactor, swayX, swayZ } = this;
+    const { swayFrequency, swayPhase, size, variant, spin, phase } = this;
+    // One stream with exactly FLAKE_WORDS draws per flake, so flake i's constants depend only on
+    // (seed, i) and a prefix never changes with the count. Positions take a whole 32-bit word;
+    // the other constants need far less resolution and share words as 16-bit halves. Late joiners
+    // build 100k flakes, so this loop is on their critical path.
+    const rng = new Rng(streamKey(this.seed, STREAM.snow));
+    const SPAN_X = 2 * SCENE_HALF_EXTENT;
     for (let i = 0; i < this.capacity; i++) {
-      rng.reseed(streamKey(this.seed, STREAM.snow, i));
-      this.originX[i] = rng.range(-SCENE_HALF_EXTENT, SCENE_HALF_EXTENT);
-      this.originY[i] = rng.range(0, SNOW_HEIGHT);
-      this.originZ[i] = rng.range(-SCENE_HALF_EXTENT, SCENE_HALF_EXTENT);
-      this.fallPerTick[i] = rng.range(SNOW_FALL_SPEED[0], SNOW_FALL_SPEED[1]) * DT;
-      this.windFactor[i] = rng.range(SNOW_WIND_FACTOR[0], SNOW_WIND_FACTOR[1]);
-      const amplitude = rng.range(SNOW_SWAY_AMPLITUDE[0], SNOW_SWAY_AMPLITUDE[1]);
-      const heading = rng.next() * TAU;
-      this.swayX[i] = amplitude * cos(heading);
-      this.swayZ[i] = amplitude * sin(heading);
-      this.swayFrequency[i] = DT / rng.range(SNOW_SWAY_PERIOD[0], SNOW_SWAY_PERIOD[1]);
-      this.swayPhase[i] = rng.next();
-      this.size[i] = rng.range(SNOW_SIZE[0], SNOW_SIZE[1]);
-      this.variant[i] = rng.int(SNOW_VARIANTS);
-      const spin = rng.range(SNOW_SPIN[0], SNOW_SPIN[1]);
-      this.spin[i] = rng.next() < 0.5 ? -spin : spin;
-      this.phase[i] = rng.next() * TAU;
+      originX[i] = rng.nextU32() * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
+      originY[i] = rng.nextU32() * UNIT32 * SNOW_HEIGHT;
+      originZ[i] = rng.nextU32() * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
+      let word = rng.nextU32();
+      fallPerTick[i] = between(SNOW_FALL_SPEED, low16(word)) * DT;
+      windFactor[i] = between(SNOW_WIND_FACTOR, high16(word));
+      word = rng.nextU32();
+      const amplitude = between(SNOW_SWAY_AMPLITUDE, low16(word));
+      const heading = high16(word) * TAU;
+      swayX[i] = amplitude * cos(heading);
+      swayZ[i] = amplitude * sin(heading);
+      word = rng.nextU32();
+      swayFrequency[i] = DT / between(SNOW_SWAY_PERIOD, low16(word));
+      swayPhase[i] = high16(word);
+      word = rng.nextU32();
+      size[i] = between(SNOW_SIZE, low16(word));
+      const turn = between(SNOW_SPIN, high16(word));
+      word = rng.nextU32();
+      variant[i] = word & (SNOW_VARIANTS - 1);
+      spin[i] = word & SNOW_VARIANTS ? -turn : turn;
+      phase[i] = high16(word) * TAU;
     }
   }
 
