@@ -17,7 +17,8 @@
  *   --idle-clients N             (default 1000)
  *   --p99 MS                     ramp latency limit (default 50)
  *   --quiet-wait S               before each timed run, wait up to S seconds for other processes
- *                                on the machine to drop below 0.3 cores of CPU (default 20; 0 = off)
+ *                                on the machine to drop below 0.3 cores of CPU (default 20; 0 = off;
+ *                                at most 120 s over the whole run)
  *   --nice=N                     run servers and agents at nice N (e.g. --nice=-10 on a busy shared
  *                                machine; needs root); default: unchanged
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
