@@ -34,6 +34,11 @@ export class HashVotes {
     this.#timeoutMs = timeoutMs;
   }
 
+  /** True when some tick awaits a decision or a late report awaits its verdict. */
+  get pending(): boolean {
+    return this.#ballots.size > 0 || this.#late.length > 0;
+  }
+
   /**
    * Records `peer`'s hash for `tick` (a repeated report replaces the earlier one). A report for a
    * tick already decided is judged at once against that tick's majority.

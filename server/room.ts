@@ -30,8 +30,8 @@ export const RESUME_MARGIN_TICKS = 60 * TICK_RATE;
 /** The stored snapshot moves forward once it lags T − W − margin by this many ticks. */
 const SNAPSHOT_STEP_TICKS = 10 * TICK_RATE;
 
-/** Progress (last promised tick, show cursor) is written at least this often. */
-const PERSIST_EVERY_MS = 250;
+/** Progress (last promised tick, show cursor) is written at least this often (by `Rooms`). */
+export const PERSIST_EVERY_MS = 250;
 
 /**
  * On load the clock floor sits this far above the last stored tick: heartbeats sent after the
@@ -39,6 +39,9 @@ const PERSIST_EVERY_MS = 250;
  * wall clock stepped back across the restart.
  */
 const FLOOR_MARGIN_TICKS = 30;
+
+/** Every this many heartbeats, each socket's unsent backlog is checked against the cap. */
+const BACKPRESSURE_EVERY = 4;
 
 /** Show launches scheduled more than this many ticks before a (re)load are skipped, not flooded. */
 const SHOW_CATCH_UP_TICKS = TICK_RATE;
@@ -90,7 +93,8 @@ export class Room {
   #promised: number;
   /** First tick whose show launches are not emitted yet. */
   #showCursor: number;
-  #lastPersistMs = -Infinity;
+  /** Heartbeats sent; every BACKPRESSURE_EVERY-th one checks the sockets' backlog. */
+  #beats = 0;
   #persistedPromise = -1;
   #persistedCursor = -1;
 
@@ -226,7 +230,7 @@ export class Room {
 
   /**
    * One scheduler pass: emit due show launches, send the heartbeat unless an event already
-   * covered this tick, settle hash votes, and persist progress.
+   * covered this tick, and settle hash votes. (`Rooms` persists progress, batched.)
    */
   pass(nowMs: number): void {
     const now = this.clock.tick();
@@ -234,13 +238,16 @@ export class Room {
     if (now > this.#promised) {
       this.#promised = now;
       const beat = `{"t":"tick","n":${now}}`;
-      for (const peer of this.peers.values()) if (peer.welcomed) peer.sendChecked(beat);
+      // Asking the runtime for each socket's backlog costs a call per peer; every few beats is
+      // enough to keep the backlog bounded (between checks only a few periods' frames add up).
+      const check = this.#beats++ % BACKPRESSURE_EVERY === 0;
+      for (const peer of this.peers.values()) {
+        if (!peer.welcomed) continue;
+        if (check) peer.sendChecked(beat);
+        else peer.send(beat);
+      }
     }
-    this.#settleVotes(nowMs);
-    if (nowMs - this.#lastPersistMs >= PERSIST_EVERY_MS) {
-      this.#lastPersistMs = nowMs;
-      this.persist(now);
-    }
+    if (this.#votes.pending) this.#settleVotes(nowMs);
   }
 
   /** Writes progress and moves the stored snapshot forward when it lags far enough. */

@@ -8,7 +8,7 @@ import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import type { ServerClock } from "./clock.ts";
 import type { Metrics } from "./metrics.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
-import { Room, type RoomDeps } from "./room.ts";
+import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneStore } from "./store.ts";
 
 /** What `/api/scenes/:id` reports. */
@@ -27,6 +27,7 @@ export class Rooms {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;
+  #lastPersistMs = -Infinity;
 
   constructor(deps: RoomDeps, idleMs: number) {
     this.#deps = deps;
@@ -110,8 +111,21 @@ export class Rooms {
     };
   }
 
-  /** One scheduler pass over every room; unloads rooms empty for longer than the idle time. */
+  /**
+   * One scheduler pass over every room; every PERSIST_EVERY_MS it writes all rooms' progress in
+   * one transaction, and it unloads rooms empty for longer than the idle time.
+   */
   pass(nowMs: number): void {
+    if (nowMs - this.#lastPersistMs >= PERSIST_EVERY_MS) {
+      this.#lastPersistMs = nowMs;
+      try {
+        this.#store.transaction(() => {
+          for (const room of this.#rooms.values()) room.persist();
+        });
+      } catch (e) {
+        this.#deps.log(`error: persisting progress failed: ${(e as Error).stack ?? e}`);
+      }
+    }
     for (const [id, room] of this.#rooms) {
       try {
         room.pass(nowMs);

@@ -140,6 +140,18 @@ export class SceneStore {
     this.#updateSnapshot.run(JSON.stringify(snapshot), scene);
   }
 
+  /** Runs `fn` in one transaction (one commit for many small writes); rolls back if it throws. */
+  transaction(fn: () => void): void {
+    this.#db.exec("BEGIN");
+    try {
+      fn();
+    } catch (e) {
+      this.#db.exec("ROLLBACK");
+      throw e;
+    }
+    this.#db.exec("COMMIT");
+  }
+
   /** Number of scenes stored. */
   countScenes(): number {
     return Number((this.#countScenes.get() as Record<string, unknown>).n);
