@@ -5,7 +5,7 @@
  * only on live launches.
  */
 import { DT } from "./constants.ts";
-import { acos, cos, sin, TAU } from "./dmath.ts";
+import { cos, sin, TAU } from "./dmath.ts";
 import {
   COLOR_ENTRY,
   COLOR_STEPS,
@@ -313,7 +313,7 @@ export class Fireworks {
       }
       // paint(), inlined: the life curve at this age, tinted.
       const full = maxLife[i];
-      const o = s * STYLE_STRIDE + Math.floor(((full - remaining) * COLOR_STEPS) / full + 0.5) * 4;
+      const o = s * STYLE_STRIDE + ((((full - remaining) * COLOR_STEPS) / full + 0.5) | 0) * 4;
       color[c] = colors[o];
       color[c + 1] = colors[o + 1];
       color[c + 2] = colors[o + 2];
@@ -385,17 +385,20 @@ export class Fireworks {
     for (let n = 0; n < plan.burstCount; n++) {
       const i = first + n;
       const p = i * 3;
-      const phi = acos(1 - 2 * rng.next());
+      // φ = acos(1 − 2u) makes directions uniform on the sphere; cos φ = 1 − 2u exactly and
+      // sin φ = √(1 − cos² φ), so the acos/sin/cos round trip is not needed.
+      const cosPhi = 1 - 2 * rng.next();
+      const sinPhi = Math.sqrt(1 - cosPhi * cosPhi);
       const theta = TAU * rng.next();
       const speed = plan.burstSpeed * (1 + BURST_SPEED_NOISE * (2 * rng.next() - 1));
       const pick = rng.next();
       const lifeRoll = rng.int(BURST_LIFE_MAX - BURST_LIFE_MIN + 1);
-      const ring = sin(phi) * speed;
+      const ring = sinPhi * speed;
       position[p] = previous[p] = ax;
       position[p + 1] = previous[p + 1] = ay;
       position[p + 2] = previous[p + 2] = az;
       velocity[p] = svx + ring * cos(theta);
-      velocity[p + 1] = svy + speed * cos(phi);
+      velocity[p + 1] = svy + speed * cosPhi;
       velocity[p + 2] = svz + ring * sin(theta);
       // The first secondaryCount particles burst again: they die exactly when they burst.
       const lifetime = n < plan.secondaryCount ? block.delays[n] : BURST_LIFE_MIN + lifeRoll;
@@ -431,15 +434,18 @@ export class Fireworks {
     for (let n = 0; n < SECONDARY_CHILDREN; n++) {
       const i = first + n;
       const p = i * 3;
-      const phi = acos(1 - 2 * rng.next());
+      // φ = acos(1 − 2u) makes directions uniform on the sphere; cos φ = 1 − 2u exactly and
+      // sin φ = √(1 − cos² φ), so the acos/sin/cos round trip is not needed.
+      const cosPhi = 1 - 2 * rng.next();
+      const sinPhi = Math.sqrt(1 - cosPhi * cosPhi);
       const theta = TAU * rng.next();
       const speed = childSpeed * (1 + 0.2 * (2 * rng.next() - 1));
-      const ring = sin(phi) * speed;
+      const ring = sinPhi * speed;
       position[p] = previous[p] = ax;
       position[p + 1] = previous[p + 1] = ay;
       position[p + 2] = previous[p + 2] = az;
       velocity[p] = pvx + ring * cos(theta);
-      velocity[p + 1] = pvy + speed * cos(phi);
+      velocity[p + 1] = pvy + speed * cosPhi;
       velocity[p + 2] = pvz + ring * sin(theta);
       const lifetime = CHILD_LIFE_MIN + rng.int(CHILD_LIFE_MAX - CHILD_LIFE_MIN + 1);
       life[i] = maxLife[i] = lifetime;
