@@ -77,7 +77,26 @@ function loadRows(load: (r?: ScenarioResult) => LoadMeasurement | undefined) {
   ] as const;
 }
 
-/** Renders the comparison table for all results. */
+/**
+ * The attempt that represents a scenario on a target when it ran several times: the one with the
+ * lowest p99 (a busy neighbour only ever makes latency worse), the largest audience for the ramp,
+ * the last one for idle memory.
+ */
+export function bestAttempt(attempts: ScenarioResult[]): ScenarioResult | undefined {
+  const score = (r: ScenarioResult) =>
+    r.error
+      ? Infinity
+      : r.ramp
+      ? -r.ramp.largestPassing
+      : r.load
+      ? (Number.isNaN(r.load.latencyMs.p99) ? Infinity : r.load.latencyMs.p99)
+      : 0;
+  let best: ScenarioResult | undefined;
+  for (const attempt of attempts) if (!best || score(attempt) <= score(best)) best = attempt;
+  return best;
+}
+
+/** Renders the comparison table for all results (the best attempt of each, see above). */
 export function renderTable(results: ScenarioResult[]): string {
   const lines: string[] = [];
   const scenarios = [...new Set(results.map((r) => r.scenario))] as ScenarioName[];
@@ -85,9 +104,16 @@ export function renderTable(results: ScenarioResult[]): string {
   const row = (cells: string[]) =>
     cells.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join(" ");
   for (const scenario of scenarios) {
-    const snowfire = results.find((r) => r.scenario === scenario && r.target === "snowfire");
-    const raw = results.find((r) => r.scenario === scenario && r.target === "raw");
-    lines.push("", `== scenario ${scenario}: ${SCENARIO_TITLES[scenario]}`);
+    const attempts = (target: string) =>
+      results.filter((r) => r.scenario === scenario && r.target === target);
+    const snowfire = bestAttempt(attempts("snowfire"));
+    const raw = bestAttempt(attempts("raw"));
+    const tries = Math.max(attempts("snowfire").length, attempts("raw").length);
+    lines.push(
+      "",
+      `== scenario ${scenario}: ${SCENARIO_TITLES[scenario]}` +
+        (tries > 1 ? ` (best of ${tries} alternating attempts)` : ""),
+    );
     lines.push(row(["metric", "snowfire", "raw", "ratio"]));
     const emit = (label: string, get: (r?: ScenarioResult) => Cell) => {
       const s = get(snowfire);
