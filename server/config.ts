@@ -149,8 +149,8 @@ function parseInteger(name: string, text: string): number {
 
 /**
  * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
- * (comma separated), STATIC_DIR, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES as
- * `PER_SECOND/BURST`.
+ * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, and RATE_LAUNCH / RATE_GUN /
+ * RATE_SETTINGS / RATE_FRAMES as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
   const options: ServerOptions = {
@@ -164,6 +164,10 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (maxPeers) options.maxPeers = parseInteger("MAX_PEERS", maxPeers);
   const origins = env("ALLOWED_ORIGINS");
   if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
+  const heartbeatMs = env("HEARTBEAT_MS");
+  if (heartbeatMs) options.heartbeatMs = Number(heartbeatMs);
+  const presenceLimit = env("PRESENCE_LIMIT");
+  if (presenceLimit) options.presenceLimit = parseInteger("PRESENCE_LIMIT", presenceLimit);
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -182,7 +186,8 @@ export function describeConfig(config: ServerConfig): string {
   const rate = (l: RateLimit) => `${l.perSecond}/s burst ${l.burst}`;
   return [
     `port=${config.port} host=${config.hostname} dataDir=${config.dataDir}`,
-    `skyCap=${config.skyCap} maxPeers=${config.maxPeers}`,
+    `skyCap=${config.skyCap} maxPeers=${config.maxPeers} heartbeatMs=${config.heartbeatMs} ` +
+    `presenceLimit=${config.presenceLimit}`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
     `staticDir=${config.staticDir}`,
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
