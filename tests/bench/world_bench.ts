@@ -1,0 +1,229 @@
+/**
+ * World benchmarks (`deno task bench`):
+ * - fireworks particle-steps per second at ~10k, ~100k and ~1M live particles (target ≥ 60 M/s);
+ * - the same maths as a naive one-object-per-particle loop, and the ratio (expect ≥ 8×);
+ * - the late-join rebuild of a busy window with ~50k live particles (target ≤ 100 ms).
+ * Each bench prints its own particle-steps/s (live particles per step × steps / time) from its
+ * best iteration, since on a shared machine the mean mostly measures the other load.
+ */
+import { WINDOW_TICKS } from "../../shared/constants.ts";
+import {
+  COLOR_ENTRY,
+  COLOR_STEPS,
+  COLOR_TABLE,
+  PALETTE,
+  PALETTE_SIZE,
+} from "../../shared/firework_colors.ts";
+import { RISE_MAX } from "../../shared/firework_plan.ts";
+import { Fireworks, KIND_PHYSICS } from "../../shared/fireworks.ts";
+import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
+import { World, worldFromWindow } from "../../shared/world.ts";
+import { eventCost } from "../../shared/budget.ts";
+import { DT } from "../../shared/constants.ts";
+import { busyScenario } from "../helpers/world_scenarios.ts";
+
+/** Ticks timed per iteration: bursts are young, so no particle dies of old age meanwhile. */
+const TIMED_TICKS = 20;
+/** Live particles per launch right after its apex (trail tail + burst), measured. */
+const LIVE_PER_LAUNCH = 1100;
+
+/** A system with `launches` fireworks all just past their apex: the sky at its fullest. */
+function fullSky(launches: number): { fw: Fireworks; tick: number } {
+  const fw = new Fireworks(42, launches * 3600);
+  for (let seq = 1; seq <= launches; seq++) {
+    fw.launch(seq, 0, (seq % 90) - 45, (Math.floor(seq / 90) % 90) - 45, undefined, "auto");
+  }
+  let tick = 0;
+  for (; tick <= RISE_MAX; tick++) fw.step(tick);
+  return { fw, tick };
+}
+
+/** One object per particle: the layout the SoA pool replaces. */
+interface NaiveParticle {
+  x: number;
+  y: number;
+  z: number;
+  px: number;
+  py: number;
+  pz: number;
+  vx: number;
+  vy: number;
+  vz: number;
+  r: number;
+  g: number;
+  b: number;
+  a: number;
+  life: number;
+  maxLife: number;
+  style: number;
+}
+
+/** The pool's live particles copied into objects. */
+function naiveCopy(fw: Fireworks): NaiveParticle[] {
+  const { position, velocity, life, maxLife, style } = fw.pool;
+  const out: NaiveParticle[] = [];
+  for (let i = 0; i < fw.pool.count; i++) {
+    if (life[i] <= 0) continue;
+    out.push({
+      x: position[i * 3],
+      y: position[i * 3 + 1],
+      z: position[i * 3 + 2],
+      px: 0,
+      py: 0,
+      pz: 0,
+      vx: velocity[i * 3],
+      vy: velocity[i * 3 + 1],
+      vz: velocity[i * 3 + 2],
+      r: 0,
+      g: 0,
+      b: 0,
+      a: 0,
+      life: life[i],
+      maxLife: maxLife[i],
+      style: style[i],
+    });
+  }
+  return out;
+}
+
+const DRAG: number[] = [], GRAVITY_DT: number[] = [], MIX: number[] = [], TINT: number[][] = [];
+for (let s = 0; s < KIND_PHYSICS.length * PALETTE_SIZE; s++) {
+  const [drag, gravity, mix] = KIND_PHYSICS[Math.floor(s / PALETTE_SIZE)];
+  DRAG.push(drag);
+  GRAVITY_DT.push(gravity * DT);
+  MIX.push(mix);
+  TINT.push([...(PALETTE[s % PALETTE_SIZE] ?? PALETTE[0])]);
+}
+
+/** The fireworks' per-tick maths (drag, gravity, Euler, ageing, colour) over objects. */
+function naiveStep(particles: NaiveParticle[]): void {
+  for (const p of particles) {
+    if (p.life <= 0) continue;
+    p.px = p.x;
+    p.py = p.y;
+    p.pz = p.z;
+    const d = DRAG[p.style];
+    p.vx *= d;
+    p.vy = p.vy * d - GRAVITY_DT[p.style];
+    p.vz *= d;
+    p.x += p.vx * DT;
+    p.y += p.vy * DT;
+    p.z += p.vz * DT;
+    p.life -= 1;
+    if (p.life === 0) {
+      p.a = 0;
+      continue;
+    }
+    const e = Math.floor(((p.maxLife - p.life) * COLOR_STEPS) / p.maxLife + 0.5) * COLOR_ENTRY;
+    const w = MIX[p.style] * COLOR_TABLE[e + 4];
+    const k = COLOR_TABLE[e + 3];
+    const tint = TINT[p.style];
+    p.r = k * (COLOR_TABLE[e] + w * (tint[0] - COLOR_TABLE[e]));
+    p.g = k * (COLOR_TABLE[e + 1] + w * (tint[1] - COLOR_TABLE[e + 1]));
+    p.b = k * (COLOR_TABLE[e + 2] + w * (tint[2] - COLOR_TABLE[e + 2]));
+    p.a = COLOR_TABLE[e + 5];
+  }
+}
+
+/** Live particles integrated over the timed ticks (the same for every iteration: deterministic). */
+function liveSteps(launches: number): number {
+  const { fw, tick } = fullSky(launches);
+  let steps = 0;
+  for (let t = tick; t < tick + TIMED_TICKS; t++) {
+    steps += fw.live();
+    fw.step(t);
+  }
+  return steps;
+}
+
+const sizes = [["10k", 10_000], ["100k", 100_000], ["1M", 1_000_000]] as const;
+
+for (const [label, target] of sizes) {
+  const launches = Math.max(1, Math.round(target / LIVE_PER_LAUNCH));
+  const stepsPerIteration = liveSteps(launches);
+  let live = 0, bestMs = Infinity, bestNaiveMs = Infinity;
+  Deno.bench({
+    name: `fireworks step, ${label} live particles`,
+    group: `fireworks ${label}`,
+    baseline: true,
+    n: label === "1M" ? 6 : 12,
+    warmup: 2,
+    fn(b) {
+      const { fw, tick } = fullSky(launches);
+      live = fw.live();
+      const t0 = performance.now();
+      b.start();
+      for (let t = tick; t < tick + TIMED_TICKS; t++) fw.step(t);
+      b.end();
+      bestMs = Math.min(bestMs, performance.now() - t0);
+    },
+  });
+  Deno.bench({
+    name: `naive objects, ${label} live particles`,
+    group: `fireworks ${label}`,
+    n: label === "1M" ? 6 : 12,
+    warmup: 2,
+    fn(b) {
+      const { fw } = fullSky(launches);
+      const particles = naiveCopy(fw);
+      const t0 = performance.now();
+      b.start();
+      for (let t = 0; t < TIMED_TICKS; t++) naiveStep(particles);
+      b.end();
+      bestNaiveMs = Math.min(bestNaiveMs, performance.now() - t0);
+    },
+  });
+  addEventListener("unload", () => {
+    if (bestMs === Infinity) return;
+    // Best iteration, not the mean: on a shared machine the mean mostly measures other load.
+    const rate = stepsPerIteration / (bestMs / 1000);
+    const naiveRate = stepsPerIteration / (bestNaiveMs / 1000);
+    console.log(
+      `fireworks ${label}: ${live} live, ${(rate / 1e6).toFixed(1)} M particle-steps/s; ` +
+        `naive objects ${(naiveRate / 1e6).toFixed(1)} M/s; ratio ${
+          (rate / naiveRate).toFixed(1)
+        }x`,
+    );
+  });
+}
+
+// Late join: a busy window, rebuilt from the snapshot at T − W and the window's events.
+const SEED = 77;
+const events = busyScenario({ key: 9, ticks: 1500, launchGap: 4, gunGap: 30, settingsGap: 200 });
+const T = 1400;
+const snapshot = advanceSnapshot(initialSnapshot(), events, T - WINDOW_TICKS);
+const windowEvents = events.filter((e) => e.tick >= T - WINDOW_TICKS && e.tick < T);
+{
+  const probe = new World({ seed: SEED });
+  for (const e of events) probe.apply(e);
+  probe.advanceTo(T);
+  console.log(
+    `late join window: ${windowEvents.length} events, ${probe.liveParticles()} live particles ` +
+      `at T (fireworks ${probe.fireworks.count} slots, gun ${probe.gun.count}, fountain)`,
+  );
+}
+Deno.bench({
+  name: "late join: worldFromWindow (construct the world + simulate the window)",
+  group: "late join",
+  baseline: true,
+  n: 10,
+  warmup: 3,
+  fn() {
+    worldFromWindow({ seed: SEED, snapshot, events: windowEvents, tick: T });
+  },
+});
+Deno.bench({
+  name: "late join: simulate the window only (world constructed outside the timing)",
+  group: "late join",
+  n: 10,
+  warmup: 3,
+  fn(b) {
+    const world = new World({ seed: SEED, snapshot });
+    for (const e of windowEvents) {
+      if (e.body.type === "settings" || eventCost(SEED, e).endTick > T) world.apply(e);
+    }
+    b.start();
+    world.fastForwardTo(T);
+    b.end();
+  },
+});
