@@ -257,8 +257,13 @@ export class Fireworks {
 
   /** Hashes each live launch's block in application order. */
   hashInto(h: Hasher): void {
-    h.u32(this.pool.blocks.length);
-    this.pool.hashInto(h);
+    const blocks = this.pool.blocks;
+    h.u32(blocks.length);
+    // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
+    // has spawned, and lo/hi themselves follow from the launch and the ticks since it.
+    for (let b = 0; b < blocks.length; b++) {
+      this.pool.hashBlock(h, blocks[b], blocks[b].lo, blocks[b].hi);
+    }
   }
 
   /** The hot loop: drag, gravity, Euler step, ageing and colour for every live slot. */

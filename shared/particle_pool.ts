@@ -178,11 +178,16 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
    * bytes depend only on the event and the ticks since it).
    */
   hashInto(h: Hasher): void {
-    for (const block of this.blocks) {
-      h.int(block.seq).int(block.tick).int(block.size);
-      for (const { words, stride } of this.#hashed) {
-        h.words(words, block.start * stride, (block.start + block.size) * stride);
-      }
-    }
+    for (const block of this.blocks) this.hashBlock(h, block, 0, block.size);
+  }
+
+  /**
+   * Hashes one block's identity and the slots [start + from, start + to). Callers pick a range
+   * that is itself a function of the event and the ticks since it (never of pool history).
+   */
+  hashBlock(h: Hasher, block: B, from: number, to: number): void {
+    h.int(block.seq).int(block.tick).int(block.size).int(from).int(to);
+    const a = block.start + from, b = block.start + to;
+    for (const { words, stride } of this.#hashed) h.words(words, a * stride, b * stride);
   }
 }

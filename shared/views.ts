@@ -1,6 +1,7 @@
 /**
  * Read-only render views of the world's particle systems. The client uploads these arrays to the
- * GPU as they are; it never writes them.
+ * GPU as they are; it never writes them. A view's arrays may be replaced by larger ones when its
+ * pool grows (on a launch, between steps): read them from the view each frame, do not cache them.
  */
 
 /** How many seconds of velocity a fountain streak spans, from its position backwards. */
