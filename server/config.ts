@@ -61,7 +61,10 @@ export interface ServerOptions {
   roomIdleMs?: number;
   /** How long to wait for a majority of hash reports before deciding with what came. Default 3 s. */
   desyncTimeoutMs?: number;
-  /** People per scene announced in welcome and presence; later ones are present silently. Default 64. */
+  /**
+   * People per scene announced in welcome and presence; later ones are present silently. Default
+   * 32: it bounds the welcome frame, whose size each connection's write buffer keeps for good.
+   */
   presenceLimit?: number;
 }
 
@@ -108,7 +111,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     maxBufferedBytes: options.maxBufferedBytes ?? 1 << 20,
     roomIdleMs: options.roomIdleMs ?? 60_000,
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
-    presenceLimit: options.presenceLimit ?? 64,
+    presenceLimit: options.presenceLimit ?? 32,
     maxFrameBytes: MAX_FRAME_BYTES,
   };
   requireInt("port", config.port, 0, 65535);

@@ -32,24 +32,23 @@ export function attachConnection(
     color: randomPeerColor(),
     socket,
     limits: config.rateLimits,
-    nowMs: config.monotonic(),
     maxBufferedBytes: config.maxBufferedBytes,
     stats: metrics,
   });
-  let admitted = false;
-  socket.onopen = () => {
-    metrics.connectionsOpened++;
-    const refusal = room.admit(peer);
-    if (refusal) {
-      metrics.refuse(refusal.code);
+  metrics.connectionsOpened++;
+  // Admission happens at the upgrade, so an admitted connection needs no open handler: every
+  // listener is retained per connection, and idle connections are what a big scene is made of.
+  const refusal = room.admit(peer);
+  if (refusal) {
+    metrics.refuse(refusal.code);
+    socket.onopen = () => {
       socket.send(JSON.stringify(refusal));
       peer.drop(CLOSE_ROOM_FULL, "room full");
-      return;
-    }
-    admitted = true;
-  };
+    };
+    return peer;
+  }
   socket.onmessage = (e: MessageEvent) => {
-    if (!admitted || peer.gone) return;
+    if (peer.gone) return;
     let refusal: ErrorMessage | null;
     try {
       refusal = handleFrame(peer, room, config, e.data);
@@ -64,12 +63,10 @@ export function attachConnection(
       peer.send(JSON.stringify(refusal));
     }
   };
+  // No error listener: an error event is always followed by this close event.
   socket.onclose = () => {
     peer.gone = true;
-    if (admitted) room.leave(peer);
-  };
-  socket.onerror = () => {
-    // The close event follows; a broken socket concerns only this peer.
+    room.leave(peer);
   };
   return peer;
 }
@@ -91,7 +88,7 @@ function handleFrame(
     if (size > config.maxFrameBytes) return tooLarge(size, config.maxFrameBytes);
   }
   const nowMs = config.monotonic();
-  const wait = peer.buckets.frames.take(nowMs);
+  const wait = peer.take("frames", nowMs);
   if (wait > 0) return rateLimited("messages", wait);
 
   let json: unknown;
@@ -116,7 +113,7 @@ function dispatch(peer: Peer, room: Room, msg: ClientMessage, nowMs: number): Er
   if (!peer.welcomed) return error("bad_message", `${msg.t}: send hello first`);
   switch (msg.t) {
     case "launch": {
-      const wait = peer.buckets.launch.take(nowMs);
+      const wait = peer.take("launch", nowMs);
       if (wait > 0) return rateLimited("launches", wait);
       return room.submit(
         peer,
@@ -126,12 +123,12 @@ function dispatch(peer: Peer, room: Room, msg: ClientMessage, nowMs: number): Er
       );
     }
     case "gun": {
-      const wait = peer.buckets.gun.take(nowMs);
+      const wait = peer.take("gun", nowMs);
       if (wait > 0) return rateLimited("gun shots", wait);
       return room.submit(peer, { type: "gun", origin: msg.origin, direction: msg.direction });
     }
     case "settings": {
-      const wait = peer.buckets.settings.take(nowMs);
+      const wait = peer.take("settings", nowMs);
       if (wait > 0) return rateLimited("settings changes", wait);
       return room.submit(peer, { type: "settings", settings: msg.settings });
     }

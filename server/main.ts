@@ -4,7 +4,7 @@
  *
  * Environment: PORT (8000), HOST (0.0.0.0), DATA_DIR (./data), SKY_CAP, MAX_PEERS,
  * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (40), PRESENCE_LIMIT
- * (64), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), and
+ * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), and
  * BUILD_CLIENT=0 to skip the bundle check.
  */
 import { optionsFromEnv } from "./config.ts";

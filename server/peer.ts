@@ -32,7 +32,12 @@ export class Peer {
   name: string;
   readonly color: string;
   readonly socket: PeerSocket;
-  readonly buckets: { [K in keyof RateLimits]: TokenBucket };
+  readonly #limits: RateLimits;
+  /** Created on first use: an idle connection holds none (a fresh bucket is full anyway). */
+  #launch: TokenBucket | undefined;
+  #gun: TokenBucket | undefined;
+  #settings: TokenBucket | undefined;
+  #frames: TokenBucket | undefined;
   /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
   welcomed = false;
   /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */
@@ -49,7 +54,6 @@ export class Peer {
       color: string;
       socket: PeerSocket;
       limits: RateLimits;
-      nowMs: number;
       maxBufferedBytes: number;
       /** Shared counters (the server's metrics). */
       stats: PeerStats;
@@ -61,12 +65,21 @@ export class Peer {
     this.socket = init.socket;
     this.#maxBuffered = init.maxBufferedBytes;
     this.#stats = init.stats;
-    this.buckets = {
-      launch: new TokenBucket(init.limits.launch, init.nowMs),
-      gun: new TokenBucket(init.limits.gun, init.nowMs),
-      settings: new TokenBucket(init.limits.settings, init.nowMs),
-      frames: new TokenBucket(init.limits.frames, init.nowMs),
-    };
+    this.#limits = init.limits;
+  }
+
+  /** Takes a token of `kind`: 0 when granted, else the ms until one will be available. */
+  take(kind: keyof RateLimits, nowMs: number): number {
+    switch (kind) {
+      case "launch":
+        return (this.#launch ??= new TokenBucket(this.#limits.launch, nowMs)).take(nowMs);
+      case "gun":
+        return (this.#gun ??= new TokenBucket(this.#limits.gun, nowMs)).take(nowMs);
+      case "settings":
+        return (this.#settings ??= new TokenBucket(this.#limits.settings, nowMs)).take(nowMs);
+      case "frames":
+        return (this.#frames ??= new TokenBucket(this.#limits.frames, nowMs)).take(nowMs);
+    }
   }
 
   /** Public identity, as sent in welcome and presence. */

@@ -201,7 +201,6 @@ Deno.test("a peer whose socket falls behind is closed with 1013 instead of buffe
     color: "#ffffff",
     socket,
     limits: DEFAULT_RATE_LIMITS,
-    nowMs: 0,
     maxBufferedBytes: 1000,
     stats,
   });

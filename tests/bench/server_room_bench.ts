@@ -47,7 +47,6 @@ function fakePeer(i: number): Peer {
       close() {},
     },
     limits: DEFAULT_RATE_LIMITS,
-    nowMs: 0,
     maxBufferedBytes: 1 << 20,
     stats: metrics,
   });
