@@ -74,7 +74,11 @@ export function sway(u: number): number {
   return p + 0.225 * (p * Math.abs(p) - p);
 }
 
-/** The snowflakes. Per-flake constants are drawn once from streams keyed (seed, flake index). */
+/**
+ * The snowflakes. Per-flake constants are drawn once, in the constructor, from the seed's snow
+ * stream: flake i always takes its 8 words at [8i, 8i + 8), so its constants are a function of
+ * (seed, i) and a prefix of the flakes never changes with the count.
+ */
 export class Snow implements SnowView {
   /** Scene seed. */
   readonly seed: number;
@@ -147,10 +151,10 @@ export class Snow implements SnowView {
   #drawFlakes(): void {
     const { originX, originY, originZ, fallPerTick, windFactor, swayX, swayZ } = this;
     const { swayFrequency, swayPhase, size, variant, spin, phase } = this;
-    // One stream with exactly FLAKE_WORDS draws per flake, so flake i's constants depend only on
-    // (seed, i) and a prefix never changes with the count. Positions take a whole 32-bit word;
-    // the other constants need far less resolution and share words as 16-bit halves. Late joiners
-    // build 100k flakes, so this loop is on their critical path.
+    // Exactly 8 words per flake from one stream (reseeding a stream per flake costs 12 warm-up
+    // rounds each). Positions take a whole 32-bit word; the other constants need far less
+    // resolution and share words as 16-bit halves. Late joiners build 100k flakes, so this loop is
+    // on their critical path.
     const rng = new Rng(streamKey(this.seed, STREAM.snow));
     const SPAN_X = 2 * SCENE_HALF_EXTENT;
     for (let i = 0; i < this.capacity; i++) {
