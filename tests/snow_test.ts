@@ -222,3 +222,13 @@ Deno.test("snow fill refuses a buffer that is too short", () => {
   assert.throws(() => snow.fill(0, new Float32Array(10)), /snow_fill_short/);
   assert.throws(() => new Snow(1, -5), /snow_capacity/);
 });
+
+Deno.test("snow flake constants depend only on seed and index, not on capacity", () => {
+  const small = new Snow(17, 1000);
+  const large = new Snow(17, CAPACITY);
+  const fields = ["originX", "originY", "fallPerTick", "swayX", "size", "variant", "spin"] as const;
+  for (const field of fields) {
+    assert.deepEqual(small[field], large[field].subarray(0, 1000), field);
+  }
+  assert.notDeepEqual(new Snow(18, 1000).originX, small.originX);
+});
