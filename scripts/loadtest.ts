@@ -21,6 +21,8 @@
  *                                at most 120 s over the whole run)
  *   --nice=N                     run servers and agents at nice N (e.g. --nice=-10 on a busy shared
  *                                machine; needs root); default: unchanged
+ *   --realtime                   run servers and agents under SCHED_RR (chrt, root): on a shared
+ *                                machine this measures the software, not the neighbours
  *   --repeat N                   run each scenario N times, alternating targets; the table shows
  *                                the best attempt (lowest p99, largest ramp), the JSON all (default 1)
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
@@ -37,6 +39,9 @@ import { SNOWFIRE_LOAD_ENV } from "./load/target.ts";
 import type { TargetName } from "./load/target.ts";
 
 const ROOT = fromFileUrl(new URL("..", import.meta.url));
+
+/** SCHED_RR priority for `--realtime`: low among real-time tasks, above every normal one. */
+const REALTIME_PRIORITY = 10;
 
 const DEFAULT_RAMP_STEPS = [250, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 5000];
 
@@ -66,6 +71,7 @@ const { values } = parseArgs({
     p99: { type: "string" },
     "quiet-wait": { type: "string" },
     nice: { type: "string" },
+    realtime: { type: "boolean", default: false },
     repeat: { type: "string" },
     env: { type: "string", multiple: true },
     "cpu-prof": { type: "boolean", default: false },
@@ -135,7 +141,10 @@ const options: LoadOptions = {
   },
   p99LimitMs: positive("p99", values.p99, 50),
   idleClients: Math.round(positive("idle-clients", values["idle-clients"], 1000)),
-  nice: values.nice === undefined ? undefined : Number(values.nice),
+  priority: {
+    nice: values.nice === undefined ? undefined : Number(values.nice),
+    realtime: values.realtime ? REALTIME_PRIORITY : undefined,
+  },
   snowfireEnv,
   serverFlags: values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
   log: (line) => console.log(line),
@@ -144,7 +153,12 @@ const options: LoadOptions = {
 console.log(
   `loadtest: scenarios ${scenarios.join(",")}; targets ${targets.join(",")}; ` +
     `${options.agents} agent processes; loopback only` +
-    (options.nice === undefined ? "" : `; servers and agents at nice ${options.nice}`),
+    (options.priority.nice === undefined
+      ? ""
+      : `; servers and agents at nice ${options.priority.nice}`) +
+    (options.priority.realtime === undefined
+      ? ""
+      : `; servers and agents under SCHED_RR priority ${options.priority.realtime}`),
 );
 console.log(
   `loadtest: Snowfire server settings: ${

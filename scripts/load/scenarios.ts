@@ -5,7 +5,7 @@
 import { sleep } from "./clock.ts";
 import { readRssKiB } from "./proc.ts";
 import { Session } from "./session.ts";
-import type { ConnectSummary, LoadMeasurement, Timing } from "./session.ts";
+import type { ConnectSummary, LoadMeasurement, Priority, Timing } from "./session.ts";
 import { startTarget } from "./target.ts";
 import type { TargetName } from "./target.ts";
 
@@ -37,8 +37,8 @@ export interface LoadOptions {
   snowfireEnv: Record<string, string>;
   /** Extra `deno run` flags for the target server (e.g. `--cpu-prof`). */
   serverFlags: string[];
-  /** Nice value for the server and the agents (negative: ahead of other work), or none. */
-  nice?: number;
+  /** Scheduling of the server and the agents (ahead of other work on a shared machine). */
+  priority: Priority;
   /** Progress lines go here. */
   log: (line: string) => void;
 }
@@ -141,7 +141,7 @@ export async function runScenario(
   };
   const log = (line: string) => options.log(`[${scenario}/${targetName}] ${line}`);
   log(`server pid ${target.pid} on port ${target.port}, env ${JSON.stringify(target.env)}`);
-  const session = await Session.open(target, options.agents, options.nice);
+  const session = await Session.open(target, options.agents, options.priority);
   try {
     switch (scenario) {
       case "a":

@@ -5,7 +5,14 @@
 import { AgentHandle } from "./agent_handle.ts";
 import { now, sleep } from "./clock.ts";
 import { Histogram } from "./histogram.ts";
-import { readCpuMs, readLoadAverage, readMachineCpuMs, readRssKiB, setNice } from "./proc.ts";
+import {
+  readCpuMs,
+  readLoadAverage,
+  readMachineCpuMs,
+  readRssKiB,
+  setNice,
+  setRealtime,
+} from "./proc.ts";
 import type { MeasureResult, SceneClients, SendRecord } from "./agent_protocol.ts";
 import type { Target } from "./target.ts";
 
@@ -26,6 +33,14 @@ export const quietBudget = { remainingMs: 120_000 };
 
 /** CPU (in cores) other processes may use while we measure without us waiting for them. */
 export const QUIET_CORES = 0.3;
+
+/** Scheduling for the server and agents on a shared machine (both unset: unchanged). */
+export interface Priority {
+  /** Nice value, -20…19 (negative needs root). */
+  nice?: number;
+  /** SCHED_RR priority, 1…99 (root). */
+  realtime?: number;
+}
 
 /** Summary of one connect step. */
 export interface ConnectSummary {
@@ -95,32 +110,41 @@ export class Session {
   /** Per scene, per agent: connected clients. */
   readonly #agentClients = new Map<string, number[]>();
   #nextKeyBase = 0;
-  readonly #nice: number | undefined;
+  readonly #priority: Priority;
 
-  private constructor(target: Target, agents: AgentHandle[], nice: number | undefined) {
+  private constructor(target: Target, agents: AgentHandle[], priority: Priority) {
     this.target = target;
     this.agents = agents;
-    this.#nice = nice;
+    this.#priority = priority;
   }
 
   /**
-   * Starts `agentCount` agents against a running target and syncs their clocks. With `nice`,
-   * the target and the agents run at that nice value (e.g. -10: ahead of other work on a shared
-   * machine); the threads the processes start later inherit it only partly, so it is applied
-   * again before each run.
+   * Starts `agentCount` agents against a running target and syncs their clocks. `priority`
+   * puts the target and the agents ahead of other work on a shared machine: a nice value, or a
+   * real-time round-robin priority. Threads started later do not all inherit it, so it is
+   * applied again before each run.
    */
-  static async open(target: Target, agentCount: number, nice?: number): Promise<Session> {
+  static async open(
+    target: Target,
+    agentCount: number,
+    priority: Priority = {},
+  ): Promise<Session> {
     const agents = Array.from({ length: agentCount }, () => AgentHandle.start());
     for (const agent of agents) await agent.syncClock();
-    const session = new Session(target, agents, nice);
-    session.#applyNice();
+    const session = new Session(target, agents, priority);
+    session.#applyPriority();
     return session;
   }
 
-  #applyNice(): void {
-    if (this.#nice === undefined) return;
+  #applyPriority(): void {
+    const { nice, realtime } = this.#priority;
     for (const pid of [this.target.pid, ...this.agents.map((agent) => agent.pid)]) {
-      if (!setNice(pid, this.#nice)) throw new Error(`nice_refused: could not renice ${pid}`);
+      if (nice !== undefined && !setNice(pid, nice)) {
+        throw new Error(`priority_refused: could not renice ${pid} to ${nice}`);
+      }
+      if (realtime !== undefined && !setRealtime(pid, realtime)) {
+        throw new Error(`priority_refused: could not give ${pid} real-time priority ${realtime}`);
+      }
     }
   }
 
@@ -217,7 +241,7 @@ export class Session {
         agentRates.reduce((sum, r) => sum + Math.ceil(r.launchesPerSecond * runSeconds) + 1, 0)
       ),
     );
-    this.#applyNice();
+    this.#applyPriority();
     const quietWait = await this.#waitForQuiet(
       Math.min(timing.quietWaitMs, quietBudget.remainingMs),
     );
