@@ -158,6 +158,38 @@ FOUNTAIN_SURFACES.forEach((surface, k) => {
 });
 
 /**
+ * Reflects velocity `(vx, vy, vz)` off a surface with unit normal `(nx, ny, nz)`:
+ * `v' = (1 − μ)·v_t − ε·v_n`, written into `out[0..3)`. Velocities already leaving the surface
+ * (v·n ≥ 0) are returned unchanged.
+ */
+export function bounceVelocity(
+  vx: number,
+  vy: number,
+  vz: number,
+  nx: number,
+  ny: number,
+  nz: number,
+  mu: number,
+  eps: number,
+  out: Float64Array | Float32Array,
+): void {
+  const vn = vx * nx + vy * ny + vz * nz;
+  if (vn >= 0) {
+    out[0] = vx;
+    out[1] = vy;
+    out[2] = vz;
+    return;
+  }
+  const keep = 1 - mu;
+  out[0] = keep * (vx - vn * nx) - eps * vn * nx;
+  out[1] = keep * (vy - vn * ny) - eps * vn * ny;
+  out[2] = keep * (vz - vn * nz) - eps * vn * nz;
+}
+
+/** Scratch for the bounced velocity; module-level so the hot loop never allocates. */
+const bounced = new Float64Array(3);
+
+/**
  * Moves slot `i` one tick: gravity, motion, then the first surface it stepped into from above
  * bounces it. Returns false (leaving the slot for the caller to clear) when it fell into the pool.
  * A module-level function over flat arrays so V8 keeps everything in registers.
@@ -191,13 +223,11 @@ function advance(
       if (py < apex - slope * Math.sqrt(px * px + pz * pz) - SURFACE_SKIN) continue;
       const radial = r > 0 ? PACKED_SURFACES[s + 6] / r : 0;
       const nx = x * radial, ny = PACKED_SURFACES[s + 7], nz = z * radial;
-      const vn = vx * nx + vy * ny + vz * nz;
-      if (vn < 0) { // same formula as bounceVelocity, inlined for the hot loop
-        const keep = 1 - PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
-        vx = keep * (vx - vn * nx) - eps * vn * nx;
-        vy = keep * (vy - vn * ny) - eps * vn * ny;
-        vz = keep * (vz - vn * nz) - eps * vn * nz;
-      }
+      const mu = PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
+      bounceVelocity(vx, vy, vz, nx, ny, nz, mu, eps, bounced);
+      vx = bounced[0];
+      vy = bounced[1];
+      vz = bounced[2];
       y = height;
       break;
     }
@@ -242,35 +272,6 @@ function spawnCounts(total: number): Int32Array {
   return counts;
 }
 
-/**
- * Reflects velocity `(vx, vy, vz)` off a surface with unit normal `(nx, ny, nz)`:
- * `v' = (1 − μ)·v_t − ε·v_n`, written into `out[0..3)`. Velocities already leaving the surface
- * (v·n ≥ 0) are returned unchanged.
- */
-export function bounceVelocity(
-  vx: number,
-  vy: number,
-  vz: number,
-  nx: number,
-  ny: number,
-  nz: number,
-  mu: number,
-  eps: number,
-  out: Float64Array | Float32Array,
-): void {
-  const vn = vx * nx + vy * ny + vz * nz;
-  if (vn >= 0) {
-    out[0] = vx;
-    out[1] = vy;
-    out[2] = vz;
-    return;
-  }
-  const keep = 1 - mu;
-  out[0] = keep * (vx - vn * nx) - eps * vn * nx;
-  out[1] = keep * (vy - vn * ny) - eps * vn * ny;
-  out[2] = keep * (vz - vn * nz) - eps * vn * nz;
-}
-
 /** The fountain system. `step` never allocates. */
 export class Fountain {
   /** Scene seed. */
@@ -285,7 +286,6 @@ export class Fountain {
   readonly #view: FountainView;
   readonly #counts: Int32Array;
   readonly #rng = new Rng();
-  readonly #bounced = new Float64Array(3);
   readonly #positionWords: Uint32Array;
   readonly #velocityWords: Uint32Array;
   readonly #colorWords: Uint32Array;
