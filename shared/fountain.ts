@@ -189,59 +189,6 @@ export function bounceVelocity(
 /** Scratch for the bounced velocity; module-level so the hot loop never allocates. */
 const bounced = new Float64Array(3);
 
-/**
- * Moves slot `i` one tick: gravity, motion, then the first surface it stepped into from above
- * bounces it. Returns false (leaving the slot for the caller to clear) when it fell into the pool.
- * A module-level function over flat arrays so V8 keeps everything in registers.
- */
-function advance(
-  position: Float32Array,
-  previous: Float32Array,
-  velocity: Float32Array,
-  color: Float32Array,
-  i: number,
-  alpha: number,
-): boolean {
-  const p = i * 3;
-  const px = position[p], py = position[p + 1], pz = position[p + 2];
-  previous[p] = px;
-  previous[p + 1] = py;
-  previous[p + 2] = pz;
-  let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
-  const x = px + vx * DT, z = pz + vz * DT;
-  let y = py + vy * DT;
-  const r2 = x * x + z * z;
-  if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) return false;
-  if (y < HIGHEST_SURFACE) {
-    const r = Math.sqrt(r2);
-    for (let s = 0; s < SURFACE_COUNT * SURFACE_FIELDS; s += SURFACE_FIELDS) {
-      if (r < PACKED_SURFACES[s + 2] || r >= PACKED_SURFACES[s + 3]) continue;
-      const apex = PACKED_SURFACES[s], slope = PACKED_SURFACES[s + 1];
-      const height = apex - slope * r;
-      if (y >= height) continue;
-      // Only a particle that was above the surface a tick ago hits it; one under a dish passes.
-      if (py < apex - slope * Math.sqrt(px * px + pz * pz) - SURFACE_SKIN) continue;
-      const radial = r > 0 ? PACKED_SURFACES[s + 6] / r : 0;
-      const nx = x * radial, ny = PACKED_SURFACES[s + 7], nz = z * radial;
-      const mu = PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
-      bounceVelocity(vx, vy, vz, nx, ny, nz, mu, eps, bounced);
-      vx = bounced[0];
-      vy = bounced[1];
-      vz = bounced[2];
-      y = height;
-      break;
-    }
-  }
-  position[p] = x;
-  position[p + 1] = y;
-  position[p + 2] = z;
-  velocity[p] = vx;
-  velocity[p + 1] = vy;
-  velocity[p + 2] = vz;
-  color[i * 4 + 3] = alpha;
-  return true;
-}
-
 /** Options for benchmarks and tests; the world uses the defaults. */
 export interface FountainOptions {
   /** Particles spawned per tick while on, split across the jets by share. */
@@ -340,33 +287,74 @@ export class Fountain {
     }
     const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
+    // The row spawned FOUNTAIN_MAX_LIFE ticks ago dies; this tick's spawns take its place.
+    this.#clearRow(rowOfTick);
+    if (on) this.#spawn(tick, rowOfTick);
     const { position, previous, velocity, color } = this.#view;
     let live = 0;
-    // Rows in spawn order, oldest first: the row at age FOUNTAIN_MAX_LIFE is this tick's row.
-    for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 1; age--) {
+    // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
+    for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
       const row = (rowOfTick + FOUNTAIN_MAX_LIFE - age) % FOUNTAIN_MAX_LIFE;
       const alpha = WATER_ALPHA * Math.min(1, (FOUNTAIN_MAX_LIFE - age) / FOUNTAIN_FADE_TICKS);
       const end = (row + 1) * perTick;
       for (let i = row * perTick; i < end; i++) {
         if (color[i * 4 + 3] === 0) continue;
-        if (advance(position, previous, velocity, color, i, alpha)) live++;
-        else this.#clearSlot(i);
+        // Gravity, motion, then the first surface it stepped into from above bounces it.
+        const p = i * 3;
+        const px = position[p], py = position[p + 1], pz = position[p + 2];
+        previous[p] = px;
+        previous[p + 1] = py;
+        previous[p + 2] = pz;
+        let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
+        const x = px + vx * DT, z = pz + vz * DT;
+        let y = py + vy * DT;
+        const r2 = x * x + z * z;
+        if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) { // the pool surface kills
+          this.#clearSlot(i);
+          continue;
+        }
+        if (y < HIGHEST_SURFACE) {
+          const r = Math.sqrt(r2);
+          for (let s = 0; s < SURFACE_COUNT * SURFACE_FIELDS; s += SURFACE_FIELDS) {
+            if (r < PACKED_SURFACES[s + 2] || r >= PACKED_SURFACES[s + 3]) continue;
+            const apex = PACKED_SURFACES[s], slope = PACKED_SURFACES[s + 1];
+            const height = apex - slope * r;
+            if (y >= height) continue;
+            // Only a particle that was above the surface a tick ago hits it; one under passes.
+            if (py < apex - slope * Math.sqrt(px * px + pz * pz) - SURFACE_SKIN) continue;
+            const radial = r > 0 ? PACKED_SURFACES[s + 6] / r : 0;
+            const nx = x * radial, ny = PACKED_SURFACES[s + 7], nz = z * radial;
+            const mu = PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
+            bounceVelocity(vx, vy, vz, nx, ny, nz, mu, eps, bounced);
+            vx = bounced[0];
+            vy = bounced[1];
+            vz = bounced[2];
+            y = height;
+            break;
+          }
+        }
+        position[p] = x;
+        position[p + 1] = y;
+        position[p + 2] = z;
+        velocity[p] = vx;
+        velocity[p + 1] = vy;
+        velocity[p + 2] = vz;
+        color[i * 4 + 3] = alpha;
+        live++;
       }
     }
-    this.#clearRow(rowOfTick);
-    if (on) live += this.#spawn(tick, rowOfTick);
     this.#live = live;
     this.#nextTick = tick + 1;
     this.#view.count = live > 0 ? this.capacity : 0;
   }
 
-  #spawn(tick: number, row: number): number {
+  /** Places this tick's particles at the nozzles, in `row`, from the stream keyed (seed, tick). */
+  #spawn(tick: number, row: number): void {
     const { position, previous, velocity, color, size } = this.#view;
     const rng = this.#rng.reseed(
       streamKey(this.seed, STREAM.fountain, tick >>> 0, Math.floor(tick / 4294967296)),
     );
     let i = row * this.perTick;
-    let live = 0;
     for (let j = 0; j < FOUNTAIN_JETS.length; j++) {
       const jet = FOUNTAIN_JETS[j];
       const n = this.#counts[j];
@@ -386,12 +374,9 @@ export class Fountain {
         color[c + 1] = WATER_RGB[1] * shade;
         color[c + 2] = WATER_RGB[2] * shade;
         size[i] = 0.05 + 0.04 * rng.next();
-        // Spawned at the nozzle, then simulated through this tick like everyone else.
-        if (advance(position, previous, velocity, color, i, WATER_ALPHA)) live++;
-        else this.#clearSlot(i);
+        color[c + 3] = WATER_ALPHA; // alive: `step` moves it through this tick like the rest
       }
     }
-    return live;
   }
 
   #clearRow(row: number): void {
