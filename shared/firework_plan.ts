@@ -41,6 +41,17 @@ export const SECONDARY_DELAY_MAX = 70;
 export const CHILD_LIFE_MIN = 30;
 export const CHILD_LIFE_MAX = 60;
 
+/**
+ * Trail sparks live at most TRAIL_LIFE_MAX ticks, so a launch needs trail slots for only this
+ * many ticks of spawning: tick k reuses the slots of tick k − TRAIL_RING_TICKS, all dead by then.
+ */
+export const TRAIL_RING_TICKS = TRAIL_LIFE_MAX + 1;
+
+/** Block slot of trail spark `n` spawned on the `k`-th tick of the rise (relative to the block). */
+export function trailSlot(k: number, n: number): number {
+  return 1 + (k % TRAIL_RING_TICKS) * TRAIL_PER_TICK + n;
+}
+
 /** Ticks from the apex by which every burst, secondary and trail particle is dead. */
 export const BURST_TAIL = Math.max(
   TRAIL_LIFE_MAX,
@@ -81,7 +92,7 @@ export class FireworkPlan {
   themeRoll = 0;
   primaryRoll = 0;
   secondaryRoll = 0;
-  /** Slot layout inside the block: shell 0, trail from 1, then the burst, then the children. */
+  /** Slot layout inside the block: shell 0, the trail ring from 1, the burst, the children. */
   burstStart = 0;
   childStart = 0;
   /** Total slots: the firework's exact particle budget. */
@@ -113,7 +124,7 @@ export function planFirework(
   out.themeRoll = rng.next();
   out.primaryRoll = rng.next();
   out.secondaryRoll = rng.next();
-  out.burstStart = 1 + rise * TRAIL_PER_TICK;
+  out.burstStart = 1 + Math.min(rise, TRAIL_RING_TICKS) * TRAIL_PER_TICK;
   out.childStart = out.burstStart + out.burstCount;
   out.slots = out.childStart + out.secondaryCount * SECONDARY_CHILDREN;
   out.lifeTicks = rise + BURST_TAIL;

@@ -35,6 +35,7 @@ import {
   TRAIL_LIFE_MAX,
   TRAIL_LIFE_MIN,
   TRAIL_PER_TICK,
+  trailSlot,
 } from "./firework_plan.ts";
 import type { Hasher } from "./hash.ts";
 import { type Block, ParticlePool } from "./particle_pool.ts";
@@ -43,7 +44,8 @@ import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 import type { ParticleView } from "./views.ts";
 
 // The hot loop skips a launch's slots below its lowest live one. That is only safe if no slot
-// below a live one spawns later: trails and the burst spawn in slot order, and children (last
+// below a live one spawns later: during the rise the live shell in slot 0 pins the bottom, so
+// reused trail ring slots are never skipped; the burst spawns at once, and children (last
 // in the block) spawn while ordinary burst particles, which outlive every secondary delay,
 // are still alive below them.
 if (BURST_LIFE_MIN <= SECONDARY_DELAY_MAX) {
@@ -351,7 +353,7 @@ export class Fireworks {
     const dx = position[sp] - x0, dy = position[sp + 1] - y0, dz = position[sp + 2] - z0;
     const svx = velocity[sp], svy = velocity[sp + 1], svz = velocity[sp + 2];
     const trailStyle = KIND.trail * PALETTE_SIZE + WARM_WHITE;
-    const first = shell + 1 + k * TRAIL_PER_TICK;
+    const first = shell + trailSlot(k, 0);
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       const i = first + n;
       const p = i * 3;
@@ -369,7 +371,7 @@ export class Fireworks {
       size[i] = SIZE.trail;
       paint(color, i, trailStyle, 0, lifetime);
     }
-    block.hi = 1 + (k + 1) * TRAIL_PER_TICK;
+    block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
     this.#live += TRAIL_PER_TICK;
   }
 

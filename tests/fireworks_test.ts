@@ -17,6 +17,7 @@ import {
   planFirework,
   RISE_MAX,
   TRAIL_PER_TICK,
+  trailSlot,
 } from "../shared/firework_plan.ts";
 import {
   type FireworkBlock,
@@ -139,7 +140,7 @@ Deno.test("firework trails have no gaps at top speed", () => {
     for (let k = 0; k < block.plan.riseTicks; k++) {
       fw.step(k);
       for (let n = 0; n < TRAIL_PER_TICK; n++) {
-        const p = (block.start + 1 + k * TRAIL_PER_TICK + n) * 3;
+        const p = (block.start + trailSlot(k, n)) * 3;
         const gap = Math.hypot(position[p] - lx, position[p + 1] - ly, position[p + 2] - lz);
         ok(gap <= TRAIL_GAP_BOUND, `seq ${seq} tick ${k} spark ${n}: gap ${gap}`);
         lx = position[p];
@@ -161,12 +162,18 @@ Deno.test("no firework particle outlives its max lifetime", () => {
   // Slots do not move while no block expires, so we can follow each slot's age.
   const born = new Int32Array(fw.pool.count).fill(-1);
   for (let i = 0; i < fw.pool.count; i++) if (life[i] > 0) born[i] = 0;
+  const lastLife = Float32Array.from(life.subarray(0, fw.pool.count));
   const firstExpiry = Math.min(...endTicks);
   let secondaries = 0;
   for (let tick = 0; tick + 1 < firstExpiry; tick++) {
     fw.step(tick);
     for (let i = 0; i < fw.pool.count; i++) {
-      if (life[i] > 0 && born[i] < 0) born[i] = tick + 1;
+      // A slot at full life just spawned (trail ring slots are reused once their spark died).
+      if (life[i] > 0 && life[i] === maxLife[i]) {
+        equal(lastLife[i] <= 1, true, `slot ${i} reused while its particle still lived`);
+        born[i] = tick + 1;
+      }
+      lastLife[i] = life[i];
       if (life[i] > 0) {
         ok(tick + 1 - born[i] < maxLife[i], `slot ${i} age within its max life`);
         equal(life[i], maxLife[i] - (tick + 1 - born[i]), "life counts down by one per tick");
