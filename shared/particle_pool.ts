@@ -124,6 +124,12 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
     this.allocated = slots;
   }
 
+  /** Grows storage now to hold at least `slots` slots (capped at capacity); never shrinks. */
+  reserve(slots: number): void {
+    const target = Math.min(this.capacity, slots);
+    if (target > this.allocated) this.#allocate(target);
+  }
+
   /**
    * Appends a block of `block.size` zeroed slots (zeroed so never-spawned slots hash the same
    * wherever the block lives), growing the storage if needed. The caller checks capacity first;

@@ -162,6 +162,15 @@ export class World {
     return this.#fireworks.live() + this.#gun.live() + this.#fountain.live();
   }
 
+  /**
+   * Sizes particle storage up front for at least this many firework and gun slots, so a
+   * rebuild does not grow it step by step. Purely an optimisation; the state is unaffected.
+   */
+  reserveSlots(fireworks: number, gun: number): void {
+    this.#fireworks.pool.reserve(fireworks);
+    this.#gun.pool.reserve(gun);
+  }
+
   /** Firework + gun slots reserved by live events (what admission control counts). */
   usedSlots(): number {
     return this.#fireworks.used() + this.#gun.used();
@@ -224,13 +233,34 @@ export interface WindowOptions {
  */
 export function worldFromWindow(o: WindowOptions): World {
   const world = new World({ seed: o.seed, snapshot: o.snapshot, capacity: o.capacity });
+  const kept: SceneEvent[] = [];
   for (const event of o.events) {
     if (event.tick < o.snapshot.tick) continue;
     // A launch or volley whose particles are all dead by `tick` leaves no trace in the state
     // at `tick` (its block is gone, its random streams are its own): skip simulating it.
     if (event.body.type !== "settings" && eventCost(o.seed, event).endTick <= o.tick) continue;
-    world.apply(event);
+    kept.push(event);
   }
+  world.reserveSlots(peakSlots(o.seed, kept, "launch"), peakSlots(o.seed, kept, "gun"));
+  for (const event of kept) world.apply(event);
   world.fastForwardTo(o.tick);
   return world;
+}
+
+/** Most slots events of one kind hold at once, each over the ticks [event.tick, endTick). */
+function peakSlots(seed: number, events: readonly SceneEvent[], kind: "launch" | "gun"): number {
+  const changes: [number, number][] = [];
+  for (const event of events) {
+    if (event.body.type !== kind) continue;
+    const { particles, endTick } = eventCost(seed, event);
+    changes.push([event.tick, particles], [endTick, -particles]);
+  }
+  // At equal ticks frees come first: a block ends before the step that adds the next one.
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let slots = 0, peak = 0;
+  for (const [, delta] of changes) {
+    slots += delta;
+    if (slots > peak) peak = slots;
+  }
+  return peak;
 }
