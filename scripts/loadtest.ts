@@ -27,6 +27,8 @@
  *                                the best attempt (lowest p99, largest ramp), the JSON all (default 1)
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
  *   --cpu-prof                   run the target servers with `--cpu-prof` (profiles in tests/output/profiles)
+ *   --deno-flag=FLAG             extra `deno run` flag for both servers (repeatable), e.g.
+ *                                --deno-flag=--v8-flags=--optimize-for-size
  *   --out PATH                   JSON output (default tests/output/loadtest.json)
  */
 import { parseArgs } from "node:util";
@@ -75,6 +77,7 @@ const { values } = parseArgs({
     repeat: { type: "string" },
     env: { type: "string", multiple: true },
     "cpu-prof": { type: "boolean", default: false },
+    "deno-flag": { type: "string", multiple: true },
     out: { type: "string" },
     help: { type: "boolean", default: false },
   },
@@ -146,7 +149,10 @@ const options: LoadOptions = {
     realtime: values.realtime ? REALTIME_PRIORITY : undefined,
   },
   snowfireEnv,
-  serverFlags: values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+  serverFlags: [
+    ...(values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+    ...(values["deno-flag"] ?? []),
+  ],
   log: (line) => console.log(line),
 };
 
