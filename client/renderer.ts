@@ -118,10 +118,19 @@ export class SceneRenderer {
   }
 
   /**
-   * Uploads the world's state at fractional tick `time` (between `world.tick − 1` and
-   * `world.tick`) and draws a frame. `seconds` drives purely decorative animation.
+   * Draws the world's state at fractional tick `time` (between `world.tick − 1` and
+   * `world.tick`). `seconds` drives purely decorative animation.
    */
   render(time: number, seconds: number): void {
+    this.prepare(time, seconds);
+    this.draw();
+  }
+
+  /**
+   * CPU side of a frame: evaluates the snow, marks the live ranges of every particle attribute
+   * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
+   */
+  prepare(time: number, seconds: number): void {
     this.resizeIfNeeded();
     this.controls.update();
     const world = this.world;
@@ -135,6 +144,10 @@ export class SceneRenderer {
       this.fountainDrops.update(alpha);
     }
     this.ground.update(seconds);
+  }
+
+  /** Uploads the marked buffer ranges and issues the draw calls. */
+  draw(): void {
     this.renderer.render(this.scene, this.camera);
   }
 
