@@ -12,7 +12,7 @@
  *   --target snowfire|raw|both   (default both; raw runs first in each scenario)
  *   --agents N                   load agent processes (default 1: server and agent each get a core)
  *   --warmup S --measure S       seconds per timed run (default 3 and 10)
- *   --ramp-steps 250,500,...     client counts of the ramp (default 250 … 5000)
+ *   --ramp-steps 250,500,...     client counts of the ramp (default 250, 500, 750, … 5000)
  *   --ramp-measure S             seconds measured per ramp step (default 5)
  *   --idle-clients N             (default 1000)
  *   --p99 MS                     ramp latency limit (default 50)
@@ -45,7 +45,7 @@ const ROOT = fromFileUrl(new URL("..", import.meta.url));
 /** SCHED_RR priority for `--realtime`: low among real-time tasks, above every normal one. */
 const REALTIME_PRIORITY = 10;
 
-const DEFAULT_RAMP_STEPS = [250, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 5000];
+const DEFAULT_RAMP_STEPS = [250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000];
 
 function fail(code: string, message: string): never {
   console.error(`loadtest: ${code}: ${message}`);
@@ -183,6 +183,15 @@ for (const scenario of scenarios) {
 }
 
 console.log(renderTable(results));
+const busy = results.flatMap((r) => [r.load, ...(r.ramp?.steps.map((step) => step.load) ?? [])])
+  .filter((load) => load !== undefined && load.backgroundCpu > 0.5);
+if (busy.length > 0 && options.priority.realtime === undefined) {
+  console.log(
+    `\nloadtest: warning: in ${busy.length} measurement(s) other processes used more than 0.5 ` +
+      `of the ${busy[0]!.cores} cores; latencies then measure the neighbours as much as the ` +
+      `server. Re-run when the machine is quiet, or with --realtime.`,
+  );
+}
 await Deno.mkdir(dirname(outPath), { recursive: true });
 await Deno.writeTextFile(
   outPath,
