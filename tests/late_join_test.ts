@@ -52,6 +52,27 @@ Deno.test("late joiner stepping every event and tick of the window also equals t
   equal(plain.hash(), veteran.hash());
 });
 
+Deno.test("late joiner keeps agreeing as both step on with later and already-queued events", () => {
+  const T = 1000;
+  const veteran = new World({ seed: SEED });
+  for (const e of events) veteran.apply(e);
+  veteran.advanceTo(T);
+  const from = T - WINDOW_TICKS;
+  // Like a welcome: the window plus events already stamped at or after the horizon.
+  const joiner = worldFromWindow({
+    seed: SEED,
+    snapshot: advanceSnapshot(initialSnapshot(), events, from),
+    events: events.filter((e) => e.tick >= from && e.tick < T + 30),
+    tick: T,
+  });
+  for (const e of events) if (e.tick >= T + 30) joiner.apply(e);
+  for (let tick = T + 1; tick <= T + 600; tick++) {
+    veteran.step();
+    joiner.step();
+    if (tick % 60 === 0) equal(joiner.hash(), veteran.hash(), `tick ${tick}`);
+  }
+});
+
 Deno.test("late joiner with too short a window differs from the veteran", () => {
   const T = 1500;
   const veteran = new World({ seed: SEED });
