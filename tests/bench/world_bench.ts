@@ -189,7 +189,7 @@ for (const [label, target] of sizes) {
 
 // Late join: a busy window, rebuilt from the snapshot at T − W and the window's events.
 const SEED = 77;
-const events = busyScenario({ key: 9, ticks: 1500, launchGap: 4, gunGap: 30, settingsGap: 200 });
+const events = busyScenario({ key: 9, ticks: 1500, launchGap: 3, gunGap: 30, settingsGap: 200 });
 const T = 1400;
 const snapshot = advanceSnapshot(initialSnapshot(), events, T - WINDOW_TICKS);
 const windowEvents = events.filter((e) => e.tick >= T - WINDOW_TICKS && e.tick < T);
