@@ -199,8 +199,8 @@ export class Ground {
       }),
     );
     const moon = new THREE.Sprite(material);
-    moon.position.set(-160, 190, -250);
-    moon.scale.setScalar(70);
+    moon.position.set(150, 150, -280);
+    moon.scale.setScalar(46);
     moon.renderOrder = -8;
     this.group.add(moon);
   }
@@ -324,7 +324,7 @@ export class Ground {
   private addLights(): void {
     this.group.add(new THREE.HemisphereLight(0x4a5f8f, 0x1a1f2e, 1.1));
     const moonlight = new THREE.DirectionalLight(0xaec4ff, 0.9);
-    moonlight.position.set(-160, 190, -250);
+    moonlight.position.set(150, 150, -280);
     this.group.add(moonlight);
   }
 }

@@ -113,7 +113,10 @@ function start(): void {
     canvas,
     camera: renderer.camera,
     actions: {
-      launch: (x, z) => net.send({ t: "launch", x, z }) || notConnected(),
+      launch(x, z) {
+        if (!net.send({ t: "launch", x, z })) return notConnected();
+        renderer.markLaunch(x, z);
+      },
       gun: (origin, direction) => net.send({ t: "gun", origin, direction }) || notConnected(),
     },
   });

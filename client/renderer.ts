@@ -6,6 +6,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
 import type { World } from "../shared/world.ts";
+import { ClickMarker } from "./click_marker.ts";
 import { FireworkPoints } from "./firework_points.ts";
 import { FountainStreaks } from "./fountain_streaks.ts";
 import { Ground } from "./ground.ts";
@@ -40,6 +41,8 @@ export class SceneRenderer {
   private readonly fountainDrops: FireworkPoints;
   private readonly fountain: FountainStreaks;
   private readonly canvas: HTMLCanvasElement;
+  private readonly marker: ClickMarker;
+  private seconds = 0;
   private world: World | null = null;
   private width = 0;
   private height = 0;
@@ -92,6 +95,8 @@ export class SceneRenderer {
       this.scene.add(object);
     }
     this.scene.add(this.fireworks.object, this.gun.object);
+    this.marker = new ClickMarker(reduced);
+    this.scene.add(this.marker.group);
     this.resize();
   }
 
@@ -144,6 +149,13 @@ export class SceneRenderer {
       this.fountainDrops.update(alpha);
     }
     this.ground.update(seconds);
+    this.marker.update(seconds);
+    this.seconds = seconds;
+  }
+
+  /** Marks a ground point where this viewer just asked for a launch (immediate feedback). */
+  markLaunch(x: number, z: number): void {
+    this.marker.mark(x, z, this.seconds);
   }
 
   /** Uploads the marked buffer ranges and issues the draw calls. */
@@ -174,6 +186,7 @@ export class SceneRenderer {
     this.fountain.dispose();
     this.fountainDrops.dispose();
     this.ground.dispose();
+    this.marker.dispose();
     this.atlas.dispose();
     this.renderer.dispose();
   }
