@@ -3,6 +3,11 @@
  * burst uniform on the sphere, and secondary bursts from some burst particles. Each launch owns
  * one dense block of the pool, sized by its plan, so its budget is exact and the layout depends
  * only on live launches.
+ *
+ * Motion is per-tick drag and gravity (v ← drag·v − g·DT, x ← x + v·DT), unrolled once into
+ * per-kind tables of age, so a particle's position is a closed form of its spawn point, spawn
+ * velocity and age. Stepping evaluates it tick by tick; `jumpTo` evaluates it at any tick
+ * directly, bit for bit the same, which makes a late join cost O(particles), not O(steps).
  */
 import { DT } from "./constants.ts";
 import { cos, sin, TAU } from "./dmath.ts";
@@ -35,6 +40,7 @@ import {
   TRAIL_LIFE_MAX,
   TRAIL_LIFE_MIN,
   TRAIL_PER_TICK,
+  TRAIL_RING_TICKS,
   trailSlot,
 } from "./firework_plan.ts";
 import type { Hasher } from "./hash.ts";
@@ -76,15 +82,11 @@ export const KIND_PHYSICS: readonly (readonly [number, number, number])[] = [
 ];
 
 const STYLE_COUNT = KIND_PHYSICS.length * PALETTE_SIZE;
-const DRAG = new Float64Array(STYLE_COUNT);
-const GRAVITY_DT = new Float64Array(STYLE_COUNT);
 const MIX = new Float64Array(STYLE_COUNT);
 const TINT = new Float64Array(STYLE_COUNT * 3);
 for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
   for (let tint = 0; tint < PALETTE_SIZE; tint++) {
     const s = kind * PALETTE_SIZE + tint;
-    DRAG[s] = KIND_PHYSICS[kind][0];
-    GRAVITY_DT[s] = KIND_PHYSICS[kind][1] * DT;
     MIX[s] = KIND_PHYSICS[kind][2];
     const rgb = PALETTE[tint] ?? PALETTE[WARM_WHITE];
     TINT[s * 3] = rgb[0];
@@ -92,6 +94,43 @@ for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
     TINT[s * 3 + 2] = rgb[2];
   }
 }
+
+/** Ages (ticks) each kind's motion tables cover; every particle dies or bursts younger. */
+const AGE_STRIDE = 256;
+if (
+  Math.max(RISE_MAX, TRAIL_LIFE_MAX, BURST_LIFE_MAX, SECONDARY_DELAY_MAX, CHILD_LIFE_MAX) >=
+    AGE_STRIDE
+) {
+  throw new Error("firework_ages: a lifetime exceeds the motion tables");
+}
+
+// The per-tick recursion unrolled, per kind and age a (index kind * AGE_STRIDE + a):
+//   v(a) = v0 · VELOCITY_KEPT[a] − (0, VELOCITY_FALL[a], 0)
+//   x(a) = x0 + v0 · REACH[a] − (0, DROP[a], 0)
+// Built with + and * only, in the same order on every engine.
+const VELOCITY_KEPT = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+const VELOCITY_FALL = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+const REACH = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+const DROP = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
+  const drag = KIND_PHYSICS[kind][0], gravityDt = KIND_PHYSICS[kind][1] * DT;
+  let kept = 1, fall = 0, reach = 0, drop = 0;
+  for (let a = 0; a < AGE_STRIDE; a++) {
+    const e = kind * AGE_STRIDE + a;
+    VELOCITY_KEPT[e] = kept;
+    VELOCITY_FALL[e] = fall;
+    REACH[e] = reach;
+    DROP[e] = drop;
+    kept = kept * drag;
+    fall = fall * drag + gravityDt;
+    reach = reach + kept * DT;
+    drop = drop + fall * DT;
+  }
+}
+
+/** Per style: where its kind's rows start in the motion tables. */
+const AGE_BASE = new Int32Array(STYLE_COUNT);
+for (let s = 0; s < STYLE_COUNT; s++) AGE_BASE[s] = Math.floor(s / PALETTE_SIZE) * AGE_STRIDE;
 
 /** Floats per style in STYLE_COLORS: rgba at each of the COLOR_STEPS + 1 curve samples. */
 const STYLE_STRIDE = (COLOR_STEPS + 1) * 4;
@@ -169,6 +208,8 @@ export class Fireworks {
   readonly pool: ParticlePool<FireworkBlock>;
   #live = 0;
   readonly #rng = new Rng();
+  readonly #scratch32 = new Float32Array(3);
+  readonly #scratch64 = new Float64Array(3);
 
   constructor(seed: number, capacity: number) {
     this.seed = seed;
@@ -231,11 +272,11 @@ export class Fireworks {
       hi: 1,
     };
     this.pool.add(block);
-    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
+    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
     const i = block.start;
-    position[i * 3] = previous[i * 3] = x;
-    position[i * 3 + 1] = previous[i * 3 + 1] = 0;
-    position[i * 3 + 2] = previous[i * 3 + 2] = z;
+    position[i * 3] = previous[i * 3] = origin[i * 3] = x;
+    position[i * 3 + 1] = previous[i * 3 + 1] = origin[i * 3 + 1] = 0;
+    position[i * 3 + 2] = previous[i * 3 + 2] = origin[i * 3 + 2] = z;
     velocity[i * 3] = plan.driftX;
     velocity[i * 3 + 1] = plan.shellSpeed;
     velocity[i * 3 + 2] = plan.driftZ;
@@ -251,10 +292,42 @@ export class Fireworks {
 
   /** Simulates `tick` → `tick + 1`: moves every live particle, then spawns and bursts. */
   step(tick: number): void {
-    this.#integrate();
     const blocks = this.pool.blocks;
+    let died = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      died += this.#integrateRange(block.start + block.lo, block.start + block.hi);
+    }
+    this.#live -= died;
     for (let b = 0; b < blocks.length; b++) this.#advanceBlock(blocks[b], tick);
+    for (let b = 0; b < blocks.length; b++) this.#raiseLo(blocks[b]);
     this.pool.expire(tick + 1);
+  }
+
+  /**
+   * Drops launches that have ended by `tick` without simulating anything: for a caller that
+   * will `jumpTo` a later tick and never looks at the states in between.
+   */
+  skip(tick: number): void {
+    this.pool.expire(tick + 1);
+  }
+
+  /**
+   * Sets every launch to its state at `tick` (≥ each launch's tick) directly from the closed
+   * forms: identical, bit for bit, to stepping there. Launches that ended by `tick` are dropped.
+   */
+  jumpTo(tick: number): void {
+    this.pool.expire(tick);
+    const blocks = this.pool.blocks;
+    const life = this.pool.life;
+    let live = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      this.#jumpBlock(block, tick - block.tick);
+      this.#raiseLo(block);
+      for (let i = block.start + block.lo; i < block.start + block.hi; i++) if (life[i] > 0) live++;
+    }
+    this.#live = live;
   }
 
   /** Hashes each live launch's block in application order. */
@@ -268,50 +341,41 @@ export class Fireworks {
     }
   }
 
-  /** The hot loop: drag, gravity, Euler step, ageing and colour for every live slot. */
-  #integrate(): void {
-    const blocks = this.pool.blocks;
+  /**
+   * Slots below `hi` never spawn later (see the invariant at the top), so dead ones at the
+   * bottom of a launch's range are done for good: `lo` is its first live slot (or `hi`).
+   */
+  #raiseLo(block: FireworkBlock): void {
     const life = this.pool.life;
-    let died = 0;
-    for (let b = 0; b < blocks.length; b++) {
-      const block = blocks[b];
-      died += this.#integrateRange(block.start + block.lo, block.start + block.hi);
-      // Slots below `hi` never spawn later (see the invariant at the top), so dead ones at the
-      // bottom of the range are done for good.
-      let lo = block.lo;
-      while (lo < block.hi && life[block.start + lo] <= 0) lo++;
-      block.lo = lo;
-    }
-    this.#live -= died;
+    let lo = block.lo;
+    while (lo < block.hi && life[block.start + lo] <= 0) lo++;
+    block.lo = lo;
   }
 
-  /** Drag, gravity, Euler step, ageing and colour for the live slots in [from, to). */
+  /** The hot loop: one tick of age, the closed-form position and the colour of live slots. */
   #integrateRange(from: number, to: number): number {
-    const { position, previous, velocity, color, life, maxLife, style } = this.pool;
+    const { position, previous, origin, velocity, color, life, maxLife, style } = this.pool;
     // Locals, not module bindings, so the optimiser keeps them in registers.
-    const colors = STYLE_COLORS, drag = DRAG, gravityDt = GRAVITY_DT;
+    const colors = STYLE_COLORS, ageBase = AGE_BASE, reach = REACH, drop = DROP;
     let died = 0;
     for (let i = from; i < to; i++) {
       const left = life[i];
       if (left <= 0) continue;
-      const p = i * 3;
-      const x = position[p], y = position[p + 1], z = position[p + 2];
-      previous[p] = x;
-      previous[p + 1] = y;
-      previous[p + 2] = z;
-      const s = style[i] | 0;
-      const d = drag[s];
-      const vx = velocity[p] * d;
-      const vy = velocity[p + 1] * d - gravityDt[s];
-      const vz = velocity[p + 2] * d;
-      velocity[p] = vx;
-      velocity[p + 1] = vy;
-      velocity[p + 2] = vz;
-      position[p] = x + vx * DT;
-      position[p + 1] = y + vy * DT;
-      position[p + 2] = z + vz * DT;
       const remaining = left - 1;
       life[i] = remaining;
+      const full = maxLife[i];
+      const age = full - remaining;
+      const s = style[i] | 0;
+      const a = ageBase[s] + age;
+      const r = reach[a], d = drop[a];
+      const p = i * 3;
+      previous[p] = position[p];
+      previous[p + 1] = position[p + 1];
+      previous[p + 2] = position[p + 2];
+      // place(), inlined: the same expression, so stepping and jumping agree to the bit.
+      position[p] = origin[p] + velocity[p] * r;
+      position[p + 1] = origin[p + 1] + velocity[p + 1] * r - d;
+      position[p + 2] = origin[p + 2] + velocity[p + 2] * r;
       const c = i * 4;
       if (remaining === 0) {
         color[c + 3] = 0;
@@ -319,14 +383,108 @@ export class Fireworks {
         continue;
       }
       // paint(), inlined: the life curve at this age, tinted.
-      const full = maxLife[i];
-      const o = s * STYLE_STRIDE + ((((full - remaining) * COLOR_STEPS) / full + 0.5) | 0) * 4;
+      const o = s * STYLE_STRIDE + (((age * COLOR_STEPS) / full + 0.5) | 0) * 4;
       color[c] = colors[o];
       color[c + 1] = colors[o + 1];
       color[c + 2] = colors[o + 2];
       color[c + 3] = colors[o + 3];
     }
     return died;
+  }
+
+  /** Writes slot `i`'s position at `age` ticks after its spawn into `out` (float64 array). */
+  #placeAt(i: number, age: number, out: Float64Array | Float32Array, at: number): void {
+    const { origin, velocity, style } = this.pool;
+    const a = AGE_BASE[style[i] | 0] + age;
+    const r = REACH[a], d = DROP[a];
+    const p = i * 3;
+    out[at] = origin[p] + velocity[p] * r;
+    out[at + 1] = origin[p + 1] + velocity[p + 1] * r - d;
+    out[at + 2] = origin[p + 2] + velocity[p + 2] * r;
+  }
+
+  /** Slot `i`'s stored (float32) position at `age`, as stepping would have stored it. */
+  #storedPositionAt(i: number, age: number): Float32Array {
+    this.#placeAt(i, age, this.#scratch32, 0);
+    return this.#scratch32;
+  }
+
+  /**
+   * Slot `i`'s velocity in m/s at `age` ticks after its spawn, by the closed form (float64;
+   * fireworks store only the spawn velocity). Writes into and returns `out`.
+   */
+  velocityAt(i: number, age: number, out: Float64Array): Float64Array {
+    const { velocity, style } = this.pool;
+    const a = AGE_BASE[style[i] | 0] + age;
+    const kept = VELOCITY_KEPT[a];
+    const p = i * 3;
+    out[0] = velocity[p] * kept;
+    out[1] = velocity[p + 1] * kept - VELOCITY_FALL[a];
+    out[2] = velocity[p + 2] * kept;
+    return out;
+  }
+
+  /**
+   * Sets slot `i` (spawned with its full life) to its state `age` ticks later, as stepping
+   * leaves it: alive, or dead since reaching its max life (position frozen there, colour of its
+   * last live tick with alpha 0).
+   */
+  #settle(i: number, age: number): void {
+    if (age <= 0) return;
+    const { position, previous, life, maxLife, style, color } = this.pool;
+    const full = maxLife[i];
+    const at = age < full ? age : full;
+    this.#placeAt(i, at - 1, previous, i * 3);
+    this.#placeAt(i, at, position, i * 3);
+    const s = style[i] | 0;
+    if (age < full) {
+      life[i] = full - age;
+      paint(color, i, s, age, full);
+    } else {
+      life[i] = 0;
+      paint(color, i, s, full - 1, full);
+      color[i * 4 + 3] = 0;
+    }
+  }
+
+  /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
+  #jumpBlock(block: FireworkBlock, steps: number): void {
+    if (steps <= 0) return;
+    const plan = block.plan;
+    const rise = plan.riseTicks;
+    const trailTicks = Math.min(steps, rise);
+    // Earlier trail ticks' slots were reused by these last TRAIL_RING_TICKS ones.
+    const firstTrail = Math.max(0, trailTicks - TRAIL_RING_TICKS);
+    for (let k = firstTrail; k < trailTicks; k++) this.#spawnTrail(block, k);
+    for (let k = firstTrail; k < trailTicks; k++) {
+      for (let n = 0; n < TRAIL_PER_TICK; n++) {
+        this.#settle(block.start + trailSlot(k, n), steps - k - 1);
+      }
+    }
+    const shell = block.start;
+    if (steps < rise) {
+      this.#settle(shell, steps);
+      return;
+    }
+    this.#burst(block);
+    // The shell stepped to its apex, then the burst put it out without another paint.
+    const { position, previous, life, maxLife, style, color } = this.pool;
+    this.#placeAt(shell, rise - 1, previous, shell * 3);
+    this.#placeAt(shell, rise, position, shell * 3);
+    life[shell] = 0;
+    paint(color, shell, style[shell] | 0, rise, maxLife[shell]);
+    color[shell * 4 + 3] = 0;
+    const sinceApex = steps - rise;
+    for (let n = 0; n < plan.burstCount; n++) {
+      this.#settle(shell + plan.burstStart + n, sinceApex);
+    }
+    const delays = block.delays;
+    for (let j = 0; j < delays.length; j++) {
+      if (sinceApex < delays[j]) continue;
+      this.#secondaryBurst(block, j);
+      const first = shell + plan.childStart + j * SECONDARY_CHILDREN;
+      for (let n = 0; n < SECONDARY_CHILDREN; n++) this.#settle(first + n, sinceApex - delays[j]);
+    }
   }
 
   /** Spawns what the launch emits after stepping `tick`: trail, burst, secondary bursts. */
@@ -345,13 +503,16 @@ export class Fireworks {
 
   /** Drops TRAIL_PER_TICK sparks stratified along the shell's last segment, so it never breaks. */
   #spawnTrail(block: FireworkBlock, k: number): void {
-    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
     const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k));
     const shell = block.start;
-    const sp = shell * 3;
-    const x0 = previous[sp], y0 = previous[sp + 1], z0 = previous[sp + 2];
-    const dx = position[sp] - x0, dy = position[sp + 1] - y0, dz = position[sp + 2] - z0;
-    const svx = velocity[sp], svy = velocity[sp + 1], svz = velocity[sp + 2];
+    // The shell's segment this tick: from its position at age k to age k + 1 (as stored).
+    const from = this.#storedPositionAt(shell, k);
+    const x0 = from[0], y0 = from[1], z0 = from[2];
+    const to = this.#storedPositionAt(shell, k + 1);
+    const dx = to[0] - x0, dy = to[1] - y0, dz = to[2] - z0;
+    const sv = this.velocityAt(shell, k + 1, this.#scratch64);
+    const svx = sv[0], svy = sv[1], svz = sv[2];
+    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
     const trailStyle = KIND.trail * PALETTE_SIZE + WARM_WHITE;
     const first = shell + trailSlot(k, 0);
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
@@ -359,9 +520,9 @@ export class Fireworks {
       const p = i * 3;
       // Stratified along the segment: sample n sits in [(n + 0.1) / N, (n + 0.9) / N].
       const f = (n + 0.5 + 0.8 * (rng.next() - 0.5)) / TRAIL_PER_TICK;
-      position[p] = previous[p] = x0 + dx * f;
-      position[p + 1] = previous[p + 1] = y0 + dy * f;
-      position[p + 2] = previous[p + 2] = z0 + dz * f;
+      position[p] = previous[p] = origin[p] = x0 + dx * f;
+      position[p + 1] = previous[p + 1] = origin[p + 1] = y0 + dy * f;
+      position[p + 2] = previous[p + 2] = origin[p + 2] = z0 + dz * f;
       velocity[p] = svx * 0.1 + rng.range(-1.2, 1.2);
       velocity[p + 1] = svy * 0.1 + rng.range(-1.2, 1.2);
       velocity[p + 2] = svz * 0.1 + rng.range(-1.2, 1.2);
@@ -377,13 +538,14 @@ export class Fireworks {
 
   /** Ends the shell at its apex and spawns the burst: directions uniform on the sphere. */
   #burst(block: FireworkBlock): void {
-    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
     const plan = block.plan;
     const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst));
     const shell = block.start;
-    const sp = shell * 3;
-    const ax = position[sp], ay = position[sp + 1], az = position[sp + 2];
-    const svx = velocity[sp], svy = velocity[sp + 1], svz = velocity[sp + 2];
+    const apex = this.#storedPositionAt(shell, plan.riseTicks);
+    const ax = apex[0], ay = apex[1], az = apex[2];
+    const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
+    const svx = sv[0], svy = sv[1], svz = sv[2];
+    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
     life[shell] = 0;
     color[shell * 4 + 3] = 0;
     this.#live--;
@@ -401,9 +563,9 @@ export class Fireworks {
       const pick = rng.next();
       const lifeRoll = rng.int(BURST_LIFE_MAX - BURST_LIFE_MIN + 1);
       const ring = sinPhi * speed;
-      position[p] = previous[p] = ax;
-      position[p + 1] = previous[p + 1] = ay;
-      position[p + 2] = previous[p + 2] = az;
+      position[p] = previous[p] = origin[p] = ax;
+      position[p + 1] = previous[p + 1] = origin[p + 1] = ay;
+      position[p + 2] = previous[p + 2] = origin[p + 2] = az;
       velocity[p] = svx + ring * cos(theta);
       velocity[p + 1] = svy + speed * cosPhi;
       velocity[p + 2] = svz + ring * sin(theta);
@@ -426,13 +588,15 @@ export class Fireworks {
 
   /** Secondary burst `j`: its parent just died; children scatter from where it was. */
   #secondaryBurst(block: FireworkBlock, j: number): void {
-    const { position, previous, velocity, life, maxLife, style, size, color } = this.pool;
     const plan = block.plan;
     const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + j));
     const parent = block.start + plan.burstStart + j;
-    const pp = parent * 3;
-    const ax = position[pp], ay = position[pp + 1], az = position[pp + 2];
-    const pvx = velocity[pp] * 0.3, pvy = velocity[pp + 1] * 0.3, pvz = velocity[pp + 2] * 0.3;
+    // The parent dies as it bursts, at an age equal to its delay.
+    const at = this.#storedPositionAt(parent, block.delays[j]);
+    const ax = at[0], ay = at[1], az = at[2];
+    const pv = this.velocityAt(parent, block.delays[j], this.#scratch64);
+    const pvx = pv[0] * 0.3, pvy = pv[1] * 0.3, pvz = pv[2] * 0.3;
+    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
     const parentTint = (style[parent] | 0) % PALETTE_SIZE;
     const tint = parentTint === block.primary ? block.secondary : parentTint;
     const s = KIND.child * PALETTE_SIZE + tint;
@@ -448,9 +612,9 @@ export class Fireworks {
       const theta = TAU * rng.next();
       const speed = childSpeed * (1 + 0.2 * (2 * rng.next() - 1));
       const ring = sinPhi * speed;
-      position[p] = previous[p] = ax;
-      position[p + 1] = previous[p + 1] = ay;
-      position[p + 2] = previous[p + 2] = az;
+      position[p] = previous[p] = origin[p] = ax;
+      position[p + 1] = previous[p + 1] = origin[p + 1] = ay;
+      position[p + 2] = previous[p + 2] = origin[p + 2] = az;
       velocity[p] = pvx + ring * cos(theta);
       velocity[p + 1] = pvy + speed * cosPhi;
       velocity[p + 2] = pvz + ring * sin(theta);

@@ -32,6 +32,7 @@ const STAGGER_BYTES = 64 * 5;
 const LAYOUT = {
   position: 3,
   previous: 3,
+  origin: 3,
   velocity: 3,
   color: 4,
   size: 1,
@@ -58,7 +59,9 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
   position!: Float32Array;
   /** xyz at the previous tick. */
   previous!: Float32Array;
-  /** xyz in metres per second. */
+  /** xyz where the particle spawned (systems whose motion is a closed form of age use it). */
+  origin!: Float32Array;
+  /** xyz in metres per second: at spawn for fireworks (closed-form motion), current for the gun. */
   velocity!: Float32Array;
   /** rgba, linear, brightness applied; alpha 0 for dead or not yet spawned slots. */
   color!: Float32Array;
@@ -111,6 +114,7 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
     [
       this.position,
       this.previous,
+      this.origin,
       this.velocity,
       this.color,
       this.size,

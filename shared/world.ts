@@ -96,17 +96,19 @@ export class World {
 
   /** Applies this tick's events, simulates one tick and advances `tick`. */
   step(): void {
-    this.#step(true);
+    this.#step(true, true);
   }
 
-  #step(withFountain: boolean): void {
+  /** One tick; catching up, fireworks are only expired (and set later by `jumpTo`). */
+  #step(withFireworks: boolean, withFountain: boolean): void {
     const tick = this.#tick;
     const queue = this.#queue;
     while (this.#head < queue.length && queue[this.#head].tick === tick) {
       this.#applyNow(queue[this.#head++]);
     }
     this.#trimQueue();
-    this.#fireworks.step(tick);
+    if (withFireworks) this.#fireworks.step(tick);
+    else this.#fireworks.skip(tick);
     this.#gun.step(tick);
     if (withFountain) this.#fountain.step(tick, this.#snap.settings.fountain);
     this.#tick = tick + 1;
@@ -121,14 +123,17 @@ export class World {
   }
 
   /**
-   * Reaches the same state at `tick` as `advanceTo(tick)`, faster: the fountain is not simulated
-   * before `tick − FOUNTAIN_MAX_LIFE`, since all water spawned then is dead by `tick`. States in
+   * Reaches the same state at `tick` as `advanceTo(tick)`, faster: fireworks are set once at
+   * `tick` from their closed forms instead of being stepped, and the fountain is not simulated
+   * before `tick − FOUNTAIN_MAX_LIFE` (all water spawned then is dead by `tick`). States in
    * between are incomplete, so only call this when nobody looks before `tick` (late join).
    */
   fastForwardTo(tick: number): void {
     if (tick < this.#tick) throw new TickInPastError(tick, this.#tick);
+    if (tick === this.#tick) return;
     const fountainFrom = tick - FOUNTAIN_MAX_LIFE;
-    while (this.#tick < tick) this.#step(this.#tick >= fountainFrom);
+    while (this.#tick < tick) this.#step(false, this.#tick >= fountainFrom);
+    this.#fireworks.jumpTo(tick);
   }
 
   /**

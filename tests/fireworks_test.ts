@@ -46,14 +46,15 @@ Deno.test("fireworks burst with directions uniform on the sphere", () => {
   for (let seq = 1; seq <= 12; seq++) {
     const { fw, block } = burstFirework(seq);
     const { velocity } = fw.pool;
-    const shell = block.start * 3;
     const plan = block.plan;
+    // Burst velocities are the shell's velocity at its apex plus the burst's own.
+    const apex = fw.velocityAt(block.start, plan.riseTicks, new Float64Array(3));
     ok(plan.burstCount >= BURST_MIN && plan.burstCount <= BURST_MAX);
     for (let k = 0; k < plan.burstCount; k++) {
       const p = (block.start + plan.burstStart + k) * 3;
-      const dx = velocity[p] - velocity[shell];
-      const dy = velocity[p + 1] - velocity[shell + 1];
-      const dz = velocity[p + 2] - velocity[shell + 2];
+      const dx = velocity[p] - apex[0];
+      const dy = velocity[p + 1] - apex[1];
+      const dz = velocity[p + 2] - apex[2];
       const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
       ok(len > 0);
       const x = dx / len, y = dy / len, z = dz / len;
@@ -229,4 +230,41 @@ Deno.test("a launch's theme comes from its body, else the setting, else its own 
     tints.add(s % PALETTE_SIZE);
   }
   for (const tint of tints) ok([7, 8, 9].includes(tint), `green-purple tint ${tint}`);
+});
+
+Deno.test("fireworks jumped to a tick equal fireworks stepped there, slot for slot", () => {
+  const launches: [number, number][] = [[1, 0], [2, 3], [3, 40], [4, 41], [5, 170]];
+  const stepped = new Fireworks(SEED, 40_000);
+  const ticks = [1, 2, 36, 37, 38, 99, 100, 101, 135, 136, 137, 180, 222, 260, 300, 333, 420];
+  let tick = 0;
+  for (const T of ticks) {
+    for (; tick < T; tick++) {
+      for (const [seq, at] of launches) {
+        if (at === tick) stepped.launch(seq, at, seq * 3, -seq, undefined, "auto");
+      }
+      stepped.step(tick);
+    }
+    const jumped = new Fireworks(SEED, 40_000);
+    for (const [seq, at] of launches) {
+      if (at < T) jumped.launch(seq, at, seq * 3, -seq, undefined, "auto");
+    }
+    jumped.jumpTo(T);
+    equal(jumped.live(), stepped.live(), `live at ${T}`);
+    equal(jumped.pool.count, stepped.pool.count, `slots at ${T}`);
+    const a = stepped.pool, b = jumped.pool;
+    for (const name of ["position", "previous", "origin", "velocity", "color", "life"] as const) {
+      const n = a.count * (name === "color" ? 4 : name === "life" ? 1 : 3);
+      for (let i = 0; i < n; i++) {
+        if (!Object.is(a[name][i], b[name][i])) {
+          throw new Error(
+            `${name}[${i}] at tick ${T}: stepped ${a[name][i]}, jumped ${b[name][i]}`,
+          );
+        }
+      }
+    }
+    for (let k = 0; k < a.blocks.length; k++) {
+      equal(b.blocks[k].lo, a.blocks[k].lo);
+      equal(b.blocks[k].hi, a.blocks[k].hi);
+    }
+  }
 });
