@@ -104,14 +104,18 @@ if (
   throw new Error("firework_ages: a lifetime exceeds the motion tables");
 }
 
-// The per-tick recursion unrolled, per kind and age a (index kind * AGE_STRIDE + a):
+// The per-tick recursion unrolled, per kind and age a (index AGE_BASE[style] + a):
 //   v(a) = v0 · VELOCITY_KEPT[a] − (0, VELOCITY_FALL[a], 0)
 //   x(a) = x0 + v0 · REACH[a] − (0, DROP[a], 0)
 // Built with + and * only, in the same order on every engine.
-const VELOCITY_KEPT = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-const VELOCITY_FALL = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-const REACH = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-const DROP = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+/** Share of the spawn velocity left after `a` ticks of drag. */
+export const VELOCITY_KEPT: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+/** Downward velocity gained from gravity after `a` ticks (m/s). */
+export const VELOCITY_FALL: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+/** Metres travelled per m/s of spawn velocity after `a` ticks. */
+export const REACH: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
+/** Metres fallen from gravity after `a` ticks. */
+export const DROP: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
 for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
   const drag = KIND_PHYSICS[kind][0], gravityDt = KIND_PHYSICS[kind][1] * DT;
   let kept = 1, fall = 0, reach = 0, drop = 0;
@@ -129,18 +133,18 @@ for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
 }
 
 /** Per style: where its kind's rows start in the motion tables. */
-const AGE_BASE = new Int32Array(STYLE_COUNT);
+export const AGE_BASE: Int32Array = new Int32Array(STYLE_COUNT);
 for (let s = 0; s < STYLE_COUNT; s++) AGE_BASE[s] = Math.floor(s / PALETTE_SIZE) * AGE_STRIDE;
 
 /** Floats per style in STYLE_COLORS: rgba at each of the COLOR_STEPS + 1 curve samples. */
-const STYLE_STRIDE = (COLOR_STEPS + 1) * 4;
+export const STYLE_STRIDE = (COLOR_STEPS + 1) * 4;
 
 /**
  * Every style's colour at every curve sample, already rounded to float32 as stored: the curve
  * (COLOR_TABLE) tinted by the style's tint and mix. Copying four floats is the hot loop's
  * whole colour cost.
  */
-const STYLE_COLORS = (() => {
+export const STYLE_COLORS: Float32Array = (() => {
   const out = new Float32Array(STYLE_COUNT * STYLE_STRIDE);
   for (let s = 0; s < STYLE_COUNT; s++) {
     for (let j = 0; j <= COLOR_STEPS; j++) {

@@ -7,19 +7,19 @@
  * best iteration, since on a shared machine the mean mostly measures the other load.
  */
 import { WINDOW_TICKS } from "../../shared/constants.ts";
-import {
-  COLOR_ENTRY,
-  COLOR_STEPS,
-  COLOR_TABLE,
-  PALETTE,
-  PALETTE_SIZE,
-} from "../../shared/firework_colors.ts";
+import { COLOR_STEPS } from "../../shared/firework_colors.ts";
 import { RISE_MAX } from "../../shared/firework_plan.ts";
-import { Fireworks, KIND_PHYSICS } from "../../shared/fireworks.ts";
+import {
+  AGE_BASE,
+  DROP,
+  Fireworks,
+  REACH,
+  STYLE_COLORS,
+  STYLE_STRIDE,
+} from "../../shared/fireworks.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import { World, worldFromWindow } from "../../shared/world.ts";
 import { eventCost } from "../../shared/budget.ts";
-import { DT } from "../../shared/constants.ts";
 import { busyScenario } from "../helpers/world_scenarios.ts";
 
 /** Ticks timed per iteration: bursts are young, so no particle dies of old age meanwhile. */
@@ -46,6 +46,9 @@ interface NaiveParticle {
   px: number;
   py: number;
   pz: number;
+  ox: number;
+  oy: number;
+  oz: number;
   vx: number;
   vy: number;
   vz: number;
@@ -60,7 +63,7 @@ interface NaiveParticle {
 
 /** The pool's live particles copied into objects. */
 function naiveCopy(fw: Fireworks): NaiveParticle[] {
-  const { position, velocity, life, maxLife, style } = fw.pool;
+  const { position, origin, velocity, life, maxLife, style } = fw.pool;
   const out: NaiveParticle[] = [];
   for (let i = 0; i < fw.pool.count; i++) {
     if (life[i] <= 0) continue;
@@ -71,6 +74,9 @@ function naiveCopy(fw: Fireworks): NaiveParticle[] {
       px: 0,
       py: 0,
       pz: 0,
+      ox: origin[i * 3],
+      oy: origin[i * 3 + 1],
+      oz: origin[i * 3 + 2],
       vx: velocity[i * 3],
       vy: velocity[i * 3 + 1],
       vz: velocity[i * 3 + 2],
@@ -86,42 +92,28 @@ function naiveCopy(fw: Fireworks): NaiveParticle[] {
   return out;
 }
 
-const DRAG: number[] = [], GRAVITY_DT: number[] = [], MIX: number[] = [], TINT: number[][] = [];
-for (let s = 0; s < KIND_PHYSICS.length * PALETTE_SIZE; s++) {
-  const [drag, gravity, mix] = KIND_PHYSICS[Math.floor(s / PALETTE_SIZE)];
-  DRAG.push(drag);
-  GRAVITY_DT.push(gravity * DT);
-  MIX.push(mix);
-  TINT.push([...(PALETTE[s % PALETTE_SIZE] ?? PALETTE[0])]);
-}
-
-/** The fireworks' per-tick maths (drag, gravity, Euler, ageing, colour) over objects. */
+/** The fireworks' per-tick maths (ageing, closed-form motion, colour) over objects. */
 function naiveStep(particles: NaiveParticle[]): void {
   for (const p of particles) {
     if (p.life <= 0) continue;
+    p.life -= 1;
+    const age = p.maxLife - p.life;
+    const a = AGE_BASE[p.style] + age;
     p.px = p.x;
     p.py = p.y;
     p.pz = p.z;
-    const d = DRAG[p.style];
-    p.vx *= d;
-    p.vy = p.vy * d - GRAVITY_DT[p.style];
-    p.vz *= d;
-    p.x += p.vx * DT;
-    p.y += p.vy * DT;
-    p.z += p.vz * DT;
-    p.life -= 1;
+    p.x = p.ox + p.vx * REACH[a];
+    p.y = p.oy + p.vy * REACH[a] - DROP[a];
+    p.z = p.oz + p.vz * REACH[a];
     if (p.life === 0) {
       p.a = 0;
       continue;
     }
-    const e = Math.floor(((p.maxLife - p.life) * COLOR_STEPS) / p.maxLife + 0.5) * COLOR_ENTRY;
-    const w = MIX[p.style] * COLOR_TABLE[e + 4];
-    const k = COLOR_TABLE[e + 3];
-    const tint = TINT[p.style];
-    p.r = k * (COLOR_TABLE[e] + w * (tint[0] - COLOR_TABLE[e]));
-    p.g = k * (COLOR_TABLE[e + 1] + w * (tint[1] - COLOR_TABLE[e + 1]));
-    p.b = k * (COLOR_TABLE[e + 2] + w * (tint[2] - COLOR_TABLE[e + 2]));
-    p.a = COLOR_TABLE[e + 5];
+    const o = p.style * STYLE_STRIDE + (((age * COLOR_STEPS) / p.maxLife + 0.5) | 0) * 4;
+    p.r = STYLE_COLORS[o];
+    p.g = STYLE_COLORS[o + 1];
+    p.b = STYLE_COLORS[o + 2];
+    p.a = STYLE_COLORS[o + 3];
   }
 }
 
