@@ -8,7 +8,7 @@
  * BUILD_CLIENT=0 to skip the bundle check.
  */
 import { optionsFromEnv } from "./config.ts";
-import { startServer } from "./server.ts";
+import { type RunningServer, startServer } from "./server.ts";
 
 const log = (msg: string) => console.log(msg);
 
@@ -31,15 +31,22 @@ async function ensureClientBundle(): Promise<void> {
 }
 
 if (import.meta.main) {
-  const options = optionsFromEnv((name) => Deno.env.get(name));
-  if (Deno.env.get("BUILD_CLIENT") !== "0") {
-    try {
-      await ensureClientBundle();
-    } catch (e) {
-      log(`client bundle: build failed: ${(e as Error).message}`);
+  let server: RunningServer;
+  try {
+    const options = optionsFromEnv((name) => Deno.env.get(name));
+    if (Deno.env.get("BUILD_CLIENT") !== "0") {
+      try {
+        await ensureClientBundle();
+      } catch (e) {
+        log(`client bundle: build failed: ${(e as Error).message}`);
+      }
     }
+    server = await startServer({ ...options, log });
+  } catch (e) {
+    const code = e instanceof RangeError ? "bad_config" : "start_failed";
+    console.error(`snowfire: ${code}: ${(e as Error).message}`);
+    Deno.exit(1);
   }
-  const server = await startServer({ ...options, log });
   let exiting = false;
   const stop = async (signal: string) => {
     if (exiting) return;
