@@ -1,7 +1,6 @@
 /**
- * Fireworks (and gun shots) as one `THREE.Points` with additive, soft round glow sprites. The
- * attributes wrap the world's own view arrays; each frame uploads only the live range, and the
- * vertex shader interpolates between the previous and the current tick.
+ * Fireworks (and gun shots, and fountain drops) as one `THREE.Points` with additive, soft round
+ * glow sprites, interpolated between ticks on the CPU while packing the visible particles.
  */
 import * as THREE from "three";
 import type { ParticleView } from "../shared/views.ts";
@@ -9,23 +8,14 @@ import { POINT_SIZE_GLSL, type PointUniforms } from "./point_uniforms.ts";
 import { uploadPrefix } from "./upload_range.ts";
 
 const VERTEX = /* glsl */ `
-attribute vec3 previous;
 attribute vec4 color;
 attribute float size;
-uniform float uAlpha;
 uniform float uGlow;
 varying vec4 vColor;
 ${POINT_SIZE_GLSL}
 void main() {
   vColor = color;
-  if (color.a <= 0.0) {
-    // Dead slot: collapse it outside the clip volume so it costs no fragments.
-    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-    gl_PointSize = 0.0;
-    return;
-  }
-  vec3 interpolated = previous + (position - previous) * uAlpha;
-  vec4 viewPosition = modelViewMatrix * vec4(interpolated, 1.0);
+  vec4 viewPosition = modelViewMatrix * vec4(position, 1.0);
   gl_Position = projectionMatrix * viewPosition;
   // The sprite is wider than the particle: the outer part is the glow halo.
   float pixels = attenuatedPointSize(size * uGlow, -viewPosition.z);
@@ -59,17 +49,23 @@ export interface FireworkPointsOptions {
   intensity: number;
 }
 
-/** Glow-sprite renderer for a {@link ParticleView}. */
+/**
+ * Glow-sprite renderer for a {@link ParticleView}. Each frame it packs the visible particles of the
+ * view's dense range (dead slots have alpha 0 and are skipped) into preallocated attributes,
+ * interpolated between the previous and the current tick, and uploads only what it wrote: a sky
+ * reserves about three slots per visible spark, so this uploads about a quarter of the floats that
+ * wrapping the raw view would, and the GPU never shades a dead vertex.
+ */
 export class FireworkPoints {
   /** Add this to the scene. */
   readonly object: THREE.Points;
   private readonly geometry = new THREE.BufferGeometry();
   private readonly material: THREE.ShaderMaterial;
   private position: THREE.BufferAttribute | null = null;
-  private previous: THREE.BufferAttribute | null = null;
   private color: THREE.BufferAttribute | null = null;
   private size: THREE.BufferAttribute | null = null;
   private view: ParticleView | null = null;
+  private drawn = 0;
 
   constructor(options: FireworkPointsOptions) {
     this.material = new THREE.ShaderMaterial({
@@ -77,7 +73,6 @@ export class FireworkPoints {
       fragmentShader: FRAGMENT,
       uniforms: {
         ...options.uniforms,
-        uAlpha: { value: 1 },
         uGlow: { value: options.glow },
         uIntensity: { value: options.intensity },
       },
@@ -90,47 +85,64 @@ export class FireworkPoints {
     this.object.renderOrder = 3;
   }
 
-  /** Binds a (new) world's view. */
+  /** Particles drawn by the last `update`. */
+  get drawnCount(): number {
+    return this.drawn;
+  }
+
+  /** Binds a (new) world's view; allocates only when its capacity exceeds the current one. */
   bind(view: ParticleView): void {
     this.view = view;
+    const capacity = view.size.length;
+    if (this.size && this.size.count >= capacity) return;
+    this.geometry.dispose();
+    this.position = dynamicAttribute(capacity, 3);
+    this.color = dynamicAttribute(capacity, 4);
+    this.size = dynamicAttribute(capacity, 1);
+    this.geometry.setAttribute("position", this.position);
+    this.geometry.setAttribute("color", this.color);
+    this.geometry.setAttribute("size", this.size);
+    this.geometry.setDrawRange(0, 0);
   }
 
   /**
-   * Uploads the live range of the view; `alpha` ∈ [0, 1] is how far the render time is from the
-   * previous tick to the current one. The attributes wrap the view's own arrays (no copy); they
-   * are re-created only when the world hands out different arrays (a rebuilt world).
+   * Packs and uploads the visible particles at interpolation `alpha` ∈ [0, 1] between the
+   * previous tick and the current one.
    */
   update(alpha: number): void {
     const view = this.view;
-    if (!view) return;
-    if (
-      this.position?.array !== view.position || this.previous?.array !== view.previous ||
-      this.color?.array !== view.color || this.size?.array !== view.size
-    ) {
-      this.wrap(view);
-    }
+    if (!view || !this.position || !this.color || !this.size) return;
+    const outPosition = this.position.array as Float32Array;
+    const outColor = this.color.array as Float32Array;
+    const outSize = this.size.array as Float32Array;
+    const position = view.position;
+    const previous = view.previous;
+    const color = view.color;
+    const size = view.size;
     const count = view.count;
-    if (this.position && this.previous && this.color && this.size) {
-      uploadPrefix(this.position, count * 3);
-      uploadPrefix(this.previous, count * 3);
-      uploadPrefix(this.color, count * 4);
-      uploadPrefix(this.size, count);
+    let n = 0;
+    for (let i = 0; i < count; i++) {
+      const c = i * 4;
+      const a = color[c + 3];
+      if (a <= 0) continue;
+      const p = i * 3;
+      const o = n * 3;
+      outPosition[o] = previous[p] + (position[p] - previous[p]) * alpha;
+      outPosition[o + 1] = previous[p + 1] + (position[p + 1] - previous[p + 1]) * alpha;
+      outPosition[o + 2] = previous[p + 2] + (position[p + 2] - previous[p + 2]) * alpha;
+      const q = n * 4;
+      outColor[q] = color[c];
+      outColor[q + 1] = color[c + 1];
+      outColor[q + 2] = color[c + 2];
+      outColor[q + 3] = a;
+      outSize[n] = size[i];
+      n++;
     }
-    this.geometry.setDrawRange(0, count);
-    this.material.uniforms.uAlpha.value = alpha;
-  }
-
-  private wrap(view: ParticleView): void {
-    // Disposing first releases the GPU buffers of the old world's arrays.
-    this.geometry.dispose();
-    this.position = dynamicAttribute(view.position, 3);
-    this.previous = dynamicAttribute(view.previous, 3);
-    this.color = dynamicAttribute(view.color, 4);
-    this.size = dynamicAttribute(view.size, 1);
-    this.geometry.setAttribute("position", this.position);
-    this.geometry.setAttribute("previous", this.previous);
-    this.geometry.setAttribute("color", this.color);
-    this.geometry.setAttribute("size", this.size);
+    uploadPrefix(this.position, n * 3);
+    uploadPrefix(this.color, n * 4);
+    uploadPrefix(this.size, n);
+    this.geometry.setDrawRange(0, n);
+    this.drawn = n;
   }
 
   /** Frees GPU resources. */
@@ -140,8 +152,8 @@ export class FireworkPoints {
   }
 }
 
-function dynamicAttribute(array: Float32Array, itemSize: number): THREE.BufferAttribute {
-  const attribute = new THREE.BufferAttribute(array, itemSize);
+function dynamicAttribute(capacity: number, itemSize: number): THREE.BufferAttribute {
+  const attribute = new THREE.BufferAttribute(new Float32Array(capacity * itemSize), itemSize);
   attribute.setUsage(THREE.DynamicDrawUsage);
   return attribute;
 }

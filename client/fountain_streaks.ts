@@ -1,7 +1,7 @@
 /**
  * The fountain's water as `THREE.LineSegments`: each drop is a short streak from its interpolated
  * position back along its velocity, bright at the head and fading to nothing at the tail.
- * Vertices are written into preallocated arrays each frame; only the live range is uploaded.
+ * Live streaks are packed into preallocated arrays each frame; only what was written is uploaded.
  */
 import * as THREE from "three";
 import { STREAK_SECONDS, type StreakView } from "../shared/views.ts";
@@ -73,9 +73,14 @@ export class FountainStreaks {
     const colors = this.colors.array as Float32Array;
     const { position, previous, velocity, color } = view;
     const count = view.count;
+    let n = 0;
     for (let i = 0; i < count; i++) {
+      const c = i * 4;
+      const a = color[c + 3];
+      // Dead slots (alpha 0) are skipped: only live streaks are written and uploaded.
+      if (a <= 0) continue;
       const p = i * 3;
-      const v = i * 6;
+      const v = n * 6;
       const hx = previous[p] + (position[p] - previous[p]) * alpha;
       const hy = previous[p + 1] + (position[p + 1] - previous[p + 1]) * alpha;
       const hz = previous[p + 2] + (position[p + 2] - previous[p + 2]) * alpha;
@@ -85,17 +90,17 @@ export class FountainStreaks {
       out[v + 3] = hx - velocity[p] * STREAK_SECONDS;
       out[v + 4] = hy - velocity[p + 1] * STREAK_SECONDS;
       out[v + 5] = hz - velocity[p + 2] * STREAK_SECONDS;
-      const c = i * 4;
-      const k = i * 8;
+      const k = n * 8;
       colors[k] = colors[k + 4] = color[c];
       colors[k + 1] = colors[k + 5] = color[c + 1];
       colors[k + 2] = colors[k + 6] = color[c + 2];
-      colors[k + 3] = color[c + 3];
+      colors[k + 3] = a;
       colors[k + 7] = 0;
+      n++;
     }
-    uploadPrefix(this.positions, count * 6);
-    uploadPrefix(this.colors, count * 8);
-    this.geometry.setDrawRange(0, count * 2);
+    uploadPrefix(this.positions, n * 6);
+    uploadPrefix(this.colors, n * 8);
+    this.geometry.setDrawRange(0, n * 2);
   }
 
   /** Frees GPU resources. */

@@ -25,6 +25,8 @@ import { FrameTimings } from "./frame_timings.ts";
 const MIN_STEP_BUDGET_MS = 8;
 const MAX_STEP_BUDGET_MS = 100;
 const NAME_KEY = "snowfire.name";
+/** How often the HUD's numbers refresh, ms. */
+const HUD_INTERVAL_MS = 250;
 
 function start(): void {
   const sceneId = sceneIdFromPath(location.pathname);
@@ -129,6 +131,7 @@ function start(): void {
 
   const clock = () => performance.now();
   let lastFrameMs = NaN;
+  let lastHudMs = -Infinity;
   const frame = (nowMs: number) => {
     requestAnimationFrame(frame);
     const started = performance.now();
@@ -145,12 +148,16 @@ function start(): void {
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
     stats.frame(nowMs);
-    const current = sim.world;
-    hud.setStats(
-      stats.fps,
-      current ? current.liveParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
-    );
-    hud.setLatency(net.latencyMs);
+    // Text for the HUD is made a few times a second, not every frame.
+    if (nowMs - lastHudMs >= HUD_INTERVAL_MS) {
+      lastHudMs = nowMs;
+      const current = sim.world;
+      hud.setStats(
+        stats.fps,
+        current ? current.liveParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
+      );
+      hud.setLatency(net.latencyMs);
+    }
   };
   requestAnimationFrame(frame);
   net.connect();

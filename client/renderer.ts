@@ -72,6 +72,8 @@ export class SceneRenderer {
     this.controls.maxDistance = 170;
     this.controls.maxPolarAngle = Math.PI * 0.53;
     this.controls.addEventListener("change", () => this.keepCameraInBounds());
+    // Arrow keys pan the view while the canvas has focus (keyboard users can look around).
+    this.controls.listenToKeyEvents(options.canvas);
     this.controls.update();
 
     const reduced = options.reducedMotion;
@@ -179,6 +181,7 @@ export class SceneRenderer {
 
   /** Frees everything this renderer created. */
   dispose(): void {
+    this.controls.stopListenToKeyEvents();
     this.controls.dispose();
     this.snow.dispose();
     this.fireworks.dispose();

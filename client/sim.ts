@@ -88,13 +88,15 @@ export class Sim {
    */
   welcome(message: WelcomeMessage): StreamFault | null {
     this.skyCapacity = message.skyCap;
-    if (message.resumed && this.current && message.seed === this.sceneSeed) {
+    if (message.resumed) {
+      // A resumed welcome only carries missed events: useless without the world they continue.
+      if (!this.current || message.seed !== this.sceneSeed) return "gap";
       for (const event of message.events) {
         if (event.seq <= this.lastSeenSeq) continue;
         const fault = this.receiveEvent(event);
         if (fault) return fault;
       }
-      this.lastSeenSeq = Math.max(this.lastSeenSeq, message.lastSeq);
+      if (message.lastSeq > this.lastSeenSeq) return "gap";
       this.heartbeat(message.horizon);
       return null;
     }

@@ -3,7 +3,7 @@
  * Chromium with 100k snowflakes and ~50k firework particles (target: median ≤ 4 ms), and the
  * frame rate, which on this machine's software renderer says little about a real GPU.
  *
- * Flags: --frames=N (default 120), --warmup=N ticks (default 400), --fireworks=N (default 50000),
+ * Flags: --frames=N (default 120), --warmup=N ticks (default 900), --fireworks=N (default 50000),
  * --width=W --height=H (default 960×540).
  */
 import * as esbuild from "esbuild";
@@ -81,7 +81,7 @@ if (import.meta.main) {
   const height = flag("height", 540);
   const result = await runBrowserBench({
     frames,
-    warmup: flag("warmup", 400),
+    warmup: flag("warmup", 900),
     fireworks: flag("fireworks", 50_000),
     width,
     height,

@@ -89,6 +89,9 @@ Deno.test("sim resumes from a resumed welcome with only the missed events", () =
   assert.equal(sim.lastSeq, 3);
   assert.equal(sim.horizon, 40);
   assert.equal(sim.welcome(welcome(40, [launch(5, 45)], true)), "gap", "seq 4 is missing");
+  const claimsMore = { ...welcome(40, [], true), lastSeq: 9 };
+  assert.equal(sim.welcome(claimsMore), "gap", "the server sent seqs this client never got");
+  assert.equal(newSim().welcome(welcome(40, [launch(1, 5)], true)), "gap", "nothing to resume");
 });
 
 Deno.test("sim fast-forward after a long pause equals stepping every tick", () => {

@@ -4,7 +4,7 @@
  * recording every console problem.
  */
 import { type Browser, chromium, type ConsoleMessage, type Page } from "playwright-core";
-import { startServer } from "../../server/server.ts";
+import { type RunningServer, startServer } from "../../server/server.ts";
 import { buildClient } from "../../scripts/build.ts";
 import type { SnowfireDebug } from "../../client/debug_hook.ts";
 
@@ -37,6 +37,10 @@ export function launchBrowser(): Promise<Browser> {
 /** A scene server for one test, with its temporary data directory. */
 export interface TestServer {
   url: string;
+  /** Stops the server (connections get 1001) without removing its data. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data directory (after `stop`). */
+  start(): Promise<void>;
   /** Shuts the server down and removes its data directory. */
   close(): Promise<void>;
 }
@@ -45,11 +49,21 @@ export interface TestServer {
 export async function startTestServer(): Promise<TestServer> {
   await buildClient();
   const dataDir = await Deno.makeTempDir({ prefix: "snowfire-browser-" });
-  const server = await startServer({ port: 0, hostname: "127.0.0.1", dataDir, log: () => {} });
+  const options = { hostname: "127.0.0.1", dataDir, log: () => {} };
+  let server: RunningServer | null = await startServer({ ...options, port: 0 });
+  const port = server.port;
   return {
     url: server.url,
+    async stop() {
+      await server?.shutdown();
+      server = null;
+    },
+    async start() {
+      server ??= await startServer({ ...options, port });
+    },
     async close() {
-      await server.shutdown();
+      await server?.shutdown();
+      server = null;
       await Deno.remove(dataDir, { recursive: true });
     },
   };
