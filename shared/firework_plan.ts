@@ -133,6 +133,17 @@ export function planFirework(
 
 /** Ticks after the apex at which secondary burst `j` of firework `seq` goes off (random access). */
 export function secondaryDelay(seed: number, seq: number, j: number): number {
-  const u = hashUnit(streamKey(seed, STREAM.firework, seq, PHASE.delay), j);
+  return delayFrom(streamKey(seed, STREAM.firework, seq, PHASE.delay), j);
+}
+
+/** Fills `out[j]` with secondaryDelay(seed, seq, j) for every j < out.length. */
+export function secondaryDelays(seed: number, seq: number, out: Uint8Array): Uint8Array {
+  const key = streamKey(seed, STREAM.firework, seq, PHASE.delay);
+  for (let j = 0; j < out.length; j++) out[j] = delayFrom(key, j);
+  return out;
+}
+
+function delayFrom(key: number, j: number): number {
+  const u = hashUnit(key, j);
   return SECONDARY_DELAY_MIN + Math.floor(u * (SECONDARY_DELAY_MAX - SECONDARY_DELAY_MIN + 1));
 }

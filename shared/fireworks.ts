@@ -34,7 +34,7 @@ import {
   RISE_MAX,
   SECONDARY_CHILDREN,
   SECONDARY_DELAY_MAX,
-  secondaryDelay,
+  secondaryDelays,
   SHELL_DECELERATION,
   SHELL_DRIFT_MAX,
   TRAIL_LIFE_MAX,
@@ -257,8 +257,7 @@ export class Fireworks {
       secondary =
         tints[(p + 1 + Math.floor(plan.secondaryRoll * (tints.length - 1))) % tints.length];
     }
-    const delays = new Uint8Array(plan.secondaryCount);
-    for (let j = 0; j < delays.length; j++) delays[j] = secondaryDelay(this.seed, seq, j);
+    const delays = secondaryDelays(this.seed, seq, new Uint8Array(plan.secondaryCount));
     const block: FireworkBlock = {
       seq,
       tick,
