@@ -33,7 +33,10 @@ export interface Target {
   readonly env: Record<string, string>;
   /** Where its stdout and stderr go. */
   readonly logPath: string;
-  /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code. */
+  /**
+   * SIGTERM, then SIGKILL after 5 s; resolves with the exit code. The temporary directory (data
+   * and log) is removed after a clean exit and kept otherwise.
+   */
   stop(): Promise<number>;
 }
 
@@ -125,6 +128,8 @@ export async function startTarget(
         exited = status.code;
       }
       await copying;
+      // Keep the directory (with server.log) only when the server did not exit cleanly.
+      if (exited === 0) await Deno.remove(workDir, { recursive: true });
       return exited;
     },
   };
