@@ -43,7 +43,7 @@ const LAYOUT = {
 
 type ArrayName = keyof typeof LAYOUT;
 
-/** Slots a pool starts with; it doubles (up to its capacity) when a block needs more. */
+/** Slots a pool takes at its first block; it doubles (up to its capacity) when one needs more. */
 const INITIAL_SLOTS = 8192;
 
 /**
@@ -89,7 +89,8 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
       throw new RangeError(`pool_capacity: must be a non-negative integer, got ${capacity}`);
     }
     this.capacity = capacity;
-    this.#allocate(Math.min(capacity, INITIAL_SLOTS));
+    // Empty until the first block: a world that never fires the gun never pays for its pool.
+    this.#allocate(0);
   }
 
   /** Moves storage to a fresh buffer of `slots` slots, keeping the used prefix. */
@@ -147,7 +148,7 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
       );
     }
     if (end > this.allocated) {
-      let slots = Math.max(1, this.allocated);
+      let slots = Math.max(INITIAL_SLOTS, this.allocated);
       while (slots < end) slots *= 2;
       this.#allocate(Math.min(this.capacity, slots));
     }
