@@ -111,6 +111,8 @@ export class FireworkPoints {
    */
   update(alpha: number): void {
     const view = this.view;
+    // The world's pools grow (new, larger arrays) when a launch needs room: follow them.
+    if (view && (!this.size || view.size.length > this.size.count)) this.bind(view);
     if (!view || !this.position || !this.color || !this.size) return;
     const outPosition = this.position.array as Float32Array;
     const outColor = this.color.array as Float32Array;
