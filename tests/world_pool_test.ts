@@ -1,0 +1,81 @@
+import { deepEqual, equal, notEqual, throws } from "node:assert/strict";
+import { Hasher } from "../shared/hash.ts";
+import { type Block, ParticlePool } from "../shared/particle_pool.ts";
+
+const block = (seq: number, size: number, endTick: number): Block => ({
+  seq,
+  tick: seq,
+  start: 0,
+  size,
+  endTick,
+});
+
+/** Marks every slot of `b` with its seq so moves are visible. */
+function stamp(pool: ParticlePool, b: Block): void {
+  for (let i = b.start; i < b.start + b.size; i++) {
+    pool.position[i * 3] = b.seq;
+    pool.life[i] = b.seq * 10 + (i - b.start);
+  }
+}
+
+Deno.test("pool blocks stay dense and in order when an earlier block expires", () => {
+  const pool = new ParticlePool(100);
+  const a = block(1, 10, 5), b = block(2, 20, 50), c = block(3, 5, 50);
+  for (const x of [a, b, c]) {
+    pool.add(x);
+    stamp(pool, x);
+  }
+  equal(pool.count, 35);
+  pool.expire(5);
+  equal(pool.count, 25);
+  deepEqual(pool.blocks.map((x) => [x.seq, x.start]), [[2, 0], [3, 20]]);
+  for (let i = 0; i < 20; i++) equal(pool.life[i], 20 + i);
+  for (let i = 0; i < 5; i++) equal(pool.life[20 + i], 30 + i);
+  equal(pool.position[20 * 3], 3);
+});
+
+Deno.test("pool zeroes a new block even where an old one lived", () => {
+  const pool = new ParticlePool(100);
+  const a = block(1, 10, 5);
+  pool.add(a);
+  stamp(pool, a);
+  pool.expire(5);
+  const b = block(2, 10, 50);
+  pool.add(b);
+  for (let i = 0; i < 10; i++) equal(pool.life[i], 0);
+  equal(pool.position[0], 0);
+});
+
+Deno.test("pool grows past its first allocation keeping its contents, up to capacity", () => {
+  const pool = new ParticlePool(50_000);
+  equal(pool.allocated, 0);
+  const a = block(1, 5000, 99);
+  pool.add(a);
+  stamp(pool, a);
+  const before = pool.life;
+  const b = block(2, 20_000, 99);
+  pool.add(b);
+  notEqual(pool.life, before, "new arrays after growth");
+  for (let i = 0; i < 5000; i++) equal(pool.life[i], 10 + i);
+  equal(pool.allocated >= 25_000, true);
+  throws(() => pool.add(block(3, 30_000, 99)), RangeError);
+});
+
+Deno.test("pool block hash depends on the block, not on where it sits", () => {
+  const hashOf = (pool: ParticlePool, b: Block) => {
+    const h = new Hasher();
+    pool.hashBlock(h, b, 0, b.size);
+    return h.digest();
+  };
+  const p1 = new ParticlePool(100), p2 = new ParticlePool(100);
+  const x = block(7, 10, 99), filler = block(6, 30, 99);
+  p1.add(x);
+  stamp(p1, x);
+  p2.add(filler);
+  const y = block(7, 10, 99);
+  p2.add(y);
+  stamp(p2, y);
+  equal(hashOf(p1, x), hashOf(p2, y));
+  p2.life[y.start] += 1;
+  notEqual(hashOf(p1, x), hashOf(p2, y));
+});
