@@ -2,17 +2,27 @@
  * Sky admission control. Each admitted launch or gun shot occupies at most a known number of
  * particle slots until a known tick (both from `eventCost` in shared/budget.ts); the ledger
  * refuses whatever would push the total over the cap, so no client ever has to evict.
+ *
+ * Reservations are kept as particle counts per end tick in a ring indexed by tick: every
+ * particle dies within the window W, so end ticks lie less than the ring's length ahead and
+ * admitting, releasing and computing a retry-after cost O(1) amortised, O(W) at worst, however
+ * many reservations are alive.
  */
 
 /** Outcome of {@link SkyLedger.admit}. */
 export type Admission = { ok: true } | { ok: false; retryAfterTicks: number | null };
 
+/** Ring length in ticks; must exceed the longest lifetime (W = 480 ticks). */
+const HORIZON_TICKS = 4096;
+
 /** Live particle reservations of one scene. */
 export class SkyLedger {
   readonly cap: number;
-  #particles: number[] = [];
-  #endTicks: number[] = [];
+  /** Particles whose slots free up at tick t, at index t % HORIZON_TICKS. */
+  readonly #freeAt = new Float64Array(HORIZON_TICKS);
   #used = 0;
+  /** Reservations ending at or before this tick have been released. */
+  #releasedThrough = -Infinity;
 
   constructor(cap: number) {
     this.cap = cap;
@@ -27,14 +37,13 @@ export class SkyLedger {
   /**
    * Reserves `particles` slots until `endTick` if they fit under the cap at `tick`. When they do
    * not, says how many ticks until enough reservations end (null when they never will fit).
+   * Ticks passed to the ledger must never decrease.
    */
   admit(particles: number, endTick: number, tick: number): Admission {
     if (particles <= 0 || endTick <= tick) return { ok: true };
     this.#release(tick);
     if (this.#used + particles <= this.cap) {
-      this.#particles.push(particles);
-      this.#endTicks.push(endTick);
-      this.#used += particles;
+      this.#reserve(particles, endTick, tick);
       return { ok: true };
     }
     if (particles > this.cap) return { ok: false, retryAfterTicks: null };
@@ -44,35 +53,39 @@ export class SkyLedger {
   /** Reserves without checking (rebuilding the ledger from stored events after a restart). */
   restore(particles: number, endTick: number, tick: number): void {
     if (particles <= 0 || endTick <= tick) return;
-    this.#particles.push(particles);
-    this.#endTicks.push(endTick);
+    this.#release(tick);
+    this.#reserve(particles, endTick, tick);
+  }
+
+  #reserve(particles: number, endTick: number, tick: number): void {
+    if (endTick - tick >= HORIZON_TICKS) {
+      throw new RangeError(`a reservation ${endTick - tick} ticks long outlives the ledger ring`);
+    }
+    this.#freeAt[endTick % HORIZON_TICKS] += particles;
     this.#used += particles;
   }
 
   #release(tick: number): void {
-    let kept = 0;
-    for (let i = 0; i < this.#endTicks.length; i++) {
-      if (this.#endTicks[i] > tick) {
-        this.#particles[kept] = this.#particles[i];
-        this.#endTicks[kept] = this.#endTicks[i];
-        kept++;
-      } else {
-        this.#used -= this.#particles[i];
-      }
+    if (this.#releasedThrough === -Infinity) {
+      this.#releasedThrough = tick;
+      return;
     }
-    this.#particles.length = kept;
-    this.#endTicks.length = kept;
+    // Nothing can end more than a ring ahead, so a long jump only needs one lap.
+    const from = Math.max(this.#releasedThrough + 1, tick - HORIZON_TICKS + 1);
+    for (let t = from; t <= tick; t++) {
+      const i = t % HORIZON_TICKS;
+      this.#used -= this.#freeAt[i];
+      this.#freeAt[i] = 0;
+    }
+    if (tick > this.#releasedThrough) this.#releasedThrough = tick;
   }
 
   #ticksUntilFree(particles: number, tick: number): number {
-    const order = this.#endTicks.map((_, i) => i).sort((a, b) =>
-      this.#endTicks[a] - this.#endTicks[b]
-    );
     let used = this.#used;
-    for (const i of order) {
-      used -= this.#particles[i];
-      if (used + particles <= this.cap) return this.#endTicks[i] - tick;
+    for (let t = tick + 1; t < tick + HORIZON_TICKS; t++) {
+      used -= this.#freeAt[t % HORIZON_TICKS];
+      if (used + particles <= this.cap) return t - tick;
     }
-    return 0;
+    return HORIZON_TICKS;
   }
 }

@@ -57,6 +57,13 @@ Deno.test("sky ledger admits up to its cap and says when room frees up", () => {
   assert.deepEqual(ledger.admit(400, 200, 50), { ok: true }, "the 300 expired at tick 50");
   assert.deepEqual(ledger.admit(2000, 300, 60), { ok: false, retryAfterTicks: null });
   assert.deepEqual(ledger.admit(0, 60, 60), { ok: true }, "settings cost nothing");
+  assert.equal(ledger.used(60), 1000);
+  assert.equal(ledger.used(100), 400);
+  assert.equal(ledger.used(100_000), 0, "a long idle gap releases everything");
+  for (let i = 0; i < 10_000; i++) ledger.restore(1, 100_001 + (i % 400), 100_000);
+  assert.equal(ledger.used(100_000), 10_000);
+  assert.equal(ledger.used(100_200), 5_000, "reservations end at their own ticks");
+  assert.throws(() => ledger.restore(1, 200_000, 100_200), RangeError);
 });
 
 function event(seq: number, tick: number): SceneEvent {
