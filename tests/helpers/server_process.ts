@@ -36,7 +36,10 @@ export async function spawnServer(
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
   const status = child.status;
   status.then(() => reject(new Error(`server exited before listening:\n${text}`)));
-  const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${text}`)), 30_000);
+  const timer = setTimeout(
+    () => reject(new Error(`server did not start in 30 s:\n${text}`)),
+    30_000,
+  );
   let url: string;
   try {
     url = await listening;
