@@ -19,6 +19,11 @@ export class RecentEvents {
     return this.#events[this.#start]?.seq;
   }
 
+  /** Tick of the `n`-th event counted back from the newest (1 = newest); requires n ≤ length. */
+  tickFromEnd(n: number): number {
+    return this.#events[this.#events.length - n].tick;
+  }
+
   /** Appends an event; its seq must follow the last one and its tick must not go back. */
   push(event: SceneEvent): void {
     const last = this.#events[this.#events.length - 1];

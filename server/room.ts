@@ -27,6 +27,9 @@ import type { SceneRow, SceneStore } from "./store.ts";
 /** Events stay in memory this many ticks beyond the window W, so reconnects can resume. */
 export const RESUME_MARGIN_TICKS = 60 * TICK_RATE;
 
+/** Past this many events in memory, the resume margin shrinks (the window W never does). */
+export const MAX_RECENT_EVENTS = 100_000;
+
 /** The stored snapshot moves forward once it lags T − W − margin by this many ticks. */
 const SNAPSHOT_STEP_TICKS = 10 * TICK_RATE;
 
@@ -60,6 +63,8 @@ export interface RoomDeps {
   /** At most this many people per scene are announced (welcome list, join/leave presence). */
   presenceLimit: number;
   log: (msg: string) => void;
+  /** Events kept in memory before the resume margin shrinks; default MAX_RECENT_EVENTS. */
+  maxRecentEvents?: number;
 }
 
 /** A refusal to send back to one peer. */
@@ -258,8 +263,16 @@ export class Room {
       this.#persistedPromise = this.#promised;
       this.#persistedCursor = this.#showCursor;
     }
-    const target = now - WINDOW_TICKS - RESUME_MARGIN_TICKS;
-    if (target - this.#snapshot.tick >= SNAPSHOT_STEP_TICKS) {
+    let target = now - WINDOW_TICKS - RESUME_MARGIN_TICKS;
+    let due = target - this.#snapshot.tick >= SNAPSHOT_STEP_TICKS;
+    const maxRecent = this.#deps.maxRecentEvents ?? MAX_RECENT_EVENTS;
+    if (this.#recent.length > maxRecent) {
+      // A flood: give up part of the resume margin (never the window W) to bound memory.
+      const overflowTick = this.#recent.tickFromEnd(maxRecent);
+      target = Math.max(target, Math.min(now - WINDOW_TICKS, overflowTick));
+      due = target > this.#snapshot.tick;
+    }
+    if (due) {
       this.#snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), target);
       store.saveSnapshot(this.id, this.#snapshot);
       this.#recent.dropBeforeTick(target);

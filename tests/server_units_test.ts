@@ -76,6 +76,8 @@ Deno.test("recent events answer by tick and by seq and trim from the front", () 
   assert.deepEqual(recent.fromTick(45).map((e) => e.seq), [5, 6, 7, 8, 9, 10]);
   assert.deepEqual(recent.fromSeq(9).map((e) => e.seq), [9, 10]);
   assert.deepEqual(recent.fromSeq(11), []);
+  assert.equal(recent.tickFromEnd(1), 100);
+  assert.equal(recent.tickFromEnd(3), 80);
   recent.dropBeforeTick(70);
   assert.equal(recent.firstSeq, 7);
   assert.equal(recent.length, 4);
