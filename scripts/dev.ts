@@ -29,11 +29,13 @@ if (import.meta.main) {
   const server = await startServer({ ...optionsFromEnv((name) => Deno.env.get(name)), log });
   log(`dev: open ${server.url}/s/dev`);
   const watcher = Deno.watchFs([`${root}client`, `${root}shared`], { recursive: true });
-  Deno.addSignalListener("SIGINT", async () => {
+  const stop = async () => {
     watcher.close();
     await server.shutdown();
     Deno.exit(0);
-  });
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let building = Promise.resolve();
   for await (const event of watcher) {
