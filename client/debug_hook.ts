@@ -42,6 +42,10 @@ export interface SnowfireDebug {
   fireworkCentroid(): { x: number; y: number; z: number; count: number } | null;
   /** The latest event received from the server. */
   lastEvent(): { seq: number; tick: number; by: string; type: string } | null;
+  /** Flakes and firework sparks drawn in the last frame. */
+  drawn(): { flakes: number; fireworks: number };
+  /** Recent events (about the last two windows) as `{seq, tick, by, type}`. */
+  recentEvents(): { seq: number; tick: number; by: string; type: string }[];
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */
@@ -105,6 +109,14 @@ export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
         ? { seq: event.seq, tick: event.tick, by: event.by, type: event.body.type }
         : null;
     },
+    drawn: () => renderer.drawnCounts(),
+    recentEvents: () =>
+      sim.recentEvents().map((event) => ({
+        seq: event.seq,
+        tick: event.tick,
+        by: event.by,
+        type: event.body.type,
+      })),
     setLayerVisible(layer, visible) {
       const object = renderer.layers()[layer];
       if (!object) throw new Error(`unknown_layer: no render layer named ${layer}`);

@@ -102,6 +102,11 @@ export class SceneRenderer {
     this.resize();
   }
 
+  /** How many flakes and firework sparks the last frame drew. */
+  drawnCounts(): { flakes: number; fireworks: number } {
+    return { flakes: this.snow.drawnCount, fireworks: this.fireworks.drawnCount };
+  }
+
   /** Named groups of drawables, so people (and the benchmark) can switch layers off. */
   layers(): Record<string, THREE.Object3D> {
     return {

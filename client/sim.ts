@@ -66,6 +66,11 @@ export class Sim {
     return this.latest;
   }
 
+  /** Events received over roughly the last one or two windows, in seq order. */
+  recentEvents(): readonly SceneEvent[] {
+    return this.log;
+  }
+
   /** The scene's seed (0 before the first welcome). */
   get seed(): number {
     return this.sceneSeed;

@@ -75,6 +75,7 @@ export class SnowPoints {
   private readonly drawShare: number;
   private positions: THREE.BufferAttribute | null = null;
   private view: SnowView | null = null;
+  private drawn = 0;
 
   constructor(options: SnowPointsOptions) {
     this.drawShare = options.drawShare;
@@ -129,7 +130,13 @@ export class SnowPoints {
     const drawn = Math.floor(view.count * this.drawShare);
     uploadPrefix(positions, drawn * 3);
     this.geometry.setDrawRange(0, drawn);
+    this.drawn = drawn;
     this.material.uniforms.uSeconds.value = time / TICK_RATE;
+  }
+
+  /** Flakes drawn by the last `update`. */
+  get drawnCount(): number {
+    return this.drawn;
   }
 
   /** Frees GPU resources. */
