@@ -10,6 +10,7 @@ import { Hud } from "./hud.ts";
 import { Input } from "./input.ts";
 import { Net } from "./net.ts";
 import { Playout } from "./playout.ts";
+import { QualityGovernor } from "./quality_governor.ts";
 import { SceneRenderer } from "./renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
 import { SettingsPanel } from "./settings_panel.ts";
@@ -126,6 +127,11 @@ function start(): void {
     net.send({ t: "settings", settings: change }) || notConnected()
   );
   const stats = new FrameStats();
+  // Tests read pixels at a fixed resolution; everyone else gets a resolution that keeps up.
+  const governor = params.has("test") ? null : new QualityGovernor({
+    maxPixelRatio: renderer.pixelRatio,
+    minPixelRatio: Math.min(renderer.pixelRatio, 0.5),
+  });
   const timings = new FrameTimings();
   const debug = exposeDebugHook({ sim, net, renderer, playout, timings });
 
@@ -148,6 +154,7 @@ function start(): void {
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
     stats.frame(nowMs);
+    if (governor?.frame(interval)) renderer.setPixelRatio(governor.pixelRatio);
     // Text for the HUD is made a few times a second, not every frame.
     if (nowMs - lastHudMs >= HUD_INTERVAL_MS) {
       lastHudMs = nowMs;

@@ -65,7 +65,6 @@ export class Net {
   private lastFrameMs = 0;
   private wantFresh = false;
   private stopped = false;
-  private lastRttMs = NaN;
 
   constructor(options: NetOptions) {
     this.options = options;
@@ -82,9 +81,12 @@ export class Net {
     return this.connectionState === "open";
   }
 
-  /** Round-trip time of the latest pong in ms (NaN before the first). */
+  /**
+   * Network round trip in ms: the clock filter's best recent sample (a busy main thread only ever
+   * adds to a measured round trip), or NaN before the first pong.
+   */
   get latencyMs(): number {
-    return this.lastRttMs;
+    return Number.isFinite(this.clock.rttMs) ? this.clock.rttMs : NaN;
   }
 
   /** Opens the link. */
@@ -188,7 +190,6 @@ export class Net {
         handlers.presence(message);
         break;
       case "pong":
-        this.lastRttMs = this.lastFrameMs - message.ct;
         this.clock.addSample(message.ct, this.lastFrameMs, message.n);
         break;
       case "error":

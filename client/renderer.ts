@@ -170,6 +170,17 @@ export class SceneRenderer {
     this.renderer.render(this.scene, this.camera);
   }
 
+  /** Renders at `ratio` device pixels per CSS pixel from the next frame on. */
+  setPixelRatio(ratio: number): void {
+    this.renderer.setPixelRatio(ratio);
+    this.resize();
+  }
+
+  /** Device pixels per CSS pixel currently rendered. */
+  get pixelRatio(): number {
+    return this.renderer.getPixelRatio();
+  }
+
   /** Matches the drawing buffer and the point-size scale to the canvas' CSS size. */
   resize(): void {
     const width = Math.max(1, this.canvas.clientWidth);
