@@ -67,8 +67,8 @@ export const SIZE = { shell: 0.7, trail: 0.32, burst: 0.55, child: 0.4 } as cons
 /**
  * Upper bound on the distance between consecutive trail sparks at spawn, metres: stratified
  * sampling puts them at most 1.8 / TRAIL_PER_TICK segments apart, and the fastest shell moves
- * at most (SHELL_DECELERATION · RISE_MAX · DT + 2 · SHELL_DRIFT_MAX) · DT per tick. It is below the trail sprite's size, so the trail
- * reads as one unbroken line.
+ * at most (SHELL_DECELERATION · RISE_MAX · DT + 2 · SHELL_DRIFT_MAX) · DT per tick. It is below
+ * the trail sprite's size, so the trail reads as one unbroken line.
  */
 export const TRAIL_GAP_BOUND = (1.8 / TRAIL_PER_TICK) *
   (SHELL_DECELERATION * RISE_MAX * DT + 2 * SHELL_DRIFT_MAX) * DT;

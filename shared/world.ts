@@ -138,8 +138,8 @@ export class World {
 
   /**
    * The state hash at `tick`: 16 lowercase hex chars, identical in every JS engine. It covers
-   * the seed, the tick, settings and wind accumulators, each live launch and volley in application order,
-   * the fountain's live window and a sample of the snow.
+   * the seed, the tick, settings and wind accumulators, each live launch and volley in
+   * application order, the fountain's live window and a sample of the snow.
    */
   hash(): string {
     const h = this.#hasher.reset();
