@@ -107,7 +107,7 @@ if (import.meta.main) {
   const dir = new URL("../tests/fixtures/replay/", import.meta.url);
   for (const [name, scenario] of Object.entries(scenarios())) {
     const fixture: Fixture = { ...scenario, expected: replay(scenario) };
-    await Deno.writeTextFile(new URL(`${name}.json`, dir), JSON.stringify(fixture, null, 1) + "\n");
+    await Deno.writeTextFile(new URL(`${name}.json`, dir), JSON.stringify(fixture, null, 2) + "\n");
     console.log(`${name}: ${fixture.expected.length} checkpoints`);
   }
 }
