@@ -6,10 +6,9 @@
 import { eventCost } from "./budget.ts";
 import { DEFAULT_SKY_CAP } from "./constants.ts";
 import { SkyFullError, TickInPastError } from "./errors.ts";
-import { planFirework } from "./firework_plan.ts";
 import { Fireworks } from "./fireworks.ts";
 import { Fountain, FOUNTAIN_MAX_LIFE } from "./fountain.ts";
-import { Gun, GUN_SHOTS } from "./gun.ts";
+import { Gun } from "./gun.ts";
 import { Hasher } from "./hash.ts";
 import { applySettings, initialSnapshot } from "./settings.ts";
 import { Snow } from "./snow.ts";
@@ -30,9 +29,12 @@ export interface WorldOptions {
 export class World {
   /** The scene seed. */
   readonly seed: number;
-  /** Render view of shells, trails, bursts and secondary bursts. */
+  /**
+   * Render view of shells, trails, bursts and secondary bursts. Its arrays are replaced by
+   * larger ones when the pool grows (on a launch): read them from the view each frame.
+   */
   readonly fireworks: ParticleView;
-  /** Render view of the gun's shots. */
+  /** Render view of the gun's shots (arrays replaced on growth, like `fireworks`). */
   readonly gun: ParticleView;
   /** Render view of the fountain's water, drawn as streaks. */
   readonly fountain: StreakView;
@@ -189,13 +191,13 @@ export class World {
         this.#snow.setClimate(this.#snap);
         return;
       case "launch": {
-        this.#admit(planFirework(this.seed, event.seq).slots);
+        this.#admit(eventCost(this.seed, event).particles);
         const theme = this.#snap.settings.theme;
         this.#fireworks.launch(event.seq, event.tick, body.x, body.z, body.theme, theme);
         return;
       }
       case "gun":
-        this.#admit(GUN_SHOTS);
+        this.#admit(eventCost(this.seed, event).particles);
         this.#gun.fire(event.seq, event.tick, body.origin, body.direction);
         return;
     }
