@@ -52,8 +52,8 @@ export interface ServerOptions {
   monotonic?: () => number;
   /** Where log lines go. Default console.log. */
   log?: (msg: string) => void;
-  /** Period of the shared scheduler pass (heartbeats, show, desync decisions). Default 40 ms:
-   * 25 heartbeats per second, 10 ms of slack under the promised 50 ms. */
+  /** Period of the shared scheduler pass (heartbeats, show, desync decisions). Default 45 ms:
+   * 22 heartbeats per second, 5 ms of slack under the promised 50 ms (deadlines do not drift). */
   heartbeatMs?: number;
   /** A connection whose unsent bytes exceed this is dropped (close 1013). Default 1 MiB. */
   maxBufferedBytes?: number;
@@ -107,7 +107,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     now: options.now ?? Date.now,
     monotonic: options.monotonic ?? (() => performance.now()),
     log: options.log ?? ((msg) => console.log(msg)),
-    heartbeatMs: options.heartbeatMs ?? 40,
+    heartbeatMs: options.heartbeatMs ?? 45,
     maxBufferedBytes: options.maxBufferedBytes ?? 1 << 20,
     roomIdleMs: options.roomIdleMs ?? 60_000,
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,

@@ -3,7 +3,7 @@
  * it is missing or stale, serves, and shuts down gracefully on SIGINT/SIGTERM.
  *
  * Environment: PORT (8000), HOST (0.0.0.0), DATA_DIR (./data), SKY_CAP, MAX_PEERS,
- * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (40), PRESENCE_LIMIT
+ * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (45), PRESENCE_LIMIT
  * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), and
  * BUILD_CLIENT=0 to skip the bundle check.
  */

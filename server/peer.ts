@@ -42,6 +42,8 @@ export class Peer {
   welcomed = false;
   /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */
   joinHorizon = 0;
+  /** Position in the room's audience array, or -1 (kept by the room). */
+  audienceIndex = -1;
   /** True once the peer was dropped or its socket closed. */
   gone = false;
   readonly #maxBuffered: number;

@@ -34,9 +34,11 @@ Deno.test("heartbeats arrive at 20 Hz or more and never undercut an event", asyn
   await withServer({}, async (server) => {
     const { client } = await TestClient.join(server.url, "heart-beat-1");
     await sleep(1000);
-    const beats = client.messages.filter((m) => m.t === "tick") as { n: number }[];
-    // A correctness check of the promised rate (≥ 20 per second), with room for a loaded machine.
-    assert.ok(beats.length >= 19, `only ${beats.length} heartbeats in a second`);
+    // A promise is a heartbeat, or an event (which covers its tick; the server then may skip
+    // that pass's heartbeat). A correctness check of the promised rate (≥ 20 per second), with
+    // room for a loaded machine; the exact period is a benchmark matter.
+    const promises = client.messages.filter((m) => m.t === "tick" || m.t === "event");
+    assert.ok(promises.length >= 19, `only ${promises.length} promises in a second`);
     let promised = 0;
     for (const m of client.messages) {
       if (m.t === "tick") {
