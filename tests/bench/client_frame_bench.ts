@@ -1,0 +1,74 @@
+/**
+ * CPU cost of one client frame outside the browser (no GPU in the way): stepping a world with
+ * 100k flakes and ~50k visible firework particles, evaluating the snow into its attribute, and
+ * packing the visible fireworks and fountain streaks for upload. `deno task bench`.
+ */
+import { eventCost } from "../../shared/budget.ts";
+import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
+import { World } from "../../shared/world.ts";
+import { FireworkPoints } from "../../client/firework_points.ts";
+import { FountainStreaks } from "../../client/fountain_streaks.ts";
+import { createPointUniforms } from "../../client/point_uniforms.ts";
+
+const SEED = 20_261_129;
+const TARGET_VISIBLE = 50_000;
+const capacity = Math.max(DEFAULT_SKY_CAP, TARGET_VISIBLE * 8);
+const world = new World({
+  seed: SEED,
+  snapshot: {
+    tick: 0,
+    settings: {
+      snow: 1,
+      windSpeed: 3,
+      windDirection: 40,
+      theme: "auto",
+      show: false,
+      fountain: true,
+    },
+    windX: 0,
+    windZ: 0,
+    windSince: 0,
+  },
+  capacity,
+});
+let seq = 0;
+/** One launch per tick while reserved slots stay under 3× the visible target (≈ 50k visible). */
+function keepSkyFull(): void {
+  const event = {
+    seq: seq + 1,
+    tick: world.tick,
+    by: "bench",
+    body: { type: "launch" as const, x: ((seq * 37) % 80) - 40, z: ((seq * 53) % 80) - 40 },
+  };
+  if (world.usedSlots() + eventCost(SEED, event).particles > TARGET_VISIBLE * 3) return;
+  world.apply(event);
+  seq++;
+}
+for (let i = 0; i < 900; i++) {
+  keepSkyFull();
+  world.step();
+}
+
+const flakes = new Float32Array(MAX_FLAKES * 3);
+const fireworks = new FireworkPoints({ uniforms: createPointUniforms(), glow: 3, intensity: 1 });
+fireworks.bind(world.fireworks);
+const fountain = new FountainStreaks();
+fountain.bind(world.fountain);
+fireworks.update(0.5);
+console.log(
+  `world: ${world.snow.count} flakes, ${fireworks.drawnCount} visible of ${world.fireworks.count} firework slots`,
+);
+
+Deno.bench("client frame: world.step with 100k flakes and ~50k sparks", { group: "frame" }, () => {
+  keepSkyFull();
+  world.step();
+});
+
+Deno.bench("client frame: snow.fill of 100k flakes", { group: "frame" }, () => {
+  world.snow.fill(world.tick - 0.5, flakes);
+});
+
+Deno.bench("client frame: pack visible fireworks + fountain streaks", { group: "frame" }, () => {
+  fireworks.update(0.5);
+  fountain.update(0.5);
+});
