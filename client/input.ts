@@ -71,7 +71,7 @@ export class Input {
     canvas.addEventListener("pointerup", (event) => this.onUp(event), { signal });
     canvas.addEventListener("pointercancel", () => this.cancelPress(), { signal });
     canvas.addEventListener("contextmenu", (event) => event.preventDefault(), { signal });
-    globalThis.addEventListener("keydown", (event) => this.onKey(event), { signal });
+    document.addEventListener("keydown", (event) => this.onKey(event), { signal });
   }
 
   /** Launches at the ground point under normalised device coordinates (x, y) ∈ [-1, 1]². */
