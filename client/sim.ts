@@ -130,6 +130,9 @@ export class Sim {
     if (event.seq !== this.lastSeenSeq + 1) return "gap";
     if (event.tick < this.current.tick) return "stale_event";
     this.current.apply(event);
+    // Event ticks never decrease in seq order, so an event at tick t also promises that every
+    // event before t has arrived; the server skips heartbeats that such an event covered.
+    this.heartbeat(event.tick);
     this.log.push(event);
     this.latest = event;
     this.lastSeenSeq = event.seq;

@@ -57,6 +57,15 @@ Deno.test("sim never steps at or after the horizon", () => {
   assert.equal(sim.horizon, 25, "an older heartbeat does not move the horizon back");
 });
 
+Deno.test("sim takes an event's tick as a horizon, like a heartbeat", () => {
+  const sim = newSim();
+  sim.welcome(welcome(10, []));
+  assert.equal(sim.receiveEvent(launch(1, 40)), null);
+  assert.equal(sim.horizon, 40, "events before tick 40 have all been sent");
+  sim.advance(100, Infinity, noClock);
+  assert.equal(sim.world?.tick, 40, "steps up to the event's tick, not into it");
+});
+
 Deno.test("sim applies events in order and matches a world fed the same stream", () => {
   const checkpoints: [number, string][] = [];
   const sim = newSim(checkpoints);
