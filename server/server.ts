@@ -21,6 +21,9 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** How often the database's write-ahead log is checkpointed (on a worker thread). */
+const CHECKPOINT_EVERY_MS = 1000;
+
 /** Close code sent to every connection at shutdown. */
 export const CLOSE_GOING_AWAY = 1001;
 
@@ -65,10 +68,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       onListen: (addr) => listening.resolve(addr),
     }, app.fetch);
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
   const addr = await listening.promise;
+  store.startCheckpointer(CHECKPOINT_EVERY_MS, config.log);
   scheduler.start();
   const host = config.hostname === "0.0.0.0" || config.hostname === "::"
     ? "127.0.0.1"
@@ -87,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         rooms.closeAll(CLOSE_GOING_AWAY, "server shutting down");
         abort.abort();
         await server.finished;
-        store.close();
+        await store.close();
       })();
       return stopping;
     },

@@ -33,18 +33,24 @@ export class SceneStore {
   readonly #updateSnapshot: StatementSync;
   readonly #countScenes: StatementSync;
 
+  readonly #path: string;
+  #checkpointer: Worker | undefined;
+
   /** Opens (creating when needed) `scenes.db` in `dataDir`. */
   constructor(dataDir: string) {
     Deno.mkdirSync(dataDir, { recursive: true });
-    this.#db = new DatabaseSync(join(dataDir, "scenes.db"));
+    this.#path = join(dataDir, "scenes.db");
+    this.#db = new DatabaseSync(this.#path);
     // WAL + synchronous=NORMAL: a commit survives the process being killed (the WAL is written
     // before the call returns); only an OS crash can lose the last commits. ~25 µs per event.
-    // A small page cache (512 KiB): the server reads only when a scene loads.
+    // A small page cache (512 KiB): the server reads only when a scene loads. Checkpoints (the
+    // fsyncing part) run on a worker's connection, never on this thread: see checkpointer.ts.
     this.#db.exec(`
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       PRAGMA busy_timeout = 2000;
       PRAGMA cache_size = -512;
+      PRAGMA wal_autocheckpoint = 0;
       CREATE TABLE IF NOT EXISTS scenes (
         id TEXT PRIMARY KEY,
         seed INTEGER NOT NULL,
@@ -157,8 +163,34 @@ export class SceneStore {
     return Number((this.#countScenes.get() as Record<string, unknown>).n);
   }
 
-  /** Closes the database (checkpointing the WAL). */
-  close(): void {
+  /**
+   * Starts checkpointing the WAL every `intervalMs` on a worker thread. Without it the log
+   * grows until `close`, which checkpoints.
+   */
+  startCheckpointer(intervalMs: number, log: (msg: string) => void): void {
+    if (this.#checkpointer) return;
+    const worker = new Worker(new URL("./checkpointer.ts", import.meta.url), { type: "module" });
+    worker.onmessage = (e: MessageEvent) => {
+      if (e.data !== "stopped") log(`store: ${e.data}`);
+    };
+    worker.postMessage({ path: this.#path, intervalMs });
+    this.#checkpointer = worker;
+  }
+
+  /** Stops the checkpoint worker (after its current checkpoint) and closes the database. */
+  async close(): Promise<void> {
+    const worker = this.#checkpointer;
+    this.#checkpointer = undefined;
+    if (worker) {
+      const stopped = new Promise<void>((resolve) => {
+        worker.onmessage = (e: MessageEvent) => e.data === "stopped" && resolve();
+      });
+      worker.postMessage("stop");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stopped, new Promise((r) => timer = setTimeout(r, 2000))]);
+      clearTimeout(timer);
+      worker.terminate();
+    }
     if (this.#db.isOpen) this.#db.close();
   }
 }

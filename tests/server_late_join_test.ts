@@ -101,7 +101,7 @@ Deno.test("the stored snapshot moves forward and welcomes stay exact, also after
     await client.close();
     const stored = new SceneStore(dataDir);
     const row = stored.getScene(scene)!;
-    stored.close();
+    await stored.close();
     assert.ok(row.snapshot.tick > changedTick, "the stored snapshot moved past the change");
     await first.shutdown();
 

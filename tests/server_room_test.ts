@@ -28,7 +28,7 @@ function fakePeer(id: string, sent: string[]): Peer {
   });
 }
 
-Deno.test("a flood of events shrinks the resume margin but never the window", () => {
+Deno.test("a flood of events shrinks the resume margin but never the window", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "snowfire-room-" });
   const store = new SceneStore(dir);
   try {
@@ -70,7 +70,7 @@ Deno.test("a flood of events shrinks the resume margin but never the window", ()
     assert.deepEqual(welcome.snapshot, expected);
     assert.ok(store.getScene("flood")!.snapshot.tick >= 20 * 20, "the stored snapshot moved up");
   } finally {
-    store.close();
+    await store.close();
     Deno.removeSync(dir, { recursive: true });
   }
 });

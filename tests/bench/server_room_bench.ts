@@ -79,6 +79,6 @@ Deno.bench("welcome for a late joiner (busy window)", (b) => {
 });
 
 globalThis.addEventListener("unload", () => {
-  store.close();
+  void store.close();
   Deno.removeSync(dir, { recursive: true });
 });
