@@ -140,6 +140,11 @@ Deno.test("browser scene: pages share fireworks, settings and hashes", async (t)
       }
       await a.page.focus("#scene");
       await a.page.keyboard.press("g");
+      await a.page.waitForFunction(
+        () => snowfire.recentEvents().some((e) => e.type === "gun" && e.by === snowfire.you),
+        null,
+        { timeout: 20_000 },
+      );
       await a.page.waitForFunction(() => snowfire.live() > 8000, null, { timeout: 30_000 });
       await a.page.waitForTimeout(1200);
       await Deno.mkdir("tests/output", { recursive: true });
