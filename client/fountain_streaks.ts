@@ -68,6 +68,8 @@ export class FountainStreaks {
   /** Writes head and tail of every live streak at interpolation `alpha` and uploads them. */
   update(alpha: number): void {
     const view = this.view;
+    // A view whose arrays grew (pools grow on demand) needs larger attributes: follow it.
+    if (view && (!this.positions || view.size.length * 2 > this.positions.count)) this.bind(view);
     if (!view || !this.positions || !this.colors) return;
     const out = this.positions.array as Float32Array;
     const colors = this.colors.array as Float32Array;

@@ -3,7 +3,7 @@
  * settings panel together and runs the frame loop. Also exposes `window.snowfire`, a small
  * read-only debug hook the end-to-end tests use.
  */
-import { MAX_FLAKES } from "../shared/constants.ts";
+import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared/constants.ts";
 import type { World } from "../shared/world.ts";
 import { describeError, describeEvent } from "./event_text.ts";
 import { Hud } from "./hud.ts";
@@ -66,6 +66,15 @@ function start(): void {
     resumeFrom: () => (sim.world ? sim.lastSeq : undefined),
     handlers: {
       welcome(message) {
+        if (
+          message.v !== PROTOCOL_VERSION || message.tickRate !== TICK_RATE ||
+          message.windowTicks !== WINDOW_TICKS
+        ) {
+          // Simulating with other constants than the server's would silently diverge.
+          net.close();
+          hud.showBanner("The server runs a different version of Snowfire. Reload the page.");
+          return;
+        }
         if (sim.welcome(message)) net.restartFresh();
         hud.setPeers(message.you, message.peers);
         debug.you = message.you.id;

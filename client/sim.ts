@@ -40,6 +40,7 @@ export class Sim {
   private readonly log: SceneEvent[] = [];
   private readonly checkpoints = new Map<number, string>();
   private latest: SceneEvent | null = null;
+  private checkpointEvery = CHECKPOINT_TICKS;
   private readonly handlers: SimHandlers;
 
   constructor(handlers: SimHandlers) {
@@ -93,6 +94,7 @@ export class Sim {
    */
   welcome(message: WelcomeMessage): StreamFault | null {
     this.skyCapacity = message.skyCap;
+    this.checkpointEvery = message.checkpointTicks;
     if (message.resumed) {
       // A resumed welcome only carries missed events: useless without the world they continue.
       if (!this.current || message.seed !== this.sceneSeed) return "gap";
@@ -158,7 +160,7 @@ export class Sim {
     while (world.tick < goal) {
       world.step();
       stepped++;
-      if (world.tick % CHECKPOINT_TICKS === 0) this.recordCheckpoint(world);
+      if (world.tick % this.checkpointEvery === 0) this.recordCheckpoint(world);
       if (clock() - started > budgetMs) break;
     }
     if (stepped > 0) this.trimLog(world.tick);
