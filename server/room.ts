@@ -255,7 +255,13 @@ export class Room {
       // Asking the runtime for each socket's backlog costs a call per peer; every few beats is
       // enough to keep the backlog bounded (between checks only a few periods' frames add up).
       if (this.#beats++ % BACKPRESSURE_EVERY === 0) {
-        for (let i = audience.length - 1; i >= 0; i--) audience[i].sendChecked(beat);
+        // Backwards, so that a dropped peer's swap-remove only moves an already visited one.
+        for (let i = audience.length - 1; i >= 0; i--) {
+          const peer = audience[i];
+          peer.sendChecked(beat);
+          // A dropped reader may never finish the close handshake: it leaves the room now.
+          if (peer.gone) this.leave(peer);
+        }
       } else {
         for (let i = 0; i < audience.length; i++) audience[i].send(beat);
       }

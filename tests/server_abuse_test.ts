@@ -214,3 +214,53 @@ Deno.test("a peer whose socket falls behind is closed with 1013 instead of buffe
   assert.deepEqual(stats, { messagesSent: 1, slowConsumersDropped: 1 });
   assert.equal(peer.gone, true);
 });
+
+Deno.test("a real client that stops reading is dropped while the others carry on", async () => {
+  const frames = { perSecond: 1e6, burst: 1e6 };
+  await withServer({ maxBufferedBytes: 64 * 1024, rateLimits: { frames } }, async (server) => {
+    const scene = "slow-reader-1";
+    const { client: reader, welcome } = await TestClient.join(server.url, scene);
+    reader.send(QUIET);
+    // A raw TCP client upgrades, says hello, asks for a flood of pongs and never reads a byte.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    const request = `GET /s/${scene}/ws HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+      "Upgrade: websocket\r\nConnection: Upgrade\r\n" +
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    await conn.write(new TextEncoder().encode(request));
+    await conn.write(maskedText(JSON.stringify({ t: "hello", name: "Sloth" })));
+    await reader.waitFor((m) => m.t === "presence" && m.peer.name === "Sloth");
+    const ping = maskedText(JSON.stringify({ t: "ping", id: 1, ct: 1 }));
+    const batch = new Uint8Array(ping.length * 1000);
+    for (let i = 0; i < 1000; i++) batch.set(ping, i * ping.length);
+    const dropped = () => reader.messages.some((m) => m.t === "presence" && m.kind === "leave");
+    for (let round = 0; round < 100 && !dropped(); round++) {
+      await conn.write(batch).catch(() => {});
+      await sleep(20);
+    }
+    await reader.waitFor((m) => m.t === "presence" && m.kind === "leave", 10_000);
+    conn.close();
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^snowfire_slow_consumers_total 1$/m);
+    reader.send({ t: "launch", x: 3, z: 3 });
+    await reader.waitFor((m) =>
+      m.t === "event" && m.by === welcome.you.id && m.body.type === "launch"
+    );
+    const info = await (await fetch(`${server.url}/api/scenes/${scene}`)).json();
+    assert.deepEqual(info.people.map((p: { id: string }) => p.id), [welcome.you.id]);
+    // The server's half of the dropped socket finishes closing once the TCP connection is gone.
+    await sleep(300);
+    await reader.close();
+  });
+});
+
+/** A masked client text frame (RFC 6455: clients mask), for payloads under 126 bytes. */
+function maskedText(text: string): Uint8Array {
+  const payload = new TextEncoder().encode(text);
+  const frame = new Uint8Array(6 + payload.length);
+  frame[0] = 0x81;
+  frame[1] = 0x80 | payload.length;
+  const mask = [0x12, 0x34, 0x56, 0x78];
+  frame.set(mask, 2);
+  for (let i = 0; i < payload.length; i++) frame[6 + i] = payload[i] ^ mask[i % 4];
+  return frame;
+}
