@@ -27,8 +27,8 @@
  *                                the best attempt (lowest p99, largest ramp), the JSON all (default 1)
  *   --env KEY=VALUE              extra environment for the Snowfire server (repeatable)
  *   --cpu-prof                   run the target servers with `--cpu-prof` (profiles in tests/output/profiles)
- *   --deno-flag=FLAG             extra `deno run` flag for both servers (repeatable), e.g.
- *                                --deno-flag=--v8-flags=--optimize-for-size
+ *   --deno-flag=FLAG             extra `deno run` flag for both servers (repeatable); both
+ *                                servers always get the `--v8-flags` of `deno task start`
  *   --out PATH                   JSON output (default tests/output/loadtest.json)
  */
 import { parseArgs } from "node:util";
@@ -46,6 +46,13 @@ const ROOT = fromFileUrl(new URL("..", import.meta.url));
 const REALTIME_PRIORITY = 10;
 
 const DEFAULT_RAMP_STEPS = [250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000];
+
+/** The `--v8-flags` `deno task start` runs the server with: the load test measures what ships. */
+function startTaskV8Flags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  const start = String(config.tasks?.start ?? "");
+  return start.split(/\s+/).filter((arg) => arg.startsWith("--v8-flags="));
+}
 
 function fail(code: string, message: string): never {
   console.error(`loadtest: ${code}: ${message}`);
@@ -150,6 +157,7 @@ const options: LoadOptions = {
   },
   snowfireEnv,
   serverFlags: [
+    ...startTaskV8Flags(),
     ...(values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
     ...(values["deno-flag"] ?? []),
   ],
@@ -158,7 +166,9 @@ const options: LoadOptions = {
 
 console.log(
   `loadtest: scenarios ${scenarios.join(",")}; targets ${targets.join(",")}; ` +
-    `${options.agents} agent processes; loopback only` +
+    `${options.agents} agent processes; loopback only; server flags ${
+      options.serverFlags.join(" ") || "none"
+    }` +
     (options.priority.nice === undefined
       ? ""
       : `; servers and agents at nice ${options.priority.nice}`) +
