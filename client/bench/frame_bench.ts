@@ -4,6 +4,7 @@
  * real SceneRenderer. Each animation frame steps one tick (a 60 Hz display) and records the CPU
  * time of simulation, of preparing the buffers, and of the WebGL upload + draw calls.
  */
+import { initialSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
@@ -53,20 +54,7 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
   const capacity = Math.max(DEFAULT_SKY_CAP, options.fireworks * 8);
   const world = new World({
     seed,
-    snapshot: {
-      tick: 0,
-      settings: {
-        snow: 1,
-        windSpeed: 3,
-        windDirection: 40,
-        theme: "auto",
-        show: false,
-        fountain: true,
-      },
-      windX: 0,
-      windZ: 0,
-      windSince: 0,
-    },
+    snapshot: initialSnapshot({ snow: 1, windSpeed: 3, windDirection: 40, show: false }),
     capacity,
   });
   renderer.bindWorld(world);

@@ -3,6 +3,7 @@
  * 100k flakes and ~50k visible firework particles, evaluating the snow into its attribute, and
  * packing the visible fireworks and fountain streaks for upload. `deno task bench`.
  */
+import { initialSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import { World } from "../../shared/world.ts";
@@ -15,20 +16,7 @@ const TARGET_VISIBLE = 50_000;
 const capacity = Math.max(DEFAULT_SKY_CAP, TARGET_VISIBLE * 8);
 const world = new World({
   seed: SEED,
-  snapshot: {
-    tick: 0,
-    settings: {
-      snow: 1,
-      windSpeed: 3,
-      windDirection: 40,
-      theme: "auto",
-      show: false,
-      fountain: true,
-    },
-    windX: 0,
-    windZ: 0,
-    windSince: 0,
-  },
+  snapshot: initialSnapshot({ snow: 1, windSpeed: 3, windDirection: 40, show: false }),
   capacity,
 });
 let seq = 0;
