@@ -1,26 +1,54 @@
 /**
  * The snowfall as one `THREE.Points`: rotating flake sprites from the atlas, sized by distance.
- * Positions are evaluated by the world's closed form into a preallocated attribute each frame;
- * size, variant, spin and phase never change and are uploaded once.
+ * The world's closed form is evaluated on the CPU only at a base tick (every few seconds, and
+ * when the wind or the intensity changes); the vertex shader carries it forward with the elapsed
+ * ticks and the wind's integral since then, so a frame uploads no flake data at all.
  */
 import * as THREE from "three";
-import { TICK_RATE } from "../shared/constants.ts";
+import { SCENE_HALF_EXTENT, TICK_RATE } from "../shared/constants.ts";
+import { SNOW_HEIGHT } from "../shared/snow.ts";
 import type { SnowView } from "../shared/views.ts";
 import { POINT_SIZE_GLSL, type PointUniforms } from "./point_uniforms.ts";
-import { uploadPrefix } from "./upload_range.ts";
 
+/** Re-evaluate the closed form on the CPU at least this often, keeping GPU float32 offsets small. */
+const REBASE_TICKS = 240;
+
+const WIDTH = 2 * SCENE_HALF_EXTENT;
+
+// The same closed form as shared/snow.ts, carried forward from the base tick: `position` holds
+// x, height, z in box units and `cycle` the sway cycle at the base tick (Snow.fillPhases).
 const VERTEX = /* glsl */ `
 attribute float size;
 attribute float variant;
 attribute float spin;
 attribute float phase;
+attribute float cycle;
+attribute vec4 motion; // box heights per tick, wind factor, sway cycles per tick, sway x (m)
+attribute float swayZ;
 uniform float uSeconds;
+uniform float uTicks;   // since the base tick
+uniform vec2 uWind;     // wind integral since the base tick, in box widths
 varying float vAngle;
 varying float vVariant;
 varying float vFade;
 ${POINT_SIZE_GLSL}
+float sway(float u) {
+  float v = 1.0 - 2.0 * u;
+  float p = 4.0 * v * (1.0 - abs(v));
+  return p + 0.225 * (p * abs(p) - p);
+}
 void main() {
-  vec4 viewPosition = modelViewMatrix * vec4(position, 1.0);
+  float s = sway(fract(cycle + motion.z * uTicks)) / ${WIDTH.toFixed(1)};
+  vec3 world = vec3(
+    fract(position.x + motion.y * uWind.x + motion.w * s) * ${WIDTH.toFixed(1)} - ${
+  SCENE_HALF_EXTENT.toFixed(1)
+},
+    fract(position.y - motion.x * uTicks) * ${SNOW_HEIGHT.toFixed(1)},
+    fract(position.z + motion.y * uWind.y + swayZ * s) * ${WIDTH.toFixed(1)} - ${
+  SCENE_HALF_EXTENT.toFixed(1)
+}
+  );
+  vec4 viewPosition = modelViewMatrix * vec4(world, 1.0);
   gl_Position = projectionMatrix * viewPosition;
   float depth = -viewPosition.z;
   float pixels = attenuatedPointSize(size, depth);
@@ -73,9 +101,17 @@ export class SnowPoints {
   private readonly geometry = new THREE.BufferGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly drawShare: number;
-  private positions: THREE.BufferAttribute | null = null;
+  private readonly wind = new THREE.Vector2();
+  /** x, height, z (box units) and sway cycle per flake at the base tick, interleaved. */
+  private phases: THREE.InterleavedBuffer | null = null;
+  private motion: THREE.BufferAttribute | null = null;
+  private swayZ: THREE.BufferAttribute | null = null;
   private view: SnowView | null = null;
   private drawn = 0;
+  private baseTick = NaN;
+  private baseCount = -1;
+  private baseWindX = 0;
+  private baseWindZ = 0;
 
   constructor(options: SnowPointsOptions) {
     this.drawShare = options.drawShare;
@@ -85,6 +121,8 @@ export class SnowPoints {
       uniforms: {
         ...options.uniforms,
         uSeconds: { value: 0 },
+        uTicks: { value: 0 },
+        uWind: { value: this.wind },
         uAtlas: { value: options.atlas },
         uTint: { value: new THREE.Color(0.9, 0.94, 1.0) },
         uOpacity: { value: 0.9 },
@@ -104,12 +142,21 @@ export class SnowPoints {
   bind(view: SnowView): void {
     if (view === this.view) return;
     this.view = view;
+    this.baseTick = NaN;
     const capacity = view.capacity;
-    if (!this.positions || this.positions.count !== capacity) {
+    if (!this.phases || this.phases.count !== capacity) {
       this.geometry.dispose();
-      this.positions = new THREE.BufferAttribute(new Float32Array(capacity * 3), 3);
-      this.positions.setUsage(THREE.DynamicDrawUsage);
-      this.geometry.setAttribute("position", this.positions);
+      this.phases = new THREE.InterleavedBuffer(new Float32Array(capacity * 4), 4);
+      this.phases.setUsage(THREE.DynamicDrawUsage);
+      this.geometry.setAttribute(
+        "position",
+        new THREE.InterleavedBufferAttribute(this.phases, 3, 0),
+      );
+      this.geometry.setAttribute("cycle", new THREE.InterleavedBufferAttribute(this.phases, 1, 3));
+      this.motion = new THREE.BufferAttribute(new Float32Array(capacity * 4), 4);
+      this.swayZ = new THREE.BufferAttribute(new Float32Array(capacity), 1);
+      this.geometry.setAttribute("motion", this.motion);
+      this.geometry.setAttribute("swayZ", this.swayZ);
       for (const name of PER_FLAKE) {
         this.geometry.setAttribute(name, new THREE.BufferAttribute(new Float32Array(capacity), 1));
       }
@@ -119,19 +166,52 @@ export class SnowPoints {
       (attribute.array as Float32Array).set(view[name].subarray(0, capacity));
       attribute.needsUpdate = true;
     }
+    const motion = this.motion!.array as Float32Array;
+    for (let i = 0; i < capacity; i++) {
+      motion[i * 4] = view.fallPerTick[i] / SNOW_HEIGHT;
+      motion[i * 4 + 1] = view.windFactor[i];
+      motion[i * 4 + 2] = view.swayFrequency[i];
+      motion[i * 4 + 3] = view.swayX[i];
+    }
+    (this.swayZ!.array as Float32Array).set(view.swayZ.subarray(0, capacity));
+    this.motion!.needsUpdate = true;
+    this.swayZ!.needsUpdate = true;
   }
 
-  /** Evaluates flake positions at fractional tick `time` and uploads just the active range. */
+  /**
+   * Moves the flakes to fractional tick `time`: only uniforms change, except at a rebase (every
+   * REBASE_TICKS, or when the wind or the intensity changed), which evaluates the closed form
+   * at `time` and uploads the active range.
+   */
   update(time: number): void {
     const view = this.view;
-    const positions = this.positions;
-    if (!view || !positions) return;
-    view.fill(time, positions.array as Float32Array);
+    const phases = this.phases;
+    if (!view || !phases) return;
+    const windMoved = view.windOffsetX(this.baseTick) !== this.baseWindX ||
+      view.windOffsetZ(this.baseTick) !== this.baseWindZ;
+    if (
+      !(time >= this.baseTick && time - this.baseTick <= REBASE_TICKS) ||
+      view.count !== this.baseCount || windMoved
+    ) {
+      view.fillPhases(time, phases.array as Float32Array);
+      this.baseTick = time;
+      this.baseCount = view.count;
+      this.baseWindX = view.windOffsetX(time);
+      this.baseWindZ = view.windOffsetZ(time);
+      phases.clearUpdateRanges();
+      phases.addUpdateRange(0, view.count * 4);
+      phases.needsUpdate = true;
+    }
+    this.wind.set(
+      (view.windOffsetX(time) - this.baseWindX) / WIDTH,
+      (view.windOffsetZ(time) - this.baseWindZ) / WIDTH,
+    );
     const drawn = Math.floor(view.count * this.drawShare);
-    uploadPrefix(positions, drawn * 3);
     this.geometry.setDrawRange(0, drawn);
     this.drawn = drawn;
-    this.material.uniforms.uSeconds.value = time / TICK_RATE;
+    const uniforms = this.material.uniforms;
+    uniforms.uTicks.value = time - this.baseTick;
+    uniforms.uSeconds.value = time / TICK_RATE;
   }
 
   /** Flakes drawn by the last `update`. */

@@ -98,7 +98,7 @@ if (import.meta.main) {
     `${result.flakes} flakes, ~${result.fireworkParticles} visible firework particles, ${frames} frames`,
   );
   line("simulate (world.step)", result.simulate);
-  line("prepare (snow fill + ranges)", result.prepare);
+  line("prepare (packing + snow base)", result.prepare);
   line("upload + draw (three render)", result.draw);
   line("simulate + prepare", ours);
   line("simulate + prepare + upload/draw", total);

@@ -219,6 +219,29 @@ export class Snow implements SnowView {
     this.#evaluate(time, out, 1);
   }
 
+  /** See {@link SnowView.fillPhases}. Never allocates. */
+  fillPhases(time: number, out: Float32Array): void {
+    const count = this.#count;
+    if (out.length < count * 4) {
+      throw new RangeError(`snow_fill_short: out holds ${out.length} floats, ${count * 4} needed`);
+    }
+    const windX = this.windOffsetX(time);
+    const windZ = this.windOffsetZ(time);
+    const originX = this.originX, originY = this.originY, originZ = this.originZ;
+    const fall = this.fallPerTick, wind = this.windFactor;
+    const frequency = this.swayFrequency, phase = this.swayPhase;
+    for (let i = 0, o = 0; i < count; i++, o += 4) {
+      const widthsX = (originX[i] + wind[i] * windX + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const heights = (originY[i] - fall[i] * time) * INV_HEIGHT;
+      const widthsZ = (originZ[i] + wind[i] * windZ + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const cycle = frequency[i] * time + phase[i];
+      out[o] = widthsX - Math.floor(widthsX);
+      out[o + 1] = heights - Math.floor(heights);
+      out[o + 2] = widthsZ - Math.floor(widthsZ);
+      out[o + 3] = cycle - Math.floor(cycle);
+    }
+  }
+
   /** Hashes the active count and the positions of every 64th active flake at tick `tick`. */
   hashInto(h: Hasher, tick: number): void {
     const sampled = this.#evaluate(tick, this.#hashScratch, SNOW_HASH_STRIDE);

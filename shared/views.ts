@@ -43,4 +43,24 @@ export interface SnowView {
   readonly spin: Float32Array;
   /** Per flake, radians. */
   readonly phase: Float32Array;
+  /** Per flake, fall speed in metres per tick. */
+  readonly fallPerTick: Float32Array;
+  /** Per flake, multiplier on the wind's integral. */
+  readonly windFactor: Float32Array;
+  /** Per flake, sway frequency in cycles per tick. */
+  readonly swayFrequency: Float32Array;
+  /** Per flake, sway amplitude along x in metres. */
+  readonly swayX: Float32Array;
+  /** Per flake, sway amplitude along z in metres. */
+  readonly swayZ: Float32Array;
+  /** The wind's integral along x (metres) at fractional tick `time` under the current settings. */
+  windOffsetX(time: number): number;
+  /** The wind's integral along z (metres) at fractional tick `time` under the current settings. */
+  windOffsetZ(time: number): number;
+  /**
+   * Writes, per active flake, 4 floats of the closed form at `time` that a GPU can carry forward
+   * with only the elapsed ticks and wind: x and z without sway in box widths, height in box
+   * heights, all wrapped to [0, 1), and the sway cycle in [0, 1).
+   */
+  fillPhases(time: number, out: Float32Array): void;
 }

@@ -232,3 +232,37 @@ Deno.test("snow flake constants depend only on seed and index, not on capacity",
   }
   assert.notDeepEqual(new Snow(18, 1000).originX, small.originX);
 });
+
+Deno.test("snow phases carried forward by ticks and wind equal the closed form (the GPU path)", () => {
+  const snow = new Snow(42, CAPACITY);
+  snow.setClimate(initialSnapshot({ snow: 1, windSpeed: 7, windDirection: 130 }));
+  const base = 123_456.25;
+  const phases = new Float32Array(CAPACITY * 4);
+  snow.fillPhases(base, phases);
+  for (const elapsed of [0, 0.5, 37.75, 240]) {
+    const time = base + elapsed;
+    const expected = positions(snow, time);
+    const windX = (snow.windOffsetX(time) - snow.windOffsetX(base)) / WIDTH;
+    const windZ = (snow.windOffsetZ(time) - snow.windOffsetZ(base)) / WIDTH;
+    let worst = 0;
+    for (let i = 0; i < CAPACITY; i++) {
+      // The vertex shader's arithmetic, in box units (client/snow_points.ts).
+      const cycle = phases[i * 4 + 3] + snow.swayFrequency[i] * elapsed;
+      const s = sway(cycle - Math.floor(cycle)) / WIDTH;
+      const x = phases[i * 4] + snow.windFactor[i] * windX + snow.swayX[i] * s;
+      const y = phases[i * 4 + 1] - snow.fallPerTick[i] / SNOW_HEIGHT * elapsed;
+      const z = phases[i * 4 + 2] + snow.windFactor[i] * windZ + snow.swayZ[i] * s;
+      const carried = [
+        (x - Math.floor(x)) * WIDTH - SCENE_HALF_EXTENT,
+        (y - Math.floor(y)) * SNOW_HEIGHT,
+        (z - Math.floor(z)) * WIDTH - SCENE_HALF_EXTENT,
+      ];
+      for (let axis = 0; axis < 3; axis++) {
+        const period = axis === 1 ? SNOW_HEIGHT : WIDTH;
+        const delta = Math.abs(wrappedDelta(expected[i * 3 + axis], carried[axis], period));
+        worst = Math.max(worst, delta);
+      }
+    }
+    assert.ok(worst < 1e-3, `after ${elapsed} ticks the carried form is off by ${worst} m`);
+  }
+});
