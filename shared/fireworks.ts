@@ -163,6 +163,35 @@ export const STYLE_COLORS: Float32Array = (() => {
 })();
 
 /**
+ * Places spark `i` at (x, y, z), moving at `speed` along the direction (cos φ, θ) on top of the
+ * carried velocity (vx, vy, vz). With cos φ = 1 − 2u, directions are uniform on the sphere
+ * (φ = acos(1 − 2u)); sin φ = √(1 − cos² φ) saves the acos/sin/cos round trip.
+ */
+function placeSpark(
+  pool: ParticlePool<FireworkBlock>,
+  i: number,
+  x: number,
+  y: number,
+  z: number,
+  vx: number,
+  vy: number,
+  vz: number,
+  cosPhi: number,
+  theta: number,
+  speed: number,
+): void {
+  const { position, previous, origin, velocity } = pool;
+  const p = i * 3;
+  const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
+  position[p] = previous[p] = origin[p] = x;
+  position[p + 1] = previous[p + 1] = origin[p + 1] = y;
+  position[p + 2] = previous[p + 2] = origin[p + 2] = z;
+  velocity[p] = vx + ring * cos(theta);
+  velocity[p + 1] = vy + speed * cosPhi;
+  velocity[p + 2] = vz + ring * sin(theta);
+}
+
+/**
  * Writes the colour of slot `i` for a particle of `style` that is `age` ticks into `maxLife`:
  * the shared life curve, tinted. Spawns use it; the hot loop inlines the same lookup.
  */
@@ -548,7 +577,7 @@ export class Fireworks {
     const ax = apex[0], ay = apex[1], az = apex[2];
     const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
     const svx = sv[0], svy = sv[1], svz = sv[2];
-    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
+    const { life, maxLife, style, size, color } = this.pool;
     life[shell] = 0;
     color[shell * 4 + 3] = 0;
     this.#live--;
@@ -556,22 +585,12 @@ export class Fireworks {
     const first = shell + plan.burstStart;
     for (let n = 0; n < plan.burstCount; n++) {
       const i = first + n;
-      const p = i * 3;
-      // φ = acos(1 − 2u) makes directions uniform on the sphere; cos φ = 1 − 2u exactly and
-      // sin φ = √(1 − cos² φ), so the acos/sin/cos round trip is not needed.
       const cosPhi = 1 - 2 * rng.next();
-      const sinPhi = Math.sqrt(1 - cosPhi * cosPhi);
       const theta = TAU * rng.next();
       const speed = plan.burstSpeed * (1 + BURST_SPEED_NOISE * (2 * rng.next() - 1));
       const pick = rng.next();
       const lifeRoll = rng.int(BURST_LIFE_MAX - BURST_LIFE_MIN + 1);
-      const ring = sinPhi * speed;
-      position[p] = previous[p] = origin[p] = ax;
-      position[p + 1] = previous[p + 1] = origin[p + 1] = ay;
-      position[p + 2] = previous[p + 2] = origin[p + 2] = az;
-      velocity[p] = svx + ring * cos(theta);
-      velocity[p + 1] = svy + speed * cosPhi;
-      velocity[p + 2] = svz + ring * sin(theta);
+      placeSpark(this.pool, i, ax, ay, az, svx, svy, svz, cosPhi, theta, speed);
       // The first secondaryCount particles burst again: they die exactly when they burst.
       const lifetime = n < plan.secondaryCount ? block.delays[n] : BURST_LIFE_MIN + lifeRoll;
       const tint = rainbow
@@ -599,7 +618,7 @@ export class Fireworks {
     const ax = at[0], ay = at[1], az = at[2];
     const pv = this.velocityAt(parent, block.delays[j], this.#scratch64);
     const pvx = pv[0] * 0.3, pvy = pv[1] * 0.3, pvz = pv[2] * 0.3;
-    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
+    const { life, maxLife, style, size, color } = this.pool;
     const parentTint = (style[parent] | 0) % PALETTE_SIZE;
     const tint = parentTint === block.primary ? block.secondary : parentTint;
     const s = KIND.child * PALETTE_SIZE + tint;
@@ -607,20 +626,10 @@ export class Fireworks {
     const childSpeed = rng.range(4, 7);
     for (let n = 0; n < SECONDARY_CHILDREN; n++) {
       const i = first + n;
-      const p = i * 3;
-      // φ = acos(1 − 2u) makes directions uniform on the sphere; cos φ = 1 − 2u exactly and
-      // sin φ = √(1 − cos² φ), so the acos/sin/cos round trip is not needed.
       const cosPhi = 1 - 2 * rng.next();
-      const sinPhi = Math.sqrt(1 - cosPhi * cosPhi);
       const theta = TAU * rng.next();
       const speed = childSpeed * (1 + 0.2 * (2 * rng.next() - 1));
-      const ring = sinPhi * speed;
-      position[p] = previous[p] = origin[p] = ax;
-      position[p + 1] = previous[p + 1] = origin[p + 1] = ay;
-      position[p + 2] = previous[p + 2] = origin[p + 2] = az;
-      velocity[p] = pvx + ring * cos(theta);
-      velocity[p + 1] = pvy + speed * cosPhi;
-      velocity[p + 2] = pvz + ring * sin(theta);
+      placeSpark(this.pool, i, ax, ay, az, pvx, pvy, pvz, cosPhi, theta, speed);
       const lifetime = CHILD_LIFE_MIN + rng.int(CHILD_LIFE_MAX - CHILD_LIFE_MIN + 1);
       life[i] = maxLife[i] = lifetime;
       style[i] = s;
