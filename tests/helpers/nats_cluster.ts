@@ -1,0 +1,412 @@
+/**
+ * Real-process harness for cluster tests: a 1- or 3-server `nats-server` cluster with JetStream on
+ * free loopback ports and temporary storage, and Snowfire nodes (`server/main.ts` children) wired
+ * to it. Everything is started by pid and stopped by pid; temp dirs are removed on `stop()`.
+ *
+ * @example
+ * ```ts
+ * Deno.test({ name: "scene survives", ignore: !requireNats("scene survives") }, async () => {
+ *   const nats = await startNatsCluster({ size: 3 });
+ *   const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "a" });
+ *   try {
+ *     // ... WebSockets to node.url ...
+ *   } finally {
+ *     await node.stop();
+ *     await nats.stop();
+ *   }
+ * });
+ * ```
+ */
+import { spawnServer } from "./server_process.ts";
+
+/** One server of a {@link NatsCluster}. */
+export interface NatsServer {
+  /** Pid of the current process (changes on restart). */
+  pid: number;
+  /** Client port. */
+  port: number;
+  /** Client URL, `nats://127.0.0.1:PORT`. */
+  url: string;
+  /** Monitoring port (`/varz`, `/jsz`, `/healthz`). */
+  monitorPort: number;
+  /** Cluster route port (0 for a single server). */
+  clusterPort: number;
+  /** `server_name`, e.g. `n1`. */
+  name: string;
+}
+
+/** A running `nats-server` cluster. */
+export interface NatsCluster {
+  /** Client URLs of every server, in order. */
+  urls: string[];
+  servers: NatsServer[];
+  /**
+   * Sends `signal` (default SIGKILL) to server `i`. For a signal that ends the process it resolves
+   * once the process has exited; SIGSTOP/SIGCONT resolve at once.
+   */
+  kill(i: number, signal?: Deno.Signal): Promise<void>;
+  /** Starts server `i` again on the same ports and storage (kills it first if it still runs) and
+   * waits until it serves JetStream again. */
+  restart(i: number): Promise<void>;
+  /** Reads server `i`'s monitoring endpoint, e.g. `varz` or `jsz`, as JSON. */
+  monitor(i: number, path: string): Promise<Record<string, unknown>>;
+  /** Kills every server, waits for them and removes the temp dirs. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startNatsCluster}. */
+export interface NatsClusterOptions {
+  /** Number of servers: 1 (no routes) or 3 (a cluster with routes). Default 3. */
+  size?: 1 | 3;
+  /** How long to wait for JetStream to be ready. Default 20 s. */
+  readyTimeoutMs?: number;
+}
+
+const SIGNALS_THAT_KEEP_RUNNING: ReadonlySet<Deno.Signal> = new Set(["SIGSTOP", "SIGCONT"]);
+
+/** Path of the `nats-server` binary: `$NATS_SERVER`, Debian's `/usr/sbin/nats-server`, or `PATH`;
+ * null when there is none. */
+export function natsServerPath(): string | null {
+  const candidates: string[] = [];
+  const fromEnv = Deno.env.get("NATS_SERVER");
+  if (fromEnv) candidates.push(fromEnv);
+  candidates.push("/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server");
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir) candidates.push(`${dir}/nats-server`);
+  }
+  for (const path of candidates) {
+    try {
+      if (Deno.statSync(path).isFile) return path;
+    } catch {
+      // Not there; try the next one.
+    }
+  }
+  return null;
+}
+
+const skipped = new Set<string>();
+
+/**
+ * True when `nats-server` is available. Without it: with `CI=true` it throws (a CI run must not
+ * silently skip the cluster tests); locally it prints one skip reason line and returns false.
+ * Use it as `Deno.test({ name, ignore: !requireNats(name) }, ...)`.
+ */
+export function requireNats(testName = "cluster tests"): boolean {
+  if (natsServerPath() !== null) return true;
+  const reason =
+    "nats-server not found (install Debian's nats-server package or set NATS_SERVER=/path)";
+  if (Deno.env.get("CI") === "true") {
+    throw new Error(`${testName}: ${reason}; CI must run the cluster tests`);
+  }
+  if (!skipped.has(testName)) {
+    skipped.add(testName);
+    console.log(`skip ${testName}: ${reason}`);
+  }
+  return false;
+}
+
+/** A free loopback TCP port (bound and released; the caller binds it right after). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+interface ServerSlot {
+  info: NatsServer;
+  configPath: string;
+  logPath: string;
+  child: Deno.ChildProcess | null;
+  status: Promise<Deno.CommandStatus> | null;
+}
+
+function serverConfig(
+  slot: { name: string; port: number; monitorPort: number; clusterPort: number },
+  storeDir: string,
+  logPath: string,
+  routes: number[],
+): string {
+  const lines = [
+    `server_name: ${slot.name}`,
+    `listen: 127.0.0.1:${slot.port}`,
+    `http: 127.0.0.1:${slot.monitorPort}`,
+    `log_file: ${JSON.stringify(logPath)}`,
+    `jetstream {`,
+    `  store_dir: ${JSON.stringify(storeDir)}`,
+    `  max_memory_store: 256MB`,
+    `  max_file_store: 2GB`,
+    `}`,
+  ];
+  if (routes.length > 0) {
+    lines.push(
+      `cluster {`,
+      `  name: snowfire-test`,
+      `  listen: 127.0.0.1:${slot.clusterPort}`,
+      `  routes: [${routes.map((p) => `nats-route://127.0.0.1:${p}`).join(", ")}]`,
+      `}`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+async function fetchJson(url: string): Promise<Record<string, unknown> | null> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    const text = await response.text();
+    if (!response.ok) return null;
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** True when the server at `monitorPort` reports JetStream healthy and, in a cluster, knows a
+ * meta leader. */
+async function jetStreamReady(monitorPort: number, clustered: boolean): Promise<boolean> {
+  const health = await fetchJson(`http://127.0.0.1:${monitorPort}/healthz`);
+  if (health?.status !== "ok") return false;
+  if (!clustered) return true;
+  const jsz = await fetchJson(`http://127.0.0.1:${monitorPort}/jsz`);
+  const meta = jsz?.meta_cluster as { leader?: string } | undefined;
+  return typeof meta?.leader === "string" && meta.leader.length > 0;
+}
+
+async function readLog(path: string): Promise<string> {
+  try {
+    return (await Deno.readTextFile(path)).split("\n").slice(-20).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/**
+ * Starts `size` `nats-server` processes with JetStream (3 → a routed cluster) on free loopback
+ * ports with temp storage, and resolves once every server is healthy and the cluster has a
+ * JetStream meta leader. Throws when `nats-server` is missing (guard with {@link requireNats}).
+ */
+export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
+  const size = opts.size ?? 3;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 20_000;
+  const binary = natsServerPath();
+  if (binary === null) throw new Error("nats-server not found");
+  const root = await Deno.makeTempDir({ prefix: "snowfire-nats-" });
+  const clustered = size > 1;
+  const slots: ServerSlot[] = [];
+  for (let i = 0; i < size; i++) {
+    const port = freePort();
+    const info: NatsServer = {
+      pid: 0,
+      port,
+      url: `nats://127.0.0.1:${port}`,
+      monitorPort: freePort(),
+      clusterPort: clustered ? freePort() : 0,
+      name: `n${i + 1}`,
+    };
+    slots.push({
+      info,
+      configPath: `${root}/${info.name}.conf`,
+      logPath: `${root}/${info.name}.log`,
+      child: null,
+      status: null,
+    });
+  }
+  const routes = clustered ? slots.map((s) => s.info.clusterPort) : [];
+  for (const slot of slots) {
+    const storeDir = `${root}/${slot.info.name}-store`;
+    await Deno.mkdir(storeDir);
+    await Deno.writeTextFile(
+      slot.configPath,
+      serverConfig(slot.info, storeDir, slot.logPath, routes),
+    );
+  }
+
+  const spawn = (slot: ServerSlot) => {
+    const child = new Deno.Command(binary, {
+      args: ["-c", slot.configPath],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    slot.child = child;
+    slot.status = child.status;
+    slot.info.pid = child.pid;
+  };
+
+  const waitReady = async (which: ServerSlot[]) => {
+    const deadline = Date.now() + readyTimeoutMs;
+    for (const slot of which) {
+      while (!(await jetStreamReady(slot.info.monitorPort, clustered))) {
+        if (slot.child === null) throw new Error(`${slot.info.name} is not running`);
+        const exited = await Promise.race([
+          slot.status!.then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), 100)),
+        ]);
+        if (exited) {
+          throw new Error(`${slot.info.name} exited:\n${await readLog(slot.logPath)}`);
+        }
+        if (Date.now() > deadline) {
+          throw new Error(
+            `${slot.info.name}: JetStream not ready in ${readyTimeoutMs} ms:\n${await readLog(
+              slot.logPath,
+            )}`,
+          );
+        }
+      }
+    }
+  };
+
+  const killSlot = async (slot: ServerSlot, signal: Deno.Signal) => {
+    if (slot.child === null) return;
+    try {
+      slot.child.kill(signal);
+    } catch {
+      // Already exited.
+    }
+    if (SIGNALS_THAT_KEEP_RUNNING.has(signal)) return;
+    await slot.status;
+    slot.child = null;
+    slot.status = null;
+  };
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    for (const slot of slots) {
+      // A stopped (SIGSTOP) process still dies of SIGKILL.
+      await killSlot(slot, "SIGKILL");
+    }
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  };
+
+  try {
+    for (const slot of slots) spawn(slot);
+    await waitReady(slots);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+
+  const slotAt = (i: number) => {
+    const slot = slots[i];
+    if (!slot) throw new RangeError(`no NATS server ${i} (size ${size})`);
+    return slot;
+  };
+
+  return {
+    urls: slots.map((s) => s.info.url),
+    servers: slots.map((s) => s.info),
+    async kill(i, signal = "SIGKILL") {
+      await killSlot(slotAt(i), signal);
+    },
+    async restart(i) {
+      const slot = slotAt(i);
+      await killSlot(slot, "SIGKILL");
+      spawn(slot);
+      await waitReady([slot]);
+    },
+    async monitor(i, path) {
+      const json = await fetchJson(`http://127.0.0.1:${slotAt(i).info.monitorPort}/${path}`);
+      if (json === null) throw new Error(`${slotAt(i).info.name}: /${path} did not answer`);
+      return json;
+    },
+    stop,
+  };
+}
+
+/** A Snowfire node started by {@link startSnowfireNode}. */
+export interface SnowfireNode {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  pid: number;
+  nodeId: string;
+  /** Everything the node printed so far (stdout and stderr). */
+  output(): string;
+  /** Sends `signal` (default SIGKILL). Resolves once the process has exited, except for
+   * SIGSTOP/SIGCONT, which resolve at once. */
+  kill(signal?: Deno.Signal): Promise<void>;
+  /** SIGTERM (graceful), SIGKILL after `graceMs` (default 10 s); removes the temp data dir. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Options of {@link startSnowfireNode}. */
+export interface SnowfireNodeOptions {
+  /** NATS client URLs; joined with commas into `NATS_URL`. */
+  natsUrls: string[];
+  /** `NODE_ID`. */
+  nodeId: string;
+  /** `DATA_DIR`; a temp dir (removed on stop) when omitted. */
+  dataDir?: string;
+  /** Extra environment, e.g. `{ LEASE_TTL_MS: "1500", NATS_REPLICAS: "3" }`. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts `deno run -A server/main.ts` with `NATS_URL`, `NODE_ID`, `PORT=0`, `HOST=127.0.0.1`, a
+ * temp `DATA_DIR` and `BUILD_CLIENT=0`, and resolves with the URL it prints once listening.
+ */
+export async function startSnowfireNode(opts: SnowfireNodeOptions): Promise<SnowfireNode> {
+  const ownDataDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: `snowfire-${opts.nodeId}-` });
+  let proc;
+  try {
+    proc = await spawnServer(dataDir, {
+      NATS_URL: opts.natsUrls.join(","),
+      NODE_ID: opts.nodeId,
+      ...opts.env,
+    });
+  } catch (e) {
+    if (ownDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  let exited = false;
+  const kill = async (signal: Deno.Signal = "SIGKILL") => {
+    if (exited) return;
+    if (SIGNALS_THAT_KEEP_RUNNING.has(signal)) {
+      try {
+        proc.child.kill(signal);
+      } catch {
+        // Already exited.
+      }
+      return;
+    }
+    // A SIGSTOPped process must be continued to act on SIGTERM; SIGKILL works either way.
+    if (signal !== "SIGKILL") {
+      try {
+        proc.child.kill("SIGCONT");
+      } catch {
+        // Already exited.
+      }
+    }
+    await proc.kill(signal);
+    exited = true;
+  };
+  let stopped = false;
+  return {
+    url: proc.url,
+    pid: proc.child.pid,
+    nodeId: opts.nodeId,
+    output: proc.output,
+    kill,
+    async stop(graceMs = 10_000) {
+      if (stopped) return;
+      stopped = true;
+      if (!exited) {
+        const timer = setTimeout(() => {
+          try {
+            proc.child.kill("SIGKILL");
+          } catch {
+            // Already exited.
+          }
+        }, graceMs);
+        try {
+          await kill("SIGTERM");
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      if (ownDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
