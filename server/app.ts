@@ -35,6 +35,11 @@ export function createApp(ctx: AppContext): Hono {
   app.get("/", (c) => c.redirect(`/s/${rooms.create()}`, 302));
 
   app.get("/s/:id", async (c) => {
+    // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty.
+    const lower = c.req.param("id").toLowerCase();
+    if (lower !== c.req.param("id") && SceneId.safeParse(lower).success) {
+      return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
+    }
     sceneId(c.req.param("id"));
     return await serveFile(config.staticDir, "index.html");
   });

@@ -26,6 +26,9 @@ export const MAX_FLAKES = 100_000;
 /** Protocol version sent in `welcome`. */
 export const PROTOCOL_VERSION = 1;
 
+/** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
+export const NAME_MAX_LENGTH = 32;
+
 /** Half the width of the scene's square ground, metres; the scene spans [-HALF, HALF] in x, z. */
 export const SCENE_HALF_EXTENT = 60;
 

@@ -3,7 +3,12 @@
  * Every frame that crosses the network is validated with these schemas.
  */
 import { z } from "zod";
-import { LAUNCH_HALF_EXTENT, SCENE_HALF_EXTENT, SCENE_HEIGHT } from "./constants.ts";
+import {
+  LAUNCH_HALF_EXTENT,
+  NAME_MAX_LENGTH,
+  SCENE_HALF_EXTENT,
+  SCENE_HEIGHT,
+} from "./constants.ts";
 import { THEMES } from "./types.ts";
 import type { SceneEvent, Settings, WorldSnapshot } from "./types.ts";
 
@@ -94,7 +99,7 @@ export type Peer = z.infer<typeof PeerSchema>;
 export const ClientMessageSchema = z.discriminatedUnion("t", [
   z.object({
     t: z.literal("hello"),
-    name: z.string().trim().min(1).max(32).optional(),
+    name: z.string().trim().min(1).max(NAME_MAX_LENGTH).optional(),
     lastSeq: z.number().int().min(0).optional(),
   }).strict(),
   z.object({

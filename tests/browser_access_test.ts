@@ -3,9 +3,15 @@
  * (and says so in no console); the keyboard alone can launch a firework and change a setting.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+import {
+  browserTest,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+  startTestServer,
+} from "./helpers/browser.ts";
 
-Deno.test("browser access: reduced motion and keyboard-only use", async (t) => {
+browserTest("browser access: reduced motion and keyboard-only use", async (t) => {
   const server = await startTestServer();
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];

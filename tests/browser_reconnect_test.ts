@@ -4,12 +4,18 @@
  * agrees, hash for hash, with a page that joins afterwards.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+import {
+  browserTest,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+  startTestServer,
+} from "./helpers/browser.ts";
 
 /** What Chromium itself logs while the server is down: failed reconnection attempts. */
 const REFUSED = /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|404|503/;
 
-Deno.test("browser reconnect: a page survives a server restart and stays in sync", async () => {
+browserTest("browser reconnect: a page survives a server restart and stays in sync", async () => {
   const server = await startTestServer();
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];

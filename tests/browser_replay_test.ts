@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
-import { launchBrowser } from "./helpers/browser.ts";
+import { browserTest, launchBrowser } from "./helpers/browser.ts";
 
 interface Fixture {
   seed: number;
@@ -36,7 +36,7 @@ async function bundleReplay(): Promise<string> {
   }
 }
 
-Deno.test("browser replay: golden fixtures hash identically in Chromium", async (t) => {
+browserTest("browser replay: golden fixtures hash identically in Chromium", async (t) => {
   const names: string[] = [];
   for await (const entry of Deno.readDir(FIXTURE_DIR)) {
     if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);

@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+import {
+  browserTest,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+  startTestServer,
+} from "./helpers/browser.ts";
 import { brightPixelsAround } from "./helpers/browser_pixels.ts";
 
 /** Waits until `page` has a recorded hash at a checkpoint tick after `afterTick`; returns it. */
@@ -29,7 +35,7 @@ async function hashAt(page: Page, tick: number): Promise<string> {
   return await handle.jsonValue() as string;
 }
 
-Deno.test("browser scene: pages share fireworks, settings and hashes", async (t) => {
+browserTest("browser scene: pages share fireworks, settings and hashes", async (t) => {
   const server = await startTestServer();
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];

@@ -7,6 +7,7 @@ import { type Browser, chromium, type ConsoleMessage, type Page } from "playwrig
 import { type RunningServer, startServer } from "../../server/server.ts";
 import { buildClient } from "../../scripts/build.ts";
 import type { SnowfireDebug } from "../../client/debug_hook.ts";
+import { findBrowser, HOW_TO_GET_A_BROWSER } from "./find_browser.ts";
 
 declare global {
   /** The client's debug hook, seen by functions evaluated inside pages. */
@@ -29,9 +30,35 @@ export const CHROMIUM_ARGS = [
   "--disable-backgrounding-occluded-windows",
 ];
 
-/** Starts headless Chromium. */
+const browser = findBrowser();
+/** CI must run the browser tests: there a missing browser fails them instead of skipping. */
+const inCi = /^(true|1)$/i.test(Deno.env.get("CI") ?? "");
+/** Set once the skip notice is printed, so a run prints it once, not once per test file. */
+const NOTICE_PRINTED = "SNOWFIRE_BROWSER_SKIP_NOTICE";
+
+/** True when no browser is installed and this is not CI: browser tests are then ignored. */
+export const skipBrowserTests = browser.path === null && !inCi;
+
+/** `Deno.test` for a test that needs a browser: ignored, not failed, where there is none. */
+export function browserTest(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
+  Deno.test(name, { ignore: skipBrowserTests }, fn);
+}
+
+if (browser.path === null && !inCi && !Deno.env.get(NOTICE_PRINTED)) {
+  // Deno runs each test file in its own isolate; the environment is the process's, shared by all.
+  Deno.env.set(NOTICE_PRINTED, "1");
+  console.log(`browser tests skipped: ${browser.reason}; to run them, ${HOW_TO_GET_A_BROWSER}.`);
+}
+
+/** Starts headless Chromium (the one {@link findBrowser} found). */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  if (browser.path === null) {
+    const why = inCi ? "CI=true, so the browser tests must run, but " : "";
+    return Promise.reject(
+      new Error(`no_browser: ${why}${browser.reason}; ${HOW_TO_GET_A_BROWSER}`),
+    );
+  }
+  return chromium.launch({ executablePath: browser.path, args: CHROMIUM_ARGS });
 }
 
 /** A scene server for one test, with its temporary data directory. */
