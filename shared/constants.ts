@@ -38,5 +38,28 @@ export const SCENE_HEIGHT = 90;
 /** Launches must start inside [-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT] in x and z. */
 export const LAUNCH_HALF_EXTENT = 45;
 
+/**
+ * Burst heights (metres above the ground) a launch may ask for with its `y` field. Low enough
+ * that a burst with its sparks' reach fits the default camera, high enough to clear the fountain
+ * and the snow's densest layer. A launch without `y` bursts at a height drawn from its own random
+ * stream in [BURST_HEIGHT_DEFAULT_MIN, BURST_HEIGHT_DEFAULT_MAX].
+ */
+export const BURST_HEIGHT_MIN = 18;
+export const BURST_HEIGHT_MAX = 55;
+export const BURST_HEIGHT_DEFAULT_MIN = 28;
+export const BURST_HEIGHT_DEFAULT_MAX = 46;
+
+/**
+ * For camera fitting: no spark of any kind gets further than this from its burst point
+ * horizontally or upwards (metres), and none falls further than BURST_DROOP_MAX below it.
+ * Later breaks of a multi-break shell burst within BREAK_OFFSET_MAX of the first (each axis).
+ */
+export const BURST_REACH_MAX = 20;
+export const BURST_DROOP_MAX = 30;
+export const BREAK_OFFSET_MAX = 6;
+
+/** Ticks between the breaks of a multi-break shell. */
+export const BREAK_GAP_TICKS = 30;
+
 /** The fountain's basin sits at the origin with this radius, metres. */
 export const FOUNTAIN_BASIN_RADIUS = 6;

@@ -8,6 +8,7 @@ export * from "./prng.ts";
 export * from "./hash.ts";
 export * from "./settings.ts";
 export * from "./particle_pool.ts";
+export * from "./firework_kinds.ts";
 export * from "./firework_colors.ts";
 export * from "./firework_plan.ts";
 export * from "./fireworks.ts";

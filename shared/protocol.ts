@@ -4,11 +4,14 @@
  */
 import { z } from "zod";
 import {
+  BURST_HEIGHT_MAX,
+  BURST_HEIGHT_MIN,
   LAUNCH_HALF_EXTENT,
   NAME_MAX_LENGTH,
   SCENE_HALF_EXTENT,
   SCENE_HEIGHT,
 } from "./constants.ts";
+import { FIREWORK_KINDS, MAX_BREAKS } from "./firework_kinds.ts";
 import { THEMES } from "./types.ts";
 import type { SceneEvent, Settings, WorldSnapshot } from "./types.ts";
 
@@ -37,11 +40,21 @@ export const PartialSettingsSchema = SettingsSchema.partial().refine(
   "settings must change at least one field",
 );
 
+export const FireworkKindSchema = z.enum(FIREWORK_KINDS);
+
+/**
+ * A launch: the shell rises from the ground point (x, z) and bursts above it at height `y`
+ * (BURST_HEIGHT_MIN–MAX; omitted: a height from the launch's own random stream), as `kind`
+ * (omitted: peony), in `theme` (omitted: the scene's), `breaks` times (1–3, default 1).
+ */
 export const LaunchBodySchema = z.object({
   type: z.literal("launch"),
   x: finite.min(-LAUNCH_HALF_EXTENT).max(LAUNCH_HALF_EXTENT),
   z: finite.min(-LAUNCH_HALF_EXTENT).max(LAUNCH_HALF_EXTENT),
+  y: finite.min(BURST_HEIGHT_MIN).max(BURST_HEIGHT_MAX).optional(),
+  kind: FireworkKindSchema.optional(),
   theme: ThemeSchema.optional(),
+  breaks: z.number().int().min(1).max(MAX_BREAKS).optional(),
 }).strict();
 
 const vec3 = z.tuple([coord, coord, coord]);

@@ -1,3 +1,5 @@
+import type { FireworkKind } from "./firework_kinds.ts";
+
 /** Firework colour themes. `auto` lets each launch pick one from its own random stream. */
 export const THEMES = ["red-gold", "blue-silver", "green-purple", "rainbow"] as const;
 
@@ -23,12 +25,18 @@ export interface Settings {
   fountain: boolean;
 }
 
-/** Launch a firework from a ground point. */
+/** Launch a firework from a ground point; see LaunchBodySchema for the fields. */
 export interface LaunchBody {
   type: "launch";
   x: number;
   z: number;
+  /** Burst height in metres, BURST_HEIGHT_MIN–MAX; default: seeded per launch. */
+  y?: number;
+  /** Default: peony. */
+  kind?: FireworkKind;
   theme?: Theme;
+  /** Multi-break shell, 1–3; default 1. */
+  breaks?: number;
 }
 
 /** Fire the particle gun from a camera position along its view direction. */
