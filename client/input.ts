@@ -1,14 +1,17 @@
 /**
- * Turns pointer and keyboard input into requests: a click or tap launches a firework at the
- * ground point under it (or under the sky point it hit); a long press or the G key fires the
- * particle gun from the camera along the view. Drags are left to the orbit controls.
+ * Turns pointer and keyboard input into requests: a click or tap launches a firework that bursts
+ * where it was aimed (`aim.ts`: at the clicked sky point, or above the clicked ground); a long
+ * press or the G key fires the particle gun from the camera along the view. Drags are left to the
+ * orbit controls.
  */
 import * as THREE from "three";
-import { LAUNCH_HALF_EXTENT, SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+import { aimLaunch } from "./aim.ts";
 
 /** What the input layer asks for. */
 export interface InputActions {
-  launch(x: number, z: number): void;
+  /** A firework from ground point (x, z) bursting at height y. */
+  launch(x: number, z: number, y: number): void;
   gun(origin: [number, number, number], direction: [number, number, number]): void;
 }
 
@@ -16,6 +19,8 @@ export interface InputActions {
 export interface InputOptions {
   canvas: HTMLCanvasElement;
   camera: THREE.PerspectiveCamera;
+  /** The point the camera orbits (the orbit controls' target); sky clicks burst near its depth. */
+  focus: THREE.Vector3;
   actions: InputActions;
 }
 
@@ -23,30 +28,6 @@ export interface InputOptions {
 const DRAG_PIXELS = 8;
 /** A press held this long without moving fires the gun. */
 const LONG_PRESS_MS = 550;
-/** Height of the imaginary plane a sky click is projected through (about where shells burst). */
-const SKY_PLANE_HEIGHT = 35;
-
-/** How far along the view a sky click lands when the camera is above the burst height. */
-const FALLBACK_DISTANCE = 80;
-
-const GROUND = new THREE.Plane(new THREE.Vector3(0, 1, 0), 0);
-const SKY = new THREE.Plane(new THREE.Vector3(0, -1, 0), SKY_PLANE_HEIGHT);
-
-/**
- * The launch point for a ray: where it meets the ground, or for rays into the sky, the ground
- * point below where it crosses the burst height; clamped into the launch area.
- */
-export function launchPointForRay(ray: THREE.Ray, out: THREE.Vector3): THREE.Vector3 {
-  // Above the burst height looking up there is no plane to hit: take a point well ahead instead.
-  if (!ray.intersectPlane(GROUND, out) && !ray.intersectPlane(SKY, out)) {
-    ray.at(FALLBACK_DISTANCE, out);
-  }
-  out.x = THREE.MathUtils.clamp(out.x, -LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
-  out.z = THREE.MathUtils.clamp(out.z, -LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
-  out.y = 0;
-  return out;
-}
-
 /** Pointer and keyboard handling for the scene canvas. */
 export class Input {
   private readonly options: InputOptions;
@@ -74,12 +55,16 @@ export class Input {
     document.addEventListener("keydown", (event) => this.onKey(event), { signal });
   }
 
-  /** Launches at the ground point under normalised device coordinates (x, y) ∈ [-1, 1]². */
+  /** Launches a firework aimed at normalised device coordinates (x, y) ∈ [-1, 1]². */
   launchAtScreen(ndcX: number, ndcY: number): void {
+    const camera = this.options.camera;
+    camera.updateMatrixWorld();
     this.pointer.set(ndcX, ndcY);
-    this.raycaster.setFromCamera(this.pointer, this.options.camera);
-    const point = launchPointForRay(this.raycaster.ray, this.hit);
-    this.options.actions.launch(point.x, point.z);
+    this.raycaster.setFromCamera(this.pointer, camera);
+    const burst = aimLaunch(this.raycaster.ray, camera, this.options.focus, this.hit);
+    // Centimetres are plenty and keep the frame short.
+    const cm = (value: number) => Math.round(value * 100) / 100;
+    this.options.actions.launch(cm(burst.x), cm(burst.z), cm(burst.y));
   }
 
   /** Fires the particle gun from the camera (clamped into the scene box) along the view. */
@@ -158,8 +143,8 @@ export class Input {
       this.fireGun();
       event.preventDefault();
     } else if (event.key === "f" || event.key === "F" || event.key === "Enter") {
-      // Keyboard launch: at the ground point in the middle of the view.
-      this.launchAtScreen(0, -0.2);
+      // Keyboard launch: a burst in the middle of the view.
+      this.launchAtScreen(0, 0.15);
       event.preventDefault();
     }
   }

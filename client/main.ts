@@ -124,8 +124,10 @@ function start(): void {
   const input = new Input({
     canvas,
     camera: renderer.camera,
+    focus: renderer.controls.target,
     actions: {
-      launch(x, z) {
+      // The burst height `_y` goes on the wire once the protocol accepts a launch's `y`.
+      launch(x, z, _y) {
         if (!net.send({ t: "launch", x, z })) return notConnected();
         renderer.markLaunch(x, z);
       },

@@ -6,6 +6,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
 import type { World } from "../shared/world.ts";
+import { fitDefaultView } from "./camera_fit.ts";
 import { ClickMarker } from "./click_marker.ts";
 import { FireworkPoints } from "./firework_points.ts";
 import { FountainStreaks } from "./fountain_streaks.ts";
@@ -46,6 +47,8 @@ export class SceneRenderer {
   private world: World | null = null;
   private width = 0;
   private height = 0;
+  private userMoved = false;
+  private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
 
   constructor(options: SceneRendererOptions) {
     this.canvas = options.canvas;
@@ -61,17 +64,16 @@ export class SceneRenderer {
     const range = gl.getParameter(gl.ALIASED_POINT_SIZE_RANGE) as Float32Array | null;
     this.uniforms.uMaxPointSize.value = range ? range[1] : 64;
 
-    this.scene.fog = new THREE.FogExp2(0x0b1426, 0.0065);
-    this.camera = new THREE.PerspectiveCamera(55, 1, 0.5, 1000);
-    this.camera.position.set(0, 9, 78);
+    this.scene.fog = this.fog;
+    this.camera = new THREE.PerspectiveCamera(55, 1, 0.5, 2000);
     this.controls = new OrbitControls(this.camera, options.canvas);
-    this.controls.target.set(0, 24, 0);
     this.controls.enableDamping = true;
     this.controls.dampingFactor = 0.08;
     this.controls.minDistance = 12;
-    this.controls.maxDistance = 170;
     this.controls.maxPolarAngle = Math.PI * 0.53;
     this.controls.addEventListener("change", () => this.keepCameraInBounds());
+    // Until the viewer moves the camera, every resize re-fits the default view.
+    this.controls.addEventListener("start", () => this.userMoved = true);
     // Arrow keys pan the view while the canvas has focus (keyboard users can look around).
     this.controls.listenToKeyEvents(options.canvas);
     this.controls.update();
@@ -189,6 +191,7 @@ export class SceneRenderer {
     this.height = height;
     this.renderer.setSize(width, height, false);
     this.camera.aspect = width / height;
+    if (!this.userMoved) this.fitView();
     this.camera.updateProjectionMatrix();
     const bufferHeight = this.renderer.getDrawingBufferSize(new THREE.Vector2()).y;
     const halfFov = THREE.MathUtils.degToRad(this.camera.fov) / 2;
@@ -208,6 +211,21 @@ export class SceneRenderer {
     this.marker.dispose();
     this.atlas.dispose();
     this.renderer.dispose();
+  }
+
+  /** Back to the default view for this screen's shape (fits the launch area and burst heights). */
+  fitView(): void {
+    const view = fitDefaultView(this.camera.aspect);
+    this.camera.fov = view.fov;
+    this.camera.position.copy(view.position);
+    this.controls.target.copy(view.target);
+    this.controls.maxDistance = Math.max(170, view.distance * 1.4);
+    // Fog thins with the viewing distance, so the fitted scene reads the same near and far.
+    this.fog.density = 0.78 / view.distance;
+    this.snow.setFarFade(view.distance, view.distance + 100);
+    this.camera.updateProjectionMatrix();
+    this.controls.update();
+    this.userMoved = false;
   }
 
   private resizeIfNeeded(): void {

@@ -28,6 +28,7 @@ attribute float swayZ;
 uniform float uSeconds;
 uniform float uTicks;   // since the base tick
 uniform vec2 uWind;     // wind integral since the base tick, in box widths
+uniform vec2 uFarFade;  // depths (m) where far flakes start and finish melting into the night
 varying float vAngle;
 varying float vVariant;
 varying float vFade;
@@ -53,7 +54,7 @@ void main() {
   float depth = -viewPosition.z;
   float pixels = attenuatedPointSize(size, depth);
   // Sub-pixel flakes fade instead of flickering; very far flakes melt into the night.
-  vFade = clamp(pixels / 2.0, 0.0, 1.0) * (1.0 - smoothstep(120.0, 220.0, depth));
+  vFade = clamp(pixels / 2.0, 0.0, 1.0) * (1.0 - smoothstep(uFarFade.x, uFarFade.y, depth));
   gl_PointSize = max(pixels, 1.0);
   vAngle = phase + spin * uSeconds;
   vVariant = variant;
@@ -126,6 +127,7 @@ export class SnowPoints {
         uAtlas: { value: options.atlas },
         uTint: { value: new THREE.Color(0.9, 0.94, 1.0) },
         uOpacity: { value: 0.9 },
+        uFarFade: { value: new THREE.Vector2(120, 220) },
       },
       transparent: true,
       depthWrite: false,
@@ -212,6 +214,14 @@ export class SnowPoints {
     const uniforms = this.material.uniforms;
     uniforms.uTicks.value = time - this.baseTick;
     uniforms.uSeconds.value = time / TICK_RATE;
+  }
+
+  /**
+   * Far flakes melt into the night between these depths (metres): the renderer sets them from
+   * the default view's distance, so a phone's farther camera still sees the snow in the scene.
+   */
+  setFarFade(start: number, end: number): void {
+    (this.material.uniforms.uFarFade.value as THREE.Vector2).set(start, end);
   }
 
   /** Flakes drawn by the last `update`. */
