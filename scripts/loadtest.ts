@@ -10,6 +10,10 @@
  * Options:
  *   --scenario a|b|c|ramp|idle   repeatable or comma-separated (default: all)
  *   --target snowfire|raw|both   (default both; raw runs first in each scenario)
+ *   --cluster                    also run each scenario on a cluster: 3 nats-server processes and
+ *                                --cluster-nodes Snowfire nodes (default 2), clients spread over
+ *                                the nodes; with it the default is `--scenario b --target snowfire`
+ *                                (the single node it is compared with, in the same run)
  *   --agents N                   load agent processes (default 1: server and agent each get a core)
  *   --warmup S --measure S       seconds per timed run (default 3 and 10)
  *   --ramp-steps 250,500,...     client counts of the ramp (default 250, 500, 750, … 5000)
@@ -35,6 +39,7 @@ import { parseArgs } from "node:util";
 import { dirname, join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { renderTable } from "./load/report.ts";
+import { renderClusterTable } from "./load/cluster_report.ts";
 import { runScenario, SCENARIOS } from "./load/scenarios.ts";
 import type { LoadOptions, ScenarioName, ScenarioResult } from "./load/scenarios.ts";
 import { SNOWFIRE_LOAD_ENV } from "./load/target.ts";
@@ -70,7 +75,9 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     scenario: { type: "string", multiple: true },
-    target: { type: "string", default: "both" },
+    target: { type: "string" },
+    cluster: { type: "boolean", default: false },
+    "cluster-nodes": { type: "string" },
     agents: { type: "string" },
     warmup: { type: "string" },
     measure: { type: "string" },
@@ -92,22 +99,26 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(
-    "usage: deno task loadtest [--scenario a|b|c|ramp|idle] [--target snowfire|raw|both]",
+    "usage: deno task loadtest [--scenario a|b|c|ramp|idle] [--target snowfire|raw|both] " +
+      "[--cluster [--cluster-nodes N]] (options: see the top of scripts/loadtest.ts)",
   );
   Deno.exit(0);
 }
 
-const scenarios = (values.scenario ?? [...SCENARIOS]).flatMap((s) => s.split(",")).map((s) => {
+const defaultScenarios: string[] = values.cluster ? ["b"] : [...SCENARIOS];
+const scenarios = (values.scenario ?? defaultScenarios).flatMap((s) => s.split(",")).map((s) => {
   if (!(SCENARIOS as readonly string[]).includes(s)) {
     fail("bad_option", `unknown scenario ${s} (known: ${SCENARIOS.join(", ")})`);
   }
   return s as ScenarioName;
 });
-const targets: TargetName[] = values.target === "both"
+const targetOption = values.target ?? (values.cluster ? "snowfire" : "both");
+const targets: TargetName[] = targetOption === "both"
   ? ["raw", "snowfire"]
-  : values.target === "snowfire" || values.target === "raw"
-  ? [values.target]
-  : fail("bad_option", `--target must be snowfire, raw or both, got ${values.target}`);
+  : targetOption === "snowfire" || targetOption === "raw"
+  ? [targetOption]
+  : fail("bad_option", `--target must be snowfire, raw or both, got ${targetOption}`);
+if (values.cluster) targets.push("cluster");
 
 const snowfireEnv: Record<string, string> = {};
 for (const pair of values.env ?? []) {
@@ -156,6 +167,7 @@ const options: LoadOptions = {
     realtime: values.realtime ? REALTIME_PRIORITY : undefined,
   },
   snowfireEnv,
+  clusterNodes: Math.round(positive("cluster-nodes", values["cluster-nodes"], 2)),
   serverFlags: [
     ...startTaskV8Flags(),
     ...(values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
@@ -193,6 +205,7 @@ for (const scenario of scenarios) {
 }
 
 console.log(renderTable(results));
+if (values.cluster) console.log(renderClusterTable(results));
 const busy = results.flatMap((r) => [r.load, ...(r.ramp?.steps.map((step) => step.load) ?? [])])
   .filter((load) => load !== undefined && load.backgroundCpu > 0.5);
 if (busy.length > 0 && options.priority.realtime === undefined) {

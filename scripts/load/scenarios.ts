@@ -7,7 +7,23 @@ import { readRssKiB } from "./proc.ts";
 import { Session } from "./session.ts";
 import type { ConnectSummary, LoadMeasurement, Priority, Timing } from "./session.ts";
 import { startTarget } from "./target.ts";
-import type { TargetName } from "./target.ts";
+import type { Target, TargetName } from "./target.ts";
+import { natsDelta, startClusterTarget } from "./cluster_target.ts";
+import type { ClusterTarget, NatsCounters } from "./cluster_target.ts";
+
+/** Seconds of NATS traffic measured with no launches, per cluster scenario. */
+const NATS_IDLE_SECONDS = 5;
+
+/** NATS counters over a few quiet seconds (no launches) of a cluster target. */
+async function measureNatsIdle(
+  target: ClusterTarget,
+): Promise<NonNullable<ScenarioResult["natsIdle"]>> {
+  const before = await target.natsCounters();
+  const started = performance.now();
+  await sleep(NATS_IDLE_SECONDS * 1000);
+  const after = await target.natsCounters();
+  return { seconds: (performance.now() - started) / 1000, counters: natsDelta(before, after) };
+}
 
 /** Scenario names, in the order a default run uses. */
 export const SCENARIOS = ["a", "b", "c", "ramp", "idle"] as const;
@@ -35,6 +51,8 @@ export interface LoadOptions {
   idleClients: number;
   /** Extra environment for the Snowfire server (on top of the load defaults). */
   snowfireEnv: Record<string, string>;
+  /** Snowfire nodes of the `cluster` target (over 3 NATS servers). */
+  clusterNodes: number;
   /** Extra `deno run` flags for the target server (e.g. `--cpu-prof`). */
   serverFlags: string[];
   /** Scheduling of the server and the agents (ahead of other work on a shared machine). */
@@ -77,6 +95,9 @@ export interface ScenarioResult {
     perConnectionKiB: number;
   };
   serverExitCode: number;
+  /** Cluster target: NATS traffic over a few seconds with the clients connected and no launches
+   * (heartbeats, leases, horizon reservations), to tell it apart from the traffic per event. */
+  natsIdle?: { seconds: number; counters: NatsCounters };
   /** Set when the scenario could not complete. */
   error?: string;
 }
@@ -127,11 +148,17 @@ export async function runScenario(
   targetName: TargetName,
   options: LoadOptions,
 ): Promise<ScenarioResult> {
-  const target = await startTarget(
-    targetName,
-    targetName === "snowfire" ? options.snowfireEnv : {},
-    options.serverFlags,
-  );
+  const target: Target = targetName === "cluster"
+    ? await startClusterTarget({
+      nodes: options.clusterNodes,
+      env: options.snowfireEnv,
+      denoFlags: options.serverFlags,
+    })
+    : await startTarget(
+      targetName,
+      targetName === "snowfire" ? options.snowfireEnv : {},
+      options.serverFlags,
+    );
   const result: ScenarioResult = {
     scenario,
     target: targetName,
@@ -150,6 +177,9 @@ export async function runScenario(
         const rate = scenario === "a" ? 50 : 10;
         result.connect = await session.populate([{ scene: `load-${scenario}`, clients }]);
         log(describeConnect(result.connect));
+        if (targetName === "cluster") {
+          result.natsIdle = await measureNatsIdle(target as ClusterTarget);
+        }
         result.load = await session.measure([{
           scene: `load-${scenario}`,
           launchesPerSecond: rate,
@@ -161,6 +191,9 @@ export async function runScenario(
         const scenes = Array.from({ length: 50 }, (_, i) => `load-c-${i}`);
         result.connect = await session.populate(scenes.map((scene) => ({ scene, clients: 20 })));
         log(describeConnect(result.connect));
+        if (targetName === "cluster") {
+          result.natsIdle = await measureNatsIdle(target as ClusterTarget);
+        }
         result.load = await session.measure(
           scenes.map((scene) => ({ scene, launchesPerSecond: 1 })),
           options.timing,

@@ -15,6 +15,8 @@ import {
 } from "./proc.ts";
 import type { MeasureResult, SceneClients, SendRecord } from "./agent_protocol.ts";
 import type { Target } from "./target.ts";
+import { natsDelta } from "./cluster_target.ts";
+import type { ClusterProcess, ClusterTarget, NatsCounters } from "./cluster_target.ts";
 
 /** How long each phase of a timed run lasts. */
 export interface Timing {
@@ -91,6 +93,11 @@ export interface LoadMeasurement {
   loadAverage: number;
   /** How long the run waited for the machine to go quiet, and the CPU others used then. */
   quietWait: { waitedMs: number; backgroundCpu: number };
+  /** Cluster target only: each node's and NATS server's CPU (cores) and, for nodes, the clients
+   * connected to it. */
+  processes?: (ClusterProcess & { cpu: number; clients: number })[];
+  /** Cluster target only: NATS traffic during the measure window (sum over the servers). */
+  nats?: NatsCounters;
 }
 
 function addCounts(into: Record<string, number>, from: Record<string, number>): void {
@@ -111,11 +118,23 @@ export class Session {
   readonly #agentClients = new Map<string, number[]>();
   #nextKeyBase = 0;
   readonly #priority: Priority;
+  /** Where clients connect: the target's one URL, or every node of a cluster (spread evenly). */
+  readonly #urls: string[];
+  /** Connected clients per URL of {@link #urls}. */
+  readonly clientsByUrl: number[];
 
   private constructor(target: Target, agents: AgentHandle[], priority: Priority) {
     this.target = target;
     this.agents = agents;
     this.#priority = priority;
+    this.#urls = (target as Partial<ClusterTarget>).wsUrls ?? [target.wsUrl];
+    this.clientsByUrl = this.#urls.map(() => 0);
+  }
+
+  /** Pids of every server process of the target (one, or a cluster's nodes and NATS servers). */
+  #serverPids(): number[] {
+    const processes = (this.target as Partial<ClusterTarget>).processes;
+    return processes ? processes.map((p) => p.pid) : [this.target.pid];
   }
 
   /**
@@ -138,7 +157,7 @@ export class Session {
 
   #applyPriority(): void {
     const { nice, realtime } = this.#priority;
-    for (const pid of [this.target.pid, ...this.agents.map((agent) => agent.pid)]) {
+    for (const pid of [...this.#serverPids(), ...this.agents.map((agent) => agent.pid)]) {
       if (nice !== undefined && !setNice(pid, nice)) {
         throw new Error(`priority_refused: could not renice ${pid} to ${nice}`);
       }
@@ -155,8 +174,39 @@ export class Session {
     return total;
   }
 
-  /** Adds clients until each scene has the given total, split evenly across the agents. */
+  /**
+   * Adds clients until each scene has the given total, split evenly across the agents (and, for
+   * a cluster, across its nodes: each agent joins its share to every node in turn).
+   */
   async populate(scenes: { scene: string; clients: number }[], concurrency = 64) {
+    if (this.#urls.length === 1) return await this.#populateAt(0, scenes, concurrency);
+    const parts: ConnectSummary[] = [];
+    const urlCount = this.#urls.length;
+    for (let u = 0; u < urlCount; u++) {
+      // Node u gets its share of what is still missing: the last node takes the remainder.
+      const share = scenes.map(({ scene, clients }) => {
+        const have = this.clientsByScene.get(scene) ?? 0;
+        const missing = Math.max(0, clients - have);
+        return { scene, clients: have + Math.ceil(missing / (urlCount - u)) };
+      });
+      parts.push(await this.#populateAt(u, share, concurrency));
+    }
+    const failures: Record<string, number> = {};
+    for (const part of parts) addCounts(failures, part.failures);
+    return {
+      requested: parts.reduce((sum, p) => sum + p.requested, 0),
+      connected: parts.reduce((sum, p) => sum + p.connected, 0),
+      failures,
+      elapsedMs: parts.reduce((sum, p) => sum + p.elapsedMs, 0),
+      settleMs: Math.max(...parts.map((p) => p.settleMs)),
+    } satisfies ConnectSummary;
+  }
+
+  async #populateAt(
+    urlIndex: number,
+    scenes: { scene: string; clients: number }[],
+    concurrency: number,
+  ): Promise<ConnectSummary> {
     const perAgent: SceneClients[][] = this.agents.map(() => []);
     let requested = 0;
     for (const { scene, clients } of scenes) {
@@ -174,7 +224,11 @@ export class Session {
     }
     const results = await Promise.all(
       this.agents.map((agent, i) =>
-        agent.connect(this.target.wsUrl, perAgent[i], Math.ceil(concurrency / this.agents.length))
+        agent.connect(
+          this.#urls[urlIndex],
+          perAgent[i],
+          Math.ceil(concurrency / this.agents.length),
+        )
       ),
     );
     const failures: Record<string, number> = {};
@@ -185,6 +239,7 @@ export class Session {
       settleMs = Math.max(settleMs, result.settleMs);
       addCounts(failures, result.failures);
       connected += result.connected;
+      this.clientsByUrl[urlIndex] += result.connected;
       elapsedMs = Math.max(elapsedMs, result.elapsedMs);
       for (const [scene, got] of Object.entries(result.connectedByScene)) {
         const counts = this.#agentClients.get(scene) ?? this.agents.map(() => 0);
@@ -199,7 +254,8 @@ export class Session {
   /** CPU others use (in cores) over `ms`, excluding the server and the agents. */
   async #backgroundCpu(ms: number): Promise<number> {
     const ours = () =>
-      readCpuMs(this.target.pid) + this.agents.reduce((sum, a) => sum + readCpuMs(a.pid), 0);
+      this.#serverPids().reduce((sum, pid) => sum + readCpuMs(pid), 0) +
+      this.agents.reduce((sum, a) => sum + readCpuMs(a.pid), 0);
     const machineBefore = readMachineCpuMs();
     const oursBefore = ours();
     await sleep(ms);
@@ -251,14 +307,26 @@ export class Session {
 
     const cpuSample = (async () => {
       await sleep(timing.warmupMs);
-      const serverBefore = readCpuMs(this.target.pid);
+      const cluster = this.target as Partial<ClusterTarget>;
+      const natsBefore = await cluster.natsCounters?.();
+      const pids = this.#serverPids();
+      const serversBefore = pids.map(readCpuMs);
       const agentsBefore = this.agents.map((agent) => readCpuMs(agent.pid));
       const machineBefore = readMachineCpuMs();
       const from = now();
       await sleep(timing.measureMs);
       const seconds = (now() - from) / 1000;
       const machineAfter = readMachineCpuMs();
-      const serverCpu = (readCpuMs(this.target.pid) - serverBefore) / 1000 / seconds;
+      const serversCpu = pids.map((pid, i) => (readCpuMs(pid) - serversBefore[i]) / 1000 / seconds);
+      const natsAfter = await cluster.natsCounters?.();
+      // A cluster's "server" CPU is all of its processes (nodes and NATS) together.
+      const serverCpu = serversCpu.reduce((a, b) => a + b, 0);
+      let nodeIndex = 0;
+      const processes = cluster.processes?.map((p, i) => ({
+        ...p,
+        cpu: round2(serversCpu[i]),
+        clients: p.kind === "node" ? this.clientsByUrl[nodeIndex++] ?? 0 : 0,
+      }));
       const agentCpu = this.agents.map((agent, i) =>
         (readCpuMs(agent.pid) - agentsBefore[i]) / 1000 / seconds
       );
@@ -272,6 +340,8 @@ export class Session {
         cores,
         loadAverage: readLoadAverage(),
         serverRssKiB: readRssKiB(this.target.pid),
+        processes,
+        nats: natsBefore && natsAfter ? natsDelta(natsBefore, natsAfter) : undefined,
       };
     })();
     const runs = await Promise.all(this.agents.map((agent, i) =>
@@ -352,6 +422,8 @@ export class Session {
       cores: cpu.cores,
       loadAverage: cpu.loadAverage,
       quietWait,
+      processes: cpu.processes,
+      nats: cpu.nats,
     } satisfies LoadMeasurement;
   }
 

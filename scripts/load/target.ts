@@ -8,8 +8,9 @@ import { sleep } from "./clock.ts";
 
 const ROOT = fromFileUrl(new URL("../..", import.meta.url));
 
-/** Which server to load. */
-export type TargetName = "snowfire" | "raw";
+/** Which server to load: one Snowfire process, the raw baseline, or a Snowfire cluster over NATS
+ * (`cluster_target.ts`). */
+export type TargetName = "snowfire" | "raw" | "cluster";
 
 /**
  * Environment for Snowfire under load. The sky cap is raised because 50 launches/s keep far more
@@ -65,6 +66,7 @@ export async function startTarget(
     Object.assign(env, SNOWFIRE_LOAD_ENV, { DATA_DIR: join(workDir, "data") });
   }
   Object.assign(env, overrides);
+  if (name === "cluster") throw new Error("a cluster target starts with startClusterTarget");
   const script = name === "snowfire" ? "server/main.ts" : "scripts/raw_server.ts";
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...denoFlags, script],
