@@ -12,6 +12,9 @@ import { type RunningServer, startServer } from "./server.ts";
 
 const log = (msg: string) => console.log(msg);
 
+/** After a signal, the process exits within this long whatever shutdown is waiting for. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
 /** Builds `static/build/app.js` via scripts/build.ts when it is older than the client sources. */
 async function ensureClientBundle(): Promise<void> {
   let build: { buildClient(opts?: { force?: boolean }): Promise<void> };
@@ -52,7 +55,18 @@ if (import.meta.main) {
     if (exiting) return;
     exiting = true;
     log(`${signal}: closing connections and flushing scenes`);
-    await server.shutdown();
+    // Shutdown waits for close handshakes (bounded); this bounds everything else it waits for.
+    const watchdog = setTimeout(() => {
+      console.error(`snowfire: shutdown_stuck: still stopping after ${SHUTDOWN_DEADLINE_MS} ms`);
+      Deno.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    try {
+      await server.shutdown();
+    } catch (e) {
+      // Storage errors are logged by shutdown itself; anything else still must not crash.
+      console.error(`snowfire: shutdown_failed: ${(e as Error).message}`);
+    }
+    clearTimeout(watchdog);
     log("bye");
     Deno.exit(0);
   };

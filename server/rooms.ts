@@ -7,6 +7,7 @@ import type { Settings } from "../shared/types.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import type { ServerClock } from "./clock.ts";
 import type { Metrics } from "./metrics.ts";
+import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneStore } from "./store.ts";
@@ -140,10 +141,23 @@ export class Rooms {
     }
   }
 
-  /** Closes every connection with `code` and persists every room. */
-  closeAll(code: number, reason: string): void {
-    for (const room of this.#rooms.values()) room.close(code, reason);
+  /**
+   * Closes every connection with `code` and persists every room; returns the closed sockets. A
+   * room whose persisting fails (say the disk is full) is logged and the others still close.
+   */
+  closeAll(code: number, reason: string): PeerSocket[] {
+    const sockets: PeerSocket[] = [];
+    for (const [id, room] of this.#rooms) {
+      // Sockets first, so a storage error below cannot keep anyone from their close frame.
+      for (const peer of room.peers.values()) sockets.push(peer.socket);
+      try {
+        room.close(code, reason);
+      } catch (e) {
+        this.#deps.log(`error: scene ${id}: saving at shutdown failed: ${(e as Error).message}`);
+      }
+    }
     this.#rooms.clear();
+    return sockets;
   }
 
   #createStored(id: string): boolean {
