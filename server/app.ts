@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { SceneId } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
 import { attachConnection } from "./connection.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Rooms } from "./rooms.ts";
 import { serveFile } from "./static_files.ts";
@@ -79,13 +79,17 @@ export function createApp(ctx: AppContext): Hono {
     return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
   });
 
-  app.get("/healthz", (c) =>
-    c.json({
-      ok: true,
+  app.get("/healthz", (c) => {
+    // Touches the database: a damaged file or failing writes make the server unhealthy.
+    const storage = store.health();
+    return c.json({
+      ok: storage.ok,
+      ...(storage.ok ? {} : { reason: storage.reason }),
       uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
       scenes: rooms.size,
       connections: rooms.connections(),
-    }));
+    }, storage.ok ? 200 : 503);
+  });
 
   app.get("/metrics", (c) =>
     c.text(
@@ -107,7 +111,10 @@ export function createApp(ctx: AppContext): Hono {
     throw new HttpError(404, "not_found", "nothing here");
   });
 
-  app.onError((err, c) => {
+  app.onError((thrown, c) => {
+    const err = thrown instanceof StorageUnavailableError
+      ? new HttpError(503, thrown.code, thrown.message)
+      : thrown;
     const known = err instanceof HttpError;
     const status = known ? err.status : 500;
     const code = known ? err.code : "internal";

@@ -66,6 +66,11 @@ export interface ServerOptions {
    * 32: it bounds the welcome frame, whose size each connection's write buffer keeps for good.
    */
   presenceLimit?: number;
+  /**
+   * Most bytes the scene database may grow to (SQLite `max_page_count`); past it launches get
+   * `storage_unavailable`, as on a full disk. Default: no cap.
+   */
+  dbMaxBytes?: number;
 }
 
 /** Options with every default filled in. */
@@ -86,6 +91,7 @@ export interface ServerConfig {
   roomIdleMs: number;
   desyncTimeoutMs: number;
   presenceLimit: number;
+  dbMaxBytes: number | undefined;
   /** Frames longer than this many bytes are refused with `too_large`. */
   maxFrameBytes: number;
 }
@@ -112,6 +118,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     roomIdleMs: options.roomIdleMs ?? 60_000,
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
     presenceLimit: options.presenceLimit ?? 32,
+    dbMaxBytes: options.dbMaxBytes,
     maxFrameBytes: MAX_FRAME_BYTES,
   };
   requireInt("port", config.port, 0, 65535);
@@ -124,6 +131,9 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     if (!(limit.perSecond > 0 && limit.burst >= 1)) {
       throw new RangeError(`rate limit ${kind} needs perSecond > 0 and burst >= 1`);
     }
+  }
+  if (config.dbMaxBytes !== undefined && !(config.dbMaxBytes >= 4096)) {
+    throw new RangeError(`dbMaxBytes must be at least 4096, got ${config.dbMaxBytes}`);
   }
   if (!config.dataDir) throw new RangeError("dataDir is required");
   return config;
@@ -171,6 +181,12 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (heartbeatMs) options.heartbeatMs = Number(heartbeatMs);
   const presenceLimit = env("PRESENCE_LIMIT");
   if (presenceLimit) options.presenceLimit = parseInteger("PRESENCE_LIMIT", presenceLimit);
+  const dbMaxMb = env("DB_MAX_MB");
+  if (dbMaxMb) {
+    const mb = Number(dbMaxMb);
+    if (!(mb > 0)) throw new RangeError(`DB_MAX_MB must be a positive number, got ${dbMaxMb}`);
+    options.dbMaxBytes = Math.floor(mb * 1024 * 1024);
+  }
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -192,7 +208,8 @@ export function describeConfig(config: ServerConfig): string {
     `skyCap=${config.skyCap} maxPeers=${config.maxPeers} heartbeatMs=${config.heartbeatMs} ` +
     `presenceLimit=${config.presenceLimit}`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
-    `staticDir=${config.staticDir}`,
+    `staticDir=${config.staticDir}` +
+    (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`),
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
       rate(r.frames)
     }`,

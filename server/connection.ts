@@ -6,6 +6,7 @@
  */
 import { type ClientMessage, ClientMessageSchema, type ErrorMessage } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
+import { StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import { nextPeerId, randomPeerColor, randomPeerName } from "./names.ts";
 import { Peer } from "./peer.ts";
@@ -55,8 +56,13 @@ export function attachConnection(
     } catch (err) {
       // A failure here (say the database cannot write) must not escape the event handler: that
       // would end the whole process. The sender hears about it; nothing was broadcast.
-      config.log(`error: scene ${room.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
-      refusal = error("internal", "the server could not handle that message; nothing changed");
+      if (err instanceof StorageUnavailableError) {
+        // Logged once by the store when writes start failing; the sender learns why.
+        refusal = error(err.code, `${err.message}; nothing changed, try again later`);
+      } else {
+        config.log(`error: scene ${room.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
+        refusal = error("internal", "the server could not handle that message; nothing changed");
+      }
     }
     if (refusal) {
       metrics.refuse(refusal.code);

@@ -12,3 +12,44 @@ export class HttpError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The database cannot take writes right now (disk full, I/O error, read-only, size cap): nothing
+ * was stored, and nothing stored before is affected. Launches are refused with this code.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   store.appendEvent(scene, event);
+ * } catch (e) {
+ *   if (e instanceof StorageUnavailableError) console.log(e.code); // "storage_unavailable"
+ * }
+ * ```
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = "storage_unavailable";
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StorageUnavailableError";
+  }
+}
+
+/**
+ * The database file is damaged (fails `PRAGMA quick_check`, or is not a database at all). The
+ * server refuses to start on it rather than serve half a history.
+ *
+ * @example
+ * ```ts
+ * const err = new StorageDamagedError("data/scenes.db: file is not a database");
+ * console.log(`snowfire: ${err.code}: ${err.message}`);
+ * ```
+ */
+export class StorageDamagedError extends Error {
+  readonly code = "storage_damaged";
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StorageDamagedError";
+  }
+}

@@ -4,8 +4,9 @@
  *
  * Environment: PORT (8000), HOST (0.0.0.0), DATA_DIR (./data), SKY_CAP, MAX_PEERS,
  * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (45), PRESENCE_LIMIT
- * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), and
- * BUILD_CLIENT=0 to skip the bundle check.
+ * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), DB_MAX_MB
+ * (cap on the database size), and BUILD_CLIENT=0 to skip the bundle check. A damaged database
+ * is refused with exit code 1 and one line `snowfire: storage_damaged: ...`.
  */
 import { optionsFromEnv } from "./config.ts";
 import { type RunningServer, startServer } from "./server.ts";
@@ -46,8 +47,14 @@ if (import.meta.main) {
     }
     server = await startServer({ ...options, log });
   } catch (e) {
-    const code = e instanceof RangeError ? "bad_config" : "start_failed";
-    console.error(`snowfire: ${code}: ${(e as Error).message}`);
+    // One line, with a code an operator can search for (storage_damaged, bad_config, ...).
+    const own = (e as { code?: unknown }).code;
+    const code = e instanceof RangeError
+      ? "bad_config"
+      : typeof own === "string" && /^[a-z_]+$/.test(own)
+      ? own
+      : "start_failed";
+    console.error(`snowfire: ${code}: ${(e as Error).message.replace(/\s+/g, " ")}`);
     Deno.exit(1);
   }
   let exiting = false;

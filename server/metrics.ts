@@ -11,6 +11,8 @@ export class Metrics {
   desyncs = 0;
   desyncTies = 0;
   slowConsumersDropped = 0;
+  /** Hellos whose `lastSeq` was beyond the stored log (the database lost events). */
+  historyLost = 0;
   heartbeatPasses = 0;
   /** Lateness of the last scheduler pass behind its deadline, ms. */
   heartbeatLagMs = 0;
@@ -90,6 +92,12 @@ export class Metrics {
       "",
       this.slowConsumersDropped,
     ]]);
+    metric(
+      "snowfire_history_lost_total",
+      "counter",
+      "Clients that remembered events the database no longer has.",
+      [["", this.historyLost]],
+    );
     metric("snowfire_heartbeat_passes_total", "counter", "Scheduler passes run.", [[
       "",
       this.heartbeatPasses,

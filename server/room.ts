@@ -179,6 +179,7 @@ export class Room {
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): Refusal | null {
     if (peer.welcomed) return error("bad_message", "hello: already received on this connection");
     if (name !== undefined) peer.name = name;
+    if (lastSeq !== undefined && lastSeq > this.#lastSeq) this.#historyLost(peer, lastSeq);
     const announce = this.#announced.size < this.#deps.presenceLimit;
     if (announce) this.#announced.add(peer);
     peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
@@ -345,6 +346,25 @@ export class Room {
       peers: [...this.#announced].map((p) => p.info()),
       resumed: resumable,
     };
+  }
+
+  /**
+   * A client remembers events the store does not have: the database was emptied, replaced or
+   * restored from an older copy. Never passed over in silence: logged, counted, and the client is
+   * told before the fresh welcome that follows.
+   */
+  #historyLost(peer: Peer, lastSeq: number): void {
+    this.#deps.metrics.historyLost++;
+    const stored = this.#lastSeq === 0 ? "no events" : `events up to seq ${this.#lastSeq}`;
+    this.#deps.log(
+      `error: scene ${this.id}: a client remembers seq ${lastSeq} but storage has ${stored} ` +
+        `(database emptied, replaced or restored from an older copy?)`,
+    );
+    peer.send(JSON.stringify(error(
+      "history_lost",
+      `the server lost this scene's history after seq ${this.#lastSeq} (you saw up to ${lastSeq}); ` +
+        "starting from what it still has",
+    )));
   }
 
   /** Emits the show's launches scheduled in [cursor, now] while the show is on. */

@@ -6,6 +6,7 @@ import { TICK_MS } from "../shared/constants.ts";
 import type { Settings } from "../shared/types.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import type { ServerClock } from "./clock.ts";
+import { StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
@@ -124,7 +125,10 @@ export class Rooms {
           for (const room of this.#rooms.values()) room.persist();
         });
       } catch (e) {
-        this.#deps.log(`error: persisting progress failed: ${(e as Error).stack ?? e}`);
+        // Storage faults are logged by the store when they start; others get a stack here.
+        if (!(e instanceof StorageUnavailableError)) {
+          this.#deps.log(`error: persisting progress failed: ${(e as Error).stack ?? e}`);
+        }
       }
     }
     for (const [id, room] of this.#rooms) {
@@ -132,7 +136,9 @@ export class Rooms {
         room.pass(nowMs);
       } catch (e) {
         // One scene's failure (say a full disk) must not stop the others' heartbeats.
-        this.#deps.log(`error: scene ${id} pass failed: ${(e as Error).stack ?? e}`);
+        if (!(e instanceof StorageUnavailableError)) {
+          this.#deps.log(`error: scene ${id} pass failed: ${(e as Error).stack ?? e}`);
+        }
       }
       if (room.emptySinceMs !== null && nowMs - room.emptySinceMs >= this.#idleMs) {
         room.persist();

@@ -31,7 +31,7 @@ export const CLOSE_GOING_AWAY = 1001;
 /** Opens the store under `dataDir`, starts the scheduler and listens. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = resolveConfig(options);
-  const store = new SceneStore(config.dataDir);
+  const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
   const metrics = new Metrics();
   const clock = new ServerClock(config.now, config.monotonic);
   const rooms = new Rooms({

@@ -6,6 +6,32 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../shared/types.ts";
+import { StorageDamagedError, StorageUnavailableError } from "./errors.ts";
+
+/** Options of {@link SceneStore}. */
+export interface StoreOptions {
+  /**
+   * Most bytes the database file may hold (SQLite `max_page_count`); past it, writes fail like on
+   * a full disk. Default: no cap.
+   */
+  maxBytes?: number;
+  /** Where state changes (writes failing, writes working again) are logged. */
+  log?: (msg: string) => void;
+}
+
+/** SQLite's page size here (the default); `maxBytes` is rounded down to whole pages. */
+const PAGE_BYTES = 4096;
+
+/** Primary SQLite result codes that mean "the storage cannot take this write right now". */
+const STORAGE_FAULTS: ReadonlyMap<number, string> = new Map([
+  [5, "SQLITE_BUSY"],
+  [8, "SQLITE_READONLY"],
+  [10, "SQLITE_IOERR"],
+  [11, "SQLITE_CORRUPT"],
+  [13, "SQLITE_FULL"],
+  [14, "SQLITE_CANTOPEN"],
+  [26, "SQLITE_NOTADB"],
+]);
 
 /** One row of `scenes`. */
 export interface SceneRow {
@@ -36,11 +62,33 @@ export class SceneStore {
   readonly #path: string;
   #checkpointer: Worker | undefined;
 
-  /** Opens (creating when needed) `scenes.db` in `dataDir`. */
-  constructor(dataDir: string) {
+  readonly #log: (msg: string) => void;
+  /** Why the last write failed, or null while writes work. */
+  #writeFault: string | null = null;
+
+  /**
+   * Opens (creating when needed) `scenes.db` in `dataDir` and checks it with `PRAGMA
+   * quick_check`. Throws StorageDamagedError when the file is damaged.
+   */
+  constructor(dataDir: string, options: StoreOptions = {}) {
     Deno.mkdirSync(dataDir, { recursive: true });
     this.#path = join(dataDir, "scenes.db");
-    this.#db = new DatabaseSync(this.#path);
+    this.#log = options.log ?? (() => {});
+    try {
+      this.#db = new DatabaseSync(this.#path);
+      this.#check();
+    } catch (e) {
+      if (e instanceof StorageDamagedError) throw e;
+      const message = (e as Error).message;
+      if (/not a database|malformed|corrupt/i.test(message)) {
+        throw new StorageDamagedError(`${this.#path}: ${message}`, { cause: e });
+      }
+      throw e;
+    }
+    if (options.maxBytes !== undefined) {
+      const pages = Math.max(1, Math.floor(options.maxBytes / PAGE_BYTES));
+      this.#db.exec(`PRAGMA max_page_count = ${pages}`);
+    }
     // WAL + synchronous=NORMAL: a commit survives the process being killed (the WAL is written
     // before the call returns); only an OS crash can lose the last commits. ~25 µs per event.
     // A small page cache (512 KiB): the server reads only when a scene loads. Checkpoints (the
@@ -97,7 +145,9 @@ export class SceneStore {
 
   /** Creates a scene; returns false (changing nothing) when the id is taken. */
   createScene(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): boolean {
-    const result = this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot));
+    const result = this.#write(() =>
+      this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot))
+    );
     return Number(result.changes) === 1;
   }
 
@@ -117,7 +167,9 @@ export class SceneStore {
 
   /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
   appendEvent(scene: string, event: SceneEvent): void {
-    this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body));
+    this.#write(() =>
+      this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body))
+    );
   }
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
@@ -138,24 +190,80 @@ export class SceneStore {
 
   /** Records the highest tick promised and the show cursor. */
   saveProgress(scene: string, lastTick: number, showCursor: number): void {
-    this.#updateProgress.run(lastTick, showCursor, scene);
+    this.#write(() => this.#updateProgress.run(lastTick, showCursor, scene));
   }
 
   /** Replaces the stored snapshot (kept at or before T − W). */
   saveSnapshot(scene: string, snapshot: WorldSnapshot): void {
-    this.#updateSnapshot.run(JSON.stringify(snapshot), scene);
+    this.#write(() => this.#updateSnapshot.run(JSON.stringify(snapshot), scene));
   }
 
   /** Runs `fn` in one transaction (one commit for many small writes); rolls back if it throws. */
   transaction(fn: () => void): void {
-    this.#db.exec("BEGIN");
+    this.#write(() => {
+      this.#db.exec("BEGIN");
+      try {
+        fn();
+        this.#db.exec("COMMIT");
+      } catch (e) {
+        // A failed COMMIT (full disk) can leave the transaction open: end it either way.
+        if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Whether the database answers and takes writes: reads one row of each table (cheap: one path
+   * from each b-tree's root) and reports the last write failure, if writes are failing.
+   */
+  health(): { ok: true } | { ok: false; reason: string } {
     try {
-      fn();
+      this.#db.prepare("SELECT id FROM scenes ORDER BY id DESC LIMIT 1").get();
+      this.#db.prepare("SELECT seq FROM events ORDER BY scene DESC, seq DESC LIMIT 1").get();
     } catch (e) {
-      this.#db.exec("ROLLBACK");
-      throw e;
+      return { ok: false, reason: `reading failed: ${(e as Error).message}` };
     }
-    this.#db.exec("COMMIT");
+    if (this.#writeFault !== null) {
+      return { ok: false, reason: `writes failing: ${this.#writeFault}` };
+    }
+    return { ok: true };
+  }
+
+  /** Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. */
+  #write<T>(fn: () => T): T {
+    let result: T;
+    try {
+      result = fn();
+    } catch (e) {
+      const errcode = (e as { errcode?: unknown }).errcode;
+      const fault = typeof errcode === "number" ? STORAGE_FAULTS.get(errcode & 0xff) : undefined;
+      if (fault === undefined) throw e;
+      const reason = `${fault}: ${(e as Error).message}`;
+      if (this.#writeFault === null) {
+        this.#log(`error: store: writes failing (${reason}); launches get storage_unavailable`);
+      }
+      this.#writeFault = reason;
+      throw new StorageUnavailableError(`the server cannot save right now (${reason})`, {
+        cause: e,
+      });
+    }
+    if (this.#writeFault !== null) {
+      this.#writeFault = null;
+      this.#log("store: writes work again");
+    }
+    return result;
+  }
+
+  /** Refuses a damaged file: `quick_check` reports the first problems it finds. */
+  #check(): void {
+    const rows = this.#db.prepare("PRAGMA quick_check(3)").all() as Record<string, unknown>[];
+    const problems = rows.map((r) => String(Object.values(r)[0])).filter((r) => r !== "ok");
+    if (problems.length > 0) {
+      throw new StorageDamagedError(
+        `${this.#path} failed quick_check: ${problems.join("; ").replace(/\s+/g, " ")}`,
+      );
+    }
   }
 
   /** Number of scenes stored. */

@@ -150,6 +150,10 @@ export const ERROR_CODES = [
   "room_full",
   "bad_scene",
   "forbidden_origin",
+  /** The server cannot save right now (disk full, I/O error); nothing changed. */
+  "storage_unavailable",
+  /** You remember events the server's storage no longer has; a fresh welcome follows. */
+  "history_lost",
   "internal",
 ] as const;
 export type ErrorCode = typeof ERROR_CODES[number];
