@@ -12,6 +12,7 @@ import type { Metrics } from "./metrics.ts";
 import type { Rooms } from "./rooms.ts";
 import { serveFile } from "./static_files.ts";
 import type { SceneStore } from "./store.ts";
+import type { ClusterScenes } from "./cluster/cluster_scenes.ts";
 
 /** Most events one `/log` page returns. */
 export const LOG_PAGE_MAX = 5000;
@@ -25,14 +26,19 @@ export interface AppContext {
   startedMs: number;
   /** False once shutdown began: new WebSockets are refused. */
   accepting: () => boolean;
+  /** Cluster mode (NATS_URL set): scenes live in NATS and this node is an edge/owner. */
+  cluster?: ClusterScenes;
 }
 
 /** Builds the Hono app. */
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
-  const { config, rooms, store, metrics } = ctx;
+  const { config, rooms, store, metrics, cluster } = ctx;
 
-  app.get("/", (c) => c.redirect(`/s/${rooms.create()}`, 302));
+  app.get(
+    "/",
+    async (c) => c.redirect(`/s/${cluster ? await cluster.create() : rooms.create()}`, 302),
+  );
 
   app.get("/s/:id", async (c) => {
     // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty.
@@ -55,26 +61,28 @@ export function createApp(ctx: AppContext): Hono {
       throw new HttpError(403, "forbidden_origin", `origin ${origin} may not open this scene`);
     }
     if (!ctx.accepting()) throw new HttpError(503, "shutting_down", "the server is restarting");
-    const room = rooms.open(id);
+    const room = cluster ? cluster.open(id) : rooms.open(id);
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
     attachConnection(socket, room, config, metrics);
     return response;
   });
 
-  app.get("/api/scenes/:id", (c) => {
+  app.get("/api/scenes/:id", async (c) => {
     const id = sceneId(c.req.param("id"));
-    const info = rooms.describe(id);
+    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
     if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
     return c.json(info);
   });
 
-  app.get("/api/scenes/:id/log", (c) => {
+  app.get("/api/scenes/:id/log", async (c) => {
     const id = sceneId(c.req.param("id"));
-    const info = rooms.describe(id);
+    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
     if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
     const from = intParam(c.req.query("from"), "from", 1, 1);
     const limit = Math.min(intParam(c.req.query("limit"), "limit", 1000, 1), LOG_PAGE_MAX);
-    const events = store.eventsFromSeq(id, from, limit);
+    const events = cluster
+      ? await cluster.readLog(id, from, limit)
+      : store.eventsFromSeq(id, from, limit);
     const next = events.length === limit ? events[events.length - 1].seq + 1 : null;
     return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
   });
@@ -86,18 +94,19 @@ export function createApp(ctx: AppContext): Hono {
       ok: storage.ok,
       ...(storage.ok ? {} : { reason: storage.reason }),
       uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
-      scenes: rooms.size,
-      connections: rooms.connections(),
+      scenes: cluster ? cluster.size : rooms.size,
+      connections: cluster ? cluster.connections() : rooms.connections(),
+      ...(cluster ? { cluster: cluster.health() } : {}),
     }, storage.ok ? 200 : 503);
   });
 
   app.get("/metrics", (c) =>
     c.text(
       metrics.render({
-        scenesLoaded: rooms.size,
+        scenesLoaded: cluster ? cluster.size : rooms.size,
         scenesStored: store.countScenes(),
-        connections: rooms.connections(),
-      }),
+        connections: cluster ? cluster.connections() : rooms.connections(),
+      }) + (cluster ? cluster.renderMetrics() : ""),
       200,
       { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
     ));

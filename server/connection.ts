@@ -17,13 +17,19 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(
   ClientMessageSchema.options.map((option) => option.shape.t.value),
 );
 
+/** What a connection needs from its scene: the single node's `Room` or a cluster edge. */
+export type SceneRoom = Pick<
+  Room,
+  "id" | "admit" | "hello" | "submit" | "pong" | "reportHash" | "leave"
+>;
+
 /** Close code for a room that is full ("try again later"). */
 export const CLOSE_ROOM_FULL = 1013;
 
 /** Wires a freshly upgraded socket to its room. */
 export function attachConnection(
   socket: WebSocket,
-  room: Room,
+  room: SceneRoom,
   config: ServerConfig,
   metrics: Metrics,
 ): Peer {
@@ -80,7 +86,7 @@ export function attachConnection(
 /** Checks one frame and hands it to the room; returns the refusal to send back, if any. */
 function handleFrame(
   peer: Peer,
-  room: Room,
+  room: SceneRoom,
   config: ServerConfig,
   data: unknown,
 ): ErrorMessage | null {
@@ -114,7 +120,12 @@ function handleFrame(
   return dispatch(peer, room, parsed.data, nowMs);
 }
 
-function dispatch(peer: Peer, room: Room, msg: ClientMessage, nowMs: number): ErrorMessage | null {
+function dispatch(
+  peer: Peer,
+  room: SceneRoom,
+  msg: ClientMessage,
+  nowMs: number,
+): ErrorMessage | null {
   if (msg.t === "hello") return room.hello(peer, msg.name, msg.lastSeq);
   if (!peer.welcomed) return error("bad_message", `${msg.t}: send hello first`);
   switch (msg.t) {

@@ -6,10 +6,12 @@
  * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (45), PRESENCE_LIMIT
  * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), DB_MAX_MB
  * (cap on the database size), and BUILD_CLIENT=0 to skip the bundle check. A damaged database
- * is refused with exit code 1 and one line `snowfire: storage_damaged: ...`.
+ * is refused with exit code 1 and one line `snowfire: storage_damaged: ...`. Cluster mode:
+ * NATS_URL (comma separated), NODE_ID, NATS_REPLICAS (1), LEASE_TTL_MS (3000); see server/cluster/.
  */
 import { optionsFromEnv } from "./config.ts";
 import { type RunningServer, startServer } from "./server.ts";
+import { clusterOptionsFromEnv } from "./cluster/cluster_config.ts";
 
 const log = (msg: string) => console.log(msg);
 
@@ -38,6 +40,7 @@ if (import.meta.main) {
   let server: RunningServer;
   try {
     const options = optionsFromEnv((name) => Deno.env.get(name));
+    const cluster = clusterOptionsFromEnv((name) => Deno.env.get(name)) ?? undefined;
     if (Deno.env.get("BUILD_CLIENT") !== "0") {
       try {
         await ensureClientBundle();
@@ -45,7 +48,7 @@ if (import.meta.main) {
         log(`client bundle: build failed: ${(e as Error).message}`);
       }
     }
-    server = await startServer({ ...options, log });
+    server = await startServer({ ...options, cluster, log });
   } catch (e) {
     // One line, with a code an operator can search for (storage_damaged, bad_config, ...).
     const own = (e as { code?: unknown }).code;

@@ -10,6 +10,9 @@ import type { PeerSocket } from "./peer.ts";
 import { Rooms } from "./rooms.ts";
 import { PassScheduler } from "./scheduler.ts";
 import { SceneStore } from "./store.ts";
+import type { ClusterOptions } from "./cluster/cluster_config.ts";
+import { ClusterScenes } from "./cluster/cluster_scenes.ts";
+import { NatsLink } from "./cluster/nats_link.ts";
 
 export type { ServerOptions } from "./config.ts";
 
@@ -28,9 +31,15 @@ const CHECKPOINT_EVERY_MS = 1000;
 /** Close code sent to every connection at shutdown. */
 export const CLOSE_GOING_AWAY = 1001;
 
-/** Opens the store under `dataDir`, starts the scheduler and listens. */
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
+/**
+ * Opens the store under `dataDir`, starts the scheduler and listens. With `cluster`, scenes live
+ * in NATS JetStream and this node is one of many edges/owners (see server/cluster/).
+ */
+export async function startServer(
+  options: ServerOptions & { cluster?: ClusterOptions },
+): Promise<RunningServer> {
   const config = resolveConfig(options);
+  const link = options.cluster ? await NatsLink.open(options.cluster, config.log) : undefined;
   const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
   const metrics = new Metrics();
   const clock = new ServerClock(config.now, config.monotonic);
@@ -44,9 +53,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     presenceLimit: config.presenceLimit,
     log: config.log,
   }, config.roomIdleMs);
+  const cluster = link && options.cluster
+    ? new ClusterScenes({
+      link,
+      options: options.cluster,
+      clock,
+      metrics,
+      skyCap: config.skyCap,
+      maxPeers: config.maxPeers,
+      presenceLimit: config.presenceLimit,
+      desyncTimeoutMs: config.desyncTimeoutMs,
+      idleMs: config.roomIdleMs,
+      log: config.log,
+    })
+    : undefined;
   const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs, lagMs) => {
     metrics.pass(lagMs);
-    rooms.pass(nowMs);
+    if (cluster) cluster.pass(nowMs);
+    else rooms.pass(nowMs);
   });
   let accepting = true;
   const app = createApp({
@@ -56,6 +80,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metrics,
     startedMs: config.monotonic(),
     accepting: () => accepting,
+    cluster,
   });
 
   const abort = new AbortController();
@@ -70,6 +95,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }, app.fetch);
   } catch (e) {
     await store.close();
+    await link?.close();
     throw e;
   }
   const addr = await listening.promise;
@@ -90,6 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         accepting = false;
         scheduler.stop();
         const sockets = rooms.closeAll(CLOSE_GOING_AWAY, "server shutting down");
+        await cluster?.closeAll(CLOSE_GOING_AWAY, "server shutting down");
         // The close frames are only queued: exiting now would cut them off (in 5 of 13 runs with
         // 200 clients, ~70 got none). Wait for the handshakes, bounded for peers that never answer.
         const open = await closedWithin(sockets, CLOSE_FLUSH_DEADLINE_MS);
@@ -103,6 +130,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         } catch (e) {
           config.log(`error: closing the database failed: ${(e as Error).message}`);
         }
+        await link?.close();
       })();
       return stopping;
     },

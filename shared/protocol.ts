@@ -155,6 +155,7 @@ export const ERROR_CODES = [
   /** You remember events the server's storage no longer has; a fresh welcome follows. */
   "history_lost",
   "internal",
+  "paused",
 ] as const;
 export type ErrorCode = typeof ERROR_CODES[number];
 
@@ -226,6 +227,17 @@ export const ResyncMessageSchema = z.object({
 });
 export type ResyncMessage = z.infer<typeof ResyncMessageSchema>;
 
+/**
+ * Cluster mode: the sky paused (the scene's owner is changing, or NATS is unreachable; launches
+ * are refused with `paused` meanwhile) or live again. Connections stay open either way.
+ */
+export const StatusMessageSchema = z.object({
+  t: z.literal("status"),
+  sky: z.enum(["live", "paused"]),
+  message: z.string(),
+});
+export type StatusMessage = z.infer<typeof StatusMessageSchema>;
+
 export const ServerMessageSchema = z.discriminatedUnion("t", [
   WelcomeMessageSchema,
   TickMessageSchema,
@@ -234,6 +246,7 @@ export const ServerMessageSchema = z.discriminatedUnion("t", [
   PongMessageSchema,
   ErrorMessageSchema,
   ResyncMessageSchema,
+  StatusMessageSchema,
 ]);
 
 /** Any frame the server may send. */

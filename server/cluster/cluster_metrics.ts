@@ -1,0 +1,108 @@
+/** Cluster-mode counters and gauges for `/metrics`, next to the single node's. */
+import type { NatsState } from "./nats_link.ts";
+
+/** What a cluster node counts. */
+export class ClusterMetrics {
+  readonly nodeId: string;
+  /** Ownership changes on this node: takeovers and step-downs. */
+  leaseChanges = 0;
+  eventsClient = 0;
+  eventsShow = 0;
+  /** Events relayed from the log to local clients (one per event, not per client). */
+  eventsRelayed = 0;
+  /** Heartbeats relayed to local clients. */
+  beatsRelayed = 0;
+  /** Submits refused because no owner answered (takeover or NATS outage). */
+  submitsPaused = 0;
+  /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
+  relayLagMs = 0;
+  relayLagMaxMs = 0;
+
+  constructor(nodeId: string) {
+    this.nodeId = nodeId;
+  }
+
+  /** Records one heartbeat relayed `lagMs` after the owner sent it. */
+  relayed(lagMs: number): void {
+    this.beatsRelayed++;
+    this.relayLagMs = lagMs;
+    if (lagMs > this.relayLagMaxMs) this.relayLagMaxMs = lagMs;
+  }
+
+  /** Prometheus text for the cluster part. */
+  render(gauges: { owned: number; relayed: number; nats: NatsState; disconnects: number }): string {
+    const id = `node="${this.nodeId}"`;
+    const lines: string[] = [];
+    const metric = (name: string, type: string, help: string, value: number, labels = "") => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+      lines.push(`${name}{${id}${labels}} ${value}`);
+    };
+    metric("snowfire_cluster_node", "gauge", "This node (label node).", 1);
+    metric("snowfire_cluster_scenes_owned", "gauge", "Scenes this node owns.", gauges.owned);
+    metric(
+      "snowfire_cluster_scenes_relayed",
+      "gauge",
+      "Scenes this node relays to local clients.",
+      gauges.relayed,
+    );
+    metric(
+      "snowfire_cluster_lease_changes_total",
+      "counter",
+      "Takeovers and step-downs.",
+      this.leaseChanges,
+    );
+    metric(
+      "snowfire_cluster_events_stamped_total",
+      "counter",
+      "Events this node stamped as owner.",
+      this.eventsClient + this.eventsShow,
+    );
+    metric(
+      "snowfire_cluster_events_relayed_total",
+      "counter",
+      "Events relayed from the log.",
+      this.eventsRelayed,
+    );
+    metric(
+      "snowfire_cluster_beats_relayed_total",
+      "counter",
+      "Heartbeats relayed.",
+      this.beatsRelayed,
+    );
+    metric(
+      "snowfire_cluster_submits_paused_total",
+      "counter",
+      "Submits refused: no owner answered.",
+      this.submitsPaused,
+    );
+    metric(
+      "snowfire_cluster_relay_lag_ms",
+      "gauge",
+      "Last heartbeat's owner-to-relay delay, ms.",
+      round3(this.relayLagMs),
+    );
+    metric(
+      "snowfire_cluster_relay_lag_max_ms",
+      "gauge",
+      "Worst heartbeat owner-to-relay delay, ms.",
+      round3(this.relayLagMaxMs),
+    );
+    metric(
+      "snowfire_cluster_nats_connected",
+      "gauge",
+      "1 when NATS is reachable.",
+      gauges.nats === "connected" ? 1 : 0,
+    );
+    metric(
+      "snowfire_cluster_nats_disconnects_total",
+      "counter",
+      "Times NATS was lost.",
+      gauges.disconnects,
+    );
+    return lines.join("\n") + "\n";
+  }
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

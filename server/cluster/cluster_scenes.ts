@@ -1,0 +1,235 @@
+/**
+ * The scenes of one cluster node: an edge for each scene with local clients, and an owner for
+ * each scene whose lease this node holds. Every scene with viewers gets an owner: an edge whose
+ * scene has gone quiet (no heartbeat) tries, with jitter, to take the lease; a scene nobody here
+ * watches any more is released.
+ */
+import { TICK_MS } from "../../shared/constants.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import type { ServerClock } from "../clock.ts";
+import type { Metrics } from "../metrics.ts";
+import { randomSceneId, randomSeed } from "../names.ts";
+import type { SceneInfo } from "../rooms.ts";
+import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
+import type { ClusterOptions } from "./cluster_config.ts";
+import { ClusterMetrics } from "./cluster_metrics.ts";
+import type { NatsLink } from "./nats_link.ts";
+import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
+import { SceneOwner } from "./scene_owner.ts";
+import { createRecord, getRecord } from "./scene_records.ts";
+import { lastEntry, readEvents } from "./stream_log.ts";
+
+/** What the node needs. */
+export interface ClusterScenesDeps {
+  link: NatsLink;
+  options: ClusterOptions;
+  clock: ServerClock;
+  metrics: Metrics;
+  skyCap: number;
+  maxPeers: number;
+  presenceLimit: number;
+  desyncTimeoutMs: number;
+  /** A scene with no local clients for this long is closed here (and released if owned). */
+  idleMs: number;
+  log: (msg: string) => void;
+}
+
+/** All scenes this node serves or owns. */
+export class ClusterScenes {
+  readonly metrics: ClusterMetrics;
+  readonly #deps: ClusterScenesDeps;
+  readonly #edges = new Map<string, SceneEdge>();
+  readonly #owners = new Map<string, SceneOwner>();
+  readonly #taking = new Set<string>();
+  readonly #nextAttemptMs = new Map<string, number>();
+
+  constructor(deps: ClusterScenesDeps) {
+    this.#deps = deps;
+    this.metrics = new ClusterMetrics(deps.options.nodeId);
+  }
+
+  /** Scenes relayed here. */
+  get size(): number {
+    return this.#edges.size;
+  }
+
+  /** Scenes owned here. */
+  get owned(): number {
+    return this.#owners.size;
+  }
+
+  /** Connections across scenes. */
+  connections(): number {
+    let n = 0;
+    for (const edge of this.#edges.values()) n += edge.peers.size;
+    return n;
+  }
+
+  /** Node id, NATS state and scene counts for `/healthz`. */
+  health(): { node: string; nats: string; owned: number; relayed: number } {
+    return {
+      node: this.#deps.options.nodeId,
+      nats: this.#deps.link.state,
+      owned: this.owned,
+      relayed: this.size,
+    };
+  }
+
+  /** The cluster part of `/metrics`. */
+  renderMetrics(): string {
+    return this.metrics.render({
+      owned: this.owned,
+      relayed: this.size,
+      nats: this.#deps.link.state,
+      disconnects: this.#deps.link.disconnects,
+    });
+  }
+
+  /** Whether this node owns `scene` now. */
+  owns(scene: string): boolean {
+    return this.#owners.get(scene)?.active ?? false;
+  }
+
+  /** Creates a scene with a fresh friendly id; returns its id. */
+  async create(): Promise<string> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const id = randomSceneId();
+      const created = await createRecord(this.#deps.link, id, {
+        seed: randomSeed(),
+        epoch: this.#deps.clock.wallMs(),
+        reserved: 0,
+        showCursor: 0,
+        snapshot: initialSnapshot(),
+        snapshotStreamSeq: 0,
+      });
+      if (created) {
+        this.#deps.metrics.scenesCreated++;
+        return id;
+      }
+    }
+    throw new Error("could not find a free scene id after 20 attempts");
+  }
+
+  /** The edge for `id` (opening it: the scene is created when it does not exist). */
+  open(id: string): SceneEdge {
+    let edge = this.#edges.get(id);
+    if (!edge) {
+      edge = new SceneEdge(id, {
+        link: this.#deps.link,
+        clock: this.#deps.clock,
+        skyCap: this.#deps.skyCap,
+        maxPeers: this.#deps.maxPeers,
+        presenceLimit: this.#deps.presenceLimit,
+        metrics: this.#deps.metrics,
+        cluster: this.metrics,
+        log: this.#deps.log,
+      });
+      this.#edges.set(id, edge);
+    }
+    return edge;
+  }
+
+  /** Scene facts for the API, from the local edge or from NATS. */
+  async describe(id: string): Promise<SceneInfo | undefined> {
+    const edge = this.#edges.get(id);
+    if (edge && edge.seed !== 0) {
+      return {
+        id,
+        seed: edge.seed,
+        epoch: edge.epoch,
+        tick: edge.horizon,
+        lastSeq: edge.lastSeq,
+        settings: edge.settings(),
+        people: edge.welcomedPeers().map((p) => p.info()),
+      };
+    }
+    const versioned = await getRecord(this.#deps.link, id);
+    if (!versioned) return undefined;
+    const { record } = versioned;
+    const last = await lastEntry(this.#deps.link, id);
+    const events = await readEvents(this.#deps.link, id, 1, 100_000);
+    const settings = advanceSnapshot(
+      initialSnapshot(),
+      events,
+      Infinity,
+    ).settings;
+    const tick = Math.floor((this.#deps.clock.wallMs() - record.epoch) / TICK_MS);
+    return {
+      id,
+      seed: record.seed,
+      epoch: record.epoch,
+      tick: Math.max(tick, record.reserved),
+      lastSeq: last ? last.entry.seq : 0,
+      settings,
+      people: [],
+    };
+  }
+
+  /** Up to `limit` stored events with seq ≥ `from`, read from the stream. */
+  readLog(id: string, from: number, limit: number): Promise<SceneEvent[]> {
+    return readEvents(this.#deps.link, id, from, limit);
+  }
+
+  /** One scheduler pass: owners first (they beat), then edges (pause state, takeovers, idling). */
+  pass(nowMs: number): void {
+    for (const [id, owner] of this.#owners) {
+      if (!owner.active) {
+        this.#owners.delete(id);
+        continue;
+      }
+      owner.pass(nowMs);
+    }
+    for (const [id, edge] of this.#edges) {
+      edge.pass(nowMs);
+      if (edge.emptySinceMs !== null && nowMs - edge.emptySinceMs >= this.#deps.idleMs) {
+        this.#edges.delete(id);
+        this.#owners.get(id)?.stepDown("no viewers on this node");
+        this.#owners.delete(id);
+        edge.close(1001, "idle").catch(() => {});
+        continue;
+      }
+      if (edge.peers.size > 0 && !this.#owners.has(id)) this.#maybeTake(id, edge, nowMs);
+    }
+  }
+
+  /** Closes every edge and steps down from every scene (releasing the leases). */
+  async closeAll(code: number, reason: string): Promise<void> {
+    for (const owner of this.#owners.values()) owner.stepDown("node shutting down");
+    this.#owners.clear();
+    const closing = [...this.#edges.values()].map((edge) => edge.close(code, reason));
+    this.#edges.clear();
+    await Promise.all(closing);
+  }
+
+  /** Tries to take a quiet scene's lease (jittered, one attempt in flight per scene). */
+  #maybeTake(id: string, edge: SceneEdge, nowMs: number): void {
+    if (this.#taking.has(id) || this.#deps.link.state !== "connected") return;
+    // Heartbeats flowing: someone owns it.
+    if (nowMs - edge.lastBeatMs < PAUSE_AFTER_MS / 2 && this.#nextAttemptMs.has(id)) return;
+    if (nowMs < (this.#nextAttemptMs.get(id) ?? 0)) return;
+    const period = this.#deps.options.leaseTtlMs / 6;
+    this.#nextAttemptMs.set(id, nowMs + period * (0.75 + Math.random() * 0.5));
+    this.#taking.add(id);
+    edge.ready.then(() =>
+      SceneOwner.take({
+        link: this.#deps.link,
+        nodeId: this.#deps.options.nodeId,
+        clock: this.#deps.clock,
+        skyCap: this.#deps.skyCap,
+        leaseTtlMs: this.#deps.options.leaseTtlMs,
+        desyncTimeoutMs: this.#deps.desyncTimeoutMs,
+        metrics: this.metrics,
+        log: this.#deps.log,
+      }, id)
+    ).then((owner) => {
+      if (!owner) return;
+      if (!this.#edges.has(id)) {
+        owner.stepDown("no viewers on this node");
+        return;
+      }
+      this.#owners.set(id, owner);
+    }).catch((e) => {
+      this.#deps.log(`cluster: takeover attempt for ${id}: ${(e as Error).message}`);
+    }).finally(() => this.#taking.delete(id));
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * A scene lease in the `snowfire_leases` KV bucket, whose TTL is the lease TTL: `create` takes a
+ * free (or expired) lease, `update` by revision renews it. A node that cannot renew within the
+ * TTL has lost the scene; the log's fencing stops it writing even before it notices.
+ */
+import type { NatsLink } from "./nats_link.ts";
+
+const encoder = new TextEncoder();
+
+/** A held lease: renew it with the revision of the last write. */
+export interface Lease {
+  scene: string;
+  revision: number;
+}
+
+/** Takes the scene's lease when nobody holds it (or we still do); null when another node does. */
+export async function acquireLease(
+  link: NatsLink,
+  scene: string,
+  nodeId: string,
+): Promise<Lease | null> {
+  try {
+    const revision = await link.leases.create(scene, encoder.encode(nodeId));
+    return { scene, revision };
+  } catch (e) {
+    if (!/wrong last sequence|exists/i.test((e as Error).message)) throw e;
+  }
+  // Held: by us (say after a step-down that kept it), which we may take back by revision.
+  const entry = await link.leases.get(scene);
+  if (entry && entry.operation === "PUT" && entry.string() === nodeId) {
+    try {
+      const revision = await link.leases.update(scene, encoder.encode(nodeId), entry.revision);
+      return { scene, revision };
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Renews a held lease; throws when it was lost (expired and taken, or rewritten). */
+export async function renewLease(link: NatsLink, lease: Lease, nodeId: string): Promise<void> {
+  lease.revision = await link.leases.update(lease.scene, encoder.encode(nodeId), lease.revision);
+}
+
+/** Gives the lease up (only if still ours), so another node can take the scene at once. */
+export async function releaseLease(link: NatsLink, lease: Lease): Promise<void> {
+  try {
+    await link.leases.delete(lease.scene, { previousSeq: lease.revision });
+  } catch {
+    // Already gone or taken: nothing to release.
+  }
+}
+
+/** The node holding the scene's lease, or null. */
+export async function leaseHolder(link: NatsLink, scene: string): Promise<string | null> {
+  const entry = await link.leases.get(scene);
+  return entry && entry.operation === "PUT" ? entry.string() : null;
+}

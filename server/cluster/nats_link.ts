@@ -1,0 +1,125 @@
+/**
+ * One node's connection to NATS: connects (and reconnects, forever), makes sure the log stream
+ * and the KV buckets exist, and tracks whether NATS is reachable right now.
+ */
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import {
+  jetstream,
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstreamManager,
+} from "@nats-io/jetstream";
+import { type KV, Kvm } from "@nats-io/kv";
+import type { ClusterOptions } from "./cluster_config.ts";
+import { LEASE_BUCKET, LOG_STREAM, SCENE_BUCKET } from "./subjects.ts";
+
+/** Connection state as `/metrics` reports it. */
+export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
+
+/** Log stream retention: a scene's log is the replay record, so keep it a long while. */
+const LOG_MAX_AGE_NS = 30 * 24 * 3600 * 1e9;
+
+/** A connected node: the NATS connection, JetStream handles and the two KV buckets. */
+export class NatsLink {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly leases: KV;
+  readonly scenes: KV;
+  #state: NatsState = "connected";
+  /** Times the connection was lost. */
+  disconnects = 0;
+  readonly #listeners = new Set<(state: NatsState) => void>();
+
+  private constructor(nc: NatsConnection, jsm: JetStreamManager, leases: KV, scenes: KV) {
+    this.nc = nc;
+    this.js = jetstream(nc);
+    this.jsm = jsm;
+    this.leases = leases;
+    this.scenes = scenes;
+    this.#watch();
+  }
+
+  /** Connects (retrying until `timeoutMs`) and creates the stream and buckets when missing. */
+  static async open(options: ClusterOptions, log: (msg: string) => void): Promise<NatsLink> {
+    const nc = await connect({
+      servers: options.natsUrls,
+      name: `snowfire-${options.nodeId}`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+      pingInterval: 2000,
+      maxPingOut: 2,
+    });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await ensureStream(jsm, options.replicas);
+      const kvm = new Kvm(nc);
+      const leases = await kvm.create(LEASE_BUCKET, {
+        ttl: options.leaseTtlMs,
+        history: 1,
+        replicas: options.replicas,
+      });
+      const scenes = await kvm.create(SCENE_BUCKET, { history: 1, replicas: options.replicas });
+      log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
+      return new NatsLink(nc, jsm, leases, scenes);
+    } catch (e) {
+      await nc.close();
+      throw e;
+    }
+  }
+
+  /** Whether NATS is reachable now. */
+  get state(): NatsState {
+    return this.#state;
+  }
+
+  /** Calls `fn` whenever the state changes. */
+  onState(fn: (state: NatsState) => void): void {
+    this.#listeners.add(fn);
+  }
+
+  /** Drains nothing, closes the connection. */
+  async close(): Promise<void> {
+    this.#set("closed");
+    await this.nc.close();
+  }
+
+  #set(state: NatsState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    if (state === "disconnected") this.disconnects++;
+    for (const fn of this.#listeners) fn(state);
+  }
+
+  async #watch(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === "disconnect") this.#set("disconnected");
+      else if (status.type === "reconnect") this.#set("connected");
+      else if (status.type === "close") this.#set("closed");
+    }
+  }
+}
+
+async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {
+  const config = {
+    name: LOG_STREAM,
+    subjects: ["snowfire.log.>"],
+    storage: "file" as const,
+    num_replicas: replicas,
+    max_age: LOG_MAX_AGE_NS,
+    // Nobody may rewrite history: no message deletion or purge through the API.
+    deny_delete: true,
+  };
+  try {
+    await jsm.streams.info(LOG_STREAM);
+  } catch {
+    try {
+      // deno-lint-ignore no-explicit-any
+      await jsm.streams.add(config as any);
+    } catch (e) {
+      // Another node created it at the same moment.
+      if (!/already in use|exists/i.test((e as Error).message)) throw e;
+    }
+  }
+}

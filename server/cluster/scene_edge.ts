@@ -1,0 +1,411 @@
+/**
+ * One scene as an edge node serves it: the local clients, the scene's log read from the stream
+ * (events reach clients only once stored), heartbeats from the owner relayed only after every
+ * event they cover, welcomes and resumes built from the edge's own window, and clients' submits
+ * forwarded to the owner by request/reply.
+ *
+ * Horizon rule: a heartbeat `{n, seq}` says every event with tick < n has seq ≤ seq. The edge
+ * relays it only once it has relayed every event up to seq, so no client here ever gets an event
+ * below a heartbeat it got, however the two kinds of message race through NATS.
+ */
+import {
+  CHECKPOINT_TICKS,
+  PROTOCOL_VERSION,
+  TICK_RATE,
+  WINDOW_TICKS,
+} from "../../shared/constants.ts";
+import type { ErrorMessage, WelcomeMessage } from "../../shared/protocol.ts";
+import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
+import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { SceneClock, type ServerClock } from "../clock.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Peer } from "../peer.ts";
+import { RecentEvents } from "../recent_events.ts";
+import { randomSeed } from "../names.ts";
+import type { ClusterMetrics } from "./cluster_metrics.ts";
+import type { NatsLink } from "./nats_link.ts";
+import { paused, type SubmitReply } from "./scene_owner.ts";
+import { createRecord, getRecord } from "./scene_records.ts";
+import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
+import { beatSubject, hashSubject, resyncSubject, submitSubject } from "./subjects.ts";
+import type { Subscription } from "@nats-io/transport-node";
+
+/** Without a heartbeat for this long the sky counts as paused (the owner beats every ~50 ms). */
+export const PAUSE_AFTER_MS = 600;
+/** Events kept beyond the window W so clients can resume after a reconnect. */
+const RESUME_MARGIN_TICKS = 30 * TICK_RATE;
+/** A submit waits this long for the owner's answer. */
+const SUBMIT_TIMEOUT_MS = 2500;
+
+/** What an edge needs. */
+export interface EdgeDeps {
+  link: NatsLink;
+  clock: ServerClock;
+  skyCap: number;
+  maxPeers: number;
+  presenceLimit: number;
+  metrics: Metrics;
+  cluster: ClusterMetrics;
+  log: (msg: string) => void;
+}
+
+const encoder = new TextEncoder();
+
+/** A scene's local audience and relay on this node. */
+export class SceneEdge {
+  readonly id: string;
+  readonly peers = new Map<string, Peer>();
+  readonly #deps: EdgeDeps;
+  readonly #audience: Peer[] = [];
+  readonly #announced = new Set<Peer>();
+  readonly #recent = new RecentEvents();
+  readonly #subs: Subscription[] = [];
+  #reader: LogReader | undefined;
+  #seed = 0;
+  #clock: SceneClock | undefined;
+  #snapshot: WorldSnapshot = initialSnapshot();
+  /** Highest seq relayed to clients. */
+  #relayedSeq = 0;
+  /** Highest tick promised to clients here (heartbeat n or event tick). */
+  #promised = 0;
+  /** The newest heartbeat not relayed yet because its events have not all arrived. */
+  #pendingBeat: { n: number; seq: number; w: number } | null = null;
+  #ready = false;
+  #closed = false;
+  readonly #waiting: { peer: Peer; name?: string; lastSeq?: number }[] = [];
+  /** Monotonic ms of the last heartbeat or event from the owner. */
+  lastBeatMs: number;
+  #paused = false;
+  /** Monotonic ms since the edge has had no local peers, or null. */
+  emptySinceMs: number | null;
+  /** Resolves once the edge caught up with the stored log (or rejects). */
+  readonly ready: Promise<void>;
+
+  constructor(id: string, deps: EdgeDeps) {
+    this.id = id;
+    this.#deps = deps;
+    this.lastBeatMs = deps.clock.monotonicMs();
+    this.emptySinceMs = deps.clock.monotonicMs();
+    this.ready = this.#open();
+    this.ready.catch((e) => deps.log(`cluster: opening ${id} failed: ${(e as Error).message}`));
+  }
+
+  /** Highest seq relayed here. */
+  get lastSeq(): number {
+    return this.#relayedSeq;
+  }
+
+  /** Scene seed (0 until ready). */
+  get seed(): number {
+    return this.#seed;
+  }
+
+  /** Scene epoch (wall ms of tick 0). */
+  get epoch(): number {
+    return this.#clock?.epoch ?? 0;
+  }
+
+  /** Highest tick promised to this edge's clients. */
+  get horizon(): number {
+    return this.#promised;
+  }
+
+  /** Welcomed local peers. */
+  welcomedPeers(): Peer[] {
+    return [...this.#audience];
+  }
+
+  /** Settings after every relayed event. */
+  settings() {
+    return advanceSnapshot(this.#snapshot, this.#recent.all(), Infinity).settings;
+  }
+
+  async #open(): Promise<void> {
+    const { link } = this.#deps;
+    // Create the scene when nobody has yet (create is atomic: one creator wins).
+    await createRecord(link, this.id, {
+      seed: randomSeed(),
+      epoch: this.#deps.clock.wallMs(),
+      reserved: 0,
+      showCursor: 0,
+      snapshot: initialSnapshot(),
+      snapshotStreamSeq: 0,
+    });
+    const versioned = await getRecord(link, this.id);
+    if (!versioned) throw new Error(`scene ${this.id} record vanished`);
+    const { record } = versioned;
+    this.#seed = record.seed;
+    this.#snapshot = record.snapshot;
+    this.#promised = record.snapshot.tick;
+    this.#clock = new SceneClock(this.#deps.clock, record.epoch, 0);
+    const last = await lastEntry(link, this.id);
+    const caughtUp = Promise.withResolvers<void>();
+    if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve();
+    this.#subscribe();
+    this.#reader = await LogReader.open(link, this.id, record.snapshotStreamSeq + 1, (stored) => {
+      this.#onEntry(stored);
+      if (last && stored.streamSeq >= last.streamSeq) caughtUp.resolve();
+    });
+    await caughtUp.promise;
+    if (this.#closed) return;
+    this.#ready = true;
+    for (const { peer, name, lastSeq } of this.#waiting.splice(0)) {
+      if (!peer.gone) this.hello(peer, name, lastSeq);
+    }
+  }
+
+  /** Adds a fresh connection, or refuses it when the scene is full on this node. */
+  admit(peer: Peer): ErrorMessage | null {
+    if (this.peers.size >= this.#deps.maxPeers) {
+      return refusal("room_full", `this scene already has ${this.#deps.maxPeers} people here`);
+    }
+    this.peers.set(peer.id, peer);
+    this.emptySinceMs = null;
+    return null;
+  }
+
+  /** Removes a peer. */
+  leave(peer: Peer): void {
+    if (this.peers.get(peer.id) !== peer) return;
+    this.peers.delete(peer.id);
+    const i = peer.audienceIndex;
+    if (i >= 0 && this.#audience[i] === peer) {
+      const last = this.#audience.pop()!;
+      if (last !== peer) {
+        this.#audience[i] = last;
+        last.audienceIndex = i;
+      }
+      peer.audienceIndex = -1;
+    }
+    if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
+    if (this.#announced.delete(peer)) {
+      this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: peer.info() }));
+    }
+  }
+
+  /** Answers `hello` with a welcome built from this edge's window (after catching up). */
+  hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
+    if (peer.welcomed) return refusal("bad_message", "hello: already received on this connection");
+    if (name !== undefined) peer.name = name;
+    if (!this.#ready) {
+      this.#waiting.push({ peer, name, lastSeq });
+      return null;
+    }
+    const announce = this.#announced.size < this.#deps.presenceLimit;
+    if (announce) this.#announced.add(peer);
+    peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
+    if (this.#paused) peer.send(statusFrame(true));
+    if (announce) {
+      this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: peer.info() }), peer);
+    }
+    return null;
+  }
+
+  /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
+  submit(peer: Peer, body: EventBody): ErrorMessage | null {
+    if (this.#paused || this.#deps.link.state !== "connected") {
+      this.#deps.cluster.submitsPaused++;
+      return paused();
+    }
+    this.#deps.link.nc.request(
+      submitSubject(this.id),
+      encoder.encode(JSON.stringify({ by: peer.id, body })),
+      { timeout: SUBMIT_TIMEOUT_MS },
+    ).then(
+      (msg) => msg.json<SubmitReply>(),
+      (): SubmitReply => {
+        this.#deps.cluster.submitsPaused++;
+        return paused();
+      },
+    ).then((reply) => {
+      if ("ok" in reply) return;
+      this.#deps.metrics.refuse(reply.code);
+      peer.send(JSON.stringify(reply));
+    });
+    return null;
+  }
+
+  /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
+  pong(peer: Peer, id: number, ct: number): void {
+    const n = Math.max(this.#clock?.exactTick() ?? 0, this.#promised);
+    peer.send(JSON.stringify({ t: "pong", id, ct, n }));
+  }
+
+  /** Forwards a checkpoint hash to the owner's desync vote. */
+  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null {
+    if (tick % CHECKPOINT_TICKS !== 0) {
+      return refusal("bad_message", `hash.tick: ${tick} is not a multiple of ${CHECKPOINT_TICKS}`);
+    }
+    if (tick > this.#promised) return refusal("bad_message", `hash.tick: ${tick} is in the future`);
+    if (tick < peer.joinHorizon) return null;
+    if (this.#deps.link.state === "connected") {
+      this.#deps.link.nc.publish(
+        hashSubject(this.id),
+        encoder.encode(JSON.stringify({ peer: peer.id, tick, h: hash })),
+      );
+    }
+    return null;
+  }
+
+  /** One scheduler pass: the paused/live state, and trimming the window. */
+  pass(nowMs: number): void {
+    if (!this.#ready) return;
+    const paused = this.#deps.link.state !== "connected" ||
+      nowMs - this.lastBeatMs > PAUSE_AFTER_MS;
+    if (paused !== this.#paused) {
+      this.#paused = paused;
+      this.#broadcast(statusFrame(paused));
+    }
+    const target = this.#promised - WINDOW_TICKS - RESUME_MARGIN_TICKS;
+    if (target - this.#snapshot.tick >= 10 * TICK_RATE) {
+      this.#snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), target);
+      this.#recent.dropBeforeTick(target);
+    }
+  }
+
+  /** Whether clients here currently see the sky paused. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** Stops reading the log and closes local connections. */
+  async close(code: number, reason: string): Promise<void> {
+    this.#closed = true;
+    for (const sub of this.#subs) sub.unsubscribe();
+    for (const peer of this.peers.values()) peer.drop(code, reason);
+    this.peers.clear();
+    this.#audience.length = 0;
+    await this.ready.catch(() => {});
+    await this.#reader?.close();
+  }
+
+  #subscribe(): void {
+    const { nc } = this.#deps.link;
+    this.#subs.push(nc.subscribe(beatSubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          this.#onBeat(msg.json<{ n: number; seq: number; w: number }>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+    this.#subs.push(nc.subscribe(resyncSubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { tick, peers } = msg.json<{ tick: number; peers: string[] }>();
+          for (const id of peers) {
+            const peer = this.peers.get(id);
+            if (!peer || !peer.welcomed) continue;
+            this.#deps.metrics.desyncs++;
+            peer.send(JSON.stringify({
+              t: "resync",
+              tick,
+              message: `your state hash at tick ${tick} differed from the majority; rebuilding`,
+            }));
+            peer.send(JSON.stringify(this.#welcome(peer, undefined)));
+          }
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+  }
+
+  #onEntry({ entry }: StoredEntry): void {
+    this.lastBeatMs = this.#deps.clock.monotonicMs();
+    if (!isEvent(entry)) return;
+    if (entry.seq <= this.#relayedSeq) return;
+    if (this.#relayedSeq > 0 && entry.seq !== this.#relayedSeq + 1) {
+      this.#deps.log(`cluster: ${this.id}: log seq ${entry.seq} after ${this.#relayedSeq}`);
+    }
+    this.#recent.push(entry);
+    this.#relayedSeq = entry.seq;
+    if (entry.tick > this.#promised) this.#promised = entry.tick;
+    if (this.#ready) {
+      this.#deps.cluster.eventsRelayed++;
+      this.#broadcast(JSON.stringify({ t: "event", ...entry }));
+    }
+    this.#flushBeat();
+  }
+
+  #onBeat(beat: { n: number; seq: number; w: number }): void {
+    this.lastBeatMs = this.#deps.clock.monotonicMs();
+    if (beat.n <= this.#promised) return;
+    if (!this.#pendingBeat || beat.n > this.#pendingBeat.n) this.#pendingBeat = beat;
+    this.#flushBeat();
+  }
+
+  /** Relays the pending heartbeat once every event it covers has been relayed. */
+  #flushBeat(): void {
+    const beat = this.#pendingBeat;
+    if (!beat || beat.seq > this.#relayedSeq) return;
+    this.#pendingBeat = null;
+    if (beat.n <= this.#promised) return;
+    this.#promised = beat.n;
+    if (!this.#ready) return;
+    this.#deps.cluster.relayed(Math.max(0, this.#deps.clock.wallMs() - beat.w));
+    const frame = `{"t":"tick","n":${beat.n}}`;
+    const audience = this.#audience;
+    for (let i = audience.length - 1; i >= 0; i--) {
+      const peer = audience[i];
+      peer.sendChecked(frame);
+      if (peer.gone) this.leave(peer);
+    }
+  }
+
+  #welcome(peer: Peer, lastSeq: number | undefined): WelcomeMessage {
+    const horizon = this.#promised;
+    const from = Math.max(this.#snapshot.tick, horizon - WINDOW_TICKS);
+    const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
+    const first = this.#recent.firstSeq ?? this.#relayedSeq + 1;
+    const resumable = lastSeq !== undefined && lastSeq <= this.#relayedSeq && lastSeq + 1 >= first;
+    const events: SceneEvent[] = resumable
+      ? this.#recent.fromSeq(lastSeq + 1)
+      : this.#recent.fromTick(from);
+    if (!peer.welcomed) {
+      peer.welcomed = true;
+      peer.audienceIndex = this.#audience.length;
+      this.#audience.push(peer);
+    }
+    peer.joinHorizon = horizon;
+    return {
+      t: "welcome",
+      v: PROTOCOL_VERSION,
+      scene: this.id,
+      seed: this.#seed,
+      tickRate: TICK_RATE,
+      windowTicks: WINDOW_TICKS,
+      checkpointTicks: CHECKPOINT_TICKS,
+      skyCap: this.#deps.skyCap,
+      you: peer.info(),
+      horizon,
+      snapshot,
+      events,
+      lastSeq: this.#relayedSeq,
+      peers: [...this.#announced].map((p) => p.info()),
+      resumed: resumable,
+    };
+  }
+
+  #broadcast(text: string, except?: Peer): void {
+    const audience = this.#audience;
+    for (let i = 0; i < audience.length; i++) {
+      if (audience[i] !== except) audience[i].send(text);
+    }
+  }
+}
+
+function refusal(code: ErrorMessage["code"], message: string): ErrorMessage {
+  return { t: "error", code, message };
+}
+
+function statusFrame(paused: boolean): string {
+  return JSON.stringify(
+    paused
+      ? { t: "status", sky: "paused", message: "the sky is paused while the server recovers" }
+      : { t: "status", sky: "live", message: "the sky is live again" },
+  );
+}

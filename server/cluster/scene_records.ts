@@ -1,0 +1,78 @@
+/**
+ * Scene records in the `snowfire_scenes` KV bucket: what a node needs to serve or own a scene
+ * besides its log — seed, epoch, the horizon reserved by the owner, the show cursor and the
+ * snapshot kept at or before T − W with the stream sequence its events start after. Writes go
+ * by revision, so an owner that lost the scene cannot overwrite its successor's record.
+ */
+import type { WorldSnapshot } from "../../shared/types.ts";
+import type { NatsLink } from "./nats_link.ts";
+
+/** A scene's record. */
+export interface SceneRecord {
+  seed: number;
+  /** Wall ms of tick 0. */
+  epoch: number;
+  /**
+   * Highest tick an owner may have promised (heartbeat or event). An owner writes it ahead of
+   * time before promising into it; a new owner stamps only above it.
+   */
+  reserved: number;
+  /** First tick whose show launches have not been emitted (a hint; the log's last tick wins). */
+  showCursor: number;
+  /** World settings and accumulators at `snapshot.tick`; covers every event with a lower tick. */
+  snapshot: WorldSnapshot;
+  /** Events with tick ≥ snapshot.tick are all at stream sequences above this. */
+  snapshotStreamSeq: number;
+}
+
+/** A record with the KV revision it was read at. */
+export interface VersionedRecord {
+  record: SceneRecord;
+  revision: number;
+}
+
+const encoder = new TextEncoder();
+
+/** The scene's record, or null when the scene does not exist. */
+export async function getRecord(link: NatsLink, scene: string): Promise<VersionedRecord | null> {
+  const entry = await link.scenes.get(scene);
+  if (!entry || entry.operation !== "PUT" || entry.length === 0) return null;
+  return { record: entry.json<SceneRecord>(), revision: entry.revision };
+}
+
+/** Creates the scene's record; false (changing nothing) when it exists already. */
+export async function createRecord(
+  link: NatsLink,
+  scene: string,
+  record: SceneRecord,
+): Promise<boolean> {
+  try {
+    await link.scenes.create(scene, encoder.encode(JSON.stringify(record)));
+    return true;
+  } catch (e) {
+    if (/wrong last sequence|exists/i.test((e as Error).message)) return false;
+    throw e;
+  }
+}
+
+/** The write was refused: the record changed since `revision` (another owner wrote it). */
+export class StaleRecordError extends Error {
+  readonly code = "stale_record";
+}
+
+/** Replaces the record if it is still at `revision`; returns the new revision. */
+export async function updateRecord(
+  link: NatsLink,
+  scene: string,
+  record: SceneRecord,
+  revision: number,
+): Promise<number> {
+  try {
+    return await link.scenes.update(scene, encoder.encode(JSON.stringify(record)), revision);
+  } catch (e) {
+    if (/wrong last sequence/i.test((e as Error).message)) {
+      throw new StaleRecordError(`scene ${scene}: record moved past revision ${revision}`);
+    }
+    throw e;
+  }
+}

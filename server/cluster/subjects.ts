@@ -1,0 +1,22 @@
+/**
+ * NATS names used by cluster mode: the event-log stream, its subjects, the KV buckets and the
+ * core subjects for heartbeats, submits, hash reports and resync verdicts.
+ */
+
+/** The JetStream stream holding every scene's event log. */
+export const LOG_STREAM = "SNOWFIRE_LOG";
+/** KV bucket of scene leases (bucket TTL = lease TTL). */
+export const LEASE_BUCKET = "snowfire_leases";
+/** KV bucket of scene records (seed, epoch, reserved horizon, snapshot). */
+export const SCENE_BUCKET = "snowfire_scenes";
+
+/** Subject of one scene's log (a stamped event or an ownership marker per message). */
+export const logSubject = (scene: string): string => `snowfire.log.${scene}`;
+/** Core subject of a scene's heartbeats `{n, seq, w}`. */
+export const beatSubject = (scene: string): string => `snowfire.beat.${scene}`;
+/** Request subject edges send a client's launch / gun / settings to. */
+export const submitSubject = (scene: string): string => `snowfire.submit.${scene}`;
+/** Subject edges publish clients' checkpoint hashes on. */
+export const hashSubject = (scene: string): string => `snowfire.hash.${scene}`;
+/** Subject the owner publishes desync verdicts on. */
+export const resyncSubject = (scene: string): string => `snowfire.resync.${scene}`;
