@@ -7,20 +7,16 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { natsServerBinary, startLocalNats } from "./helpers/nats_local.ts";
+import { requireNats, startNatsCluster } from "./helpers/nats_cluster.ts";
 
-const haveNats = natsServerBinary() !== null;
-if (!haveNats) {
-  if (Deno.env.get("CI") === "true") throw new Error("nats_missing: CI needs nats-server");
-  console.log("skipping NATS tests: nats-server is not installed (apt-get install nats-server)");
-}
+const haveNats = requireNats("NATS primitives");
 
 Deno.test({
   name: "NATS primitives behave as cluster mode relies on",
   ignore: !haveNats,
   async fn(t) {
-    const server = await startLocalNats();
-    const nc = await connect({ servers: server.url });
+    const server = await startNatsCluster({ size: 1 });
+    const nc = await connect({ servers: server.urls });
     try {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: "PRIM", subjects: ["prim.>"], storage: "file" });

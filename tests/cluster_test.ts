@@ -10,36 +10,27 @@ import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { eventually, TestClient } from "./helpers/server_harness.ts";
-import { type ServerProcess, spawnServer } from "./helpers/server_process.ts";
-import { natsServerBinary, startLocalNats } from "./helpers/nats_local.ts";
+import {
+  type NatsCluster,
+  requireNats,
+  type SnowfireNode,
+  startNatsCluster,
+  startSnowfireNode,
+} from "./helpers/nats_cluster.ts";
 import { auditStream } from "./helpers/cluster_streams.ts";
 
-const haveNats = natsServerBinary() !== null;
-if (!haveNats) {
-  if (Deno.env.get("CI") === "true") throw new Error("nats_missing: CI needs nats-server");
-  console.log("skipping cluster tests: nats-server is not installed (apt-get install nats-server)");
-}
+const haveNats = requireNats("cluster tests");
 
 const LEASE_TTL_MS = 2000;
 
 type Welcome = Extract<ServerMessage, { t: "welcome" }>;
 
-async function startNode(
-  natsUrl: string,
-  nodeId: string,
-): Promise<ServerProcess & { dir: string }> {
-  const dir = await Deno.makeTempDir({ prefix: `snowfire-${nodeId}-` });
-  const node = await spawnServer(dir, {
-    NATS_URL: natsUrl,
-    NODE_ID: nodeId,
-    LEASE_TTL_MS: String(LEASE_TTL_MS),
+function startNode(nats: NatsCluster, nodeId: string): Promise<SnowfireNode> {
+  return startSnowfireNode({
+    natsUrls: nats.urls,
+    nodeId,
+    env: { LEASE_TTL_MS: String(LEASE_TTL_MS) },
   });
-  return Object.assign(node, { dir });
-}
-
-async function stopNode(node: ServerProcess & { dir: string }): Promise<void> {
-  await node.kill("SIGKILL");
-  await Deno.remove(node.dir, { recursive: true }).catch(() => {});
 }
 
 async function metricsOf(url: string): Promise<string> {
@@ -66,9 +57,9 @@ Deno.test({
   name: "clients of one scene on different nodes get identical streams and equal hashes",
   ignore: !haveNats,
   async fn() {
-    const nats = await startLocalNats();
-    const a = await startNode(nats.url, "node-a");
-    const b = await startNode(nats.url, "node-b");
+    const nats = await startNatsCluster({ size: 1 });
+    const a = await startNode(nats, "node-a");
+    const b = await startNode(nats, "node-b");
     const clients: TestClient[] = [];
     try {
       const scene = "cluster-same-1";
@@ -126,7 +117,7 @@ Deno.test({
       assert.equal(gauge(ma, "snowfire_cluster_nats_connected"), 1);
     } finally {
       await Promise.all(clients.map((c) => c.close()));
-      await Promise.all([stopNode(a), stopNode(b)]);
+      await Promise.all([a.stop(), b.stop()]);
       await nats.stop();
     }
   },
