@@ -122,3 +122,155 @@ Deno.test({
     }
   },
 });
+
+/** Owner's node among `nodes`, by `/metrics` (waits until exactly one owns the scene). */
+async function ownerOf(nodes: SnowfireNode[]): Promise<SnowfireNode> {
+  let owner: SnowfireNode | undefined;
+  await eventually("exactly one node owns the scene", async () => {
+    const owned = await Promise.all(
+      nodes.map(async (n) => gauge(await metricsOf(n.url), "snowfire_cluster_scenes_owned")),
+    );
+    const owners = nodes.filter((_, i) => owned[i] === 1);
+    owner = owners.length === 1 ? owners[0] : undefined;
+    return owner !== undefined;
+  }, 10_000);
+  return owner!;
+}
+
+/** Sends a launch every `everyMs` until stopped. */
+function launchEvery(client: TestClient, everyMs: number): () => void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (client.socket.readyState !== WebSocket.OPEN) return;
+    client.send({ t: "launch", x: (i++ % 20) * 2 - 20, z: 3 });
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/** Highest horizon a client has been given (welcome, heartbeat or event tick). */
+function promisedTo(client: TestClient): number {
+  let promised = 0;
+  for (const m of client.messages) {
+    if (m.t === "welcome") promised = Math.max(promised, m.horizon);
+    else if (m.t === "tick") promised = Math.max(promised, m.n);
+    else if (m.t === "event") promised = Math.max(promised, m.tick);
+  }
+  return promised;
+}
+
+async function storedLog(url: string, scene: string): Promise<SceneEvent[]> {
+  const events: SceneEvent[] = [];
+  let from: number | null = 1;
+  while (from !== null) {
+    const page: { events: SceneEvent[]; next: number | null } =
+      await (await fetch(`${url}/api/scenes/${scene}/log?from=${from}&limit=5000`))
+        .json();
+    events.push(...page.events);
+    from = page.next;
+  }
+  return events;
+}
+
+function assertContiguous(log: SceneEvent[]): void {
+  log.forEach((e, i) => assert.equal(e.seq, i + 1, `log seq ${e.seq} at position ${i + 1}`));
+  for (let i = 1; i < log.length; i++) {
+    assert.ok(log[i].tick >= log[i - 1].tick, `log tick goes back at seq ${log[i].seq}`);
+  }
+}
+
+/** Every event a client got is in the log, identical. */
+function assertAllStored(messages: readonly ServerMessage[], log: SceneEvent[]): void {
+  const bySeq = new Map(log.map((e) => [e.seq, e]));
+  for (const [seq, event] of auditStream(messages).events) {
+    assert.deepEqual(bySeq.get(seq), event, `event ${seq} a client got is in the log`);
+  }
+}
+
+Deno.test({
+  name: "kill -9 of the owner under traffic: another node takes over, no gap, reuse or undercut",
+  ignore: !haveNats,
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const nodes = [await startNode(nats, "node-a"), await startNode(nats, "node-b")];
+    const clients: TestClient[] = [];
+    const stops: (() => void)[] = [];
+    try {
+      const scene = "cluster-kill-1";
+      const first = await TestClient.join(nodes[0].url, scene);
+      clients.push(first.client);
+      const owner = await ownerOf(nodes);
+      const survivor = nodes.find((n) => n !== owner)!;
+      const onOwner = owner === nodes[0] ? first : await TestClient.join(owner.url, scene);
+      if (onOwner !== first) clients.push(onOwner.client);
+      const onSurvivor = await TestClient.join(survivor.url, scene);
+      clients.push(onSurvivor.client);
+      stops.push(launchEvery(onOwner.client, 300), launchEvery(onSurvivor.client, 300));
+      await eventually(
+        "traffic flows",
+        () => onSurvivor.client.events().filter((e) => e.by !== "show").length >= 6,
+        10_000,
+      );
+
+      await owner.kill("SIGKILL");
+      const killedAt = performance.now();
+      const promisedAtKill = promisedTo(onSurvivor.client);
+      const seenAtKill = onSurvivor.client.messages.length;
+      await onOwner.client.closed;
+
+      // The survivor's clients keep their socket; the sky goes on above every earlier horizon.
+      await eventually(
+        "the new owner heartbeats past the old horizon",
+        () => promisedTo(onSurvivor.client) > promisedAtKill + 30,
+        10_000,
+      );
+      const takeoverMs = performance.now() - killedAt;
+      assert.ok(takeoverMs <= 5000, `takeover took ${Math.round(takeoverMs)} ms`);
+      console.log(`takeover after kill -9: ${Math.round(takeoverMs)} ms`);
+      assert.equal(onSurvivor.client.socket.readyState, WebSocket.OPEN);
+      const after = onSurvivor.client.messages.slice(seenAtKill);
+      assert.ok(after.some((m) => m.t === "status" && m.sky === "paused"), "the sky paused");
+      assert.ok(after.some((m) => m.t === "status" && m.sky === "live"), "and came back");
+
+      // The killed node's client resumes on the survivor without reloading.
+      const lastSeen = Math.max(0, ...auditStream(onOwner.client.messages).events.keys());
+      const resumed = await TestClient.join(survivor.url, scene, { lastSeq: lastSeen });
+      clients.push(resumed.client);
+      assert.equal(resumed.welcome.resumed, true, "resumed from lastSeq on another node");
+      stops.push(launchEvery(resumed.client, 300));
+      const target = onSurvivor.client.events().filter((e) => e.by !== "show").length + 6;
+      await eventually(
+        "launches are stamped by the new owner",
+        () => onSurvivor.client.events().filter((e) => e.by !== "show").length >= target,
+        10_000,
+      );
+      for (const stop of stops.splice(0)) stop();
+      await eventually("nothing in flight", async () => {
+        const log = await storedLog(survivor.url, scene);
+        return log.at(-1)?.seq ===
+          Math.max(...auditStream(onSurvivor.client.messages).events.keys());
+      }, 5000);
+
+      const log = await storedLog(survivor.url, scene);
+      assertContiguous(log);
+      for (
+        const messages of [
+          onSurvivor.client.messages,
+          [...onOwner.client.messages, ...resumed.client.messages],
+        ]
+      ) {
+        assert.deepEqual(auditStream(messages).violations, []);
+        assertAllStored(messages, log);
+      }
+      const codes = new Set(
+        [...onSurvivor.client.errors(), ...resumed.client.errors()].map((e) => e.code),
+      );
+      codes.delete("paused");
+      assert.deepEqual([...codes], [], "only paused refusals during the takeover");
+    } finally {
+      for (const stop of stops) stop();
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all(nodes.map((n) => n.stop()));
+      await nats.stop();
+    }
+  },
+});
