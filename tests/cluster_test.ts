@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
+import { WINDOW_TICKS } from "../shared/constants.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { eventually, TestClient } from "./helpers/server_harness.ts";
 import {
@@ -266,6 +267,205 @@ Deno.test({
       );
       codes.delete("paused");
       assert.deepEqual([...codes], [], "only paused refusals during the takeover");
+    } finally {
+      for (const stop of stops) stop();
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all(nodes.map((n) => n.stop()));
+      await nats.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "an owner paused past its lease (SIGSTOP) is fenced on SIGCONT and steps down, no fork",
+  ignore: !haveNats,
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const nodes = [await startNode(nats, "node-a"), await startNode(nats, "node-b")];
+    const clients: TestClient[] = [];
+    const stops: (() => void)[] = [];
+    try {
+      const scene = "cluster-stop-1";
+      const first = await TestClient.join(nodes[0].url, scene);
+      clients.push(first.client);
+      const owner = await ownerOf(nodes);
+      const other = nodes.find((n) => n !== owner)!;
+      const onOwner = owner === nodes[0] ? first : await TestClient.join(owner.url, scene);
+      if (onOwner !== first) clients.push(onOwner.client);
+      const onOther = await TestClient.join(other.url, scene);
+      clients.push(onOther.client);
+      stops.push(launchEvery(onOther.client, 250), launchEvery(onOwner.client, 250));
+      await eventually("traffic flows", () => onOther.client.events().length >= 6, 10_000);
+
+      await owner.kill("SIGSTOP");
+      const promisedAtStop = promisedTo(onOther.client);
+      await eventually(
+        "the other node took over",
+        () => promisedTo(onOther.client) > promisedAtStop + 60,
+        10_000,
+      );
+      await owner.kill("SIGCONT");
+      // Let the woken node act on what it had queued (submits, heartbeats, a pass).
+      await eventually(
+        "the woken node stepped down",
+        () => /steps down/.test(owner.output()),
+        5000,
+      );
+      assert.equal(await ownerOf(nodes), other);
+      await eventually(
+        "the woken node's client follows the new owner",
+        () => promisedTo(onOwner.client) > promisedTo(onOther.client) - 30,
+        5000,
+      );
+      for (const stop of stops.splice(0)) stop();
+      await eventually("nothing in flight", async () => {
+        const log = await storedLog(other.url, scene);
+        return log.at(-1)?.seq === Math.max(...auditStream(onOther.client.messages).events.keys());
+      }, 5000);
+
+      const log = await storedLog(other.url, scene);
+      assertContiguous(log);
+      for (const client of [onOther.client, onOwner.client]) {
+        assert.deepEqual(auditStream(client.messages).violations, []);
+        assertAllStored(client.messages, log);
+        assert.equal(client.socket.readyState, WebSocket.OPEN);
+      }
+    } finally {
+      for (const stop of stops) stop();
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all(nodes.map((n) => n.stop()));
+      await nats.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "a late joiner on a third node reaches a veteran's hash",
+  ignore: !haveNats,
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const nodes = [
+      await startNode(nats, "node-a"),
+      await startNode(nats, "node-b"),
+      await startNode(nats, "node-c"),
+    ];
+    const clients: TestClient[] = [];
+    try {
+      const scene = "cluster-late-1";
+      const veteran = await TestClient.join(nodes[0].url, scene);
+      clients.push(veteran.client);
+      const helper = await TestClient.join(nodes[1].url, scene);
+      clients.push(helper.client);
+      helper.client.send({
+        t: "settings",
+        settings: { windSpeed: 7, windDirection: 200, theme: "blue-silver", snow: 0.2 },
+      });
+      const settings = await veteran.client.waitFor((m) =>
+        m.t === "event" && m.body.type === "settings"
+      );
+      const settingsTick = settings.t === "event" ? settings.tick : 0;
+      // The settings change falls out of the window W; then launches just before the join.
+      await veteran.client.waitFor(
+        (m) => m.t === "tick" && m.n > settingsTick + WINDOW_TICKS + 60,
+        20_000,
+      );
+      helper.client.send({ t: "launch", x: -20, z: 5, theme: "rainbow" });
+      veteran.client.send({ t: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
+      await eventually(
+        "both fresh events reached the veteran",
+        () =>
+          veteran.client.events().filter((e) => e.tick > settingsTick + WINDOW_TICKS).length >= 2,
+        5000,
+      );
+
+      const late = await TestClient.join(nodes[2].url, scene);
+      clients.push(late.client);
+      const wb = late.welcome;
+      assert.ok(wb.snapshot.tick > settingsTick, "the settings change is inside the snapshot");
+      assert.equal(wb.snapshot.settings.theme, "blue-silver");
+      await eventually(
+        "the veteran has every event the late joiner has",
+        () => veteran.client.events().some((e) => e.seq >= wb.lastSeq),
+        5000,
+      );
+      const veteranEvents = eventsOf(veteran.welcome, veteran.client).filter((e) =>
+        e.seq <= wb.lastSeq
+      );
+      const common = wb.horizon + 30;
+      const options = { seed: wb.seed, capacity: wb.skyCap, tick: common };
+      const veteranWorld = worldFromWindow({
+        ...options,
+        snapshot: veteran.welcome.snapshot,
+        events: veteranEvents,
+      });
+      const lateWorld = worldFromWindow({ ...options, snapshot: wb.snapshot, events: wb.events });
+      assert.ok(lateWorld.liveParticles() > 0, "the comparison covers live fireworks");
+      assert.equal(lateWorld.hash(), veteranWorld.hash());
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all(nodes.map((n) => n.stop()));
+      await nats.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "a NATS outage pauses the sky: sockets stay, launches refused with paused, all resumes",
+  ignore: !haveNats,
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const nodes = [await startNode(nats, "node-a"), await startNode(nats, "node-b")];
+    const clients: TestClient[] = [];
+    const stops: (() => void)[] = [];
+    try {
+      const scene = "cluster-outage-1";
+      const a = await TestClient.join(nodes[0].url, scene);
+      const b = await TestClient.join(nodes[1].url, scene);
+      clients.push(a.client, b.client);
+      stops.push(launchEvery(a.client, 300), launchEvery(b.client, 300));
+      await eventually("traffic flows", () => b.client.events().length >= 6, 10_000);
+
+      await nats.kill(0);
+      for (const { client } of [a, b]) {
+        await client.waitFor((m) => m.t === "status" && m.sky === "paused", 5000);
+      }
+      await eventually(
+        "launches are refused with paused",
+        () => [a, b].every(({ client }) => client.errors().some((e) => e.code === "paused")),
+        5000,
+      );
+      await new Promise((r) => setTimeout(r, 2000));
+      for (const { client } of [a, b]) assert.equal(client.socket.readyState, WebSocket.OPEN);
+
+      const before = b.client.events().length;
+      await nats.restart(0);
+      for (const { client } of [a, b]) {
+        await eventually("the sky is live again", () => {
+          const last = client.messages.findLast((m) => m.t === "status");
+          return last?.t === "status" && last.sky === "live";
+        }, 20_000);
+      }
+      await eventually(
+        "launches are stamped again",
+        () => b.client.events().length >= before + 6,
+        10_000,
+      );
+      for (const stop of stops.splice(0)) stop();
+      await eventually("nothing in flight", async () => {
+        const log = await storedLog(nodes[1].url, scene);
+        return log.at(-1)?.seq === Math.max(...auditStream(b.client.messages).events.keys());
+      }, 5000);
+
+      const log = await storedLog(nodes[1].url, scene);
+      assertContiguous(log);
+      for (const { client } of [a, b]) {
+        assert.deepEqual(auditStream(client.messages).violations, []);
+        assertAllStored(client.messages, log);
+        assert.equal(client.socket.readyState, WebSocket.OPEN);
+        const codes = new Set(client.errors().map((e) => e.code));
+        codes.delete("paused");
+        assert.deepEqual([...codes], []);
+      }
     } finally {
       for (const stop of stops) stop();
       await Promise.all(clients.map((c) => c.close()));
