@@ -63,6 +63,8 @@ export function describeError(error: ErrorMessage): string {
       return `Easy there: you are launching faster than the scene allows.${wait}`;
     case "room_full":
       return "This scene is full. Try another scene name.";
+    case "paused":
+      return "The sky is paused while the server recovers; nothing was launched. Try again in a moment.";
     default:
       return `${error.message} (${error.code})`;
   }

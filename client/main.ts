@@ -111,6 +111,10 @@ function start(): void {
       resync(message) {
         hud.toast(`Re-syncing with the scene (${message.message})`);
       },
+      status(message) {
+        if (message.sky === "paused") hud.showBanner(`The sky is paused: ${message.message}.`);
+        else hud.hideBanner();
+      },
       state: (state, detail) => hud.setConnection(state, detail),
       invalid(reason) {
         debug.invalidFrames++;

@@ -8,6 +8,7 @@ import type {
   ErrorMessage,
   PresenceMessage,
   ResyncMessage,
+  StatusMessage,
   WelcomeMessage,
 } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
@@ -24,6 +25,8 @@ export interface NetHandlers {
   presence(message: PresenceMessage): void;
   error(message: ErrorMessage): void;
   resync(message: ResyncMessage): void;
+  /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
+  status?(message: StatusMessage): void;
   state(state: ConnectionState, detail: string): void;
   /** A frame that failed validation (a bug on one side); the link stays up. */
   invalid(reason: string): void;
@@ -197,6 +200,9 @@ export class Net {
         break;
       case "resync":
         handlers.resync(message);
+        break;
+      case "status":
+        handlers.status?.(message);
         break;
     }
   }

@@ -90,14 +90,18 @@ export function createApp(ctx: AppContext): Hono {
   app.get("/healthz", (c) => {
     // Touches the database: a damaged file or failing writes make the server unhealthy.
     const storage = store.health();
+    // A cluster node cut off from NATS serves its sockets a paused sky: take it out of rotation.
+    const natsOk = !cluster || cluster.health().nats === "connected";
+    const ok = storage.ok && natsOk;
     return c.json({
-      ok: storage.ok,
+      ok,
       ...(storage.ok ? {} : { reason: storage.reason }),
+      ...(natsOk ? {} : { reason: "nats_unreachable" }),
       uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
       scenes: cluster ? cluster.size : rooms.size,
       connections: cluster ? cluster.connections() : rooms.connections(),
       ...(cluster ? { cluster: cluster.health() } : {}),
-    }, storage.ok ? 200 : 503);
+    }, ok ? 200 : 503);
   });
 
   app.get("/metrics", (c) =>

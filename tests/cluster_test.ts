@@ -116,6 +116,10 @@ Deno.test({
         1,
       );
       assert.equal(gauge(ma, "snowfire_cluster_nats_connected"), 1);
+      const health = await (await fetch(`${a.url}/healthz`)).json();
+      assert.equal(health.ok, true);
+      assert.equal(health.cluster.node, "node-a");
+      assert.equal(health.cluster.nats, "connected");
     } finally {
       await Promise.all(clients.map((c) => c.close()));
       await Promise.all([a.stop(), b.stop()]);
@@ -434,6 +438,9 @@ Deno.test({
         () => [a, b].every(({ client }) => client.errors().some((e) => e.code === "paused")),
         5000,
       );
+      const health = await fetch(`${nodes[0].url}/healthz`);
+      assert.equal(health.status, 503, "a node cut off from NATS is unhealthy");
+      assert.equal((await health.json()).reason, "nats_unreachable");
       await new Promise((r) => setTimeout(r, 2000));
       for (const { client } of [a, b]) assert.equal(client.socket.readyState, WebSocket.OPEN);
 

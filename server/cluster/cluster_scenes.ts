@@ -113,6 +113,10 @@ export class ClusterScenes {
   /** The edge for `id` (opening it: the scene is created when it does not exist). */
   open(id: string): SceneEdge {
     let edge = this.#edges.get(id);
+    if (edge?.failed) {
+      this.#edges.delete(id);
+      edge = undefined;
+    }
     if (!edge) {
       edge = new SceneEdge(id, {
         link: this.#deps.link,

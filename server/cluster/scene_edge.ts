@@ -30,6 +30,9 @@ import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts
 import { beatSubject, hashSubject, resyncSubject, submitSubject } from "./subjects.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
+/** Close code for clients whose scene could not be opened ("try again later"). */
+const CLOSE_TRY_AGAIN = 1013;
+
 /** Without a heartbeat for this long the sky counts as paused (the owner beats every ~50 ms). */
 export const PAUSE_AFTER_MS = 600;
 /** Events kept beyond the window W so clients can resume after a reconnect. */
@@ -78,6 +81,8 @@ export class SceneEdge {
   #paused = false;
   /** Monotonic ms since the edge has had no local peers, or null. */
   emptySinceMs: number | null;
+  /** True when opening failed (the node forgets the edge; a new connection opens it again). */
+  failed = false;
   /** Resolves once the edge caught up with the stored log (or rejects). */
   readonly ready: Promise<void>;
 
@@ -87,7 +92,15 @@ export class SceneEdge {
     this.lastBeatMs = deps.clock.monotonicMs();
     this.emptySinceMs = deps.clock.monotonicMs();
     this.ready = this.#open();
-    this.ready.catch((e) => deps.log(`cluster: opening ${id} failed: ${(e as Error).message}`));
+    this.ready.catch((e) => {
+      // NATS unreachable while opening: the waiting clients reconnect later (maybe elsewhere).
+      deps.log(`cluster: opening ${id} failed: ${(e as Error).message}`);
+      this.failed = true;
+      for (const { peer } of this.#waiting.splice(0)) {
+        peer.send(JSON.stringify(paused()));
+        peer.drop(CLOSE_TRY_AGAIN, "scene unavailable, try again");
+      }
+    });
   }
 
   /** Highest seq relayed here. */
@@ -187,6 +200,11 @@ export class SceneEdge {
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
     if (peer.welcomed) return refusal("bad_message", "hello: already received on this connection");
     if (name !== undefined) peer.name = name;
+    if (this.failed) {
+      peer.send(JSON.stringify(paused()));
+      peer.drop(CLOSE_TRY_AGAIN, "scene unavailable, try again");
+      return null;
+    }
     if (!this.#ready) {
       this.#waiting.push({ peer, name, lastSeq });
       return null;
