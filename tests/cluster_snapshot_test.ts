@@ -1,0 +1,110 @@
+/**
+ * Cluster mode in-process with a fast scene clock (10×), so the window W and the snapshot steps
+ * pass in seconds: the owner moves the scene record's snapshot forward, an edge on another node
+ * welcomes from it, and a node taking over after a graceful shutdown continues from it.
+ */
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import { WINDOW_TICKS } from "../shared/constants.ts";
+import type { SceneEvent } from "../shared/types.ts";
+import { worldFromWindow } from "../shared/world.ts";
+import { SCENE_BUCKET } from "../server/cluster/subjects.ts";
+import type { SceneRecord } from "../server/cluster/scene_records.ts";
+import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
+import { requireNats, startNatsCluster } from "./helpers/nats_cluster.ts";
+import { auditStream } from "./helpers/cluster_streams.ts";
+
+const SPEED = 10;
+const fastClock = {
+  now: () => performance.timeOrigin + performance.now() * SPEED,
+  monotonic: () => performance.now() * SPEED,
+};
+
+Deno.test({
+  name: "the owner moves the stored snapshot forward; edges and a new owner start from it",
+  ignore: !requireNats("cluster snapshot test"),
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const cluster = (nodeId: string) => ({
+      natsUrls: nats.urls,
+      nodeId,
+      replicas: 1,
+      // Scene milliseconds: 300 ms of real time.
+      leaseTtlMs: 3000,
+    });
+    const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") } as never);
+    const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") } as never);
+    const nc = await connect({ servers: nats.urls });
+    const clients: TestClient[] = [];
+    try {
+      const scene = "cluster-snap-1";
+      const veteran = await TestClient.join(a.url, scene);
+      clients.push(veteran.client);
+      // (Sent again while the new scene's first owner is still being chosen: refused as paused.)
+      await eventually("the settings change is stamped", () => {
+        const done = veteran.client.events().some((e) => e.body.type === "settings");
+        if (!done) {
+          veteran.client.send({
+            t: "settings",
+            settings: { show: false, windSpeed: 7, theme: "blue-silver" },
+          });
+        }
+        return done;
+      }, 10_000);
+      const kv = await new Kvm(nc).open(SCENE_BUCKET);
+      const record = async () => (await kv.get(scene))!.json<SceneRecord>();
+      // Keep launching until the record's snapshot has moved past the settings change.
+      let i = 0;
+      await eventually("the stored snapshot moved forward", async () => {
+        veteran.client.send({ t: "launch", x: (i++ % 10) * 4 - 20, z: 2 });
+        await new Promise((r) => setTimeout(r, 150));
+        return (await record()).snapshot.tick > 0;
+      }, 20_000);
+      const stored = await record();
+      assert.ok(stored.snapshotStreamSeq > 0);
+      assert.equal(stored.snapshot.settings.theme, "blue-silver");
+
+      // A late joiner on B: its edge reads from the stored snapshot on.
+      const late = await TestClient.join(b.url, scene);
+      clients.push(late.client);
+      const wb = late.welcome;
+      assert.ok(wb.snapshot.tick >= stored.snapshot.tick);
+      assert.equal(wb.snapshot.tick, Math.max(stored.snapshot.tick, wb.horizon - WINDOW_TICKS));
+      await eventually(
+        "the veteran has the late joiner's events",
+        () => veteran.client.events().some((e) => e.seq >= wb.lastSeq),
+      );
+      const veteranEvents = [...veteran.welcome.events, ...veteran.client.events()]
+        .map(({ t: _t, ...e }: SceneEvent & { t?: string }) => e as SceneEvent)
+        .filter((e) => e.seq <= wb.lastSeq);
+      const options = { seed: wb.seed, capacity: wb.skyCap, tick: wb.horizon + 30 };
+      assert.equal(
+        worldFromWindow({ ...options, snapshot: wb.snapshot, events: wb.events }).hash(),
+        worldFromWindow({ ...options, snapshot: veteran.welcome.snapshot, events: veteranEvents })
+          .hash(),
+      );
+
+      // A shuts down (releasing its lease); B takes over from the stored snapshot and continues.
+      const lastSeq = Math.max(...auditStream(late.client.messages).events.keys());
+      await a.shutdown();
+      late.client.send({ t: "launch", x: 5, z: 5 });
+      let next: SceneEvent | undefined;
+      await eventually("B stamps the next event", () => {
+        next = late.client.events().find((e) => e.seq > lastSeq);
+        if (!next) late.client.send({ t: "launch", x: 5, z: 5 });
+        return next !== undefined;
+      }, 10_000);
+      assert.equal(next!.seq, lastSeq + 1);
+      assert.deepEqual(auditStream(late.client.messages).violations, []);
+      assert.deepEqual(auditStream(veteran.client.messages).violations, []);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await nc.close();
+      await a.shutdown();
+      await b.shutdown();
+      await Promise.all([a.dataDir, b.dataDir].map((d) => Deno.remove(d, { recursive: true })));
+      await nats.stop();
+    }
+  },
+});
