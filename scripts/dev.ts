@@ -17,7 +17,8 @@ const log = (message: string) => console.log(message);
 async function rebuild(reason: string): Promise<void> {
   const started = performance.now();
   try {
-    await buildClient({ force: true });
+    // Readable and quick to rebuild; run the server with DEV=1 to get the source map.
+    await buildClient({ force: true, minify: false, precompress: false });
     log(`dev: rebuilt after ${reason} in ${Math.round(performance.now() - started)} ms`);
   } catch (error) {
     log(`dev: ${(error as Error).message}`);

@@ -3,14 +3,15 @@
  * metrics and static files. One error handler turns every failure into `{error: {code, message}}`
  * (or a small HTML page for browsers).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { SceneId } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
 import { attachConnection } from "./connection.ts";
 import { HttpError, StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Rooms } from "./rooms.ts";
-import { serveFile } from "./static_files.ts";
+import { securityHeaders, styleHash } from "./security_headers.ts";
+import { StaticFiles } from "./static_files.ts";
 import type { SceneStore } from "./store.ts";
 import type { ClusterScenes } from "./cluster/cluster_scenes.ts";
 
@@ -34,6 +35,8 @@ export interface AppContext {
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   const { config, rooms, store, metrics, cluster } = ctx;
+  const files = new StaticFiles(config.staticDir, { dev: config.dev });
+  app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
 
   app.get(
     "/",
@@ -47,7 +50,7 @@ export function createApp(ctx: AppContext): Hono {
       return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
     }
     sceneId(c.req.param("id"));
-    return await serveFile(config.staticDir, "index.html");
+    return await files.page(c.req.raw);
   });
 
   app.get("/s/:id/ws", (c) => {
@@ -56,7 +59,7 @@ export function createApp(ctx: AppContext): Hono {
       throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
     }
     const origin = c.req.header("origin");
-    if (!originAllowed(origin, c.req.header("host"), config.allowedOrigins)) {
+    if (!originAllowed(origin, ownOrigin(c.req.raw), config.allowedOrigins)) {
       metrics.refuse("forbidden_origin");
       throw new HttpError(403, "forbidden_origin", `origin ${origin} may not open this scene`);
     }
@@ -117,14 +120,26 @@ export function createApp(ctx: AppContext): Hono {
 
   app.get("/static/*", async (c) => {
     const relative = c.req.path.slice("/static/".length);
-    return await serveFile(config.staticDir, relative);
+    return await files.serve(relative, c.req.raw);
   });
 
-  app.notFound(() => {
-    throw new HttpError(404, "not_found", "nothing here");
-  });
+  // Known paths answer other methods with 405 and the methods they do allow.
+  for (const path of ROUTES) {
+    app.all(path, (c) => {
+      throw new HttpError(
+        405,
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${c.req.path}; use GET`,
+        { allow: "GET, HEAD" },
+      );
+    });
+  }
 
-  app.onError((thrown, c) => {
+  // Returned, not thrown: a thrown not-found skips the middleware (and its security headers).
+  app.notFound((c) => errorResponse(new HttpError(404, "not_found", "nothing here"), c));
+  app.onError((thrown, c) => errorResponse(thrown, c));
+
+  const errorResponse = (thrown: Error, c: Context) => {
     const err = thrown instanceof StorageUnavailableError
       ? new HttpError(503, thrown.code, thrown.message)
       : thrown;
@@ -133,25 +148,56 @@ export function createApp(ctx: AppContext): Hono {
     const code = known ? err.code : "internal";
     const message = known ? err.message : "internal error";
     if (!known) config.log(`error: ${c.req.method} ${c.req.path}: ${err.stack ?? err}`);
+    const headers = known ? err.headers : {};
     if (c.req.header("accept")?.includes("text/html")) {
-      return c.html(errorPage(status, code, message), status as 404);
+      return c.html(errorPage(status, code, message), status as 404, headers);
     }
-    return c.json({ error: { code, message } }, status as 404);
-  });
+    return c.json({ error: { code, message } }, status as 404, headers);
+  };
 
   return app;
 }
 
-/** Same-host origins pass, as do those listed (or any, with `*`); no Origin (not a browser) passes. */
+/** Paths served (GET and HEAD only); every other method gets 405. */
+const ROUTES = [
+  "/",
+  "/s/:id",
+  "/s/:id/ws",
+  "/api/scenes/:id",
+  "/api/scenes/:id/log",
+  "/healthz",
+  "/metrics",
+  "/static/*",
+];
+
+/**
+ * Our own origin as the browser saw it: the scheme a TLS-terminating proxy reports in
+ * `X-Forwarded-Proto` (else the request's), and the Host header.
+ */
+export function ownOrigin(request: Request): string | undefined {
+  const host = request.headers.get("host");
+  if (!host) return undefined;
+  const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
+  const scheme = forwarded === "https" || forwarded === "http"
+    ? forwarded
+    : new URL(request.url).protocol.slice(0, -1);
+  return `${scheme}://${host}`;
+}
+
+/**
+ * The page's own origin passes — same scheme, host and port: an `http:` page may not speak for
+ * an `https:` site — as do those listed (or any, with `*`); no Origin (not a browser) passes.
+ */
 export function originAllowed(
   origin: string | undefined,
-  host: string | undefined,
+  own: string | undefined,
   allowed: readonly string[],
 ): boolean {
   if (origin === undefined) return true;
   if (allowed.includes("*") || allowed.includes(origin)) return true;
+  if (own === undefined) return false;
   try {
-    return new URL(origin).host === host;
+    return new URL(origin).origin === new URL(own).origin;
   } catch {
     return false;
   }
@@ -172,11 +218,17 @@ function intParam(text: string | undefined, name: string, fallback: number, min:
   return value;
 }
 
+/** The error page's only styles, allowed by the CSP through their hash. */
+const ERROR_PAGE_STYLE =
+  "body{background:#0b1020;color:#dde;font:16px system-ui;display:grid;place-items:center;" +
+  "height:100vh;margin:0}a{color:#9cf}";
+const ERROR_PAGE_STYLE_HASH = styleHash(ERROR_PAGE_STYLE);
+
 function errorPage(status: number, code: string, message: string): string {
   const escape = (s: string) =>
     s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
   return `<!doctype html><html><head><meta charset="utf-8"><title>${status} · Snowfire</title>
-<style>body{background:#0b1020;color:#dde;font:16px system-ui;display:grid;place-items:center;height:100vh;margin:0}</style>
+<style>${ERROR_PAGE_STYLE}</style>
 </head><body><main><h1>${status}</h1><p>${escape(message)} <small>(${escape(code)})</small></p>
-<p><a href="/" style="color:#9cf">Start a new scene</a></p></main></body></html>`;
+<p><a href="/">Start a new scene</a></p></main></body></html>`;
 }

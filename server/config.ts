@@ -71,6 +71,8 @@ export interface ServerOptions {
    * `storage_unavailable`, as on a full disk. Default: no cap.
    */
   dbMaxBytes?: number;
+  /** Development mode (DEV=1): source maps are served. Default false. */
+  dev?: boolean;
 }
 
 /** Options with every default filled in. */
@@ -92,6 +94,7 @@ export interface ServerConfig {
   desyncTimeoutMs: number;
   presenceLimit: number;
   dbMaxBytes: number | undefined;
+  dev: boolean;
   /** Frames longer than this many bytes are refused with `too_large`. */
   maxFrameBytes: number;
 }
@@ -119,6 +122,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
     presenceLimit: options.presenceLimit ?? 32,
     dbMaxBytes: options.dbMaxBytes,
+    dev: options.dev ?? false,
     maxFrameBytes: MAX_FRAME_BYTES,
   };
   requireInt("port", config.port, 0, 65535);
@@ -187,6 +191,7 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     if (!(mb > 0)) throw new RangeError(`DB_MAX_MB must be a positive number, got ${dbMaxMb}`);
     options.dbMaxBytes = Math.floor(mb * 1024 * 1024);
   }
+  if (env("DEV") === "1") options.dev = true;
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -209,7 +214,8 @@ export function describeConfig(config: ServerConfig): string {
     `presenceLimit=${config.presenceLimit}`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
     `staticDir=${config.staticDir}` +
-    (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`),
+    (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`) +
+    (config.dev ? " dev (source maps served)" : ""),
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
       rate(r.frames)
     }`,

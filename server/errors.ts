@@ -4,12 +4,15 @@
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
+  /** Extra response headers, e.g. `Allow` on a 405. */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = "HttpError";
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 

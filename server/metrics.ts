@@ -14,10 +14,18 @@ export class Metrics {
   /** Hellos whose `lastSeq` was beyond the stored log (the database lost events). */
   historyLost = 0;
   heartbeatPasses = 0;
-  /** Lateness of the last scheduler pass behind its deadline, ms. */
-  heartbeatLagMs = 0;
-  /** Worst lateness seen, ms. */
-  heartbeatLagMaxMs = 0;
+  /** How long the last scheduler pass ran (it sends every room's heartbeat), ms. */
+  heartbeatPassMs = 0;
+  /** Longest pass seen, ms. */
+  heartbeatPassMaxMs = 0;
+  /**
+   * Time between the ends of the last two passes, ms: the real gap between two heartbeats of
+   * the room served last, however late the pass started and however long it ran.
+   */
+  heartbeatGapMs = 0;
+  /** Longest gap seen, ms. */
+  heartbeatGapMaxMs = 0;
+  #lastPassEndMs: number | undefined;
   readonly refused = new Map<string, number>();
 
   /** Counts a refused message under its error code. */
@@ -25,11 +33,30 @@ export class Metrics {
     this.refused.set(code, (this.refused.get(code) ?? 0) + 1);
   }
 
-  /** Records one scheduler pass that ran `lagMs` after its deadline. */
-  pass(lagMs: number): void {
+  /**
+   * Records one scheduler pass that ran from `startMs` to `endMs` (monotonic).
+   *
+   * @example
+   * ```ts
+   * const m = new Metrics();
+   * m.pass(0, 5);
+   * m.pass(45, 120); // a 75 ms pass: its last heartbeats went out 115 ms after the previous ones
+   * console.log(m.heartbeatPassMs, m.heartbeatGapMs); // 75 115
+   * ```
+   */
+  pass(startMs: number, endMs: number): void {
     this.heartbeatPasses++;
-    this.heartbeatLagMs = lagMs;
-    if (lagMs > this.heartbeatLagMaxMs) this.heartbeatLagMaxMs = lagMs;
+    this.heartbeatPassMs = endMs - startMs;
+    if (this.heartbeatPassMs > this.heartbeatPassMaxMs) {
+      this.heartbeatPassMaxMs = this.heartbeatPassMs;
+    }
+    if (this.#lastPassEndMs !== undefined) {
+      this.heartbeatGapMs = endMs - this.#lastPassEndMs;
+      if (this.heartbeatGapMs > this.heartbeatGapMaxMs) {
+        this.heartbeatGapMaxMs = this.heartbeatGapMs;
+      }
+    }
+    this.#lastPassEndMs = endMs;
   }
 
   /** Prometheus text exposition format (version 0.0.4). */
@@ -102,13 +129,23 @@ export class Metrics {
       "",
       this.heartbeatPasses,
     ]]);
-    metric("snowfire_heartbeat_lag_ms", "gauge", "Last scheduler pass lateness, ms.", [[
+    metric("snowfire_heartbeat_pass_ms", "gauge", "Duration of the last scheduler pass, ms.", [[
       "",
-      round3(this.heartbeatLagMs),
+      round3(this.heartbeatPassMs),
     ]]);
-    metric("snowfire_heartbeat_lag_max_ms", "gauge", "Worst scheduler pass lateness, ms.", [[
+    metric("snowfire_heartbeat_pass_max_ms", "gauge", "Longest scheduler pass, ms.", [[
       "",
-      round3(this.heartbeatLagMaxMs),
+      round3(this.heartbeatPassMaxMs),
+    ]]);
+    metric(
+      "snowfire_heartbeat_gap_ms",
+      "gauge",
+      "Time between the ends of the last two scheduler passes (heartbeat send gap), ms.",
+      [["", round3(this.heartbeatGapMs)]],
+    );
+    metric("snowfire_heartbeat_gap_max_ms", "gauge", "Longest heartbeat send gap, ms.", [[
+      "",
+      round3(this.heartbeatGapMaxMs),
     ]]);
     return lines.join("\n") + "\n";
   }

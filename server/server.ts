@@ -67,10 +67,10 @@ export async function startServer(
       log: config.log,
     })
     : undefined;
-  const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs, lagMs) => {
-    metrics.pass(lagMs);
+  const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs) => {
     if (cluster) cluster.pass(nowMs);
     else rooms.pass(nowMs);
+    metrics.pass(nowMs, config.monotonic());
   });
   let accepting = true;
   const app = createApp({

@@ -122,12 +122,17 @@ Deno.test("names are valid scene ids and readable peer names", () => {
 });
 
 Deno.test("origin check allows same host, listed origins and non-browsers only", () => {
-  assert.ok(originAllowed("http://localhost:8000", "localhost:8000", []));
-  assert.ok(originAllowed(undefined, "localhost:8000", []));
-  assert.ok(!originAllowed("http://evil.test", "localhost:8000", []));
-  assert.ok(originAllowed("http://friend.test", "localhost:8000", ["http://friend.test"]));
-  assert.ok(originAllowed("http://anyone.test", "localhost:8000", ["*"]));
-  assert.ok(!originAllowed("not a url", "localhost:8000", []));
+  const own = "http://localhost:8000";
+  assert.ok(originAllowed("http://localhost:8000", own, []));
+  assert.ok(originAllowed(undefined, own, []));
+  assert.ok(!originAllowed("http://evil.test", own, []));
+  assert.ok(originAllowed("http://friend.test", own, ["http://friend.test"]));
+  assert.ok(originAllowed("http://anyone.test", own, ["*"]));
+  assert.ok(!originAllowed("not a url", own, []));
+  // The scheme counts: an http page is not the https site, nor the other way round.
+  assert.ok(!originAllowed("https://localhost:8000", own, []));
+  assert.ok(!originAllowed("http://snow.example", "https://snow.example", []));
+  assert.ok(originAllowed("https://snow.example", "https://snow.example:443", []));
 });
 
 Deno.test("config reads the environment and rejects nonsense", () => {
