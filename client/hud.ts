@@ -3,7 +3,7 @@
  * activity toasts, connection state and latency, frame rate and live particle count, and a
  * banner for problems that persist (disconnection).
  */
-import type { Peer } from "../shared/protocol.ts";
+import type { PeerInfo } from "../shared/protocol.ts";
 import type { ConnectionState } from "./net.ts";
 
 /** How long a toast stays, ms. */
@@ -29,7 +29,7 @@ export class Hud {
   private readonly particles = element<HTMLElement>("particles");
   private readonly banner = element<HTMLElement>("banner");
   private readonly toasts = element<HTMLOListElement>("toasts");
-  private readonly peers = new Map<string, Peer>();
+  private readonly peers = new Map<string, PeerInfo>();
   private selfId = "";
   private shownFps = -1;
   private shownParticles = -1;
@@ -42,7 +42,7 @@ export class Hud {
   }
 
   /** Replaces the people list (after a welcome); `self` is this viewer. */
-  setPeers(self: Peer, peers: readonly Peer[]): void {
+  setPeers(self: PeerInfo, peers: readonly PeerInfo[]): void {
     this.selfId = self.id;
     this.peers.clear();
     this.peers.set(self.id, self);
@@ -51,13 +51,13 @@ export class Hud {
   }
 
   /** Someone joined. */
-  addPeer(peer: Peer): void {
+  addPeer(peer: PeerInfo): void {
     this.peers.set(peer.id, peer);
     this.renderPeers();
   }
 
   /** Someone left. */
-  removePeer(peer: Peer): void {
+  removePeer(peer: PeerInfo): void {
     this.peers.delete(peer.id);
     this.renderPeers();
   }

@@ -132,14 +132,14 @@ function start(): void {
     actions: {
       // The burst height `_y` goes on the wire once the protocol accepts a launch's `y`.
       launch(x, z, _y) {
-        if (!net.send({ t: "launch", x, z })) return notConnected();
+        if (!net.submit({ type: "launch", x, z })) return notConnected();
         renderer.markLaunch(x, z);
       },
-      gun: (origin, direction) => net.send({ t: "gun", origin, direction }) || notConnected(),
+      gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),
     },
   });
   const panel = new SettingsPanel((change) =>
-    net.send({ t: "settings", settings: change }) || notConnected()
+    net.submit({ type: "settings", settings: change }) || notConnected()
   );
   const stats = new FrameStats();
   // Tests read pixels at a fixed resolution; everyone else gets a resolution that keeps up.

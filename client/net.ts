@@ -11,7 +11,7 @@ import type {
   StatusMessage,
   WelcomeMessage,
 } from "../shared/protocol.ts";
-import type { SceneEvent } from "../shared/types.ts";
+import type { EventBody, SceneEvent } from "../shared/types.ts";
 import { ClockSync } from "./clock_sync.ts";
 
 /** Where the link stands, for the HUD. */
@@ -104,6 +104,11 @@ export class Net {
     if (!socket || socket.readyState !== WebSocket.OPEN) return false;
     socket.send(JSON.stringify(message));
     return true;
+  }
+
+  /** Submits an event body for the server to stamp and forward; false when not connected. */
+  submit(body: EventBody): boolean {
+    return this.send({ t: "submit", body });
   }
 
   /**

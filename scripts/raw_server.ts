@@ -5,8 +5,9 @@
  *
  * - `GET /s/:scene/ws` upgrades; every scene is a room (a plain array of sockets).
  * - A `hello` frame gets a small `welcome` frame back (so clients run the same handshake).
- * - A `launch` frame is parsed and broadcast to everybody in the room as an `event` frame of the
- *   same shape and size as Snowfire's: `seq` (per room, gap-free) and the current `tick`.
+ * - A `submit` frame with a `launch` body is parsed and broadcast to everybody in the room as an
+ *   `event` frame of the same shape and size as Snowfire's: `seq` (per room, gap-free) and the
+ *   current `tick`.
  * - Every room gets a `{"t":"tick","n":N}` heartbeat every 50 ms, scheduled against the
  *   monotonic clock so it does not drift.
  * - `GET /healthz` answers `ok` (readiness probe).
@@ -77,7 +78,7 @@ export function startRawServer(options: RawServerOptions): Promise<RawServer> {
     const joined = room;
     socket.onmessage = (message) => {
       if (typeof message.data !== "string") return;
-      let frame: { t?: unknown; x?: unknown; z?: unknown };
+      let frame: { t?: unknown; body?: { type?: unknown; x?: unknown; z?: unknown } };
       try {
         frame = JSON.parse(message.data);
       } catch {
@@ -85,13 +86,13 @@ export function startRawServer(options: RawServerOptions): Promise<RawServer> {
       }
       if (frame.t === "hello") {
         socket.send(
-          `{"t":"welcome","v":1,"scene":"${sceneId}","you":{"id":"${peerId}"},"horizon":${tickNow()},` +
+          `{"t":"welcome","v":2,"scene":"${sceneId}","you":{"id":"${peerId}"},"horizon":${tickNow()},` +
             `"lastSeq":${joined.seq},"events":[],"peers":[],"resumed":false}`,
         );
-      } else if (frame.t === "launch") {
+      } else if (frame.t === "submit" && frame.body?.type === "launch") {
         joined.seq++;
         const event = `{"t":"event","seq":${joined.seq},"tick":${tickNow()},"by":"${peerId}",` +
-          `"body":{"type":"launch","x":${Number(frame.x)},"z":${Number(frame.z)}}}`;
+          `"body":{"type":"launch","x":${Number(frame.body.x)},"z":${Number(frame.body.z)}}}`;
         for (const peer of joined.sockets) {
           if (peer.readyState === WebSocket.OPEN) peer.send(event);
         }

@@ -6,7 +6,7 @@
  */
 import { type ClientMessage, ClientMessageSchema, type ErrorMessage } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
-import { StorageUnavailableError } from "./errors.ts";
+import { errorMessage as error, StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import { nextPeerId, randomPeerColor, randomPeerName } from "./names.ts";
 import { Peer } from "./peer.ts";
@@ -22,6 +22,9 @@ export type SceneRoom = Pick<
   Room,
   "id" | "admit" | "hello" | "submit" | "pong" | "reportHash" | "leave"
 >;
+
+/** What each event body's token bucket is called in a `rate_limited` reason. */
+const BODY_NOUNS = { launch: "launches", gun: "gun shots", settings: "settings changes" } as const;
 
 /** Close code for a room that is full ("try again later"). */
 export const CLOSE_ROOM_FULL = 1013;
@@ -112,12 +115,27 @@ function handleFrame(
   const parsed = ClientMessageSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const t = (json as { t?: unknown } | null)?.t;
-    const kind = typeof t === "string" && KNOWN_TYPES.has(t) ? t : "";
-    const path = [kind, ...issue.path.map(String)].filter(Boolean).join(".") || "message";
-    return error("bad_message", `${path}: ${issue.message}`);
+    return error("bad_message", `${issuePath(json, issue.path)}: ${issue.message}`);
   }
   return dispatch(peer, room, parsed.data, nowMs);
+}
+
+/**
+ * Where in a frame a schema issue is, for the error reason: `launch.z`, `hash.tick`. A submitted
+ * body is named by its own `type` (`launch.x`, not `submit.body.x`).
+ */
+function issuePath(json: unknown, path: readonly PropertyKey[]): string {
+  const t = (json as { t?: unknown } | null)?.t;
+  let kind = typeof t === "string" && KNOWN_TYPES.has(t) ? t : "";
+  let rest = path.map(String);
+  if (kind === "submit" && rest[0] === "body") {
+    const type = (json as { body?: { type?: unknown } }).body?.type;
+    if (typeof type === "string" && Object.hasOwn(BODY_NOUNS, type)) {
+      kind = type;
+      rest = rest.slice(1);
+    }
+  }
+  return [kind, ...rest].filter(Boolean).join(".") || "message";
 }
 
 function dispatch(
@@ -127,27 +145,16 @@ function dispatch(
   nowMs: number,
 ): ErrorMessage | null {
   if (msg.t === "hello") return room.hello(peer, msg.name, msg.lastSeq);
-  if (!peer.welcomed) return error("bad_message", `${msg.t}: send hello first`);
+  if (!peer.welcomed) {
+    const kind = msg.t === "submit" ? msg.body.type : msg.t;
+    return error("bad_message", `${kind}: send hello first`);
+  }
   switch (msg.t) {
-    case "launch": {
-      const wait = peer.take("launch", nowMs);
-      if (wait > 0) return rateLimited("launches", wait);
-      return room.submit(
-        peer,
-        msg.theme === undefined
-          ? { type: "launch", x: msg.x, z: msg.z }
-          : { type: "launch", x: msg.x, z: msg.z, theme: msg.theme },
-      );
-    }
-    case "gun": {
-      const wait = peer.take("gun", nowMs);
-      if (wait > 0) return rateLimited("gun shots", wait);
-      return room.submit(peer, { type: "gun", origin: msg.origin, direction: msg.direction });
-    }
-    case "settings": {
-      const wait = peer.take("settings", nowMs);
-      if (wait > 0) return rateLimited("settings changes", wait);
-      return room.submit(peer, { type: "settings", settings: msg.settings });
+    case "submit": {
+      const type = msg.body.type;
+      const wait = peer.take(type, nowMs);
+      if (wait > 0) return rateLimited(BODY_NOUNS[type], wait);
+      return room.submit(peer, msg.body);
     }
     case "ping":
       room.pong(peer, msg.id, msg.ct);
@@ -172,14 +179,10 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-function error(code: ErrorMessage["code"], message: string): ErrorMessage {
-  return { t: "error", code, message };
-}
-
 function tooLarge(size: number, max: number): ErrorMessage {
   return error("too_large", `frame of ${size} bytes refused: the limit is ${max} bytes`);
 }
 
 function rateLimited(what: string, waitMs: number): ErrorMessage {
-  return { ...error("rate_limited", `too many ${what}; slow down`), retryAfterMs: waitMs };
+  return error("rate_limited", `too many ${what}; slow down`, waitMs);
 }

@@ -1,4 +1,8 @@
-/** Errors the HTTP layer turns into `{error: {code, message}}` responses. */
+/**
+ * Refusals: the HTTP layer turns `HttpError`s into `{error: {code, message}}` responses; the
+ * WebSocket layer sends `errorMessage` frames.
+ */
+import type { ErrorCode, ErrorMessage } from "../shared/protocol.ts";
 
 /** An error with an HTTP status, a machine-readable code and a human message. */
 export class HttpError extends Error {
@@ -55,4 +59,15 @@ export class StorageDamagedError extends Error {
     super(message, options);
     this.name = "StorageDamagedError";
   }
+}
+
+/** The `error` frame for a refused WebSocket message: a code and a human reason. */
+export function errorMessage(
+  code: ErrorCode,
+  message: string,
+  retryAfterMs?: number,
+): ErrorMessage {
+  return retryAfterMs === undefined
+    ? { t: "error", code, message }
+    : { t: "error", code, message, retryAfterMs };
 }

@@ -3,7 +3,7 @@
  * buffers without bound: a connection whose unsent bytes exceed the cap is closed with 1013 and
  * dropped, so one slow reader cannot hold memory or slow the others.
  */
-import type { Peer as PeerInfo } from "../shared/protocol.ts";
+import type { PeerInfo } from "../shared/protocol.ts";
 import type { RateLimits } from "./config.ts";
 import { TokenBucket } from "./ratelimit.ts";
 

@@ -23,8 +23,8 @@ export const DEFAULT_SKY_CAP = 200_000;
 /** Most snowflakes a scene shows (snow intensity 1). */
 export const MAX_FLAKES = 100_000;
 
-/** Protocol version sent in `welcome`. */
-export const PROTOCOL_VERSION = 1;
+/** Protocol version sent in `welcome` (2: clients submit event bodies as `{t: "submit", body}`). */
+export const PROTOCOL_VERSION = 2;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

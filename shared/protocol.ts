@@ -1,6 +1,8 @@
 /**
  * The wire protocol: JSON text frames over one WebSocket per client at `/s/:scene/ws`.
- * Every frame that crosses the network is validated with these schemas.
+ * Every frame that crosses the network is validated with these schemas, and every wire type
+ * (`Settings`, `EventBody`, `SceneEvent`, `WorldSnapshot`, the messages) is inferred from them:
+ * the schemas are the one definition.
  */
 import { z } from "zod";
 import {
@@ -12,8 +14,7 @@ import {
   SCENE_HEIGHT,
 } from "./constants.ts";
 import { FIREWORK_KINDS, MAX_BREAKS } from "./firework_kinds.ts";
-import { THEMES } from "./types.ts";
-import type { SceneEvent, Settings, WorldSnapshot } from "./types.ts";
+import { THEMES } from "./themes.ts";
 
 /** A scene id: 1–64 characters of `[a-z0-9-]`. */
 export const SceneId = z.string().regex(
@@ -26,14 +27,23 @@ const coord = finite.min(-1000).max(1000);
 
 export const ThemeSchema = z.enum(THEMES);
 
+/** Scene settings. They change only through `settings` events, so every client agrees. */
 export const SettingsSchema = z.object({
+  /** Snow intensity in [0, 1]: the share of `MAX_FLAKES` that falls (light ≈ 0.25, heavy = 1). */
   snow: finite.min(0).max(1),
+  /** Wind speed in metres per second, [0, 12]. */
   windSpeed: finite.min(0).max(12),
+  /** Direction the wind blows towards, in degrees [0, 360). 0 = +x, 90 = +z. */
   windDirection: finite.min(0).max(360),
+  /** Theme of launches that do not name one (clicks and the show). */
   theme: z.union([ThemeSchema, z.literal("auto")]),
+  /** Whether the server's scheduled show launches fireworks. */
   show: z.boolean(),
+  /** Whether the fountain's jets run. */
   fountain: z.boolean(),
 }).strict();
+/** Scene settings. They change only through `settings` events, so every client agrees. */
+export type Settings = z.infer<typeof SettingsSchema>;
 
 export const PartialSettingsSchema = SettingsSchema.partial().refine(
   (s) => Object.keys(s).length > 0,
@@ -51,14 +61,20 @@ export const LaunchBodySchema = z.object({
   type: z.literal("launch"),
   x: finite.min(-LAUNCH_HALF_EXTENT).max(LAUNCH_HALF_EXTENT),
   z: finite.min(-LAUNCH_HALF_EXTENT).max(LAUNCH_HALF_EXTENT),
+  /** Burst height in metres, BURST_HEIGHT_MIN–MAX; default: seeded per launch. */
   y: finite.min(BURST_HEIGHT_MIN).max(BURST_HEIGHT_MAX).optional(),
+  /** Default: peony. */
   kind: FireworkKindSchema.optional(),
   theme: ThemeSchema.optional(),
+  /** Multi-break shell, 1–3; default 1. */
   breaks: z.number().int().min(1).max(MAX_BREAKS).optional(),
 }).strict();
+/** Launch a firework from a ground point; see LaunchBodySchema for the fields. */
+export type LaunchBody = z.infer<typeof LaunchBodySchema>;
 
 const vec3 = z.tuple([coord, coord, coord]);
 
+/** Fire the particle gun from a camera position along its view direction. */
 export const GunBodySchema = z.object({
   type: z.literal("gun"),
   origin: z.tuple([
@@ -66,74 +82,114 @@ export const GunBodySchema = z.object({
     finite.min(0).max(SCENE_HEIGHT),
     finite.min(-SCENE_HALF_EXTENT).max(SCENE_HALF_EXTENT),
   ]),
+  /** Need not be normalised; the world normalises it deterministically. */
   direction: vec3.refine(
     ([x, y, z]) => x * x + y * y + z * z > 1e-6,
     "direction must not be zero",
   ),
 }).strict();
+/** Fire the particle gun from a camera position along its view direction. */
+export type GunBody = z.infer<typeof GunBodySchema>;
 
+/** Change some settings. */
 export const SettingsBodySchema = z.object({
   type: z.literal("settings"),
   settings: PartialSettingsSchema,
 }).strict();
+/** Change some settings. */
+export type SettingsBody = z.infer<typeof SettingsBodySchema>;
 
+/** What an event does to the world: what a client submits, and what the server forwards. */
 export const EventBodySchema = z.discriminatedUnion("type", [
   LaunchBodySchema,
   GunBodySchema,
   SettingsBodySchema,
 ]);
+/** What an event does to the world: what a client submits, and what the server forwards. */
+export type EventBody = z.infer<typeof EventBodySchema>;
 
+/**
+ * An input stamped by the server. Events apply at the start of `tick`, before that tick is
+ * simulated; events at the same tick apply in `seq` order.
+ */
 export const SceneEventSchema = z.object({
+  /** Per scene, strictly increasing, no gaps, starting at 1. */
   seq: z.number().int().min(1),
   tick: z.number().int().min(0),
+  /** Peer id of the sender, or `"show"` for the scheduled show. */
   by: z.string().min(1).max(64),
   body: EventBodySchema,
 });
+/**
+ * An input stamped by the server. Events apply at the start of `tick`, before that tick is
+ * simulated; events at the same tick apply in `seq` order.
+ */
+export type SceneEvent = z.infer<typeof SceneEventSchema>;
 
+/**
+ * Everything besides events that the world at `tick` depends on: the settings in force and
+ * the accumulators of continuous quantities (the wind's integral, which moves the snow).
+ * The server keeps it at T − W; a late joiner starts from it.
+ */
 export const WorldSnapshotSchema = z.object({
   tick: z.number().int().min(0),
   settings: SettingsSchema,
+  /** Integral of the wind velocity (metres) from tick 0 up to `windSince`. */
   windX: finite,
   windZ: finite,
+  /** The tick since which the current wind setting has been in force. */
   windSince: z.number().int().min(0),
 });
+/** Settings and accumulators at `tick`: with the events since, all the world depends on. */
+export type WorldSnapshot = z.infer<typeof WorldSnapshotSchema>;
 
-export const PeerSchema = z.object({
+/** A person in a scene, as welcome and presence name them. */
+export const PeerInfoSchema = z.object({
   id: z.string(),
   name: z.string(),
   color: z.string(),
 });
-
-/** A person in a scene. */
-export type Peer = z.infer<typeof PeerSchema>;
+/** A person in a scene, as welcome and presence name them. */
+export type PeerInfo = z.infer<typeof PeerInfoSchema>;
 
 // ---------------------------------------------------------------- client → server
 
+/** The first frame: join, or with `lastSeq` resume after a reconnect. */
+export const HelloMessageSchema = z.object({
+  t: z.literal("hello"),
+  name: z.string().trim().min(1).max(NAME_MAX_LENGTH).optional(),
+  lastSeq: z.number().int().min(0).optional(),
+}).strict();
+export type HelloMessage = z.infer<typeof HelloMessageSchema>;
+
+/** An event body to stamp and forward; the server passes `body` on untouched. */
+export const SubmitMessageSchema = z.object({
+  t: z.literal("submit"),
+  body: EventBodySchema,
+}).strict();
+export type SubmitMessage = z.infer<typeof SubmitMessageSchema>;
+
+/** Clock sync: the server answers with `pong`. */
+export const PingMessageSchema = z.object({
+  t: z.literal("ping"),
+  id: z.number().int().min(0),
+  ct: finite,
+}).strict();
+export type PingMessage = z.infer<typeof PingMessageSchema>;
+
+/** The client's state hash at a checkpoint tick. */
+export const HashMessageSchema = z.object({
+  t: z.literal("hash"),
+  tick: z.number().int().min(0),
+  h: z.string().regex(/^[0-9a-f]{1,32}$/),
+}).strict();
+export type HashMessage = z.infer<typeof HashMessageSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion("t", [
-  z.object({
-    t: z.literal("hello"),
-    name: z.string().trim().min(1).max(NAME_MAX_LENGTH).optional(),
-    lastSeq: z.number().int().min(0).optional(),
-  }).strict(),
-  z.object({
-    t: z.literal("launch"),
-    x: LaunchBodySchema.shape.x,
-    z: LaunchBodySchema.shape.z,
-    theme: ThemeSchema.optional(),
-  })
-    .strict(),
-  z.object({
-    t: z.literal("gun"),
-    origin: GunBodySchema.shape.origin,
-    direction: GunBodySchema.shape.direction,
-  }).strict(),
-  z.object({ t: z.literal("settings"), settings: PartialSettingsSchema }).strict(),
-  z.object({ t: z.literal("ping"), id: z.number().int().min(0), ct: finite }).strict(),
-  z.object({
-    t: z.literal("hash"),
-    tick: z.number().int().min(0),
-    h: z.string().regex(/^[0-9a-f]{1,32}$/),
-  }).strict(),
+  HelloMessageSchema,
+  SubmitMessageSchema,
+  PingMessageSchema,
+  HashMessageSchema,
 ]);
 
 /** Any frame a client may send. */
@@ -169,7 +225,7 @@ export const WelcomeMessageSchema = z.object({
   windowTicks: z.number().int().positive(),
   checkpointTicks: z.number().int().positive(),
   skyCap: z.number().int().positive(),
-  you: PeerSchema,
+  you: PeerInfoSchema,
   /** Heartbeat horizon: every event with tick < horizon is in `events` or was sent before. */
   horizon: z.number().int().min(0),
   /** Settings and accumulators at `snapshot.tick` (= horizon − W, or 0 for a young scene). */
@@ -178,7 +234,7 @@ export const WelcomeMessageSchema = z.object({
   events: z.array(SceneEventSchema),
   /** Highest seq sent so far (0 when none). */
   lastSeq: z.number().int().min(0),
-  peers: z.array(PeerSchema),
+  peers: z.array(PeerInfoSchema),
   /** True when the server resumed from the client's `lastSeq`: `events` are just the missed ones. */
   resumed: z.boolean(),
 });
@@ -196,7 +252,7 @@ export type EventMessage = z.infer<typeof EventMessageSchema>;
 export const PresenceMessageSchema = z.object({
   t: z.literal("presence"),
   kind: z.enum(["join", "leave"]),
-  peer: PeerSchema,
+  peer: PeerInfoSchema,
 });
 export type PresenceMessage = z.infer<typeof PresenceMessageSchema>;
 
@@ -251,5 +307,3 @@ export const ServerMessageSchema = z.discriminatedUnion("t", [
 
 /** Any frame the server may send. */
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
-
-export type { SceneEvent, Settings, WorldSnapshot };

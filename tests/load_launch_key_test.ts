@@ -17,7 +17,9 @@ Deno.test("load launch keys round-trip through positions", async (t) => {
       const x = keyX(key);
       const z = keyZ(key);
       assert.ok(Math.abs(x) <= LAUNCH_HALF_EXTENT && Math.abs(z) <= LAUNCH_HALF_EXTENT);
-      assert.ok(ClientMessageSchema.safeParse({ t: "launch", x, z }).success);
+      assert.ok(
+        ClientMessageSchema.safeParse({ t: "submit", body: { type: "launch", x, z } }).success,
+      );
     }
   });
 

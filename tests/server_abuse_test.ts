@@ -10,14 +10,19 @@ import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
 import { CLOSE_SLOW_CONSUMER, Peer } from "../server/peer.ts";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
-const QUIET = { t: "settings", settings: { show: false } };
+/** A submitted launch body with the given fields (valid or not). */
+function launch(fields: Record<string, unknown>): unknown {
+  return { t: "submit", body: { type: "launch", ...fields } };
+}
+
+const QUIET = { t: "submit", body: { type: "settings", settings: { show: false } } };
 const isError = (m: ServerMessage) => m.t === "error";
 
 Deno.test("each bad frame gets its own precise error and changes nothing", async () => {
   await withServer({}, async (server) => {
     const scene = "bad-input-1";
     const fresh = await TestClient.connect(server.url, scene);
-    fresh.send({ t: "launch", x: 0, z: 0 });
+    fresh.submit({ type: "launch", x: 0, z: 0 });
     const early = await fresh.waitFor(isError);
     assert.deepEqual(early, {
       t: "error",
@@ -36,20 +41,28 @@ Deno.test("each bad frame gets its own precise error and changes nothing", async
       ["{not json", "bad_message", /^invalid JSON/],
       [{ t: "dance" }, "bad_message", /^t: Invalid discriminator value/],
       [{ x: 1 }, "bad_message", /^t: /],
-      [{ t: "launch", x: 1 }, "bad_message", /^launch\.z: .*expected number/],
-      [{ t: "launch", x: 46, z: 0 }, "bad_message", /^launch\.x: Too big/],
-      [{ t: "launch", x: 1, z: 1, boom: true }, "bad_message", /^launch: Unrecognized key/],
+      [{ t: "launch", x: 1, z: 1 }, "bad_message", /^t: Invalid discriminator value/],
+      [{ t: "submit" }, "bad_message", /^submit\.body: /],
+      [{ t: "submit", body: { type: "dance" } }, "bad_message", /^submit\.body\.type: /],
+      [launch({ x: 1 }), "bad_message", /^launch\.z: .*expected number/],
+      [launch({ x: 46, z: 0 }), "bad_message", /^launch\.x: Too big/],
+      [launch({ x: 1, z: 1, boom: true }), "bad_message", /^launch: Unrecognized key/],
       [
-        { t: "gun", origin: [0, 1, 0], direction: [0, 0, 0] },
+        { t: "submit", body: { type: "gun", origin: [0, 1, 0], direction: [0, 0, 0] } },
         "bad_message",
         /direction must not be zero/,
       ],
-      [{ t: "settings", settings: {} }, "bad_message", /settings must change at least one field/],
       [
-        { t: "settings", settings: { snow: 2 } },
+        { t: "submit", body: { type: "settings", settings: {} } },
+        "bad_message",
+        /settings must change at least one field/,
+      ],
+      [
+        { t: "submit", body: { type: "settings", settings: { snow: 2 } } },
         "bad_message",
         /^settings\.settings\.snow: Too big/,
       ],
+      [{ t: "submit", body: { type: "launch", x: 1, z: 1 }, x: 1 }, "bad_message", /^submit: /],
       [{ t: "hash", tick: 61, h: "abc" }, "bad_message", /not a multiple of 60/],
       [{ t: "hash", tick: 60 * 1e6, h: "abc" }, "bad_message", /in the future/],
       [{ t: "hello" }, "bad_message", /already received/],
@@ -85,8 +98,8 @@ Deno.test("a launch flood is rate-limited while another client is unaffected", a
     const { client: flooder, welcome: wf } = await TestClient.join(server.url, scene);
     flooder.send(QUIET);
     const { client: calm, welcome: wc } = await TestClient.join(server.url, scene);
-    for (let i = 0; i < 40; i++) flooder.send({ t: "launch", x: i % 40, z: 0 });
-    calm.send({ t: "launch", x: -5, z: -5 });
+    for (let i = 0; i < 40; i++) flooder.submit({ type: "launch", x: i % 40, z: 0 });
+    calm.submit({ type: "launch", x: -5, z: -5 });
     await calm.waitFor((m) => m.t === "event" && m.by === wc.you.id);
     const limited = await flooder.waitForCount(
       (m) => m.t === "error" && m.code === "rate_limited",
@@ -119,7 +132,7 @@ Deno.test("a burst of launches hits sky_full with a retry-after", async () => {
     async (server) => {
       const { client, welcome } = await TestClient.join(server.url, "full-sky-1");
       client.send(QUIET);
-      for (let i = 0; i < 8; i++) client.send({ t: "launch", x: i, z: i });
+      for (let i = 0; i < 8; i++) client.submit({ type: "launch", x: i, z: i });
       await eventually(
         "all eight answered",
         () =>
@@ -241,7 +254,7 @@ Deno.test("a real client that stops reading is dropped while the others carry on
     conn.close();
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     assert.match(metrics, /^snowfire_slow_consumers_total 1$/m);
-    reader.send({ t: "launch", x: 3, z: 3 });
+    reader.submit({ type: "launch", x: 3, z: 3 });
     await reader.waitFor((m) =>
       m.t === "event" && m.by === welcome.you.id && m.body.type === "launch"
     );

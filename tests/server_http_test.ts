@@ -65,8 +65,8 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
       });
       await t.step("/api/scenes/:id/log pages through the stored events", async () => {
         const { client, welcome } = await TestClient.join(server.url, scene);
-        client.send({ t: "settings", settings: { show: false } });
-        for (let i = 0; i < 3; i++) client.send({ t: "launch", x: i, z: 0 });
+        client.submit({ type: "settings", settings: { show: false } });
+        for (let i = 0; i < 3; i++) client.submit({ type: "launch", x: i, z: 0 });
         await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, 4);
         await client.close();
         const first = await (await fetch(`${server.url}/api/scenes/${scene}/log?limit=2`)).json();

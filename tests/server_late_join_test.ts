@@ -26,12 +26,12 @@ Deno.test("a late joiner's replay hash equals a veteran's at a common tick", asy
     const scene = "late-comer-1";
     const { client: veteran, welcome: wa } = await TestClient.join(server.url, scene);
     assert.equal(wa.snapshot.tick, 0, "the veteran joined a young scene: it sees everything");
-    veteran.send({
-      t: "settings",
+    veteran.submit({
+      type: "settings",
       settings: { windSpeed: 7, windDirection: 200, theme: "blue-silver", snow: 0.2 },
     });
-    veteran.send({ t: "launch", x: 10, z: -12 });
-    veteran.send({ t: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
+    veteran.submit({ type: "launch", x: 10, z: -12 });
+    veteran.submit({ type: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
     const settingsEvent = await veteran.waitFor((m) =>
       m.t === "event" && m.body.type === "settings"
     );
@@ -39,7 +39,7 @@ Deno.test("a late joiner's replay hash equals a veteran's at a common tick", asy
 
     // Let the settings change fall out of the window, then launch once more just before B joins.
     await veteran.waitFor((m) => m.t === "tick" && m.n > settingsTick + WINDOW_TICKS + 60, 10_000);
-    veteran.send({ t: "launch", x: -20, z: 5, theme: "rainbow" });
+    veteran.submit({ type: "launch", x: -20, z: 5, theme: "rainbow" });
     await veteran.waitFor((m) =>
       m.t === "event" && m.by === wa.you.id && m.tick > settingsTick + WINDOW_TICKS
     );
@@ -84,7 +84,7 @@ Deno.test("the stored snapshot moves forward and welcomes stay exact, also after
   try {
     const first = await startTestServer({ dataDir, ...fast });
     const { client, welcome } = await TestClient.join(first.url, scene);
-    client.send({ t: "settings", settings: { windSpeed: 9, windDirection: 120 } });
+    client.submit({ type: "settings", settings: { windSpeed: 9, windDirection: 120 } });
     const changed = await client.waitFor((m) => m.t === "event" && m.body.type === "settings");
     assert.ok(changed.t === "event");
     const changedTick = changed.tick;
@@ -94,7 +94,7 @@ Deno.test("the stored snapshot moves forward and welcomes stay exact, also after
       (m) => m.t === "tick" && m.n > changedTick + WINDOW_TICKS + RESUME_MARGIN_TICKS + 1200,
       20_000,
     );
-    client.send({ t: "settings", settings: { snow: 0.9 } });
+    client.submit({ type: "settings", settings: { snow: 0.9 } });
     await client.waitFor((m) =>
       m.t === "event" && m.body.type === "settings" && m.seq > changedSeq
     );

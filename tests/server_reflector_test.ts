@@ -6,16 +6,16 @@ import assert from "node:assert/strict";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
 /** Settings that stop the show, so a test sees only its own events. */
-const QUIET = { t: "settings", settings: { show: false } };
+const QUIET = { t: "submit", body: { type: "settings", settings: { show: false } } };
 
 Deno.test("two clients see the same events with the same seq and tick", async () => {
   await withServer({}, async (server) => {
     const { client: a, welcome: wa } = await TestClient.join(server.url, "twin-peaks-1");
     const { client: b } = await TestClient.join(server.url, "twin-peaks-1");
     a.send(QUIET);
-    a.send({ t: "launch", x: 1, z: 2 });
-    b.send({ t: "launch", x: -3, z: 4, theme: "rainbow" });
-    a.send({ t: "gun", origin: [0, 2, 30], direction: [0, 0.5, -1] });
+    a.submit({ type: "launch", x: 1, z: 2 });
+    b.submit({ type: "launch", x: -3, z: 4, theme: "rainbow" });
+    a.submit({ type: "gun", origin: [0, 2, 30], direction: [0, 0.5, -1] });
     const done = (c: TestClient) => () => c.events().filter((e) => e.by !== "show").length >= 4;
     await eventually("both saw four client events", () => done(a)() && done(b)());
     const strip = (c: TestClient) => c.events().filter((e) => e.seq > wa.lastSeq);
@@ -78,15 +78,15 @@ Deno.test("a client that reconnects with lastSeq gets exactly the events it miss
     const { client: stay } = await TestClient.join(server.url, scene);
     stay.send(QUIET);
     const { client: leaver } = await TestClient.join(server.url, scene);
-    stay.send({ t: "launch", x: 1, z: 1 });
+    stay.submit({ type: "launch", x: 1, z: 1 });
     await eventually(
       "leaver saw the launch",
       () => leaver.events().some((e) => e.by !== "show" && e.body.type === "launch"),
     );
     const lastSeen = Math.max(...leaver.events().map((e) => e.seq));
     await leaver.close();
-    stay.send({ t: "launch", x: 2, z: 2 });
-    stay.send({ t: "launch", x: 3, z: 3 });
+    stay.submit({ type: "launch", x: 2, z: 2 });
+    stay.submit({ type: "launch", x: 3, z: 3 });
     await eventually(
       "stay saw both",
       () => stay.events().filter((e) => e.body.type === "launch").length >= 3,
@@ -158,7 +158,7 @@ Deno.test("an empty scene unloads after the idle time and reloads where it left 
   await withServer({ roomIdleMs: 100 }, async (server) => {
     const scene = "nap-time-1";
     const { client, welcome } = await TestClient.join(server.url, scene);
-    client.send({ t: "launch", x: 4, z: 4 });
+    client.submit({ type: "launch", x: 4, z: 4 });
     const launched = await client.waitFor((m) => m.t === "event" && m.by === welcome.you.id);
     await client.close();
     const loaded = async () =>

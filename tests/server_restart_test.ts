@@ -48,7 +48,7 @@ Deno.test("a graceful restart continues the scene and clients resume", async () 
   const scene = "second-life-1";
   const first = await startTestServer({ dataDir });
   const { client, welcome } = await TestClient.join(first.url, scene);
-  for (let i = 0; i < 3; i++) client.send({ t: "launch", x: i, z: -i });
+  for (let i = 0; i < 3; i++) client.submit({ type: "launch", x: i, z: -i });
   await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, 3);
   const before = await fullLog(first.url, scene);
   await first.shutdown();
@@ -63,7 +63,7 @@ Deno.test("a graceful restart continues the scene and clients resume", async () 
     assert.equal(again.resumed, true);
     assert.equal(again.seed, welcome.seed);
     assert.ok(again.horizon >= before.events[before.events.length - 1].tick);
-    back.send({ t: "launch", x: 9, z: 9 });
+    back.submit({ type: "launch", x: 9, z: 9 });
     const next = await back.waitFor((m) => m.t === "event" && m.by === again.you.id);
     assert.ok(next.t === "event" && next.seq > lastSeen);
     const after = await fullLog(second.url, scene);
@@ -83,7 +83,7 @@ Deno.test("after kill -9 of a child server the scene continues with no lost or r
   let server = await spawnServer(dataDir);
   try {
     const { client, welcome } = await TestClient.join(server.url, scene);
-    for (let i = 0; i < 4; i++) client.send({ t: "launch", x: i, z: i });
+    for (let i = 0; i < 4; i++) client.submit({ type: "launch", x: i, z: i });
     await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, 4);
     const seen = client.events().map(({ t: _t, ...e }) => e);
     const lastSeen = seen[seen.length - 1].seq;
@@ -101,7 +101,7 @@ Deno.test("after kill -9 of a child server the scene continues with no lost or r
       lastSeq: lastSeen,
     });
     assert.equal(again.resumed, true);
-    back.send({ t: "launch", x: -1, z: -1 });
+    back.submit({ type: "launch", x: -1, z: -1 });
     const next = await back.waitFor((m) => m.t === "event" && m.by === again.you.id);
     assert.ok(next.t === "event");
     assertGapFree((await fullLog(server.url, scene)).events);
@@ -174,7 +174,7 @@ Deno.test("a restart after the wall clock stepped back neither reuses nor freeze
   const scene = "time-warp-1";
   const first = await startTestServer({ dataDir });
   const { client, welcome } = await TestClient.join(first.url, scene);
-  client.send({ t: "launch", x: 1, z: 1 });
+  client.submit({ type: "launch", x: 1, z: 1 });
   const last = await client.waitFor((m) => m.t === "event" && m.by === welcome.you.id);
   await first.shutdown();
   await client.closed;
@@ -184,7 +184,7 @@ Deno.test("a restart after the wall clock stepped back neither reuses nor freeze
   try {
     const { client: back, welcome: again } = await TestClient.join(second.url, scene);
     assert.ok(again.horizon >= lastTick, `horizon ${again.horizon} fell below ${lastTick}`);
-    back.send({ t: "launch", x: 2, z: 2 });
+    back.submit({ type: "launch", x: 2, z: 2 });
     const next = await back.waitFor((m) => m.t === "event" && m.by === again.you.id);
     assert.ok(next.t === "event" && next.tick >= lastTick);
     await back.waitFor((m) => m.t === "tick" && m.n >= again.horizon + 30, 3000);

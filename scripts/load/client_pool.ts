@@ -95,7 +95,10 @@ export class ClientPool {
           if (job.silenceShow) {
             const clients = this.#byScene.get(job.scene)!;
             clients[clients.length - 1].socket.send(
-              JSON.stringify({ t: "settings", settings: { show: false } }),
+              JSON.stringify({
+                t: "submit",
+                body: { type: "settings", settings: { show: false } },
+              }),
             );
           }
         } else increment(failures, outcome);
@@ -242,7 +245,9 @@ export class ClientPool {
           const key = nextKey;
           nextKey += plan.keyStride;
           const sentAt = now();
-          client.socket.send(`{"t":"launch","x":${keyX(key)},"z":${keyZ(key)}}`);
+          client.socket.send(
+            `{"t":"submit","body":{"type":"launch","x":${keyX(key)},"z":${keyZ(key)}}}`,
+          );
           sentTotal++;
           if (sentAt >= measureFrom && sentAt < measureTo) sends.push([key, sentAt, client.scene]);
         }

@@ -3,6 +3,7 @@
  * clients that record every frame and can wait for the one a test expects.
  */
 import type { ServerMessage } from "../../shared/protocol.ts";
+import type { EventBody } from "../../shared/types.ts";
 import { type RunningServer, type ServerOptions, startServer } from "../../server/server.ts";
 
 /** Starts a quiet server on a free loopback port; `dataDir` defaults to a fresh temp dir. */
@@ -104,6 +105,11 @@ export class TestClient {
         ? message as string
         : JSON.stringify(message),
     );
+  }
+
+  /** Submits an event body (`{t: "submit", body}`) for the server to stamp and forward. */
+  submit(body: EventBody): void {
+    this.send({ t: "submit", body });
   }
 
   /** The first message so far, or the next one, that matches; rejects after `timeoutMs`. */
