@@ -14,7 +14,8 @@ Deno.test("two clients see the same events with the same seq and tick", async ()
     const { client: b } = await TestClient.join(server.url, "twin-peaks-1");
     a.send(QUIET);
     a.submit({ type: "launch", x: 1, z: 2 });
-    b.submit({ type: "launch", x: -3, z: 4, theme: "rainbow" });
+    const aimed = { type: "launch", x: -3, z: 4, y: 30, theme: "rainbow" } as const;
+    b.submit(aimed);
     a.submit({ type: "gun", origin: [0, 2, 30], direction: [0, 0.5, -1] });
     const done = (c: TestClient) => () => c.events().filter((e) => e.by !== "show").length >= 4;
     await eventually("both saw four client events", () => done(a)() && done(b)());
@@ -26,6 +27,8 @@ Deno.test("two clients see the same events with the same seq and tick", async ()
     assert.deepEqual(ticks, [...ticks].sort((x, y) => x - y), "ticks never go back");
     const mine = strip(a).find((e) => e.body.type === "launch" && e.body.x === 1)!;
     assert.equal(mine.by, wa.you.id);
+    const theirs = strip(a).find((e) => e.body.type === "launch" && e.body.x === -3)!;
+    assert.deepEqual(theirs.body, aimed, "the submitted body is forwarded untouched");
     await Promise.all([a.close(), b.close()]);
   });
 });
