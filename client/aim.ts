@@ -70,7 +70,7 @@ export function visibleBurstTop(camera: THREE.Camera, x: number, z: number): num
  * ```ts
  * raycaster.setFromCamera(pointer, camera);
  * const burst = aimLaunch(raycaster.ray, camera, controls.target, new THREE.Vector3());
- * send({ t: "launch", x: burst.x, z: burst.z, y: burst.y });
+ * net.submit({ type: "launch", x: burst.x, z: burst.z, y: burst.y });
  * ```
  */
 export function aimLaunch(

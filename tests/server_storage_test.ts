@@ -22,8 +22,8 @@ async function storedScene(scene: string, launches: number): Promise<string> {
   });
   try {
     const { client, welcome } = await TestClient.join(server.url, scene);
-    client.send({ t: "settings", settings: { show: false } });
-    for (let i = 0; i < launches; i++) client.send({ t: "launch", x: i, z: 0 });
+    client.submit({ type: "settings", settings: { show: false } });
+    for (let i = 0; i < launches; i++) client.submit({ type: "launch", x: i, z: 0 });
     await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, launches + 1);
     await client.close();
   } finally {
@@ -144,12 +144,12 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
   try {
     const { client } = await TestClient.join(server.url, scene);
     const bystander = await TestClient.join(server.url, "full-disk-2");
-    client.send({ t: "settings", settings: { show: false } });
+    client.submit({ type: "settings", settings: { show: false } });
     let sent = 0;
     while (!client.errors().some((e) => e.code === "storage_unavailable")) {
       assert.ok(sent < 5000, "the capped database never filled up");
       for (let i = 0; i < 100; i++, sent++) {
-        client.send({ t: "settings", settings: { snow: sent % 2 ? 0.25 : 0.75 } });
+        client.submit({ type: "settings", settings: { snow: sent % 2 ? 0.25 : 0.75 } });
       }
       await client.waitForCount((m) => m.t === "event" || m.t === "error", sent, 10_000);
     }
@@ -158,7 +158,7 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
     assert.match(refusal.message, /cannot save right now \(SQLITE_FULL/);
     assert.ok(seen.length > 50, `only ${seen.length} events fit`);
 
-    client.send({ t: "launch", x: 1, z: 1 });
+    client.submit({ type: "launch", x: 1, z: 1 });
     const errorsBefore = client.errors().length;
     await client.waitForCount(isError, errorsBefore + 1);
     assert.equal(client.errors().at(-1)!.code, "storage_unavailable");
