@@ -71,11 +71,11 @@ Deno.test({
       assert.equal(ja.welcome.seed, jb.welcome.seed, "both nodes serve the same scene");
       // Launches and settings from both sides.
       for (let i = 0; i < 6; i++) {
-        ja.client.send({ t: "launch", x: i * 3 - 9, z: 4 });
-        jb.client.send({ t: "launch", x: -i * 2, z: -6, theme: "rainbow" });
+        ja.client.submit({ type: "launch", x: i * 3 - 9, z: 4 });
+        jb.client.submit({ type: "launch", x: -i * 2, z: -6, theme: "rainbow" });
       }
-      jb.client.send({ t: "settings", settings: { windSpeed: 5, snow: 0.3 } });
-      ja.client.send({ t: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
+      jb.client.submit({ type: "settings", settings: { windSpeed: 5, snow: 0.3 } });
+      ja.client.submit({ type: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
       await eventually(
         "both clients got the 14 client events",
         () =>
