@@ -147,7 +147,7 @@ function launchEvery(client: TestClient, everyMs: number): () => void {
   let i = 0;
   const timer = setInterval(() => {
     if (client.socket.readyState !== WebSocket.OPEN) return;
-    client.send({ t: "launch", x: (i++ % 20) * 2 - 20, z: 3 });
+    client.submit({ type: "launch", x: (i++ % 20) * 2 - 20, z: 3 });
   }, everyMs);
   return () => clearInterval(timer);
 }
@@ -360,8 +360,8 @@ Deno.test({
       clients.push(veteran.client);
       const helper = await TestClient.join(nodes[1].url, scene);
       clients.push(helper.client);
-      helper.client.send({
-        t: "settings",
+      helper.client.submit({
+        type: "settings",
         settings: { windSpeed: 7, windDirection: 200, theme: "blue-silver", snow: 0.2 },
       });
       const settings = await veteran.client.waitFor((m) =>
@@ -373,8 +373,8 @@ Deno.test({
         (m) => m.t === "tick" && m.n > settingsTick + WINDOW_TICKS + 60,
         20_000,
       );
-      helper.client.send({ t: "launch", x: -20, z: 5, theme: "rainbow" });
-      veteran.client.send({ t: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
+      helper.client.submit({ type: "launch", x: -20, z: 5, theme: "rainbow" });
+      veteran.client.submit({ type: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
       await eventually(
         "both fresh events reached the veteran",
         () =>
