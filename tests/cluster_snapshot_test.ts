@@ -45,8 +45,8 @@ Deno.test({
       await eventually("the settings change is stamped", () => {
         const done = veteran.client.events().some((e) => e.body.type === "settings");
         if (!done) {
-          veteran.client.send({
-            t: "settings",
+          veteran.client.submit({
+            type: "settings",
             settings: { show: false, windSpeed: 7, theme: "blue-silver" },
           });
         }
@@ -57,7 +57,7 @@ Deno.test({
       // Keep launching until the record's snapshot has moved past the settings change.
       let i = 0;
       await eventually("the stored snapshot moved forward", async () => {
-        veteran.client.send({ t: "launch", x: (i++ % 10) * 4 - 20, z: 2 });
+        veteran.client.submit({ type: "launch", x: (i++ % 10) * 4 - 20, z: 2 });
         await new Promise((r) => setTimeout(r, 150));
         return (await record()).snapshot.tick > 0;
       }, 20_000);
@@ -88,11 +88,11 @@ Deno.test({
       // A shuts down (releasing its lease); B takes over from the stored snapshot and continues.
       const lastSeq = Math.max(...auditStream(late.client.messages).events.keys());
       await a.shutdown();
-      late.client.send({ t: "launch", x: 5, z: 5 });
+      late.client.submit({ type: "launch", x: 5, z: 5 });
       let next: SceneEvent | undefined;
       await eventually("B stamps the next event", () => {
         next = late.client.events().find((e) => e.seq > lastSeq);
-        if (!next) late.client.send({ t: "launch", x: 5, z: 5 });
+        if (!next) late.client.submit({ type: "launch", x: 5, z: 5 });
         return next !== undefined;
       }, 10_000);
       assert.equal(next!.seq, lastSeq + 1);

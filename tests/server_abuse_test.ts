@@ -41,7 +41,7 @@ Deno.test("each bad frame gets its own precise error and changes nothing", async
       ["{not json", "bad_message", /^invalid JSON/],
       [{ t: "dance" }, "bad_message", /^t: Invalid discriminator value/],
       [{ x: 1 }, "bad_message", /^t: /],
-      [{ t: "launch", x: 1, z: 1 }, "bad_message", /^t: Invalid discriminator value/],
+      ['{"t":"launch","x":1,"z":1}', "bad_message", /^t: Invalid discriminator value/],
       [{ t: "submit" }, "bad_message", /^submit\.body: /],
       [{ t: "submit", body: { type: "dance" } }, "bad_message", /^submit\.body\.type: /],
       [launch({ x: 1 }), "bad_message", /^launch\.z: .*expected number/],

@@ -98,8 +98,16 @@ export class TestClient {
     return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
   }
 
-  /** Sends an object as JSON, or a raw string / bytes as they are. */
+  /**
+   * Sends an object as JSON, or a raw string / bytes as they are. Event bodies go through
+   * {@link submit}; a v1 frame (`{t: "launch"}` and the like) throws, so a test written against
+   * the old protocol fails at once instead of waiting for events that never come.
+   */
   send(message: unknown): void {
+    const t = (message as { t?: unknown } | null)?.t;
+    if (t === "launch" || t === "gun" || t === "settings") {
+      throw new TypeError(`{t: "${t}"} is protocol v1: use client.submit({type: "${t}", ...})`);
+    }
     this.socket.send(
       typeof message === "string" || message instanceof Uint8Array
         ? message as string
