@@ -4,6 +4,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
+import type { ClusterOptions } from "./cluster/cluster_config.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {
@@ -66,6 +67,8 @@ export interface ServerOptions {
    * 32: it bounds the welcome frame, whose size each connection's write buffer keeps for good.
    */
   presenceLimit?: number;
+  /** Cluster mode: scenes live in NATS JetStream (see server/cluster/). Default: embedded. */
+  cluster?: ClusterOptions;
   /**
    * Most bytes the scene database may grow to (SQLite `max_page_count`); past it launches get
    * `storage_unavailable`, as on a full disk. Default: no cap.

@@ -10,7 +10,6 @@ import type { PeerSocket } from "./peer.ts";
 import { Rooms } from "./rooms.ts";
 import { PassScheduler } from "./scheduler.ts";
 import { SceneStore } from "./store.ts";
-import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import { ClusterScenes } from "./cluster/cluster_scenes.ts";
 import { NatsLink } from "./cluster/nats_link.ts";
 
@@ -35,9 +34,7 @@ export const CLOSE_GOING_AWAY = 1001;
  * Opens the store under `dataDir`, starts the scheduler and listens. With `cluster`, scenes live
  * in NATS JetStream and this node is one of many edges/owners (see server/cluster/).
  */
-export async function startServer(
-  options: ServerOptions & { cluster?: ClusterOptions },
-): Promise<RunningServer> {
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = resolveConfig(options);
   const link = options.cluster ? await NatsLink.open(options.cluster, config.log) : undefined;
   const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });

@@ -33,8 +33,8 @@ Deno.test({
       // Scene milliseconds: 300 ms of real time.
       leaseTtlMs: 3000,
     });
-    const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") } as never);
-    const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") } as never);
+    const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") });
+    const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") });
     const nc = await connect({ servers: nats.urls });
     const clients: TestClient[] = [];
     try {
