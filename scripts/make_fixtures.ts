@@ -3,6 +3,7 @@
  * the hashes this world computes for it now. Run it only when a simulation change is intended:
  * `deno run -A scripts/make_fixtures.ts`, then review and commit the diff.
  */
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { replay, type ReplayInput } from "../shared/replay.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { busyScenario } from "../tests/helpers/world_scenarios.ts";
@@ -52,7 +53,39 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
     at(200, { type: "settings", settings: { fountain: false } }),
     at(260, { type: "settings", settings: { fountain: true } }),
   ];
+  seq = 0;
+  // A sky click bursts at its aim point; a ground click (no y) at the launch's seeded height.
+  const aimed = [
+    at(5, { type: "launch", x: -30, z: 10, y: 18, kind: "peony", theme: "rainbow" }),
+    at(5, { type: "launch", x: 30, z: -10, y: 55, kind: "ring", theme: "blue-silver" }),
+    at(40, { type: "launch", x: 0, z: 44, y: 33.3, kind: "heart", theme: "red-gold" }),
+    at(41, { type: "launch", x: -44, z: -44, kind: "willow", breaks: 3 }),
+  ];
+  const kinds: Record<string, Omit<Fixture, "expected">> = {};
+  FIREWORK_KINDS.forEach((kind, k) => {
+    seq = 0;
+    kinds[`kind_${kind}`] = {
+      description: `One ${kind}, then a two-break ${kind} aimed at 30 m, all dead by the end.`,
+      seed: 100 + k,
+      settings: { ...quiet, snow: 0 },
+      events: [
+        at(10, { type: "launch", x: 4, z: -6, kind, theme: "green-purple" }),
+        at(90, { type: "launch", x: -12, z: 8, y: 30, kind, breaks: 2 }),
+      ],
+      ticks: 600,
+      every: 30,
+    };
+  });
   return {
+    ...kinds,
+    aimed: {
+      description: "Aimed launches at the lowest and highest burst heights, and a 3-break willow.",
+      seed: 77,
+      settings: { ...quiet, snow: 0 },
+      events: aimed,
+      ticks: 540,
+      every: 30,
+    },
     snow_only: {
       description: "Default snow, no fountain, no events; then wind and intensity from settings.",
       seed: 11,

@@ -4,9 +4,11 @@
  * and every client's pool agree slot for slot. An event occupies its slots for the ticks in
  * [event.tick, endTick).
  */
-import { planFirework } from "./firework_plan.ts";
+import { FireworkPlan, planFirework } from "./firework_plan.ts";
 import { GUN_LIFE_TICKS, GUN_SHOTS } from "./gun.ts";
 import type { SceneEvent } from "./types.ts";
+
+const scratch = new FireworkPlan();
 
 /** What an event costs the sky. */
 export interface EventCost {
@@ -20,7 +22,7 @@ export interface EventCost {
 export function eventCost(seed: number, event: SceneEvent): EventCost {
   switch (event.body.type) {
     case "launch": {
-      const plan = planFirework(seed, event.seq);
+      const plan = planFirework(seed, event.seq, event.body, scratch);
       return { particles: plan.slots, endTick: event.tick + plan.lifeTicks };
     }
     case "gun":

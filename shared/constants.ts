@@ -23,7 +23,11 @@ export const DEFAULT_SKY_CAP = 200_000;
 /** Most snowflakes a scene shows (snow intensity 1). */
 export const MAX_FLAKES = 100_000;
 
-/** Protocol version sent in `welcome` (2: clients submit event bodies as `{t: "submit", body}`). */
+/**
+ * Protocol version sent in `welcome`. Bump it whenever the wire or the simulation changes, so a
+ * cached old client refuses a newer server instead of desyncing. 2: clients submit event bodies
+ * as `{t: "submit", body}`; firework kinds, aimed bursts and the new firework motion.
+ */
 export const PROTOCOL_VERSION = 2;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
@@ -51,11 +55,12 @@ export const BURST_HEIGHT_DEFAULT_MAX = 46;
 
 /**
  * For camera fitting: no spark of any kind gets further than this from its burst point
- * horizontally or upwards (metres), and none falls further than BURST_DROOP_MAX below it.
+ * horizontally or upwards (metres), and none falls further than BURST_DROOP_MAX below it
+ * (willows droop most; sparks do not collide with the ground, the ground hides them).
  * Later breaks of a multi-break shell burst within BREAK_OFFSET_MAX of the first (each axis).
  */
 export const BURST_REACH_MAX = 20;
-export const BURST_DROOP_MAX = 30;
+export const BURST_DROOP_MAX = 36;
 export const BREAK_OFFSET_MAX = 6;
 
 /** Ticks between the breaks of a multi-break shell. */

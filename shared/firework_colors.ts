@@ -1,14 +1,16 @@
 /**
- * Colour over a firework particle's life: a heat curve white → yellow → orange → red → dark,
+ * Colour over a firework particle's life: a heat curve hot white → yellow → orange → red → dark,
  * brightness ∝ √(remaining life), mixed with the particle's theme tint, alpha fading at the end.
+ * The hot start stays below pure white (the tint shows through early), so a young burst does not
+ * saturate into a white disc; the client's tone mapping and bloom supply the glow.
  * Pure arithmetic only (no Math.pow/exp), so every engine agrees to the bit.
  */
 import type { Theme } from "./types.ts";
 
 /** Heat curve keyframes: [t, r, g, b], t = age / maxLife in [0, 1]. */
 const HEAT_KEYS: readonly (readonly [number, number, number, number])[] = [
-  [0, 1, 1, 1], // white
-  [0.18, 1, 0.85, 0.35], // yellow
+  [0, 1, 0.9, 0.68], // hot white, a little warm
+  [0.18, 1, 0.82, 0.32], // yellow
   [0.4, 1, 0.45, 0.08], // orange
   [0.65, 0.75, 0.08, 0.02], // red
   [1, 0.06, 0.01, 0], // dark
@@ -18,7 +20,7 @@ const HEAT_KEYS: readonly (readonly [number, number, number, number])[] = [
 export const FADE_START = 0.8;
 
 /** Share of life over which the theme tint blends in fully. */
-const TINT_RISE = 0.3;
+const TINT_RISE = 0.12;
 
 /** Writes the heat curve's rgb at `t` (clamped to [0, 1]) into out[0..2]. */
 export function heatColor(t: number, out: Float64Array | number[]): void {
@@ -136,9 +138,34 @@ export const RAINBOW_FIRST = 10;
 /** How many rainbow hues there are. */
 export const RAINBOW_HUES = 8;
 
-/** The three tints of each single-colour theme (rainbow picks hues by burst direction). */
+/** Palette indices of gold and amber (willow) and silver (crackle pops). */
+export const GOLD_TINT = 2;
+export const AMBER_TINT = 3;
+export const SILVER_TINT = 5;
+
+/** The three tints of each single-colour theme (rainbow picks a hue per spark). */
 export const THEME_TINTS: Readonly<Record<Exclude<Theme, "rainbow">, readonly number[]>> = {
   "red-gold": [1, 2, 3],
   "blue-silver": [4, 5, 6],
   "green-purple": [7, 8, 9],
 };
+
+/** Brightness factor of a strobing particle in its dark phase (its lit phase is 1). */
+export const STROBE_DIM = 0.08;
+
+/**
+ * The strobe of a flickering particle: 1 when lit, STROBE_DIM when dark, at world `tick`, for
+ * the particle's `flicker` value (from the fireworks view; 0 = steady, always 1). A pure
+ * function of integers, so every client flickers alike; the renderer multiplies the colour by
+ * it (a reduced-motion client may skip it). Lit about 7 ticks in 16, phase and rhythm per spark.
+ *
+ * @example
+ * ```ts
+ * strobe(100, 0); // 1: steady particles never flicker
+ * ```
+ */
+export function strobe(tick: number, flicker: number): number {
+  if (flicker === 0) return 1;
+  const f = flicker | 0;
+  return ((tick * (3 + (f & 1) * 2) + f * 7) & 15) < 7 ? 1 : STROBE_DIM;
+}

@@ -1,174 +1,98 @@
 /**
- * Fireworks: a rising shell that drops a trail of warm sparks along its path every tick, an apex
- * burst uniform on the sphere, and secondary bursts from some burst particles. Each launch owns
- * one dense block of the pool, sized by its plan, so its budget is exact and the layout depends
- * only on live launches.
+ * Fireworks: a rising shell that drops a trail of warm sparks along its path every tick, then
+ * one to three bursts of its kind (peony, chrysanthemum, willow, palm, ring, heart, crossette,
+ * crackle; see firework_recipes.ts): sparks in the kind's shape, some of which split at a delay
+ * (secondary bursts, crossette's fours, crackle's pops) and some of which drop embers along their
+ * path (trails). Each launch owns one dense block of the pool, sized by its plan, so its budget is
+ * exact and the layout depends only on live launches.
  *
- * Motion is per-tick drag and gravity (v ← drag·v − g·DT, x ← x + v·DT), unrolled once into
- * per-kind tables of age, so a particle's position is a closed form of its spawn point, spawn
- * velocity and age. Stepping evaluates it tick by tick; `jumpTo` evaluates it at any tick
- * directly, bit for bit the same, which makes a late join cost O(particles), not O(steps).
+ * Motion is closed form (firework_motion.ts): a particle's position is a function of its spawn
+ * point, spawn velocity and age. Stepping evaluates it tick by tick; `jumpTo` evaluates it at any
+ * tick directly, bit for bit the same, which makes a late join cost O(particles), not O(steps).
+ *
+ * @example
+ * ```ts
+ * import { Fireworks } from "./fireworks.ts";
+ * const fw = new Fireworks(7, 50_000);
+ * fw.launch(1, 0, { x: 0, z: 0, y: 35, kind: "willow" }, "auto");
+ * for (let t = 0; t < 200; t++) fw.step(t);
+ * fw.live(); // sparks and embers in the sky
+ * ```
  */
-import { DT } from "./constants.ts";
+import { BREAK_GAP_TICKS, DT } from "./constants.ts";
+import { BlockSystem } from "./block_system.ts";
 import { cos, sin, TAU } from "./dmath.ts";
 import {
-  COLOR_ENTRY,
+  AMBER_TINT,
   COLOR_STEPS,
-  COLOR_TABLE,
-  PALETTE,
+  GOLD_TINT,
   PALETTE_SIZE,
   RAINBOW_FIRST,
   RAINBOW_HUES,
+  SILVER_TINT,
   THEME_TINTS,
   WARM_WHITE,
 } from "./firework_colors.ts";
+import type { FireworkKind } from "./firework_kinds.ts";
 import {
-  BURST_LIFE_MAX,
-  BURST_LIFE_MIN,
-  BURST_SPEED_NOISE,
-  CHILD_LIFE_MAX,
-  CHILD_LIFE_MIN,
+  AGE_BASE,
+  DROP,
+  MOTION,
+  MOTIONS,
+  REACH,
+  STYLE_COLORS,
+  STYLE_STRIDE,
+  styleOf,
+  VELOCITY_FALL,
+  VELOCITY_KEPT,
+} from "./firework_motion.ts";
+import {
   FireworkPlan,
+  type LaunchShape,
   PHASE,
   planFirework,
   RISE_MAX,
-  SECONDARY_CHILDREN,
-  SECONDARY_DELAY_MAX,
-  secondaryDelays,
-  SHELL_DECELERATION,
   SHELL_DRIFT_MAX,
+  splitDelays,
   TRAIL_LIFE_MAX,
   TRAIL_LIFE_MIN,
   TRAIL_PER_TICK,
   TRAIL_RING_TICKS,
   trailSlot,
 } from "./firework_plan.ts";
+import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
-import { type Block, ParticlePool } from "./particle_pool.ts";
-import { Rng, STREAM, streamKey } from "./prng.ts";
+import type { Block } from "./particle_pool.ts";
+import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
-import type { ParticleView } from "./views.ts";
 
-// The hot loop skips a launch's slots below its lowest live one. That is only safe if no slot
-// below a live one spawns later: during the rise the live shell in slot 0 pins the bottom, so
-// reused trail ring slots are never skipped; the burst spawns at once, and children (last
-// in the block) spawn while ordinary burst particles, which outlive every secondary delay,
-// are still alive below them.
-if (BURST_LIFE_MIN <= SECONDARY_DELAY_MAX) {
-  throw new Error("firework_layout: burst particles must outlive every secondary delay");
-}
+// The hot loop visits only a launch's slots in [lo, hi): below lo all are dead for good, from hi
+// on none has spawned. lo is the first live slot, so this needs every later spawn to land at or
+// above hi, or above a slot that is still alive:
+// - during the rise the live shell in slot 0 pins lo to 0, so reused trail ring slots are visited;
+// - break k's slots all lie at or above hi when it goes off (breaks are laid out in order);
+// - a spark's split children and ember ring lie above that spark, which lives while it drops
+//   embers and until the very step it splits (children spawn in that step, before lo is raised).
 
-/** Particle kinds; a particle's style is `kind * PALETTE_SIZE + tint`. */
-export const KIND = { shell: 0, trail: 1, burst: 2, child: 3 } as const;
-
-/** Sprite diameters in metres by kind. */
-export const SIZE = { shell: 0.7, trail: 0.32, burst: 0.55, child: 0.4 } as const;
+/** Stratified trail sampling: sample n of a tick lies in (n + 0.5 ± TRAIL_JITTER / 2) / N. */
+const TRAIL_JITTER = 0.3;
 
 /**
  * Upper bound on the distance between consecutive trail sparks at spawn, metres: stratified
- * sampling puts them at most 1.8 / TRAIL_PER_TICK segments apart, and the fastest shell moves
- * at most (SHELL_DECELERATION · RISE_MAX · DT + 2 · SHELL_DRIFT_MAX) · DT per tick. It is below
- * the trail sprite's size, so the trail reads as one unbroken line.
+ * sampling puts them at most (1 + TRAIL_JITTER) / TRAIL_PER_TICK segments apart, and the fastest
+ * shell moves at most (its launch speed + 2 · SHELL_DRIFT_MAX) · DT per tick. It is below the
+ * trail sprite's size, so the trail reads as one unbroken line.
  */
-export const TRAIL_GAP_BOUND = (1.8 / TRAIL_PER_TICK) *
-  (SHELL_DECELERATION * RISE_MAX * DT + 2 * SHELL_DRIFT_MAX) * DT;
-
-/** Per kind (see KIND): velocity kept per tick (drag), downward acceleration (m/s²), tint mix. */
-export const KIND_PHYSICS: readonly (readonly [number, number, number])[] = [
-  [1, SHELL_DECELERATION, 0], // shell: decelerates to its apex exactly
-  [0.9, 3, 0.15], // trail: slows fast, drifts down, stays warm
-  [0.975, 4, 0.85], // burst
-  [0.95, 4, 0.9], // secondary burst
-];
-
-const STYLE_COUNT = KIND_PHYSICS.length * PALETTE_SIZE;
-const MIX = new Float64Array(STYLE_COUNT);
-const TINT = new Float64Array(STYLE_COUNT * 3);
-for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
-  for (let tint = 0; tint < PALETTE_SIZE; tint++) {
-    const s = kind * PALETTE_SIZE + tint;
-    MIX[s] = KIND_PHYSICS[kind][2];
-    const rgb = PALETTE[tint] ?? PALETTE[WARM_WHITE];
-    TINT[s * 3] = rgb[0];
-    TINT[s * 3 + 1] = rgb[1];
-    TINT[s * 3 + 2] = rgb[2];
-  }
-}
-
-/** Ages (ticks) each kind's motion tables cover; every particle dies or bursts younger. */
-const AGE_STRIDE = 256;
-if (
-  Math.max(RISE_MAX, TRAIL_LIFE_MAX, BURST_LIFE_MAX, SECONDARY_DELAY_MAX, CHILD_LIFE_MAX) >=
-    AGE_STRIDE
-) {
-  throw new Error("firework_ages: a lifetime exceeds the motion tables");
-}
-
-// The per-tick recursion unrolled, per kind and age a (index AGE_BASE[style] + a):
-//   v(a) = v0 · VELOCITY_KEPT[a] − (0, VELOCITY_FALL[a], 0)
-//   x(a) = x0 + v0 · REACH[a] − (0, DROP[a], 0)
-// Built with + and * only, in the same order on every engine.
-/** Share of the spawn velocity left after `a` ticks of drag. */
-export const VELOCITY_KEPT: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-/** Downward velocity gained from gravity after `a` ticks (m/s). */
-export const VELOCITY_FALL: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-/** Metres travelled per m/s of spawn velocity after `a` ticks. */
-export const REACH: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-/** Metres fallen from gravity after `a` ticks. */
-export const DROP: Float64Array = new Float64Array(KIND_PHYSICS.length * AGE_STRIDE);
-for (let kind = 0; kind < KIND_PHYSICS.length; kind++) {
-  const drag = KIND_PHYSICS[kind][0], gravityDt = KIND_PHYSICS[kind][1] * DT;
-  let kept = 1, fall = 0, reach = 0, drop = 0;
-  for (let a = 0; a < AGE_STRIDE; a++) {
-    const e = kind * AGE_STRIDE + a;
-    VELOCITY_KEPT[e] = kept;
-    VELOCITY_FALL[e] = fall;
-    REACH[e] = reach;
-    DROP[e] = drop;
-    kept = kept * drag;
-    fall = fall * drag + gravityDt;
-    reach = reach + kept * DT;
-    drop = drop + fall * DT;
-  }
-}
-
-/** Per style: where its kind's rows start in the motion tables. */
-export const AGE_BASE: Int32Array = new Int32Array(STYLE_COUNT);
-for (let s = 0; s < STYLE_COUNT; s++) AGE_BASE[s] = Math.floor(s / PALETTE_SIZE) * AGE_STRIDE;
-
-/** Floats per style in STYLE_COLORS: rgba at each of the COLOR_STEPS + 1 curve samples. */
-export const STYLE_STRIDE = (COLOR_STEPS + 1) * 4;
-
-/**
- * Every style's colour at every curve sample, already rounded to float32 as stored: the curve
- * (COLOR_TABLE) tinted by the style's tint and mix. Copying four floats is the hot loop's
- * whole colour cost.
- */
-export const STYLE_COLORS: Float32Array = (() => {
-  const out = new Float32Array(STYLE_COUNT * STYLE_STRIDE);
-  for (let s = 0; s < STYLE_COUNT; s++) {
-    for (let j = 0; j <= COLOR_STEPS; j++) {
-      const e = j * COLOR_ENTRY;
-      const w = MIX[s] * COLOR_TABLE[e + 4];
-      const k = COLOR_TABLE[e + 3];
-      const hr = COLOR_TABLE[e], hg = COLOR_TABLE[e + 1], hb = COLOR_TABLE[e + 2];
-      const o = s * STYLE_STRIDE + j * 4;
-      out[o] = k * (hr + w * (TINT[s * 3] - hr));
-      out[o + 1] = k * (hg + w * (TINT[s * 3 + 1] - hg));
-      out[o + 2] = k * (hb + w * (TINT[s * 3 + 2] - hb));
-      out[o + 3] = COLOR_TABLE[e + 5];
-    }
-  }
-  return out;
-})();
+export const TRAIL_GAP_BOUND = ((1 + TRAIL_JITTER) / TRAIL_PER_TICK) *
+  (MOTIONS[MOTION.shell].gravity * (RISE_MAX + 0.5) * DT + 2 * SHELL_DRIFT_MAX) * DT;
 
 /**
  * Places spark `i` at (x, y, z), moving at `speed` along the direction (cos φ, θ) on top of the
  * carried velocity (vx, vy, vz). With cos φ = 1 − 2u, directions are uniform on the sphere
  * (φ = acos(1 − 2u)); sin φ = √(1 − cos² φ) saves the acos/sin/cos round trip.
  */
-function placeSpark(
-  pool: ParticlePool<FireworkBlock>,
+function placeSpherical(
+  fw: Fireworks,
   i: number,
   x: number,
   y: number,
@@ -180,15 +104,29 @@ function placeSpark(
   theta: number,
   speed: number,
 ): void {
-  const { position, previous, origin, velocity } = pool;
-  const p = i * 3;
   const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
+  place(fw, i, x, y, z, vx + ring * cos(theta), vy + speed * cosPhi, vz + ring * sin(theta));
+}
+
+/** Spawns slot `i` at (x, y, z) with velocity (vx, vy, vz): position = previous = origin. */
+function place(
+  fw: Fireworks,
+  i: number,
+  x: number,
+  y: number,
+  z: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): void {
+  const { position, previous, origin, velocity } = fw.pool;
+  const p = i * 3;
   position[p] = previous[p] = origin[p] = x;
   position[p + 1] = previous[p + 1] = origin[p + 1] = y;
   position[p + 2] = previous[p + 2] = origin[p + 2] = z;
-  velocity[p] = vx + ring * cos(theta);
-  velocity[p + 1] = vy + speed * cosPhi;
-  velocity[p + 2] = vz + ring * sin(theta);
+  velocity[p] = vx;
+  velocity[p + 1] = vy;
+  velocity[p + 2] = vz;
 }
 
 /**
@@ -204,17 +142,25 @@ function paint(color: Float32Array, i: number, style: number, age: number, maxLi
   color[c + 3] = STYLE_COLORS[o + 3];
 }
 
+/** A strobe key in 1..255 for spark `n` of stream `key` (0 means steady). */
+function flickerKey(key: number, n: number): number {
+  return 1 + ((key + Math.imul(n, 0x9e3779b1)) >>> 24) % 255;
+}
+
 /** One launch's block: its plan plus what the launch resolved (where, which tints). */
 export interface FireworkBlock extends Block {
   readonly plan: FireworkPlan;
+  readonly kind: FireworkKind;
+  readonly recipe: Recipe;
+  /** The burst point's x and z (the launch's), and the shell's start on the ground. */
   readonly x: number;
   readonly z: number;
   readonly theme: Theme;
-  /** Main and second tint (palette indices); unused for rainbow. */
-  readonly primary: number;
-  readonly secondary: number;
-  /** Ticks after the apex at which each secondary bursts. */
-  readonly delays: Uint8Array;
+  /** Per break: main and second tint (palette indices); unused for rainbow. */
+  readonly primary: Uint8Array;
+  readonly secondary: Uint8Array;
+  /** Per break: ticks after the break at which each splitting spark splits. */
+  readonly delays: readonly Uint8Array[];
   /**
    * The slots that may be alive, relative to `start`: below `lo` all are dead for good, from
    * `hi` on none has spawned yet. The hot loop visits only [lo, hi).
@@ -234,59 +180,42 @@ export function resolveTheme(
   return THEMES[Math.floor(roll * THEMES.length)];
 }
 
+/** What a launch body carries besides its ground point (the LaunchBody fits). */
+export interface LaunchSpec extends LaunchShape {
+  theme?: Theme;
+}
+
 /** All fireworks of a world. */
-export class Fireworks {
-  readonly seed: number;
-  /** Render view and storage. */
-  readonly pool: ParticlePool<FireworkBlock>;
-  #live = 0;
+export class Fireworks extends BlockSystem<FireworkBlock> {
   readonly #rng = new Rng();
   readonly #scratch32 = new Float32Array(3);
   readonly #scratch64 = new Float64Array(3);
 
-  constructor(seed: number, capacity: number) {
-    this.seed = seed;
-    this.pool = new ParticlePool<FireworkBlock>(capacity);
-  }
-
-  /** The render view (shells, trails, bursts, secondary bursts). */
-  get view(): ParticleView {
-    return this.pool;
-  }
-
-  /** Live particles (alive shells and sparks). */
-  live(): number {
-    return this.#live;
-  }
-
-  /** Slots reserved by live launches. */
-  used(): number {
-    return this.pool.count;
-  }
-
   /**
-   * Adds launch `seq` at (x, z) applied at `tick`: reserves its block and places the shell on
-   * the ground. The caller checks the sky's capacity first.
+   * Adds launch `seq` applied at `tick`: reserves its block and places the shell on the ground,
+   * upwind of (x, z) by its drift so that it bursts above (x, z). The caller checks the sky's
+   * capacity first.
    */
-  launch(
-    seq: number,
-    tick: number,
-    x: number,
-    z: number,
-    own: Theme | undefined,
-    setting: ThemeSetting,
-  ): void {
-    const plan = planFirework(this.seed, seq);
-    const theme = resolveTheme(own, setting, plan.themeRoll);
-    let primary = RAINBOW_FIRST, secondary = RAINBOW_FIRST;
-    if (theme !== "rainbow") {
+  launch(seq: number, tick: number, spec: LaunchSpec, setting: ThemeSetting): void {
+    const plan = planFirework(this.seed, seq, spec);
+    const theme = resolveTheme(spec.theme, setting, plan.themeRoll);
+    const primary = new Uint8Array(plan.breaks), secondary = new Uint8Array(plan.breaks);
+    for (let b = 0; b < plan.breaks; b++) {
+      primary[b] = secondary[b] = RAINBOW_FIRST;
+      if (theme === "rainbow") continue;
+      // Later breaks rotate the theme's tints, so a multi-break shell changes colour.
       const tints = THEME_TINTS[theme];
-      const p = Math.floor(plan.primaryRoll * tints.length);
-      primary = tints[p];
-      secondary =
+      const p = Math.floor(plan.primaryRoll * tints.length) + b;
+      primary[b] = tints[p % tints.length];
+      secondary[b] =
         tints[(p + 1 + Math.floor(plan.secondaryRoll * (tints.length - 1))) % tints.length];
     }
-    const delays = secondaryDelays(this.seed, seq, new Uint8Array(plan.secondaryCount));
+    const delays: Uint8Array[] = [];
+    for (let b = 0; b < plan.breaks; b++) {
+      delays.push(
+        splitDelays(this.seed, seq, plan.recipe, b, new Uint8Array(plan.splitCount[b])),
+      );
+    }
     const block: FireworkBlock = {
       seq,
       tick,
@@ -294,8 +223,10 @@ export class Fireworks {
       size: plan.slots,
       endTick: tick + plan.lifeTicks,
       plan,
-      x,
-      z,
+      kind: plan.kind,
+      recipe: plan.recipe,
+      x: spec.x,
+      z: spec.z,
       theme,
       primary,
       secondary,
@@ -304,22 +235,26 @@ export class Fireworks {
       hi: 1,
     };
     this.pool.add(block);
-    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
+    const { life, maxLife, style, size, color } = this.pool;
     const i = block.start;
-    position[i * 3] = previous[i * 3] = origin[i * 3] = x;
-    position[i * 3 + 1] = previous[i * 3 + 1] = origin[i * 3 + 1] = 0;
-    position[i * 3 + 2] = previous[i * 3 + 2] = origin[i * 3 + 2] = z;
-    velocity[i * 3] = plan.driftX;
-    velocity[i * 3 + 1] = plan.shellSpeed;
-    velocity[i * 3 + 2] = plan.driftZ;
+    place(
+      this,
+      i,
+      spec.x - plan.driftX * plan.driftReach,
+      0,
+      spec.z - plan.driftZ * plan.driftReach,
+      plan.driftX,
+      plan.shellSpeed,
+      plan.driftZ,
+    );
     // The block, not the life counter, ends the shell at its apex; a long nominal life keeps its
-    // colour near the white-hot start of the curve while it rises.
+    // colour near the hot start of the curve while it rises.
     life[i] = maxLife[i] = plan.riseTicks * 4;
-    const shellStyle = KIND.shell * PALETTE_SIZE + WARM_WHITE;
+    const shellStyle = styleOf(MOTION.shell, WARM_WHITE);
     style[i] = shellStyle;
-    size[i] = SIZE.shell;
+    size[i] = MOTIONS[MOTION.shell].size;
     paint(color, i, shellStyle, 0, maxLife[i]);
-    this.#live++;
+    this.liveCount++;
   }
 
   /** Simulates `tick` → `tick + 1`: moves every live particle, then spawns and bursts. */
@@ -330,7 +265,7 @@ export class Fireworks {
       const block = blocks[b];
       died += this.#integrateRange(block.start + block.lo, block.start + block.hi);
     }
-    this.#live -= died;
+    this.liveCount -= died;
     for (let b = 0; b < blocks.length; b++) this.#advanceBlock(blocks[b], tick);
     for (let b = 0; b < blocks.length; b++) this.#raiseLo(blocks[b]);
     this.pool.expire(tick + 1);
@@ -359,7 +294,7 @@ export class Fireworks {
       this.#raiseLo(block);
       for (let i = block.start + block.lo; i < block.start + block.hi; i++) if (life[i] > 0) live++;
     }
-    this.#live = live;
+    this.liveCount = live;
   }
 
   /** Hashes each live launch's block in application order. */
@@ -374,8 +309,8 @@ export class Fireworks {
   }
 
   /**
-   * Slots below `hi` never spawn later (see the invariant at the top), so dead ones at the
-   * bottom of a launch's range are done for good: `lo` is its first live slot (or `hi`).
+   * Slots below `hi` never spawn later while a slot below them lives (see the top), so dead
+   * ones at the bottom of a launch's range are done for good: `lo` is its first live slot.
    */
   #raiseLo(block: FireworkBlock): void {
     const life = this.pool.life;
@@ -404,7 +339,7 @@ export class Fireworks {
       previous[p] = position[p];
       previous[p + 1] = position[p + 1];
       previous[p + 2] = position[p + 2];
-      // place(), inlined: the same expression, so stepping and jumping agree to the bit.
+      // placeAt(), inlined: the same expression, so stepping and jumping agree to the bit.
       position[p] = origin[p] + velocity[p] * r;
       position[p + 1] = origin[p + 1] + velocity[p + 1] * r - d;
       position[p + 2] = origin[p + 2] + velocity[p + 2] * r;
@@ -498,38 +433,77 @@ export class Fireworks {
       this.#settle(shell, steps);
       return;
     }
-    this.#burst(block);
-    // The shell stepped to its apex, then the burst put it out without another paint.
-    const { position, previous, life, maxLife, style, color } = this.pool;
-    this.#placeAt(shell, rise - 1, previous, shell * 3);
-    this.#placeAt(shell, rise, position, shell * 3);
-    life[shell] = 0;
-    paint(color, shell, style[shell] | 0, rise, maxLife[shell]);
-    color[shell * 4 + 3] = 0;
+    const recipe = block.recipe;
     const sinceApex = steps - rise;
-    for (let n = 0; n < plan.burstCount; n++) {
-      this.#settle(shell + plan.burstStart + n, sinceApex);
-    }
-    const delays = block.delays;
-    for (let j = 0; j < delays.length; j++) {
-      if (sinceApex < delays[j]) continue;
-      this.#secondaryBurst(block, j);
-      const first = shell + plan.childStart + j * SECONDARY_CHILDREN;
-      for (let n = 0; n < SECONDARY_CHILDREN; n++) this.#settle(first + n, sinceApex - delays[j]);
+    for (let b = 0; b < plan.breaks; b++) {
+      const since = sinceApex - b * BREAK_GAP_TICKS;
+      if (since < 0) break;
+      this.#burst(block, b);
+      if (b === 0) {
+        // The shell stepped to its apex, then the burst put it out without another paint.
+        const { position, previous, life, maxLife, style, color } = this.pool;
+        this.#placeAt(shell, rise - 1, previous, shell * 3);
+        this.#placeAt(shell, rise, position, shell * 3);
+        life[shell] = 0;
+        paint(color, shell, style[shell] | 0, rise, maxLife[shell]);
+        color[shell * 4 + 3] = 0;
+      }
+      const first = shell + plan.sparkStart[b];
+      for (let n = 0; n < plan.sparkCount[b]; n++) this.#settle(first + n, since);
+      const delays = block.delays[b];
+      const split = recipe.split;
+      if (split) {
+        for (let j = 0; j < delays.length; j++) {
+          if (since < delays[j]) continue;
+          this.#split(block, b, j);
+          const children = shell + plan.childStart[b] + j * split.children;
+          for (let n = 0; n < split.children; n++) this.#settle(children + n, since - delays[j]);
+        }
+      }
+      const trail = recipe.trail;
+      if (trail) {
+        const maxLife = this.pool.maxLife;
+        for (let n = 0; n < plan.trailCount[b]; n++) {
+          // Embers drop at spark ages every, 2·every, … while the spark lives (age < its life).
+          const last = Math.min(since, maxLife[first + n] - 1);
+          const dropped = Math.floor(last / trail.every);
+          for (let m = Math.max(0, dropped - trail.ring); m < dropped; m++) {
+            const slot = this.#ember(block, b, n, m);
+            this.#settle(slot, since - (m + 1) * trail.every);
+          }
+        }
+      }
     }
   }
 
-  /** Spawns what the launch emits after stepping `tick`: trail, burst, secondary bursts. */
+  /** Spawns what the launch emits after stepping `tick`: trail, bursts, splits, embers. */
   #advanceBlock(block: FireworkBlock, tick: number): void {
     const k = tick - block.tick;
     const plan = block.plan;
     if (k < plan.riseTicks) this.#spawnTrail(block, k);
-    if (k === plan.riseTicks - 1) this.#burst(block);
-    const since = k - (plan.riseTicks - 1);
-    if (since <= 0) return;
-    const delays = block.delays;
-    for (let j = 0; j < delays.length; j++) {
-      if (delays[j] === since) this.#secondaryBurst(block, j);
+    const sinceApex = k - (plan.riseTicks - 1);
+    if (sinceApex < 0) return;
+    const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
+    for (let b = 0; b < plan.breaks; b++) {
+      const since = sinceApex - b * BREAK_GAP_TICKS;
+      if (since < 0) return;
+      if (since === 0) {
+        this.#burst(block, b);
+        continue;
+      }
+      if (split) {
+        const delays = block.delays[b];
+        for (let j = 0; j < delays.length; j++) if (delays[j] === since) this.#split(block, b, j);
+      }
+      if (trail && since % trail.every === 0) {
+        const m = since / trail.every - 1;
+        const first = block.start + plan.sparkStart[b];
+        const life = this.pool.life;
+        // A spark drops an ember while it lives; one that died (or split) this step does not.
+        for (let n = 0; n < plan.trailCount[b]; n++) {
+          if (life[first + n] > 0) this.#ember(block, b, n, m);
+        }
+      }
     }
   }
 
@@ -544,99 +518,262 @@ export class Fireworks {
     const dx = to[0] - x0, dy = to[1] - y0, dz = to[2] - z0;
     const sv = this.velocityAt(shell, k + 1, this.#scratch64);
     const svx = sv[0], svy = sv[1], svz = sv[2];
-    const { position, previous, origin, velocity, life, maxLife, style, size, color } = this.pool;
-    const trailStyle = KIND.trail * PALETTE_SIZE + WARM_WHITE;
+    const { life, maxLife, style, size, color } = this.pool;
+    const trailStyle = styleOf(MOTION.trail, WARM_WHITE);
     const first = shell + trailSlot(k, 0);
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       const i = first + n;
-      const p = i * 3;
-      // Stratified along the segment: sample n sits in [(n + 0.1) / N, (n + 0.9) / N].
-      const f = (n + 0.5 + 0.8 * (rng.next() - 0.5)) / TRAIL_PER_TICK;
-      position[p] = previous[p] = origin[p] = x0 + dx * f;
-      position[p + 1] = previous[p + 1] = origin[p + 1] = y0 + dy * f;
-      position[p + 2] = previous[p + 2] = origin[p + 2] = z0 + dz * f;
-      velocity[p] = svx * 0.1 + rng.range(-1.2, 1.2);
-      velocity[p + 1] = svy * 0.1 + rng.range(-1.2, 1.2);
-      velocity[p + 2] = svz * 0.1 + rng.range(-1.2, 1.2);
+      const f = (n + 0.5 + TRAIL_JITTER * (rng.next() - 0.5)) / TRAIL_PER_TICK;
+      place(
+        this,
+        i,
+        x0 + dx * f,
+        y0 + dy * f,
+        z0 + dz * f,
+        svx * 0.1 + rng.range(-1.2, 1.2),
+        svy * 0.1 + rng.range(-1.2, 1.2),
+        svz * 0.1 + rng.range(-1.2, 1.2),
+      );
       const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
       life[i] = maxLife[i] = lifetime;
       style[i] = trailStyle;
-      size[i] = SIZE.trail;
+      size[i] = MOTIONS[MOTION.trail].size;
       paint(color, i, trailStyle, 0, lifetime);
     }
     block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
-    this.#live += TRAIL_PER_TICK;
+    this.liveCount += TRAIL_PER_TICK;
   }
 
-  /** Ends the shell at its apex and spawns the burst: directions uniform on the sphere. */
-  #burst(block: FireworkBlock): void {
+  /** The tint of burst spark `n` of break `b` from its uniform `pick`. */
+  #sparkTint(block: FireworkBlock, b: number, pick: number): number {
+    if (block.recipe.palette === "gold") return pick < 0.6 ? GOLD_TINT : AMBER_TINT;
+    if (block.theme === "rainbow") return RAINBOW_FIRST + Math.floor(pick * RAINBOW_HUES);
+    if (block.recipe.palette === "crackle") return pick < 0.5 ? GOLD_TINT : block.primary[b];
+    return pick < 0.7 ? block.primary[b] : block.secondary[b];
+  }
+
+  /**
+   * Break `b`: at the shell's apex (b = 0, which puts the shell out) or BREAK_GAP_TICKS · b later
+   * near it, the kind's sparks in its shape.
+   */
+  #burst(block: FireworkBlock, b: number): void {
     const plan = block.plan;
-    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst));
+    const recipe = block.recipe;
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
+    const rng = this.#rng.reseed(key);
     const shell = block.start;
     const apex = this.#storedPositionAt(shell, plan.riseTicks);
-    const ax = apex[0], ay = apex[1], az = apex[2];
+    const o = b * 3;
+    const ax = apex[0] + plan.offset[o];
+    const ay = apex[1] + plan.offset[o + 1];
+    const az = apex[2] + plan.offset[o + 2];
     const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
     const svx = sv[0], svy = sv[1], svz = sv[2];
-    const { life, maxLife, style, size, color } = this.pool;
-    life[shell] = 0;
-    color[shell * 4 + 3] = 0;
-    this.#live--;
-    const rainbow = block.theme === "rainbow";
-    const first = shell + plan.burstStart;
-    for (let n = 0; n < plan.burstCount; n++) {
+    const { life, maxLife, style, size, color, flicker } = this.pool;
+    if (b === 0) {
+      life[shell] = 0;
+      color[shell * 4 + 3] = 0;
+      this.liveCount--;
+    }
+    const count = plan.sparkCount[b], splits = plan.splitCount[b];
+    const base = plan.sparkSpeed[b], noise = recipe.speedNoise;
+    const pl = b * 6;
+    const e1x = plan.plane[pl], e1y = plan.plane[pl + 1], e1z = plan.plane[pl + 2];
+    const e2x = plan.plane[pl + 3], e2y = plan.plane[pl + 4], e2z = plan.plane[pl + 5];
+    const sparkSize = MOTIONS[recipe.motion].size;
+    const first = shell + plan.sparkStart[b];
+    for (let n = 0; n < count; n++) {
       const i = first + n;
-      const cosPhi = 1 - 2 * rng.next();
-      const theta = TAU * rng.next();
-      const speed = plan.burstSpeed * (1 + BURST_SPEED_NOISE * (2 * rng.next() - 1));
+      const u1 = rng.next(), u2 = rng.next();
+      const speed = base * (1 + noise * (2 * rng.next() - 1));
       const pick = rng.next();
-      const lifeRoll = rng.int(BURST_LIFE_MAX - BURST_LIFE_MIN + 1);
-      placeSpark(this.pool, i, ax, ay, az, svx, svy, svz, cosPhi, theta, speed);
-      // The first secondaryCount particles burst again: they die exactly when they burst.
-      const lifetime = n < plan.secondaryCount ? block.delays[n] : BURST_LIFE_MIN + lifeRoll;
-      const tint = rainbow
-        ? RAINBOW_FIRST + Math.floor((theta / TAU) * RAINBOW_HUES) % RAINBOW_HUES
-        : pick < 0.7
-        ? block.primary
-        : block.secondary;
-      const s = KIND.burst * PALETTE_SIZE + tint;
+      const lifeRoll = rng.next();
+      switch (recipe.shape) {
+        case "sphere":
+          placeSpherical(this, i, ax, ay, az, svx, svy, svz, 1 - 2 * u1, TAU * u2, speed);
+          break;
+        case "palm":
+          // The upper cap, stratified around the vertical so the fronds spread evenly.
+          placeSpherical(
+            this,
+            i,
+            ax,
+            ay,
+            az,
+            svx,
+            svy,
+            svz,
+            0.3 + 0.7 * u1,
+            (TAU * (n + u2)) / count,
+            speed,
+          );
+          break;
+        case "ring": {
+          const angle = (TAU * (n + u1)) / count;
+          const c = cos(angle) * speed, s = sin(angle) * speed;
+          place(
+            this,
+            i,
+            ax,
+            ay,
+            az,
+            svx + c * e1x + s * e2x,
+            svy + c * e1y + s * e2y,
+            svz + c * e1z + s * e2z,
+          );
+          break;
+        }
+        case "heart": {
+          // x = sin³t, y = (13 cos t − 5 cos 2t − 2 cos 3t − cos 4t) / 16 (the classic heart / 16).
+          const t = (TAU * (n + u1)) / count;
+          const st = sin(t), ct = cos(t);
+          const c2 = 2 * ct * ct - 1, c3 = ct * (4 * ct * ct - 3), c4 = 2 * c2 * c2 - 1;
+          const hx = st * st * st * speed;
+          const hy = ((13 * ct - 5 * c2 - 2 * c3 - c4) / 16) * speed;
+          place(
+            this,
+            i,
+            ax,
+            ay,
+            az,
+            svx + hx * e1x + hy * e2x,
+            svy + hx * e1y + hy * e2y,
+            svz + hx * e1z + hy * e2z,
+          );
+          break;
+        }
+      }
+      // The first `splits` sparks split: they die exactly when they split.
+      const lifetime = n < splits
+        ? block.delays[b][n]
+        : recipe.life[0] + Math.floor(lifeRoll * (recipe.life[1] - recipe.life[0] + 1));
+      const s = styleOf(recipe.motion, this.#sparkTint(block, b, pick));
       life[i] = maxLife[i] = lifetime;
       style[i] = s;
-      size[i] = SIZE.burst;
+      size[i] = sparkSize;
+      flicker[i] = recipe.flicker ? flickerKey(key, n) : 0;
       paint(color, i, s, 0, lifetime);
     }
-    block.hi = plan.burstStart + plan.burstCount;
-    this.#live += plan.burstCount;
+    block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
+    this.liveCount += count;
   }
 
-  /** Secondary burst `j`: its parent just died; children scatter from where it was. */
-  #secondaryBurst(block: FireworkBlock, j: number): void {
+  /** Split `j` of break `b`: its spark just died; its children fly from where it was. */
+  #split(block: FireworkBlock, b: number, j: number): void {
     const plan = block.plan;
-    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + j));
-    const parent = block.start + plan.burstStart + j;
-    // The parent dies as it bursts, at an age equal to its delay.
-    const at = this.#storedPositionAt(parent, block.delays[j]);
+    const split = block.recipe.split!;
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + (b << 12) + j);
+    const rng = this.#rng.reseed(key);
+    const parent = block.start + plan.sparkStart[b] + j;
+    const delay = block.delays[b][j];
+    // The parent dies as it splits, at an age equal to its delay.
+    const at = this.#storedPositionAt(parent, delay);
     const ax = at[0], ay = at[1], az = at[2];
-    const pv = this.velocityAt(parent, block.delays[j], this.#scratch64);
-    const pvx = pv[0] * 0.3, pvy = pv[1] * 0.3, pvz = pv[2] * 0.3;
-    const { life, maxLife, style, size, color } = this.pool;
+    const pv = this.velocityAt(parent, delay, this.#scratch64);
+    const pvx = pv[0], pvy = pv[1], pvz = pv[2];
+    const cx = pvx * split.carry, cy = pvy * split.carry, cz = pvz * split.carry;
+    const { life, maxLife, style, size, color, flicker } = this.pool;
     const parentTint = (style[parent] | 0) % PALETTE_SIZE;
-    const tint = parentTint === block.primary ? block.secondary : parentTint;
-    const s = KIND.child * PALETTE_SIZE + tint;
-    const first = block.start + plan.childStart + j * SECONDARY_CHILDREN;
-    const childSpeed = rng.range(4, 7);
-    for (let n = 0; n < SECONDARY_CHILDREN; n++) {
+    const tint = split.tint === "silver"
+      ? SILVER_TINT
+      : split.tint === "same"
+      ? parentTint
+      : block.theme === "rainbow"
+      ? RAINBOW_FIRST + (parentTint - RAINBOW_FIRST + 3) % RAINBOW_HUES
+      : parentTint === block.primary[b]
+      ? block.secondary[b]
+      : block.primary[b];
+    const s = styleOf(split.motion, tint);
+    const childSize = MOTIONS[split.motion].size;
+    const first = block.start + plan.childStart[b] + j * split.children;
+    const base = split.speed[0] + rng.next() * (split.speed[1] - split.speed[0]);
+    if (split.pattern === "cross") {
+      // Two unit vectors across the parent's flight, turned by a random angle: ±f1, ±f2.
+      const vl = Math.sqrt(pvx * pvx + pvy * pvy + pvz * pvz) || 1;
+      const vx = pvx / vl, vy = pvy / vl, vz = pvz / vl;
+      // a = up unless the flight is near vertical, then x; e1 = normalise(a × v̂), e2 = v̂ × e1.
+      let e1x = 0, e1y = 0, e1z = 0;
+      if (Math.abs(vy) < 0.9) {
+        e1x = vz;
+        e1z = -vx;
+      } else {
+        e1y = -vz;
+        e1z = vy;
+      }
+      const el = 1 / Math.sqrt(e1x * e1x + e1y * e1y + e1z * e1z);
+      e1x *= el;
+      e1y *= el;
+      e1z *= el;
+      const e2x = vy * e1z - vz * e1y, e2y = vz * e1x - vx * e1z, e2z = vx * e1y - vy * e1x;
+      const turn = TAU * rng.next();
+      const c = cos(turn), sn = sin(turn);
+      const f1x = c * e1x + sn * e2x, f1y = c * e1y + sn * e2y, f1z = c * e1z + sn * e2z;
+      const f2x = c * e2x - sn * e1x, f2y = c * e2y - sn * e1y, f2z = c * e2z - sn * e1z;
+      for (let n = 0; n < 4; n++) {
+        const sign = n & 1 ? -1 : 1;
+        const fx = n < 2 ? f1x : f2x, fy = n < 2 ? f1y : f2y, fz = n < 2 ? f1z : f2z;
+        const speed = base * sign;
+        place(this, first + n, ax, ay, az, cx + fx * speed, cy + fy * speed, cz + fz * speed);
+      }
+    } else {
+      for (let n = 0; n < split.children; n++) {
+        const cosPhi = 1 - 2 * rng.next();
+        const theta = TAU * rng.next();
+        const speed = base * (1 + 0.2 * (2 * rng.next() - 1));
+        placeSpherical(this, first + n, ax, ay, az, cx, cy, cz, cosPhi, theta, speed);
+      }
+    }
+    for (let n = 0; n < split.children; n++) {
       const i = first + n;
-      const cosPhi = 1 - 2 * rng.next();
-      const theta = TAU * rng.next();
-      const speed = childSpeed * (1 + 0.2 * (2 * rng.next() - 1));
-      placeSpark(this.pool, i, ax, ay, az, pvx, pvy, pvz, cosPhi, theta, speed);
-      const lifetime = CHILD_LIFE_MIN + rng.int(CHILD_LIFE_MAX - CHILD_LIFE_MIN + 1);
+      const lifetime = split.life[0] + rng.int(split.life[1] - split.life[0] + 1);
       life[i] = maxLife[i] = lifetime;
       style[i] = s;
-      size[i] = SIZE.child;
+      size[i] = childSize;
+      flicker[i] = split.flicker ? flickerKey(key, n) : 0;
       paint(color, i, s, 0, lifetime);
     }
-    block.hi = Math.max(block.hi, plan.childStart + (j + 1) * SECONDARY_CHILDREN);
-    this.#live += SECONDARY_CHILDREN;
+    block.hi = Math.max(block.hi, plan.childStart[b] + (j + 1) * split.children);
+    this.liveCount += split.children;
+  }
+
+  /**
+   * Ember `m` of trailing spark `n` of break `b`: dropped where the spark is at age
+   * (m + 1) · every, into slot m mod ring of the spark's ring. Random access (no stream state),
+   * so a jump rebuilds just the embers still alive. Returns the slot.
+   */
+  #ember(block: FireworkBlock, b: number, n: number, m: number): number {
+    const plan = block.plan;
+    const trail = block.recipe.trail!;
+    const spark = block.start + plan.sparkStart[b] + n;
+    const age = (m + 1) * trail.every;
+    const at = this.#storedPositionAt(spark, age);
+    const x = at[0], y = at[1], z = at[2];
+    const v = this.velocityAt(spark, age, this.#scratch64);
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
+    const index = (n * 256 + m) * 4;
+    const jitter = trail.jitter;
+    const i = block.start + plan.emberStart[b] + n * trail.ring + (m % trail.ring);
+    place(
+      this,
+      i,
+      x,
+      y,
+      z,
+      v[0] * trail.carry + jitter * (2 * hashUnit(key, index) - 1),
+      v[1] * trail.carry + jitter * (2 * hashUnit(key, index + 1) - 1),
+      v[2] * trail.carry + jitter * (2 * hashUnit(key, index + 2) - 1),
+    );
+    const { life, maxLife, style, size, color, flicker } = this.pool;
+    const lifetime = trail.life[0] +
+      Math.floor(hashUnit(key, index + 3) * (trail.life[1] - trail.life[0] + 1));
+    const s = styleOf(trail.motion, (style[spark] | 0) % PALETTE_SIZE);
+    life[i] = maxLife[i] = lifetime;
+    style[i] = s;
+    size[i] = MOTIONS[trail.motion].size;
+    flicker[i] = 0;
+    paint(color, i, s, 0, lifetime);
+    block.hi = Math.max(block.hi, i - block.start + 1);
+    this.liveCount++;
+    return i;
   }
 }

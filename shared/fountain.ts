@@ -9,6 +9,7 @@ import { cos, sin, TAU } from "./dmath.ts";
 import type { Hasher } from "./hash.ts";
 import { wordsOf } from "./hash.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
+import { staggeredArrays } from "./staggered_buffer.ts";
 import type { StreakView } from "./views.ts";
 
 /** Every fountain particle dies within this many ticks of its spawn (≤ WINDOW_TICKS). */
@@ -249,17 +250,11 @@ export class Fountain {
     this.capacity = FOUNTAIN_MAX_LIFE * perTick;
     this.#counts = spawnCounts(perTick);
     const cap = this.capacity;
-    const floats = [3, 3, 3, 4, 1];
-    let bytes = 0;
-    for (const n of floats) bytes += n * cap * 4 + STAGGER_BYTES;
-    const buffer = new ArrayBuffer(bytes);
-    let offset = 0;
-    const field = (n: number) => {
-      const array = new Float32Array(buffer, offset, n * cap);
-      offset += n * cap * 4 + STAGGER_BYTES;
-      return array;
-    };
-    this.#view = new FountainView(field(3), field(3), field(3), field(4), field(1));
+    const [position, previous, velocity, color, size] = staggeredArrays(
+      [3 * cap, 3 * cap, 3 * cap, 4 * cap, cap],
+      STAGGER_BYTES,
+    );
+    this.#view = new FountainView(position, previous, velocity, color, size);
     this.view = this.#view;
     this.#positionWords = wordsOf(this.#view.position);
     this.#velocityWords = wordsOf(this.#view.velocity);

@@ -1,31 +1,43 @@
 /**
- * The particle gun: a volley of shots from a viewer's camera along its view direction with a
- * small spread. Shots fly straight (no drag, slight gravity) and die when they leave the scene's
- * bounding box or at their maximum life.
+ * The particle gun: a stream of bright tracers from a viewer's camera along its view direction
+ * (seed 001), fired over GUN_SPAWN_TICKS ticks with a tight spread. Shots fly straight and fast
+ * (no drag, slight gravity) and die when they leave the scene's bounding box or at their maximum
+ * life.
+ *
+ * @example
+ * ```ts
+ * import { Gun } from "./gun.ts";
+ * const gun = new Gun(7, 1000);
+ * gun.fire(1, 0, [0, 2, 50], [0, 0.1, -1]);
+ * for (let t = 0; t < 10; t++) gun.step(t);
+ * gun.live(); // tracers in flight
+ * ```
  */
 import { DT, SCENE_HALF_EXTENT, SCENE_HEIGHT } from "./constants.ts";
 import { GUN_TINT, PALETTE } from "./firework_colors.ts";
+import { BlockSystem } from "./block_system.ts";
 import type { Hasher } from "./hash.ts";
-import { type Block, ParticlePool } from "./particle_pool.ts";
+import type { Block } from "./particle_pool.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
-import type { ParticleView } from "./views.ts";
 
 /** Shots per volley. */
-export const GUN_SHOTS = 24;
-/** The volley is fired over this many ticks, GUN_SHOTS / GUN_SPAWN_TICKS shots per tick. */
-export const GUN_SPAWN_TICKS = 6;
-/** Most ticks a shot lives; at GUN_SPEED it crosses the box's diagonal (≈ 192 m) well before. */
-export const GUN_MAX_LIFE = 240;
+export const GUN_SHOTS = 72;
+/** The volley streams out over this many ticks (0.6 s), GUN_SHOTS / GUN_SPAWN_TICKS per tick. */
+export const GUN_SPAWN_TICKS = 36;
+/** Most ticks a shot lives; at GUN_SPEED it crosses the box's diagonal (≈ 192 m) in about that. */
+export const GUN_MAX_LIFE = 150;
 /** Muzzle speed, m/s. */
-export const GUN_SPEED = 55;
+export const GUN_SPEED = 80;
 /** Largest sideways deviation of a shot's direction per axis (before renormalising). */
-export const GUN_SPREAD = 0.035;
+export const GUN_SPREAD = 0.012;
+/** Tracer brightness: above 1, so tone mapping and bloom make them glow. */
+export const GUN_GAIN = 1.6;
 /** Shots start this far ahead of the camera so they do not fill the screen. */
 export const GUN_MUZZLE_OFFSET = 2;
 /** Downward acceleration of shots, m/s² (a gentle arc). */
 export const GUN_GRAVITY = 2;
 /** Sprite diameter of a shot, metres. */
-export const GUN_SHOT_SIZE = 0.6;
+export const GUN_SHOT_SIZE = 0.7;
 /** Ticks over which a shot fades out at the end of its life. */
 const FADE_TICKS = 30;
 /** Ticks from the volley's tick to its end tick, by which every shot is dead. */
@@ -33,7 +45,9 @@ export const GUN_LIFE_TICKS = GUN_SPAWN_TICKS + GUN_MAX_LIFE;
 
 const SHOTS_PER_TICK = GUN_SHOTS / GUN_SPAWN_TICKS;
 const GRAVITY_DT = GUN_GRAVITY * DT;
-const [TINT_R, TINT_G, TINT_B] = PALETTE[GUN_TINT];
+const TINT_R = PALETTE[GUN_TINT][0] * GUN_GAIN;
+const TINT_G = PALETTE[GUN_TINT][1] * GUN_GAIN;
+const TINT_B = PALETTE[GUN_TINT][2] * GUN_GAIN;
 
 /** One volley's block: where it fires from and its normalised direction. */
 export interface VolleyBlock extends Block {
@@ -52,32 +66,8 @@ export function insideScene(x: number, y: number, z: number): boolean {
 }
 
 /** All gun volleys of a world. */
-export class Gun {
-  readonly seed: number;
-  /** Render view and storage. */
-  readonly pool: ParticlePool<VolleyBlock>;
-  #live = 0;
+export class Gun extends BlockSystem<VolleyBlock> {
   readonly #rng = new Rng();
-
-  constructor(seed: number, capacity: number) {
-    this.seed = seed;
-    this.pool = new ParticlePool<VolleyBlock>(capacity);
-  }
-
-  /** The render view of all shots. */
-  get view(): ParticleView {
-    return this.pool;
-  }
-
-  /** Live shots. */
-  live(): number {
-    return this.#live;
-  }
-
-  /** Slots reserved by live volleys. */
-  used(): number {
-    return this.pool.count;
-  }
 
   /**
    * Adds volley `seq` applied at `tick`. The direction need not be normalised (it must not be
@@ -151,7 +141,7 @@ export class Gun {
         color[i * 4 + 3] = remaining / FADE_TICKS;
       }
     }
-    this.#live -= died;
+    this.liveCount -= died;
   }
 
   /** Fires the volley's shots for its `k`-th tick, spaced along the muzzle's first tick of flight. */
@@ -192,6 +182,6 @@ export class Gun {
         spawned++;
       }
     }
-    this.#live += spawned;
+    this.liveCount += spawned;
   }
 }

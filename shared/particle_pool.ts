@@ -8,7 +8,8 @@
  * particles are still alive, i.e. only on the window — never on older history.
  */
 import type { Hasher } from "./hash.ts";
-import type { ParticleView } from "./views.ts";
+import { staggeredArrays } from "./staggered_buffer.ts";
+import type { FireworkView } from "./views.ts";
 
 /** One event's contiguous slot range in a pool. */
 export interface Block {
@@ -39,6 +40,7 @@ const LAYOUT = {
   life: 1,
   maxLife: 1,
   style: 1,
+  flicker: 1,
 } as const;
 
 type ArrayName = keyof typeof LAYOUT;
@@ -52,7 +54,7 @@ const INITIAL_SLOTS = 8192;
  * quiet scene or a late joiner does not pay for a full sky up front. Read the arrays anew after
  * `add`; they never change during a step.
  */
-export class ParticlePool<B extends Block = Block> implements ParticleView {
+export class ParticlePool<B extends Block = Block> implements FireworkView {
   /** Most slots the pool can hold. */
   readonly capacity: number;
   /** xyz at the current tick. */
@@ -73,6 +75,8 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
   maxLife!: Float32Array;
   /** Index into the owning system's style tables (drag, gravity, tint). */
   style!: Float32Array;
+  /** 0 for steady particles, else the strobe's per-particle key (`strobe` in firework_colors.ts). */
+  flicker!: Float32Array;
   /** Live blocks in application order; their slot ranges are contiguous and ascending. */
   readonly blocks: B[] = [];
   /** Slots in use (the end of the last block). */
@@ -96,18 +100,12 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
   /** Moves storage to a fresh buffer of `slots` slots, keeping the used prefix. */
   #allocate(slots: number): void {
     const names = Object.keys(LAYOUT) as ArrayName[];
-    let bytes = 0;
-    const offsets: number[] = [];
-    for (const name of names) {
-      offsets.push(bytes);
-      bytes += LAYOUT[name] * slots * 4 + STAGGER_BYTES;
-    }
-    const buffer = new ArrayBuffer(bytes);
     const old = this.#arrays;
-    const arrays = names.map((name, i) => ({
-      array: new Float32Array(buffer, offsets[i], LAYOUT[name] * slots),
-      stride: LAYOUT[name],
-      words: new Uint32Array(buffer, offsets[i], LAYOUT[name] * slots),
+    const fresh = staggeredArrays(names.map((name) => LAYOUT[name] * slots), STAGGER_BYTES);
+    const arrays = fresh.map((array, i) => ({
+      array,
+      stride: LAYOUT[names[i]],
+      words: new Uint32Array(array.buffer, array.byteOffset, array.length),
     }));
     for (let i = 0; i < old.length; i++) {
       arrays[i].array.set(old[i].array.subarray(0, this.count * old[i].stride));
@@ -122,7 +120,8 @@ export class ParticlePool<B extends Block = Block> implements ParticleView {
       this.life,
       this.maxLife,
       this.style,
-    ] = arrays.map((a) => a.array);
+      this.flicker,
+    ] = fresh;
     this.#arrays = arrays;
     const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
     this.#hashed = hashedNames.map((name) => arrays[names.indexOf(name)]);

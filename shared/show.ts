@@ -1,12 +1,20 @@
 /**
  * The scheduled show: a pure, random-access schedule of launches. Time is cut into fixed
  * segments of SHOW_SEGMENT_TICKS; each segment holds exactly one launch, at a tick and place
- * drawn from the stream keyed (seed, segment). Any tick range is computed without the past, so a
- * restarted server resumes the very same show.
+ * drawn from the stream keyed (seed, segment), of a kind, theme and number of breaks drawn from
+ * the same stream. Any tick range is computed without the past, so a restarted server resumes the
+ * very same show.
+ *
+ * @example
+ * ```ts
+ * import { showLaunchBody, showLaunches } from "./show.ts";
+ * for (const launch of showLaunches(7, 0, 600)) showLaunchBody(launch, "auto");
+ * ```
  */
 import { FOUNTAIN_BASIN_RADIUS } from "./constants.ts";
+import { FIREWORK_KINDS, type FireworkKind, MAX_BREAKS } from "./firework_kinds.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
-import type { Theme } from "./types.ts";
+import type { LaunchBody, Theme, ThemeSetting } from "./types.ts";
 import { THEMES } from "./types.ts";
 
 /** One launch of the show. */
@@ -14,9 +22,15 @@ export interface ShowLaunch {
   tick: number;
   x: number;
   z: number;
-  /** The show's own pick of theme for this launch. */
+  /** The show's own pick of theme for this launch (used when the scene's theme is `auto`). */
   theme: Theme;
+  kind: FireworkKind;
+  /** 1, or 2–3 for a multi-break shell (SHOW_MULTI_BREAK_SHARE of launches). */
+  breaks: number;
 }
+
+/** Share of show launches that are multi-break shells. */
+export const SHOW_MULTI_BREAK_SHARE = 0.15;
 
 /** Ticks per segment; one launch per segment. */
 export const SHOW_SEGMENT_TICKS = 75;
@@ -52,7 +66,21 @@ function segmentLaunch(seed: number, segment: number): ShowLaunch {
     z = rng.range(-SHOW_HALF_EXTENT, SHOW_HALF_EXTENT);
   } while (x * x + z * z < SHOW_CLEARANCE * SHOW_CLEARANCE);
   const theme = THEMES[rng.int(THEMES.length)];
-  return { tick, x: centimetres(x), z: centimetres(z), theme };
+  const kind = FIREWORK_KINDS[rng.int(FIREWORK_KINDS.length)];
+  const breaks = rng.next() < SHOW_MULTI_BREAK_SHARE ? 2 + rng.int(MAX_BREAKS - 1) : 1;
+  return { tick, x: centimetres(x), z: centimetres(z), theme, kind, breaks };
+}
+
+/**
+ * The launch body the server stamps for a show launch: its kind and breaks (breaks only when
+ * more than one), and its own theme only while the scene's theme setting is `auto` (else the
+ * setting colours it). Its burst height is the launch's seeded default.
+ */
+export function showLaunchBody(launch: ShowLaunch, setting: ThemeSetting): LaunchBody {
+  const body: LaunchBody = { type: "launch", x: launch.x, z: launch.z, kind: launch.kind };
+  if (setting === "auto") body.theme = launch.theme;
+  if (launch.breaks > 1) body.breaks = launch.breaks;
+  return body;
 }
 
 /**

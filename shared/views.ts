@@ -21,6 +21,16 @@ export interface ParticleView {
   readonly size: Float32Array;
 }
 
+/**
+ * The fireworks (and gun) view. Streaks: `previous → position` is the exact motion over the last
+ * tick (a velocity in metres per tick), so a renderer stretches a spark along it where it is fast;
+ * a particle spawned this tick has previous = position. `flicker` is 0 for steady particles; for
+ * strobing ones multiply the colour by `strobe(tick, flicker[i])` (firework_colors.ts).
+ */
+export interface FireworkView extends ParticleView {
+  readonly flicker: Float32Array;
+}
+
 /** Particles drawn as streaks from `position` back along `velocity * STREAK_SECONDS`. */
 export interface StreakView extends ParticleView {
   /** xyz velocity in metres per second. */

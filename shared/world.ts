@@ -13,7 +13,7 @@ import { Hasher } from "./hash.ts";
 import { applySettings, initialSnapshot } from "./settings.ts";
 import { Snow } from "./snow.ts";
 import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
-import type { ParticleView, SnowView, StreakView } from "./views.ts";
+import type { FireworkView, SnowView, StreakView } from "./views.ts";
 
 /** How to build a world. */
 export interface WorldOptions {
@@ -33,9 +33,9 @@ export class World {
    * Render view of shells, trails, bursts and secondary bursts. Its arrays are replaced by
    * larger ones when the pool grows (on a launch): read them from the view each frame.
    */
-  readonly fireworks: ParticleView;
+  readonly fireworks: FireworkView;
   /** Render view of the gun's shots (arrays replaced on growth, like `fireworks`). */
-  readonly gun: ParticleView;
+  readonly gun: FireworkView;
   /** Render view of the fountain's water, drawn as streaks. */
   readonly fountain: StreakView;
   /** Render view of the snow, evaluated in closed form. */
@@ -192,8 +192,7 @@ export class World {
         return;
       case "launch": {
         this.#admit(eventCost(this.seed, event).particles);
-        const theme = this.#snap.settings.theme;
-        this.#fireworks.launch(event.seq, event.tick, body.x, body.z, body.theme, theme);
+        this.#fireworks.launch(event.seq, event.tick, body, this.#snap.settings.theme);
         return;
       }
       case "gun":

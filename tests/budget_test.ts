@@ -24,7 +24,7 @@ function budgetAt(events: readonly SceneEvent[], tick: number): number {
 
 Deno.test("eventCost prices launches by their plan, volleys by their shots, settings free", () => {
   const launch: SceneEvent = { seq: 7, tick: 100, by: "a", body: { type: "launch", x: 1, z: 2 } };
-  const plan = planFirework(SEED, 7);
+  const plan = planFirework(SEED, 7, launch.body as { x: number; z: number });
   deepEqual(eventCost(SEED, launch), { particles: plan.slots, endTick: 100 + plan.lifeTicks });
   ok(plan.slots > 500 && plan.slots < 4000);
   const gun: SceneEvent = {

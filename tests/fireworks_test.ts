@@ -10,22 +10,21 @@ import {
   PALETTE,
   PALETTE_SIZE,
 } from "../shared/firework_colors.ts";
+import { BURST_HEIGHT_MAX } from "../shared/constants.ts";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { MOTION, MOTIONS } from "../shared/firework_motion.ts";
 import {
-  BURST_MAX,
-  BURST_MIN,
   FIREWORK_MAX_LIFE,
   planFirework,
   RISE_MAX,
   TRAIL_PER_TICK,
   trailSlot,
 } from "../shared/firework_plan.ts";
+import { RECIPES } from "../shared/firework_recipes.ts";
 import {
   type FireworkBlock,
   Fireworks,
-  KIND,
-  KIND_PHYSICS,
   resolveTheme,
-  SIZE,
   TRAIL_GAP_BOUND,
 } from "../shared/fireworks.ts";
 
@@ -34,7 +33,7 @@ const SEED = 1234;
 /** A system with one launch of `seq` at tick 0, stepped to the state right after its apex. */
 function burstFirework(seq: number): { fw: Fireworks; block: FireworkBlock } {
   const fw = new Fireworks(SEED, 10_000);
-  fw.launch(seq, 0, 0, 0, undefined, "auto");
+  fw.launch(seq, 0, { x: 0, z: 0 }, "auto");
   const block = fw.pool.blocks[0];
   for (let t = 0; t < block.plan.riseTicks; t++) fw.step(t);
   return { fw, block };
@@ -49,9 +48,10 @@ Deno.test("fireworks burst with directions uniform on the sphere", () => {
     const plan = block.plan;
     // Burst velocities are the shell's velocity at its apex plus the burst's own.
     const apex = fw.velocityAt(block.start, plan.riseTicks, new Float64Array(3));
-    ok(plan.burstCount >= BURST_MIN && plan.burstCount <= BURST_MAX);
-    for (let k = 0; k < plan.burstCount; k++) {
-      const p = (block.start + plan.burstStart + k) * 3;
+    const [fewest, most] = RECIPES.peony.sparks;
+    ok(plan.sparkCount[0] >= fewest && plan.sparkCount[0] <= most);
+    for (let k = 0; k < plan.sparkCount[0]; k++) {
+      const p = (block.start + plan.sparkStart[0] + k) * 3;
       const dx = velocity[p] - apex[0];
       const dy = velocity[p + 1] - apex[1];
       const dz = velocity[p + 2] - apex[2];
@@ -75,31 +75,35 @@ Deno.test("fireworks burst with directions uniform on the sphere", () => {
 });
 
 Deno.test("firework colours follow the life curve", async (t) => {
-  await t.step("the curve runs white, yellow, orange, red, dark with brightness ∝ √life", () => {
-    const rgb = [0, 0, 0];
-    heatColor(0, rgb);
-    equal(rgb.join(), "1,1,1");
-    heatColor(0.18, rgb);
-    ok(rgb[0] === 1 && rgb[1] > 0.8 && rgb[2] < 0.5, "yellow");
-    heatColor(0.4, rgb);
-    ok(rgb[0] === 1 && rgb[1] > 0.3 && rgb[1] < 0.6 && rgb[2] < 0.15, "orange");
-    heatColor(0.65, rgb);
-    ok(rgb[0] > 0.6 && rgb[1] < 0.15 && rgb[2] < 0.05, "red");
-    heatColor(1, rgb);
-    ok(rgb[0] < 0.1, "dark");
-    for (let j = 1; j <= COLOR_STEPS; j++) {
-      const t0 = (j - 1) / COLOR_STEPS, t1 = j / COLOR_STEPS;
-      ok(brightnessAt(t1) < brightnessAt(t0), "brightness falls");
-      equal(brightnessAt(t1), Math.sqrt(1 - t1));
-      ok(alphaAt(t1) <= alphaAt(t0), "alpha never rises");
-    }
-    equal(alphaAt(0.5), 1);
-    equal(alphaAt(1), 0);
-  });
+  await t.step(
+    "the curve runs hot white, yellow, orange, red, dark with brightness ∝ √life",
+    () => {
+      const rgb = [0, 0, 0];
+      heatColor(0, rgb);
+      ok(rgb[0] === 1 && rgb[1] > 0.85 && rgb[2] > 0.6 && rgb[2] < 0.8, "hot, below pure white");
+      heatColor(0.18, rgb);
+      ok(rgb[0] === 1 && rgb[1] > 0.8 && rgb[2] < 0.5, "yellow");
+      heatColor(0.4, rgb);
+      ok(rgb[0] === 1 && rgb[1] > 0.3 && rgb[1] < 0.6 && rgb[2] < 0.15, "orange");
+      heatColor(0.65, rgb);
+      ok(rgb[0] > 0.6 && rgb[1] < 0.15 && rgb[2] < 0.05, "red");
+      heatColor(1, rgb);
+      ok(rgb[0] < 0.1, "dark");
+      for (let j = 1; j <= COLOR_STEPS; j++) {
+        const t0 = (j - 1) / COLOR_STEPS, t1 = j / COLOR_STEPS;
+        ok(brightnessAt(t1) < brightnessAt(t0), "brightness falls");
+        equal(brightnessAt(t1), Math.sqrt(1 - t1));
+        ok(alphaAt(t1) <= alphaAt(t0), "alpha never rises");
+      }
+      equal(alphaAt(0.5), 1);
+      equal(alphaAt(1), 0);
+    },
+  );
   await t.step("every live particle's colour is the curve at its age, tinted", () => {
     const fw = new Fireworks(SEED, 10_000);
-    fw.launch(1, 0, 10, -10, "red-gold", "auto");
-    fw.launch(2, 0, -10, 10, "rainbow", "auto");
+    fw.launch(1, 0, { x: 10, z: -10, theme: "red-gold" }, "auto");
+    fw.launch(2, 0, { x: -10, z: 10, theme: "rainbow", kind: "crackle" }, "auto");
+    fw.launch(3, 0, { x: -10, z: 10, kind: "chrysanthemum", breaks: 2 }, "auto");
     const { color, life, maxLife, style } = fw.pool;
     const expected = [0, 0, 0, 0];
     let checked = 0;
@@ -110,9 +114,10 @@ Deno.test("firework colours follow the life curve", async (t) => {
         if (life[i] <= 0) continue;
         const s = style[i];
         const tint = PALETTE[s % PALETTE_SIZE];
-        const mix = KIND_PHYSICS[Math.floor(s / PALETTE_SIZE)][2];
+        const motion = MOTIONS[Math.floor(s / PALETTE_SIZE)];
         const step = colorStep(maxLife[i] - life[i], maxLife[i]);
-        fireworkColor(step / COLOR_STEPS, tint[0], tint[1], tint[2], mix, expected);
+        fireworkColor(step / COLOR_STEPS, tint[0], tint[1], tint[2], motion.mix, expected);
+        for (let c = 0; c < 3; c++) expected[c] *= motion.gain;
         for (let c = 0; c < 4; c++) {
           ok(Math.abs(color[i * 4 + c] - expected[c]) < 1e-6, `slot ${i} channel ${c}`);
         }
@@ -124,20 +129,22 @@ Deno.test("firework colours follow the life curve", async (t) => {
 });
 
 Deno.test("firework trails have no gaps at top speed", () => {
-  ok(TRAIL_GAP_BOUND < SIZE.trail, "consecutive sparks overlap as sprites");
-  // The fastest shells are those with the longest rise: check some of them and some others.
-  const seqs: number[] = [];
-  for (let seq = 1; seqs.length < 12 && seq < 5000; seq++) {
-    if (seq <= 6 || planFirework(SEED, seq).riseTicks === RISE_MAX) seqs.push(seq);
-  }
+  ok(TRAIL_GAP_BOUND < MOTIONS[MOTION.trail].size, "consecutive sparks overlap as sprites");
+  // The fastest shells are those with the longest rise (the highest bursts): check some of them
+  // and some seeded ones.
   let fastest = 0;
-  for (const seq of seqs) {
+  for (let seq = 1; seq <= 12; seq++) {
+    const y = seq <= 6 ? BURST_HEIGHT_MAX : undefined;
     const fw = new Fireworks(SEED, 10_000);
-    fw.launch(seq, 0, 0, 0, undefined, "auto");
+    fw.launch(seq, 0, { x: 0, z: 0, y }, "auto");
     const block = fw.pool.blocks[0];
     const { position } = fw.pool;
     fastest = Math.max(fastest, block.plan.riseTicks);
     let lx = 0, ly = 0, lz = 0; // the launch point starts the line
+    // The shell starts upwind of its burst point by its drift.
+    const p0 = block.start * 3;
+    lx = position[p0];
+    lz = position[p0 + 2];
     for (let k = 0; k < block.plan.riseTicks; k++) {
       fw.step(k);
       for (let n = 0; n < TRAIL_PER_TICK; n++) {
@@ -157,7 +164,14 @@ Deno.test("no firework particle outlives its max lifetime", () => {
   ok(FIREWORK_MAX_LIFE <= WINDOW_TICKS);
   const fw = new Fireworks(SEED, 40_000);
   const launches = 8;
-  for (let seq = 1; seq <= launches; seq++) fw.launch(seq, 0, seq, -seq, undefined, "auto");
+  for (let seq = 1; seq <= launches; seq++) {
+    fw.launch(
+      seq,
+      0,
+      { x: seq, z: -seq, kind: FIREWORK_KINDS[seq - 1], breaks: 1 + seq % 3 },
+      "auto",
+    );
+  }
   const { life, maxLife } = fw.pool; // after the launches: the pool may have grown
   const endTicks = fw.pool.blocks.map((b) => b.endTick);
   // Slots do not move while no block expires, so we can follow each slot's age.
@@ -183,7 +197,7 @@ Deno.test("no firework particle outlives its max lifetime", () => {
   }
   for (const block of fw.pool.blocks) {
     const plan = block.plan;
-    for (let i = plan.childStart; i < plan.slots; i++) {
+    for (let i = plan.childStart[0]; i < plan.emberStart[0]; i++) {
       if (born[block.start + i] >= 0) secondaries++;
     }
     ok(block.endTick - block.tick <= FIREWORK_MAX_LIFE);
@@ -196,7 +210,7 @@ Deno.test("no firework particle outlives its max lifetime", () => {
 Deno.test("every particle of a launch is dead at its end tick", () => {
   for (let seq = 1; seq <= 6; seq++) {
     const fw = new Fireworks(SEED, 10_000);
-    fw.launch(seq, 0, 0, 0, undefined, "auto");
+    fw.launch(seq, 0, { x: 0, z: 0, kind: FIREWORK_KINDS[seq], breaks: seq % 3 + 1 }, "auto");
     const block = fw.pool.blocks[0];
     const endTick = block.endTick;
     for (let tick = 0; tick < endTick - 1; tick++) fw.step(tick);
@@ -215,38 +229,79 @@ Deno.test("a launch's theme comes from its body, else the setting, else its own 
   equal(resolveTheme(undefined, "auto", 0.99), "rainbow");
   const rolls = new Set<string>();
   for (let seq = 1; seq <= 60; seq++) {
-    rolls.add(resolveTheme(undefined, "auto", planFirework(SEED, seq).themeRoll));
+    rolls.add(resolveTheme(undefined, "auto", planFirework(SEED, seq, { x: 0, z: 0 }).themeRoll));
   }
   equal(rolls.size, 4, "auto picks every theme");
   const fw = new Fireworks(SEED, 10_000);
-  fw.launch(1, 0, 0, 0, "green-purple", "auto");
+  fw.launch(1, 0, { x: 0, z: 0, theme: "green-purple" }, "auto");
   for (let t = 0; t < fw.pool.blocks[0].plan.riseTicks; t++) fw.step(t);
   const { style } = fw.pool;
   const b = fw.pool.blocks[0];
   const tints = new Set<number>();
-  for (let k = 0; k < b.plan.burstCount; k++) {
-    const s = style[b.start + b.plan.burstStart + k];
-    equal(Math.floor(s / PALETTE_SIZE), KIND.burst);
+  for (let k = 0; k < b.plan.sparkCount[0]; k++) {
+    const s = style[b.start + b.plan.sparkStart[0] + k];
+    equal(Math.floor(s / PALETTE_SIZE), MOTION.spark);
     tints.add(s % PALETTE_SIZE);
   }
   for (const tint of tints) ok([7, 8, 9].includes(tint), `green-purple tint ${tint}`);
 });
 
 Deno.test("fireworks jumped to a tick equal fireworks stepped there, slot for slot", () => {
-  const launches: [number, number][] = [[1, 0], [2, 3], [3, 40], [4, 41], [5, 170]];
-  const stepped = new Fireworks(SEED, 40_000);
-  const ticks = [1, 2, 36, 37, 38, 99, 100, 101, 135, 136, 137, 180, 222, 260, 300, 333, 420];
+  // Every kind, single and multi-break, some aimed, overlapping in time.
+  const launches: [number, number][] = [
+    [1, 0],
+    [2, 3],
+    [3, 40],
+    [4, 41],
+    [5, 90],
+    [6, 91],
+    [7, 130],
+    [8, 170],
+    [9, 171],
+    [10, 200],
+  ];
+  const spec = (seq: number) => ({
+    x: seq * 3,
+    z: -seq,
+    y: seq % 2 ? 20 + seq * 3 : undefined,
+    kind: FIREWORK_KINDS[(seq - 1) % FIREWORK_KINDS.length],
+    breaks: 1 + (seq % 3),
+  });
+  const stepped = new Fireworks(SEED, 100_000);
+  const ticks = [
+    1,
+    2,
+    36,
+    37,
+    38,
+    99,
+    100,
+    101,
+    135,
+    136,
+    137,
+    180,
+    222,
+    260,
+    300,
+    333,
+    420,
+    470,
+    530,
+    600,
+    680,
+  ];
   let tick = 0;
   for (const T of ticks) {
     for (; tick < T; tick++) {
       for (const [seq, at] of launches) {
-        if (at === tick) stepped.launch(seq, at, seq * 3, -seq, undefined, "auto");
+        if (at === tick) stepped.launch(seq, at, spec(seq), "auto");
       }
       stepped.step(tick);
     }
-    const jumped = new Fireworks(SEED, 40_000);
+    const jumped = new Fireworks(SEED, 100_000);
     for (const [seq, at] of launches) {
-      if (at < T) jumped.launch(seq, at, seq * 3, -seq, undefined, "auto");
+      if (at < T) jumped.launch(seq, at, spec(seq), "auto");
     }
     jumped.jumpTo(T);
     equal(jumped.live(), stepped.live(), `live at ${T}`);

@@ -1,4 +1,5 @@
 import { deepEqual, ok } from "node:assert/strict";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { replay } from "../shared/replay.ts";
 import { readReplay } from "../scripts/replay.ts";
 
@@ -10,6 +11,8 @@ const names = [
   "fountain",
   "gun",
   "mixed",
+  "aimed",
+  ...FIREWORK_KINDS.map((kind) => `kind_${kind}`),
 ];
 
 Deno.test("golden fixtures replay to their committed hashes", async (t) => {

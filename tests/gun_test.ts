@@ -5,6 +5,7 @@ import {
   GUN_MAX_LIFE,
   GUN_SHOTS,
   GUN_SPAWN_TICKS,
+  GUN_SPEED,
   GUN_SPREAD,
   insideScene,
 } from "../shared/gun.ts";
@@ -29,7 +30,7 @@ Deno.test("gun fires a volley along the normalised direction with a small spread
 
 Deno.test("gun shots die when they leave the scene's bounding box", () => {
   const gun = new Gun(SEED, 1000);
-  gun.fire(1, 0, [50, 5, 0], [1, 0, 0]); // 10 m from the +x wall at 55 m/s
+  gun.fire(1, 0, [50, 5, 0], [1, 0, 0]); // 10 m from the +x wall at GUN_SPEED
   const { position, life } = gun.pool;
   let maxTicks = 0;
   for (let t = 0; t < 60; t++) {
@@ -43,7 +44,25 @@ Deno.test("gun shots die when they leave the scene's bounding box", () => {
     if (gun.live() > 0) maxTicks = t + 1;
   }
   equal(gun.live(), 0);
-  ok(maxTicks < 20, `all shots left within ${maxTicks} ticks`);
+  // The last shots leave the muzzle GUN_SPAWN_TICKS in and need a few ticks to cross 10 m.
+  ok(maxTicks < GUN_SPAWN_TICKS + 10, `all shots left within ${maxTicks} ticks`);
+});
+
+Deno.test("gun fires a long stream of fast tracers, not a puff", () => {
+  const gun = new Gun(SEED, 1000);
+  gun.fire(1, 0, [0, 2, 50], [0, 0.05, -1]);
+  for (let t = 0; t < GUN_SPAWN_TICKS; t++) gun.step(t);
+  const { position, life, color } = gun.pool;
+  let near = Infinity, far = -Infinity, bright = 0;
+  for (let i = 0; i < gun.pool.count; i++) {
+    if (life[i] <= 0) continue;
+    near = Math.min(near, 50 - position[i * 3 + 2]);
+    far = Math.max(far, 50 - position[i * 3 + 2]);
+    if (color[i * 4] + color[i * 4 + 1] + color[i * 4 + 2] > 2.5) bright++;
+  }
+  ok(GUN_SPEED >= 60, "tracers are fast");
+  ok(far - near > GUN_SPEED * 0.5, `the stream stretches ${far - near} m along the view`);
+  equal(bright, GUN_SHOTS, "every tracer is bright");
 });
 
 Deno.test("gun shots never outlive their max life and the volley ends at its end tick", () => {

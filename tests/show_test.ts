@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { FOUNTAIN_BASIN_RADIUS, LAUNCH_HALF_EXTENT, TICK_RATE } from "../shared/constants.ts";
-import { SHOW_HALF_EXTENT, showLaunches } from "../shared/show.ts";
+import { FIREWORK_KINDS, MAX_BREAKS } from "../shared/firework_kinds.ts";
+import { LaunchBodySchema } from "../shared/protocol.ts";
+import { SHOW_HALF_EXTENT, showLaunchBody, showLaunches } from "../shared/show.ts";
 import { THEMES } from "../shared/types.ts";
 
 const HOUR = 3600 * TICK_RATE;
@@ -75,4 +77,25 @@ Deno.test("show of an empty or reversed range is empty; bad ticks are refused", 
   assert.deepEqual(showLaunches(1, 600, 500), []);
   assert.throws(() => showLaunches(1, 0.5, 100), /show_range/);
   assert.throws(() => showLaunches(1, 0, Infinity), /show_range/);
+});
+
+Deno.test("show uses every firework kind, every theme and multi-break shells", () => {
+  const launches = showLaunches(77, 0, HOUR);
+  const kinds = new Set(launches.map((l) => l.kind));
+  assert.deepEqual([...kinds].sort(), [...FIREWORK_KINDS].sort());
+  const multi = launches.filter((l) => l.breaks > 1).length;
+  assert.ok(multi > launches.length * 0.08 && multi < launches.length * 0.25, `${multi} multi`);
+  assert.ok(launches.every((l) => l.breaks >= 1 && l.breaks <= MAX_BREAKS));
+  assert.equal(new Set(launches.map((l) => l.theme)).size, THEMES.length);
+});
+
+Deno.test("show launch bodies are valid launches; the theme rides along only under auto", () => {
+  for (const launch of showLaunches(5, 0, 60 * TICK_RATE)) {
+    const auto = showLaunchBody(launch, "auto");
+    assert.deepEqual(LaunchBodySchema.parse(auto), auto);
+    assert.equal(auto.theme, launch.theme);
+    assert.equal(auto.kind, launch.kind);
+    assert.equal(auto.breaks, launch.breaks > 1 ? launch.breaks : undefined);
+    assert.equal(showLaunchBody(launch, "rainbow").theme, undefined);
+  }
 });

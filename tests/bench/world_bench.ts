@@ -7,17 +7,11 @@
  * best iteration, since on a shared machine the mean mostly measures the other load.
  */
 import process from "node:process";
-import { WINDOW_TICKS } from "../../shared/constants.ts";
+import { BURST_HEIGHT_MAX, WINDOW_TICKS } from "../../shared/constants.ts";
 import { COLOR_STEPS } from "../../shared/firework_colors.ts";
 import { RISE_MAX } from "../../shared/firework_plan.ts";
-import {
-  AGE_BASE,
-  DROP,
-  Fireworks,
-  REACH,
-  STYLE_COLORS,
-  STYLE_STRIDE,
-} from "../../shared/fireworks.ts";
+import { Fireworks } from "../../shared/fireworks.ts";
+import { AGE_BASE, DROP, REACH, STYLE_COLORS, STYLE_STRIDE } from "../../shared/firework_motion.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import { World, worldFromWindow } from "../../shared/world.ts";
 import { eventCost } from "../../shared/budget.ts";
@@ -37,7 +31,8 @@ const LIVE_PER_LAUNCH = 1100;
 function fullSky(launches: number): { fw: Fireworks; tick: number } {
   const fw = new Fireworks(42, launches * 3600);
   for (let seq = 1; seq <= launches; seq++) {
-    fw.launch(seq, 0, (seq % 90) - 45, (Math.floor(seq / 90) % 90) - 45, undefined, "auto");
+    const x = (seq % 90) - 45, z = (Math.floor(seq / 90) % 90) - 45;
+    fw.launch(seq, 0, { x, z, y: BURST_HEIGHT_MAX }, "auto");
   }
   let tick = 0;
   for (; tick <= RISE_MAX; tick++) fw.step(tick);

@@ -1,8 +1,9 @@
 /**
- * Deterministic busy scenarios for world tests and benchmarks: overlapping launches (some with
- * their own theme), gun volleys, and settings changes of wind, theme, snow and the fountain.
+ * Deterministic busy scenarios for world tests and benchmarks: overlapping launches of every
+ * kind (some with their own theme, some aimed, some multi-break), gun volleys, and settings changes of wind, theme, snow and the fountain.
  */
-import { LAUNCH_HALF_EXTENT } from "../../shared/constants.ts";
+import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../../shared/constants.ts";
+import { FIREWORK_KINDS, MAX_BREAKS } from "../../shared/firework_kinds.ts";
 import { Rng } from "../../shared/prng.ts";
 import { type SceneEvent, type Settings, THEMES } from "../../shared/types.ts";
 
@@ -29,13 +30,23 @@ export function busyScenario(o: ScenarioOptions): SceneEvent[] {
   const raw: { tick: number; body: SceneEvent["body"] }[] = [];
   for (let t = rng.int(launchGap); t < o.ticks; t += 1 + rng.int(2 * launchGap)) {
     const pick = rng.next();
+    const x = rng.range(-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
+    const z = rng.range(-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT);
+    const theme = THEMES[rng.int(THEMES.length)];
+    // Every kind; some aimed at a burst height, some multi-break.
+    const kind = FIREWORK_KINDS[rng.int(FIREWORK_KINDS.length)];
+    const aim = rng.next(), y = rng.range(BURST_HEIGHT_MIN, BURST_HEIGHT_MAX);
+    const multi = rng.next(), breaks = 2 + rng.int(MAX_BREAKS - 1);
     raw.push({
       tick: t,
       body: {
         type: "launch",
-        x: rng.range(-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT),
-        z: rng.range(-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT),
-        ...(pick < 0.3 ? { theme: THEMES[rng.int(THEMES.length)] } : {}),
+        x,
+        z,
+        ...(pick < 0.3 ? { theme } : {}),
+        kind,
+        ...(aim < 0.4 ? { y } : {}),
+        ...(multi < 0.2 ? { breaks } : {}),
       },
     });
   }
