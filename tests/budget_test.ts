@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { eventCost } from "../shared/budget.ts";
 import { SkyFullError } from "../shared/errors.ts";
-import { planFirework } from "../shared/firework_plan.ts";
+import { FIREWORK_MAX_LIFE, planFirework } from "../shared/firework_plan.ts";
 import { GUN_SHOTS } from "../shared/gun.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { World } from "../shared/world.ts";
@@ -55,7 +55,8 @@ Deno.test("budgets are never exceeded: live particles ≤ reserved slots = Σ ev
   const world = new World({ seed: SEED });
   for (const e of events) world.apply(e);
   let peak = 0;
-  for (let tick = 1; tick <= 1500; tick++) {
+  // Events end by 1200; their particles are dead FIREWORK_MAX_LIFE ticks later at most.
+  for (let tick = 1; tick <= 1200 + FIREWORK_MAX_LIFE; tick++) {
     world.advanceTo(tick);
     const reserved = budgetAt(events, tick);
     equal(world.usedSlots(), reserved, `tick ${tick}`);
