@@ -12,7 +12,7 @@ import { TICK_MS, TICK_RATE, WINDOW_TICKS } from "../../shared/constants.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
-import { showLaunches } from "../../shared/show.ts";
+import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../clock.ts";
 import { HashVotes } from "../desync.ts";
@@ -337,9 +337,7 @@ export class SceneOwner {
     this.#showCursor = now + 1;
     if (!this.#settings.show) return;
     for (const launch of showLaunches(this.#seed, from, now + 1)) {
-      const body: EventBody = this.#settings.theme === "auto"
-        ? { type: "launch", x: launch.x, z: launch.z, theme: launch.theme }
-        : { type: "launch", x: launch.x, z: launch.z };
+      const body: EventBody = showLaunchBody(launch, this.#settings.theme);
       const event: SceneEvent = { seq: this.#lastSeq + 1, tick: launch.tick, by: "show", body };
       const cost = eventCost(this.#seed, event);
       if (!this.#ledger.admit(cost.particles, cost.endTick, launch.tick).ok) continue;
