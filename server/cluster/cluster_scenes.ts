@@ -120,6 +120,7 @@ export class ClusterScenes {
     if (!edge) {
       edge = new SceneEdge(id, {
         link: this.#deps.link,
+        nodeId: this.#deps.options.nodeId,
         clock: this.#deps.clock,
         skyCap: this.#deps.skyCap,
         maxPeers: this.#deps.maxPeers,

@@ -27,7 +27,14 @@ import type { NatsLink } from "./nats_link.ts";
 import { paused, type SubmitReply } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
-import { beatSubject, hashSubject, resyncSubject, submitSubject } from "./subjects.ts";
+import {
+  beatSubject,
+  hashSubject,
+  presenceSubject,
+  resyncSubject,
+  submitSubject,
+} from "./subjects.ts";
+import type { PeerInfo } from "../../shared/protocol.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /** Close code for clients whose scene could not be opened ("try again later"). */
@@ -37,12 +44,18 @@ const CLOSE_TRY_AGAIN = 1013;
 export const PAUSE_AFTER_MS = 600;
 /** Events kept beyond the window W so clients can resume after a reconnect. */
 const RESUME_MARGIN_TICKS = 30 * TICK_RATE;
+/** Each edge publishes its announced people this often, so other nodes converge… */
+const ROSTER_EVERY_MS = 2000;
+/** …and forgets another node's people when its roster stops for this long (the node died). */
+const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
 
 /** What an edge needs. */
 export interface EdgeDeps {
   link: NatsLink;
+  /** This node's id (presence messages name their node). */
+  nodeId: string;
   clock: ServerClock;
   skyCap: number;
   maxPeers: number;
@@ -61,6 +74,10 @@ export class SceneEdge {
   readonly #deps: EdgeDeps;
   readonly #audience: Peer[] = [];
   readonly #announced = new Set<Peer>();
+  /** People announced by other nodes' edges of this scene, by node. */
+  readonly #remote = new Map<string, { peers: Map<string, PeerInfo>; seenMs: number }>();
+  #remoteCount = 0;
+  #lastRosterMs = -Infinity;
   readonly #recent = new RecentEvents();
   readonly #subs: Subscription[] = [];
   #reader: LogReader | undefined;
@@ -193,6 +210,7 @@ export class SceneEdge {
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
     if (this.#announced.delete(peer)) {
       this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: peer.info() }));
+      this.#publishPresence({ kind: "leave", peer: peer.info() });
     }
   }
 
@@ -209,12 +227,13 @@ export class SceneEdge {
       this.#waiting.push({ peer, name, lastSeq });
       return null;
     }
-    const announce = this.#announced.size < this.#deps.presenceLimit;
+    const announce = this.#announced.size + this.#remoteCount < this.#deps.presenceLimit;
     if (announce) this.#announced.add(peer);
     peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#paused) peer.send(statusFrame(true));
     if (announce) {
       this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: peer.info() }), peer);
+      this.#publishPresence({ kind: "join", peer: peer.info() });
     }
     return null;
   }
@@ -274,6 +293,15 @@ export class SceneEdge {
       this.#paused = paused;
       this.#broadcast(statusFrame(paused));
     }
+    if (nowMs - this.#lastRosterMs >= ROSTER_EVERY_MS) {
+      this.#lastRosterMs = nowMs;
+      if (this.#announced.size > 0) {
+        this.#publishPresence({ kind: "roster", peers: [...this.#announced].map((p) => p.info()) });
+      }
+      for (const [node, remote] of this.#remote) {
+        if (nowMs - remote.seenMs > ROSTER_EXPIRY_MS) this.#reconcile(node, []);
+      }
+    }
     const target = this.#promised - WINDOW_TICKS - RESUME_MARGIN_TICKS;
     if (target - this.#snapshot.tick >= 10 * TICK_RATE) {
       this.#snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), target);
@@ -309,6 +337,16 @@ export class SceneEdge {
         }
       },
     }));
+    this.#subs.push(nc.subscribe(presenceSubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          this.#onPresence(msg.json<PresenceNote>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
     this.#subs.push(nc.subscribe(resyncSubject(this.id), {
       callback: (err, msg) => {
         if (err) return;
@@ -330,6 +368,50 @@ export class SceneEdge {
         }
       },
     }));
+  }
+
+  #publishPresence(note: Omit<PresenceNote, "node">): void {
+    if (this.#deps.link.state !== "connected") return;
+    this.#deps.link.nc.publish(
+      presenceSubject(this.id),
+      encoder.encode(JSON.stringify({ node: this.#deps.nodeId, ...note })),
+    );
+  }
+
+  #onPresence(note: PresenceNote): void {
+    if (note.node === this.#deps.nodeId) return;
+    const remote = this.#remote.get(note.node);
+    const known = remote ? [...remote.peers.values()] : [];
+    if (note.kind === "roster") this.#reconcile(note.node, note.peers ?? []);
+    else if (note.kind === "join" && note.peer) this.#reconcile(note.node, [...known, note.peer]);
+    else if (note.kind === "leave" && note.peer) {
+      this.#reconcile(note.node, known.filter((p) => p.id !== note.peer!.id));
+    }
+  }
+
+  /** Makes `node`'s announced people here equal `peers` (within the limit), telling clients. */
+  #reconcile(node: string, peers: PeerInfo[]): void {
+    let remote = this.#remote.get(node);
+    if (!remote) {
+      remote = { peers: new Map(), seenMs: 0 };
+      this.#remote.set(node, remote);
+    }
+    remote.seenMs = this.#deps.clock.monotonicMs();
+    const wanted = new Map(peers.map((p) => [p.id, p]));
+    for (const [id, info] of remote.peers) {
+      if (wanted.has(id)) continue;
+      remote.peers.delete(id);
+      this.#remoteCount--;
+      this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
+    }
+    for (const [id, info] of wanted) {
+      if (remote.peers.has(id)) continue;
+      if (this.#announced.size + this.#remoteCount >= this.#deps.presenceLimit) break;
+      remote.peers.set(id, info);
+      this.#remoteCount++;
+      this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: info }));
+    }
+    if (remote.peers.size === 0) this.#remote.delete(node);
   }
 
   #onEntry({ entry }: StoredEntry): void {
@@ -403,7 +485,10 @@ export class SceneEdge {
       snapshot,
       events,
       lastSeq: this.#relayedSeq,
-      peers: [...this.#announced].map((p) => p.info()),
+      peers: [
+        ...[...this.#announced].map((p) => p.info()),
+        ...[...this.#remote.values()].flatMap((r) => [...r.peers.values()]),
+      ],
       resumed: resumable,
     };
   }
@@ -414,6 +499,14 @@ export class SceneEdge {
       if (audience[i] !== except) audience[i].send(text);
     }
   }
+}
+
+/** A presence note between edges of one scene. */
+interface PresenceNote {
+  node: string;
+  kind: "join" | "leave" | "roster";
+  peer?: PeerInfo;
+  peers?: PeerInfo[];
 }
 
 function refusal(code: ErrorMessage["code"], message: string): ErrorMessage {

@@ -20,3 +20,5 @@ export const submitSubject = (scene: string): string => `snowfire.submit.${scene
 export const hashSubject = (scene: string): string => `snowfire.hash.${scene}`;
 /** Subject the owner publishes desync verdicts on. */
 export const resyncSubject = (scene: string): string => `snowfire.resync.${scene}`;
+/** Subject edges tell each other who is present on (join, leave, periodic roster). */
+export const presenceSubject = (scene: string): string => `snowfire.presence.${scene}`;
