@@ -5,11 +5,11 @@
  * and bursts above it, as high as still fits on screen. Pure maths: no DOM, no state.
  */
 import * as THREE from "three";
-import { LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
+import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
 
-/** Lowest and highest burst heights a launch asks for, metres. */
-export const AIM_HEIGHT_MIN = 18;
-export const AIM_HEIGHT_MAX = 55;
+/** Lowest and highest burst heights a launch asks for, metres (the protocol's limits). */
+export const AIM_HEIGHT_MIN = BURST_HEIGHT_MIN;
+export const AIM_HEIGHT_MAX = BURST_HEIGHT_MAX;
 /** The burst height of a ground click when the view has room for it, metres. */
 export const AIM_HEIGHT_PREFERRED = 40;
 /** A ground click's burst centre stays below this NDC height (room for the sparks above it). */

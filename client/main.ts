@@ -130,7 +130,7 @@ function start(): void {
     camera: renderer.camera,
     focus: renderer.controls.target,
     actions: {
-      // The burst height `_y` goes on the wire once the protocol accepts a launch's `y`.
+      // The burst height `_y` goes on the wire with the submit frame (issue 7's protocol change).
       launch(x, z, _y) {
         if (!net.submit({ type: "launch", x, z })) return notConnected();
         renderer.markLaunch(x, z);
