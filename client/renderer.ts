@@ -5,14 +5,15 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+import { STREAK_SECONDS } from "../shared/views.ts";
 import type { World } from "../shared/world.ts";
 import { fitDefaultView } from "./camera_fit.ts";
 import { ClickMarker } from "./click_marker.ts";
-import { FireworkPoints } from "./firework_points.ts";
-import { FountainStreaks } from "./fountain_streaks.ts";
+import { GlowPipeline } from "./glow_pipeline.ts";
 import { Ground } from "./ground.ts";
 import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
 import { SnowPoints } from "./snow_points.ts";
+import { SparkStreaks } from "./spark_streaks.ts";
 import { createSnowflakeAtlas } from "./sprite_textures.ts";
 
 /** Options for {@link SceneRenderer}. */
@@ -37,10 +38,12 @@ export class SceneRenderer {
   private readonly atlas: THREE.Texture;
   private readonly ground: Ground;
   private readonly snow: SnowPoints;
-  private readonly fireworks: FireworkPoints;
-  private readonly gun: FireworkPoints;
-  private readonly fountainDrops: FireworkPoints;
-  private readonly fountain: FountainStreaks;
+  private readonly viewport = { value: new THREE.Vector2(1, 1) };
+  private readonly fireworks: SparkStreaks;
+  private readonly gun: SparkStreaks;
+  private readonly fountainDrops: SparkStreaks;
+  private readonly fountain: SparkStreaks;
+  private readonly glow: GlowPipeline;
   private readonly canvas: HTMLCanvasElement;
   private readonly marker: ClickMarker;
   private seconds = 0;
@@ -54,7 +57,9 @@ export class SceneRenderer {
     this.canvas = options.canvas;
     this.renderer = new THREE.WebGLRenderer({
       canvas: options.canvas,
-      antialias: true,
+      // The scene is drawn into an off-screen HDR target (glow_pipeline.ts); the canvas only gets
+      // the final full-screen pass, so canvas antialiasing would be wasted.
+      antialias: false,
       powerPreference: "high-performance",
       preserveDrawingBuffer: options.preserveDrawingBuffer ?? false,
     });
@@ -87,20 +92,60 @@ export class SceneRenderer {
       atlas: this.atlas,
       drawShare: reduced ? 0.35 : 1,
     });
-    this.fountain = new FountainStreaks(reduced ? 0.6 : 0.9);
-    this.fountainDrops = new FireworkPoints({ uniforms: this.uniforms, glow: 2, intensity: 0.35 });
-    this.fireworks = new FireworkPoints({
-      uniforms: this.uniforms,
-      glow: 3,
-      intensity: reduced ? 0.45 : 1,
+    const uniforms = this.uniforms, viewport = this.viewport;
+    // Fountain water: thin streaks back along the velocity, fading out, plus soft drops.
+    this.fountain = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 0.3,
+      intensity: reduced ? 0.6 : 0.9,
+      tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
+      tailLight: 0,
+      renderOrder: 1,
     });
-    this.gun = new FireworkPoints({ uniforms: this.uniforms, glow: 3, intensity: 0.9 });
+    this.fountainDrops = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 2,
+      intensity: 0.3,
+      tail: { ticks: 0 },
+      tailLight: 1,
+      renderOrder: 1,
+    });
+    // Firework sparks: streaks over their last ticks of motion (long where fast, points where
+    // slow); reduced motion draws half of them, dimmer.
+    this.fireworks = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 1.7,
+      intensity: reduced ? 0.5 : 1.3,
+      tail: { ticks: 5 },
+      tailLight: 0.2,
+      keepEvery: reduced ? 2 : 1,
+      renderOrder: 3,
+    });
+    // Gun tracers: long, bright streaks.
+    this.gun = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 3,
+      intensity: reduced ? 0.6 : 1.6,
+      tail: { ticks: 7 },
+      tailLight: 0.1,
+      renderOrder: 3,
+    });
     for (const object of [this.fountain.object, this.fountainDrops.object, this.snow.object]) {
       this.scene.add(object);
     }
     this.scene.add(this.fireworks.object, this.gun.object);
     this.marker = new ClickMarker(reduced);
     this.scene.add(this.marker.group);
+    this.glow = new GlowPipeline({
+      renderer: this.renderer,
+      scene: this.scene,
+      camera: this.camera,
+      bloomStrength: reduced ? 0.3 : 0.6,
+    });
     this.resize();
   }
 
@@ -167,9 +212,18 @@ export class SceneRenderer {
     this.marker.mark(x, z, this.seconds);
   }
 
-  /** Uploads the marked buffer ranges and issues the draw calls. */
+  /** Uploads the marked buffer ranges and issues the draw calls (scene, bloom, tone mapping). */
   draw(): void {
-    this.renderer.render(this.scene, this.camera);
+    this.glow.render();
+  }
+
+  /** Whether the bloom pass runs (on by default; the benchmark measures its share). */
+  get bloom(): boolean {
+    return this.glow.bloomEnabled;
+  }
+
+  set bloom(on: boolean) {
+    this.glow.bloomEnabled = on;
   }
 
   /** Renders at `ratio` device pixels per CSS pixel from the next frame on. */
@@ -190,10 +244,12 @@ export class SceneRenderer {
     this.width = width;
     this.height = height;
     this.renderer.setSize(width, height, false);
+    this.glow.setSize(width, height);
     this.camera.aspect = width / height;
     if (!this.userMoved) this.fitView();
     this.camera.updateProjectionMatrix();
-    const bufferHeight = this.renderer.getDrawingBufferSize(new THREE.Vector2()).y;
+    const buffer = this.renderer.getDrawingBufferSize(this.viewport.value);
+    const bufferHeight = buffer.y;
     const halfFov = THREE.MathUtils.degToRad(this.camera.fov) / 2;
     this.uniforms.uPointScale.value = bufferHeight / (2 * Math.tan(halfFov));
   }
@@ -209,6 +265,7 @@ export class SceneRenderer {
     this.fountainDrops.dispose();
     this.ground.dispose();
     this.marker.dispose();
+    this.glow.dispose();
     this.atlas.dispose();
     this.renderer.dispose();
   }

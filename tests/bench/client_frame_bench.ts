@@ -7,9 +7,10 @@ import { initialSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import { World } from "../../shared/world.ts";
-import { FireworkPoints } from "../../client/firework_points.ts";
-import { FountainStreaks } from "../../client/fountain_streaks.ts";
+import * as THREE from "three";
+import { SparkStreaks } from "../../client/spark_streaks.ts";
 import { createPointUniforms } from "../../client/point_uniforms.ts";
+import { STREAK_SECONDS } from "../../shared/views.ts";
 
 const SEED = 20_261_129;
 const TARGET_VISIBLE = 50_000;
@@ -42,9 +43,20 @@ for (let i = 0; i < 900; i++) {
 }
 
 const flakes = new Float32Array(MAX_FLAKES * 3);
-const fireworks = new FireworkPoints({ uniforms: createPointUniforms(), glow: 3, intensity: 1 });
+const common = {
+  uniforms: createPointUniforms(),
+  viewport: { value: new THREE.Vector2(960, 540) },
+  glow: 3,
+  intensity: 1,
+  renderOrder: 0,
+};
+const fireworks = new SparkStreaks({ ...common, tail: { ticks: 5 }, tailLight: 0.2 });
 fireworks.bind(world.fireworks);
-const fountain = new FountainStreaks();
+const fountain = new SparkStreaks({
+  ...common,
+  tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
+  tailLight: 0,
+});
 fountain.bind(world.fountain);
 fireworks.update(0.5);
 console.log(

@@ -1,0 +1,80 @@
+/**
+ * The one loop that turns a particle view into what the GPU draws: every visible (alpha > 0)
+ * particle of the view's dense range, interpolated between ticks, with the vector back to its
+ * streak's tail, its colour and its size, interleaved into one preallocated array. Fireworks, gun
+ * shots and the fountain all go through it (they used to have near-copies of it).
+ */
+import type { ParticleView, StreakView } from "../shared/views.ts";
+
+/** Floats per packed spark: head xyz, tail offset xyz, rgba, size. */
+export const SPARK_STRIDE = 11;
+
+/** Where a streak's tail comes from. */
+export interface StreakTail {
+  /**
+   * Tail = head − (position − previous) · `ticks`: the spark's own motion over the last tick,
+   * stretched over that many ticks (0: a round point).
+   */
+  ticks: number;
+  /** When set, the tail is head − velocity · `seconds` instead (views that carry a velocity). */
+  velocitySeconds?: number;
+}
+
+/**
+ * Packs the visible particles of `view` at interpolation `alpha` ∈ [0, 1] between the previous
+ * tick and the current one into `out` (SPARK_STRIDE floats each, from 0), keeping every
+ * `keepEvery`-th visible particle (1: all). Returns how many it wrote. Allocates nothing.
+ *
+ * @example
+ * ```ts
+ * const out = new Float32Array(view.size.length * SPARK_STRIDE);
+ * const drawn = packSparks(view, 0.5, { ticks: 6 }, 1, out);
+ * ```
+ */
+export function packSparks(
+  view: ParticleView | StreakView,
+  alpha: number,
+  tail: StreakTail,
+  keepEvery: number,
+  out: Float32Array,
+): number {
+  const position = view.position;
+  const previous = view.previous;
+  const color = view.color;
+  const size = view.size;
+  const count = view.count;
+  const velocity = tail.velocitySeconds !== undefined && "velocity" in view ? view.velocity : null;
+  const seconds = tail.velocitySeconds ?? 0;
+  const ticks = tail.ticks;
+  let n = 0;
+  let seen = 0;
+  for (let i = 0; i < count; i++) {
+    const c = i * 4;
+    const a = color[c + 3];
+    if (a <= 0) continue;
+    if (keepEvery > 1 && seen++ % keepEvery !== 0) continue;
+    const p = i * 3;
+    const o = n * SPARK_STRIDE;
+    const px = previous[p], py = previous[p + 1], pz = previous[p + 2];
+    const dx = position[p] - px, dy = position[p + 1] - py, dz = position[p + 2] - pz;
+    out[o] = px + dx * alpha;
+    out[o + 1] = py + dy * alpha;
+    out[o + 2] = pz + dz * alpha;
+    if (velocity) {
+      out[o + 3] = -velocity[p] * seconds;
+      out[o + 4] = -velocity[p + 1] * seconds;
+      out[o + 5] = -velocity[p + 2] * seconds;
+    } else {
+      out[o + 3] = -dx * ticks;
+      out[o + 4] = -dy * ticks;
+      out[o + 5] = -dz * ticks;
+    }
+    out[o + 6] = color[c];
+    out[o + 7] = color[c + 1];
+    out[o + 8] = color[c + 2];
+    out[o + 9] = a;
+    out[o + 10] = size[i];
+    n++;
+  }
+  return n;
+}

@@ -1,0 +1,73 @@
+/**
+ * `SparkStreakShader`: one camera-facing quad per spark, drawn from its streak's tail to its head
+ * in screen space and as wide as the spark's glow sprite. A slow spark (head ≈ tail) is a soft
+ * round point; a fast one is a capsule whose light is spread along its length and fades towards
+ * the tail, like a spark seen by the eye or a camera's short exposure.
+ */
+import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
+
+/** Shader sources and uniform names (shared uniforms come from point_uniforms.ts). */
+export const SparkStreakShader = {
+  vertexShader: /* glsl */ `
+// position.x: 0 at the tail end, 1 at the head end; position.y: -1 / +1 across.
+attribute vec3 head;
+attribute vec3 tail;
+attribute vec4 color;
+attribute float size;
+uniform float uGlow;
+uniform vec2 uViewport;
+varying vec4 vColor;
+varying vec2 vLocal;
+varying float vLength;
+${POINT_SIZE_GLSL}
+void main() {
+  vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
+  if (-viewHead.z < 0.1) {
+    // Behind the camera: a degenerate quad outside the clip volume.
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    return;
+  }
+  vec4 viewTail = modelViewMatrix * vec4(head + tail, 1.0);
+  if (-viewTail.z < 0.1) viewTail = viewHead;
+  vec4 clipHead = projectionMatrix * viewHead;
+  vec4 clipTail = projectionMatrix * viewTail;
+  vec2 halfViewport = 0.5 * uViewport;
+  vec2 headPixel = clipHead.xy / clipHead.w * halfViewport;
+  vec2 tailPixel = clipTail.xy / clipTail.w * halfViewport;
+  float pixels = attenuatedPointSize(size * uGlow, -viewHead.z);
+  float radius = 0.5 * max(pixels, 2.0);
+  vec2 axis = headPixel - tailPixel;
+  float len = length(axis);
+  vec2 dir = len > 0.001 ? axis / len : vec2(1.0, 0.0);
+  vec2 across = vec2(-dir.y, dir.x);
+  float along = mix(-radius, len + radius, position.x);
+  vec2 pixel = tailPixel + dir * along + across * (position.y * radius);
+  gl_Position = vec4(pixel / halfViewport * clipHead.w, clipHead.z, clipHead.w);
+  vLocal = vec2(along, position.y * radius) / radius;
+  vLength = len / radius;
+  vColor = color;
+  // Keep tiny sparks visible but dimmer rather than vanishing between pixels, and spread a
+  // streak's light over its length so fast sparks do not outshine slow ones.
+  vColor.a *= clamp(pixels / 2.0, 0.15, 1.0) / (1.0 + 0.35 * vLength);
+}
+`,
+  fragmentShader: /* glsl */ `
+uniform float uIntensity;
+uniform float uTailLight;
+varying vec4 vColor;
+varying vec2 vLocal;
+varying float vLength;
+void main() {
+  float nearest = clamp(vLocal.x, 0.0, vLength);
+  vec2 d = vec2(vLocal.x - nearest, vLocal.y);
+  float d2 = dot(d, d);
+  if (d2 > 1.0) discard;
+  float core = exp(-d2 * 10.0);
+  float halo = (1.0 - d2) * (1.0 - d2) * 0.15;
+  float headward = vLength > 0.001 ? nearest / vLength : 1.0;
+  float light = (core + halo) * mix(uTailLight, 1.0, headward) * vColor.a * uIntensity;
+  gl_FragColor = vec4(vColor.rgb * light, light);
+  #include <colorspace_fragment>
+}
+`,
+};
