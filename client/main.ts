@@ -18,6 +18,8 @@ import { Sim } from "./sim.ts";
 import { exposeDebugHook } from "./debug_hook.ts";
 import { FrameStats } from "./frame_stats.ts";
 import { FrameTimings } from "./frame_timings.ts";
+import { FireworkSound } from "./sound.ts";
+import { SoundCues } from "./sound_cues.ts";
 
 /**
  * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
@@ -55,6 +57,10 @@ function start(): void {
     throw error;
   }
 
+  // Sound starts with the first gesture; the mute choice is the page's (FireworkSound.muted).
+  const sound = new FireworkSound();
+  sound.resumeOnGesture();
+  const cues = new SoundCues(sound);
   const playout = new Playout();
   const sim = new Sim({
     checkpoint: (tick, hash) => net.send({ t: "hash", tick, h: hash }),
@@ -86,6 +92,7 @@ function start(): void {
           net.restartFresh();
           return;
         }
+        cues.add(sim.seed, event);
         if (event.by === "show") return;
         const world = sim.world;
         hud.toast(
@@ -166,6 +173,7 @@ function start(): void {
     }
     const simulated = performance.now();
     renderer.render(time, nowMs / 1000);
+    cues.update(time, renderer.camera.position);
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
     stats.frame(nowMs);
@@ -187,6 +195,7 @@ function start(): void {
   globalThis.addEventListener("pagehide", () => {
     net.close();
     input.dispose();
+    sound.dispose();
     renderer.dispose();
   });
 }

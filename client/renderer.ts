@@ -144,7 +144,7 @@ export class SceneRenderer {
       renderer: this.renderer,
       scene: this.scene,
       camera: this.camera,
-      bloomStrength: reduced ? 0.3 : 0.6,
+      bloomStrength: reduced ? 0.35 : 0.8,
     });
     this.resize();
   }
