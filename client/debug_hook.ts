@@ -9,6 +9,7 @@ import type { Net } from "./net.ts";
 import type { Playout } from "./playout.ts";
 import type { SceneRenderer } from "./renderer.ts";
 import type { Sim } from "./sim.ts";
+import type { FireworkSound } from "./sound.ts";
 
 /** What `window.snowfire` offers. */
 export interface SnowfireDebug {
@@ -40,12 +41,19 @@ export interface SnowfireDebug {
   clearFrameTimes(): void;
   /** Visible firework particles and their mean position (null when there are none). */
   fireworkCentroid(): { x: number; y: number; z: number; count: number } | null;
-  /** The latest event received from the server. */
-  lastEvent(): { seq: number; tick: number; by: string; type: string } | null;
+  /**
+   * Per live launch (by seq): its visible particles and their mean position, for telling apart
+   * simultaneous bursts.
+   */
+  fireworkCentroids(): { seq: number; x: number; y: number; z: number; count: number }[];
+  /** The latest event received from the server (`body` as received). */
+  lastEvent(): { seq: number; tick: number; by: string; type: string; body: unknown } | null;
+  /** Sound state: running after the first gesture, muted, voices sounding. */
+  sound(): { running: boolean; muted: boolean; voices: number } | null;
   /** Flakes and firework sparks drawn in the last frame. */
   drawn(): { flakes: number; fireworks: number };
-  /** Recent events (about the last two windows) as `{seq, tick, by, type}`. */
-  recentEvents(): { seq: number; tick: number; by: string; type: string }[];
+  /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
+  recentEvents(): { seq: number; tick: number; by: string; type: string; body: unknown }[];
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */
@@ -63,6 +71,7 @@ export interface DebugSources {
   renderer: SceneRenderer;
   playout: Playout;
   timings: FrameTimings;
+  sound?: FireworkSound;
 }
 
 /** Installs `window.snowfire` and returns it (the caller fills `you`, `errors`, `invalidFrames`). */
@@ -103,12 +112,48 @@ export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
       }
       return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
     },
+    fireworkCentroids() {
+      const view = sim.world?.fireworks;
+      // The view is the firework pool; its per-launch blocks say which slots are whose.
+      const blocks = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
+        ?.blocks;
+      if (!view || !blocks) return [];
+      const out = [];
+      for (const block of blocks) {
+        let x = 0, y = 0, z = 0, count = 0;
+        for (let i = block.start; i < block.start + block.size && i < view.count; i++) {
+          if (view.color[i * 4 + 3] <= 0) continue;
+          x += view.position[i * 3];
+          y += view.position[i * 3 + 1];
+          z += view.position[i * 3 + 2];
+          count++;
+        }
+        if (count > 0) {
+          out.push({ seq: block.seq, x: x / count, y: y / count, z: z / count, count });
+        }
+      }
+      return out;
+    },
     lastEvent() {
       const event = sim.latestEvent;
       return event
-        ? { seq: event.seq, tick: event.tick, by: event.by, type: event.body.type }
+        ? {
+          seq: event.seq,
+          tick: event.tick,
+          by: event.by,
+          type: event.body.type,
+          body: event.body,
+        }
         : null;
     },
+    sound: () =>
+      sources.sound
+        ? {
+          running: sources.sound.running,
+          muted: sources.sound.muted,
+          voices: sources.sound.activeVoices,
+        }
+        : null,
     drawn: () => renderer.drawnCounts(),
     recentEvents: () =>
       sim.recentEvents().map((event) => ({
@@ -116,6 +161,7 @@ export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
         tick: event.tick,
         by: event.by,
         type: event.body.type,
+        body: event.body,
       })),
     setLayerVisible(layer, visible) {
       const object = renderer.layers()[layer];

@@ -155,7 +155,7 @@ function start(): void {
     minPixelRatio: Math.min(renderer.pixelRatio, 0.5),
   });
   const timings = new FrameTimings();
-  const debug = exposeDebugHook({ sim, net, renderer, playout, timings });
+  const debug = exposeDebugHook({ sim, net, renderer, playout, timings, sound });
 
   const clock = () => performance.now();
   let lastFrameMs = NaN;

@@ -15,7 +15,7 @@ import { SceneRenderer } from "../renderer.ts";
 export interface FrameBenchOptions {
   /** Visible firework particles to maintain. */
   fireworks: number;
-  /** Frames measured after warm-up. */
+  /** Frames measured after warm-up, with the glow; as many again without it. */
   frames: number;
   /** Ticks stepped (without drawing) before measuring, so the sky reaches its target. */
   warmup: number;
@@ -32,6 +32,14 @@ export interface FrameBenchResult {
   draw: number[];
   /** Animation frames per second over the measured frames (wall clock). */
   fps: number;
+  /**
+   * The same frames with the glow passes off: upload + draw, and upload + draw + a 1-pixel
+   * readback that waits for the GPU, with (`drawSynced`) and without (`drawSyncedNoGlow`) glow.
+   */
+  drawNoGlow: number[];
+  drawSynced: number[];
+  drawSyncedNoGlow: number[];
+  fpsNoGlow: number;
   flakes: number;
   /** Mean visible firework particles over the measured frames. */
   fireworkParticles: number;
@@ -70,6 +78,11 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
   const simulate: number[] = [];
   const prepare: number[] = [];
   const draw: number[] = [];
+  const drawNoGlow: number[] = [];
+  const drawSynced: number[] = [];
+  const drawSyncedNoGlow: number[] = [];
+  const pixel = new Uint8Array(4);
+  let fps = 0;
   let frame = 0;
   let measuredFrom = 0;
   const measured = options.frames;
@@ -122,13 +135,28 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
       const prepared = performance.now();
       renderer.draw();
       const drawn = performance.now();
-      if (frame === 0) measuredFrom = now;
-      simulate.push(stepped - started);
-      prepare.push(prepared - stepped);
-      draw.push(drawn - prepared);
-      visibleSum += visible;
+      // Every 4th frame waits for the GPU (a 1-pixel readback) to see what the passes cost there.
+      const synced = frame % 4 === 3;
+      if (synced) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+      const finished = performance.now();
+      const glowOn = frame < measured;
+      if (frame === 0 || frame === measured) measuredFrom = now;
+      if (glowOn) {
+        simulate.push(stepped - started);
+        prepare.push(prepared - stepped);
+        draw.push(drawn - prepared);
+        if (synced) drawSynced.push(finished - prepared);
+      } else {
+        drawNoGlow.push(drawn - prepared);
+        if (synced) drawSyncedNoGlow.push(finished - prepared);
+      }
+      visibleSum += glowOn ? visible : 0;
       frame++;
-      if (frame < options.frames) {
+      if (frame === measured) {
+        fps = (measured - 1) / ((now - measuredFrom) / 1000);
+        renderer.bloom = false;
+      }
+      if (frame < 2 * measured) {
         requestAnimationFrame(tickFrame);
         return;
       }
@@ -138,7 +166,11 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
         simulate,
         prepare,
         draw,
-        fps: seconds > 0 ? (measured - 1) / seconds : 0,
+        fps,
+        drawNoGlow,
+        drawSynced,
+        drawSyncedNoGlow,
+        fpsNoGlow: seconds > 0 ? (measured - 1) / seconds : 0,
         flakes: Math.min(world.snow.count, MAX_FLAKES),
         fireworkParticles: Math.round(visibleSum / measured),
         renderer: rendererName,

@@ -119,6 +119,8 @@ export interface OpenSceneOptions {
   reducedMotion?: boolean;
   /** Test mode keeps the drawing buffer for pixel reads; default true. */
   test?: boolean;
+  /** A phone: touch events and a mobile viewport. */
+  touch?: boolean;
 }
 
 /** Opens `/s/:scene` in a fresh browser context and waits until the client is connected. */
@@ -131,6 +133,8 @@ export async function openScene(
   const context = await browser.newContext({
     viewport: { width: options.width ?? 800, height: options.height ?? 600 },
     reducedMotion: options.reducedMotion ? "reduce" : "no-preference",
+    hasTouch: options.touch ?? false,
+    isMobile: options.touch ?? false,
   });
   const page = await context.newPage();
   const problems: string[] = [];

@@ -1,0 +1,144 @@
+/**
+ * Aim end to end in headless Chromium: clicks (1280×720, mouse) and taps (390×844, touch) at nine
+ * points of the viewport — top sky, middle, bottom 20 % — each launch a firework whose burst
+ * centre, projected with the page's own camera, lies inside the viewport; the same bursts are
+ * inside the other page's default view too. The gesture starts the sound without any console
+ * error or warning.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+
+/** Viewport fractions clicked: three columns × top sky, middle, bottom 20 %. */
+const POINTS: [number, number][] = [];
+for (const fy of [0.15, 0.5, 0.85]) for (const fx of [0.2, 0.5, 0.8]) POINTS.push([fx, fy]);
+
+/** A burst seen by a page: projected centre in CSS pixels. */
+interface SeenBurst {
+  seq: number;
+  x: number;
+  y: number;
+}
+
+/**
+ * Starts recording, in `page`, the projected centre of each launch in `seqs` the first frame its
+ * burst is on (more than 300 visible particles). Read it back with {@link seenBursts}.
+ */
+async function recordBursts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: Record<number, { seq: number; x: number; y: number }> = {};
+    (globalThis as unknown as { seenBursts: typeof seen }).seenBursts = seen;
+    const watch = () => {
+      for (const c of snowfire.fireworkCentroids()) {
+        if (c.count < 300 || seen[c.seq]) continue;
+        const at = snowfire.project(c.x, c.y, c.z);
+        seen[c.seq] = { seq: c.seq, x: at ? at.x : NaN, y: at ? at.y : NaN };
+      }
+      requestAnimationFrame(watch);
+    };
+    requestAnimationFrame(watch);
+  });
+}
+
+/** Waits until `page` has seen the bursts of every launch in `seqs`; returns them. */
+async function seenBursts(page: Page, seqs: number[]): Promise<SeenBurst[]> {
+  const handle = await page.waitForFunction(
+    (wanted) => {
+      const seen = (globalThis as unknown as { seenBursts: Record<number, SeenBurst> }).seenBursts;
+      return wanted.every((seq) => seen[seq]) ? wanted.map((seq) => seen[seq]) : false;
+    },
+    seqs,
+    { timeout: 60_000, polling: 200 },
+  );
+  return await handle.jsonValue() as SeenBurst[];
+}
+
+/** Clicks (or taps) the nine points in `page` and returns the seqs of the launches they made. */
+async function launchAtNinePoints(
+  scene: ScenePage,
+  width: number,
+  height: number,
+  touch: boolean,
+): Promise<number[]> {
+  const page = scene.page;
+  const you = await page.evaluate(() => snowfire.you);
+  const seqs: number[] = [];
+  for (const [fx, fy] of POINTS) {
+    const before = await page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+    const x = Math.round(fx * width), y = Math.round(fy * height);
+    if (touch) await page.touchscreen.tap(x, y);
+    else await page.mouse.click(x, y);
+    const seq = await (await page.waitForFunction(
+      ({ after, by }) =>
+        snowfire.recentEvents().find((e) => e.seq > after && e.type === "launch" && e.by === by)
+          ?.seq ?? false,
+      { after: before, by: you },
+      { timeout: 20_000, polling: 50 },
+    )).jsonValue() as number;
+    seqs.push(seq);
+    // Launches are rate limited (4 per second, bursts of 8).
+    await page.waitForTimeout(300);
+  }
+  return seqs;
+}
+
+function assertInside(bursts: SeenBurst[], width: number, height: number, label: string): void {
+  for (const burst of bursts) {
+    assert.ok(
+      burst.x >= 0 && burst.x <= width && burst.y >= 0 && burst.y <= height,
+      `${label}: launch ${burst.seq} bursts at (${burst.x.toFixed(0)}, ${
+        burst.y.toFixed(0)
+      }), outside ${width}×${height}`,
+    );
+  }
+}
+
+Deno.test("browser aim: clicks and taps anywhere burst on screen, here and for others", async (t) => {
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const pages: ScenePage[] = [];
+  try {
+    const scene = `aim-${crypto.randomUUID().slice(0, 8)}`;
+    const desk = await openScene(browser, server.url, scene, {
+      name: "Desk",
+      width: 1280,
+      height: 720,
+    });
+    pages.push(desk);
+    const phone = await openScene(browser, server.url, scene, {
+      name: "Phone",
+      width: 390,
+      height: 844,
+      touch: true,
+    });
+    pages.push(phone);
+    await recordBursts(desk.page);
+    await recordBursts(phone.page);
+
+    await t.step("clicks at 1280×720 burst inside both viewports", async () => {
+      const seqs = await launchAtNinePoints(desk, 1280, 720, false);
+      assertInside(await seenBursts(desk.page, seqs), 1280, 720, "desk (clicker)");
+      assertInside(await seenBursts(phone.page, seqs), 390, 844, "phone (watcher)");
+    });
+
+    await t.step("taps at 390×844 burst inside both viewports", async () => {
+      const seqs = await launchAtNinePoints(phone, 390, 844, true);
+      assertInside(await seenBursts(phone.page, seqs), 390, 844, "phone (tapper)");
+      assertInside(await seenBursts(desk.page, seqs), 1280, 720, "desk (watcher)");
+    });
+
+    await t.step("the first gesture started the sound", async () => {
+      for (const { page } of pages) {
+        const sound = await page.evaluate(() => snowfire.sound());
+        assert.equal(sound?.running, true);
+      }
+    });
+
+    await t.step("no page logged a console error or warning", () => {
+      for (const page of pages) assert.deepEqual(page.problems, []);
+    });
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
