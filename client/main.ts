@@ -137,9 +137,9 @@ function start(): void {
     camera: renderer.camera,
     focus: renderer.controls.target,
     actions: {
-      // The burst height `_y` goes on the wire with the submit frame (issue 7's protocol change).
-      launch(x, z, _y) {
-        if (!net.submit({ type: "launch", x, z })) return notConnected();
+      // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts).
+      launch(x, z, y) {
+        if (!net.submit({ type: "launch", x, z, y })) return notConnected();
         renderer.markLaunch(x, z);
       },
       gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),

@@ -122,6 +122,7 @@ export class SceneRenderer {
       tail: { ticks: 5 },
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
+      strobe: !reduced,
       renderOrder: 3,
     });
     // Gun tracers: long, bright streaks.
@@ -197,10 +198,10 @@ export class SceneRenderer {
       const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
       const clamped = world.tick - 1 + alpha;
       this.snow.update(clamped);
-      this.fireworks.update(alpha);
-      this.gun.update(alpha);
-      this.fountain.update(alpha);
-      this.fountainDrops.update(alpha);
+      this.fireworks.update(alpha, world.tick);
+      this.gun.update(alpha, world.tick);
+      this.fountain.update(alpha, world.tick);
+      this.fountainDrops.update(alpha, world.tick);
     }
     this.ground.update(seconds);
     this.marker.update(seconds);

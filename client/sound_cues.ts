@@ -5,7 +5,7 @@
  * of sound. Cues far in the past (a late join, a hidden tab) are dropped, not played at once.
  */
 import { BREAK_GAP_TICKS } from "../shared/constants.ts";
-import { planFirework } from "../shared/firework_plan.ts";
+import { FireworkPlan, planFirework } from "../shared/firework_plan.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import type { FireworkSound } from "./sound.ts";
 
@@ -31,6 +31,8 @@ const STALE_TICKS = 20;
 /** Most cues waiting at once (a full sky's worth); beyond, new ones are dropped. */
 const MAX_PENDING = 256;
 
+const scratchPlan = new FireworkPlan();
+
 /** The ticks at which a launch event's shell bursts (one per break), and where. */
 export function burstCues(
   seed: number,
@@ -38,15 +40,13 @@ export function burstCues(
 ): { ticks: number[]; x: number; y: number; z: number; crackle: boolean } | null {
   const body = event.body;
   if (body.type !== "launch") return null;
-  const plan = planFirework(seed, event.seq);
-  const rise = plan.riseTicks;
-  // The shell decelerates uniformly to its apex: height = a · t² / 2 = speed · t / 2.
-  const y = (plan.shellSpeed * rise) / 120;
-  const breaks = Math.max(1, Math.min(3, ("breaks" in body ? body.breaks : undefined) ?? 1));
+  // The plan the world simulates: its rise, burst height and breaks.
+  const plan = planFirework(seed, event.seq, body, scratchPlan);
   const ticks: number[] = [];
-  for (let b = 0; b < breaks; b++) ticks.push(event.tick + rise + b * BREAK_GAP_TICKS);
-  const kind = "kind" in body ? body.kind : undefined;
-  return { ticks, x: body.x, y, z: body.z, crackle: kind === "crackle" };
+  for (let b = 0; b < plan.breaks; b++) {
+    ticks.push(event.tick + plan.riseTicks + b * BREAK_GAP_TICKS);
+  }
+  return { ticks, x: body.x, y: plan.burstY, z: body.z, crackle: plan.kind === "crackle" };
 }
 
 /** Queues sound cues from events and plays them as the displayed time passes them. */

@@ -4,7 +4,8 @@
  * streak's tail, its colour and its size, interleaved into one preallocated array. Fireworks, gun
  * shots and the fountain all go through it (they used to have near-copies of it).
  */
-import type { ParticleView, StreakView } from "../shared/views.ts";
+import { STROBE_DIM } from "../shared/firework_colors.ts";
+import type { FireworkView, ParticleView, StreakView } from "../shared/views.ts";
 
 /** Floats per packed spark: head xyz, tail offset xyz, rgba, size. */
 export const SPARK_STRIDE = 11;
@@ -23,19 +24,23 @@ export interface StreakTail {
 /**
  * Packs the visible particles of `view` at interpolation `alpha` ∈ [0, 1] between the previous
  * tick and the current one into `out` (SPARK_STRIDE floats each, from 0), keeping every
- * `keepEvery`-th visible particle (1: all). Returns how many it wrote. Allocates nothing.
+ * `keepEvery`-th visible particle (1: all). Strobing sparks (a firework view's `flicker`) are
+ * lit or dark by `strobe(strobeTick, flicker)` (firework_colors.ts, inlined here); a NaN
+ * `strobeTick` keeps them steady (reduced motion: no flashing). Returns how many it wrote.
+ * Allocates nothing.
  *
  * @example
  * ```ts
  * const out = new Float32Array(view.size.length * SPARK_STRIDE);
- * const drawn = packSparks(view, 0.5, { ticks: 6 }, 1, out);
+ * const drawn = packSparks(view, 0.5, { ticks: 6 }, 1, world.tick, out);
  * ```
  */
 export function packSparks(
-  view: ParticleView | StreakView,
+  view: ParticleView | StreakView | FireworkView,
   alpha: number,
   tail: StreakTail,
   keepEvery: number,
+  strobeTick: number,
   out: Float32Array,
 ): number {
   const position = view.position;
@@ -46,6 +51,8 @@ export function packSparks(
   const velocity = tail.velocitySeconds !== undefined && "velocity" in view ? view.velocity : null;
   const seconds = tail.velocitySeconds ?? 0;
   const ticks = tail.ticks;
+  const flicker = "flicker" in view && !Number.isNaN(strobeTick) ? view.flicker : null;
+  const tick = strobeTick | 0;
   let n = 0;
   let seen = 0;
   for (let i = 0; i < count; i++) {
@@ -69,9 +76,15 @@ export function packSparks(
       out[o + 4] = -dy * ticks;
       out[o + 5] = -dz * ticks;
     }
-    out[o + 6] = color[c];
-    out[o + 7] = color[c + 1];
-    out[o + 8] = color[c + 2];
+    let light = 1;
+    if (flicker) {
+      // strobe(tick, flicker[i]), inlined: lit about 7 ticks in 16, rhythm and phase per spark.
+      const f = flicker[i] | 0;
+      if (f !== 0 && ((tick * (3 + (f & 1) * 2) + f * 7) & 15) >= 7) light = STROBE_DIM;
+    }
+    out[o + 6] = color[c] * light;
+    out[o + 7] = color[c + 1] * light;
+    out[o + 8] = color[c + 2] * light;
     out[o + 9] = a;
     out[o + 10] = size[i];
     n++;

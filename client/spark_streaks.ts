@@ -4,7 +4,7 @@
  * instance buffer and only what was written is uploaded; the GPU never shades a dead slot.
  */
 import * as THREE from "three";
-import type { ParticleView, StreakView } from "../shared/views.ts";
+import type { FireworkView, ParticleView, StreakView } from "../shared/views.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
 import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
@@ -25,6 +25,8 @@ export interface SparkStreaksOptions {
   tailLight: number;
   /** Draw every n-th visible spark (reduced motion draws fewer); default 1. */
   keepEvery?: number;
+  /** Strobing sparks flicker (reduced motion: no, they stay steady); default true. */
+  strobe?: boolean;
   /** Draw order among the transparent layers. */
   renderOrder: number;
 }
@@ -37,14 +39,16 @@ export class SparkStreaks {
   private readonly material: THREE.ShaderMaterial;
   private readonly tail: StreakTail;
   private readonly keepEvery: number;
+  private readonly strobe: boolean;
   private buffer: THREE.InstancedInterleavedBuffer | null = null;
   private packed: THREE.BufferAttribute | null = null;
-  private view: ParticleView | StreakView | null = null;
+  private view: ParticleView | StreakView | FireworkView | null = null;
   private drawn = 0;
 
   constructor(options: SparkStreaksOptions) {
     this.tail = options.tail;
     this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
+    this.strobe = options.strobe ?? true;
     // The unit quad: x along the streak (0 tail, 1 head), y across (−1, +1).
     this.geometry.setAttribute(
       "position",
@@ -82,7 +86,7 @@ export class SparkStreaks {
   }
 
   /** Binds a (new) world's view; allocates only when its capacity exceeds the current one. */
-  bind(view: ParticleView | StreakView): void {
+  bind(view: ParticleView | StreakView | FireworkView): void {
     this.view = view;
     const capacity = view.size.length;
     if (this.buffer && this.buffer.count >= capacity) return;
@@ -102,13 +106,23 @@ export class SparkStreaks {
     this.geometry.instanceCount = 0;
   }
 
-  /** Packs and uploads the visible sparks at interpolation `alpha` between ticks. */
-  update(alpha: number): void {
+  /**
+   * Packs and uploads the visible sparks at interpolation `alpha` between ticks; `tick` is the
+   * world's tick (strobing sparks flicker by it).
+   */
+  update(alpha: number, tick: number): void {
     const view = this.view;
     // The world's pools grow (new, larger arrays) when a launch needs room: follow them.
     if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
     if (!view || !this.buffer || !this.packed) return;
-    const n = packSparks(view, alpha, this.tail, this.keepEvery, this.buffer.array as Float32Array);
+    const n = packSparks(
+      view,
+      alpha,
+      this.tail,
+      this.keepEvery,
+      this.strobe ? tick : NaN,
+      this.buffer.array as Float32Array,
+    );
     uploadPrefix(this.packed, n * SPARK_STRIDE);
     this.geometry.instanceCount = n;
     this.drawn = n;

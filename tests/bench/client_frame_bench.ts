@@ -58,7 +58,7 @@ const fountain = new SparkStreaks({
   tailLight: 0,
 });
 fountain.bind(world.fountain);
-fireworks.update(0.5);
+fireworks.update(0.5, world.tick);
 console.log(
   `world: ${world.snow.count} flakes, ${fireworks.drawnCount} visible of ${world.fireworks.count} firework slots`,
 );
@@ -73,6 +73,6 @@ Deno.bench("client frame: snow.fill of 100k flakes", { group: "frame" }, () => {
 });
 
 Deno.bench("client frame: pack visible fireworks + fountain streaks", { group: "frame" }, () => {
-  fireworks.update(0.5);
-  fountain.update(0.5);
+  fireworks.update(0.5, world.tick);
+  fountain.update(0.5, world.tick);
 });
