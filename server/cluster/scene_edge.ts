@@ -19,6 +19,7 @@ import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../clock.ts";
 import type { Metrics } from "../metrics.ts";
+import { Audience } from "../audience.ts";
 import type { Peer } from "../peer.ts";
 import { RecentEvents } from "../recent_events.ts";
 import { randomSeed } from "../names.ts";
@@ -72,8 +73,8 @@ export class SceneEdge {
   readonly id: string;
   readonly peers = new Map<string, Peer>();
   readonly #deps: EdgeDeps;
-  readonly #audience: Peer[] = [];
-  readonly #announced = new Set<Peer>();
+  /** Welcomed local peers and the local people announced (the single node's fan-out). */
+  readonly #audience: Audience<Peer>;
   /** People announced by other nodes' edges of this scene, by node. */
   readonly #remote = new Map<string, { peers: Map<string, PeerInfo>; seenMs: number }>();
   #remoteCount = 0;
@@ -106,6 +107,7 @@ export class SceneEdge {
   constructor(id: string, deps: EdgeDeps) {
     this.id = id;
     this.#deps = deps;
+    this.#audience = new Audience(deps.presenceLimit);
     this.lastBeatMs = deps.clock.monotonicMs();
     this.emptySinceMs = deps.clock.monotonicMs();
     this.ready = this.#open();
@@ -142,7 +144,7 @@ export class SceneEdge {
 
   /** Welcomed local peers. */
   welcomedPeers(): Peer[] {
-    return [...this.#audience];
+    return this.#audience.members();
   }
 
   /** Settings after every relayed event. */
@@ -198,20 +200,10 @@ export class SceneEdge {
   leave(peer: Peer): void {
     if (this.peers.get(peer.id) !== peer) return;
     this.peers.delete(peer.id);
-    const i = peer.audienceIndex;
-    if (i >= 0 && this.#audience[i] === peer) {
-      const last = this.#audience.pop()!;
-      if (last !== peer) {
-        this.#audience[i] = last;
-        last.audienceIndex = i;
-      }
-      peer.audienceIndex = -1;
-    }
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
-    if (this.#announced.delete(peer)) {
-      this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: peer.info() }));
-      this.#publishPresence({ kind: "leave", peer: peer.info() });
-    }
+    const announced = this.#audience.announced().some((p) => p.id === peer.id);
+    this.#audience.remove(peer);
+    if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
   }
 
   /** Answers `hello` with a welcome built from this edge's window (after catching up). */
@@ -227,12 +219,12 @@ export class SceneEdge {
       this.#waiting.push({ peer, name, lastSeq });
       return null;
     }
-    const announce = this.#announced.size + this.#remoteCount < this.#deps.presenceLimit;
-    if (announce) this.#announced.add(peer);
+    const announce = this.#audience.announced().length + this.#remoteCount <
+        this.#deps.presenceLimit && this.#audience.announce(peer);
     peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#paused) peer.send(statusFrame(true));
     if (announce) {
-      this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: peer.info() }), peer);
+      this.#audience.presenceJoin(peer);
       this.#publishPresence({ kind: "join", peer: peer.info() });
     }
     return null;
@@ -295,8 +287,9 @@ export class SceneEdge {
     }
     if (nowMs - this.#lastRosterMs >= ROSTER_EVERY_MS) {
       this.#lastRosterMs = nowMs;
-      if (this.#announced.size > 0) {
-        this.#publishPresence({ kind: "roster", peers: [...this.#announced].map((p) => p.info()) });
+      const announced = this.#audience.announced();
+      if (announced.length > 0) {
+        this.#publishPresence({ kind: "roster", peers: announced });
       }
       for (const [node, remote] of this.#remote) {
         if (nowMs - remote.seenMs > ROSTER_EXPIRY_MS) this.#reconcile(node, []);
@@ -320,7 +313,7 @@ export class SceneEdge {
     for (const sub of this.#subs) sub.unsubscribe();
     for (const peer of this.peers.values()) peer.drop(code, reason);
     this.peers.clear();
-    this.#audience.length = 0;
+    this.#audience.clear();
     await this.ready.catch(() => {});
     await this.#reader?.close();
   }
@@ -406,7 +399,7 @@ export class SceneEdge {
     }
     for (const [id, info] of wanted) {
       if (remote.peers.has(id)) continue;
-      if (this.#announced.size + this.#remoteCount >= this.#deps.presenceLimit) break;
+      if (this.#audience.announced().length + this.#remoteCount >= this.#deps.presenceLimit) break;
       remote.peers.set(id, info);
       this.#remoteCount++;
       this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: info }));
@@ -447,13 +440,7 @@ export class SceneEdge {
     this.#promised = beat.n;
     if (!this.#ready) return;
     this.#deps.cluster.relayed(Math.max(0, this.#deps.clock.wallMs() - beat.w));
-    const frame = `{"t":"tick","n":${beat.n}}`;
-    const audience = this.#audience;
-    for (let i = audience.length - 1; i >= 0; i--) {
-      const peer = audience[i];
-      peer.sendChecked(frame);
-      if (peer.gone) this.leave(peer);
-    }
+    this.#audience.heartbeat(`{"t":"tick","n":${beat.n}}`, (peer) => this.leave(peer));
   }
 
   #welcome(peer: Peer, lastSeq: number | undefined): WelcomeMessage {
@@ -465,11 +452,8 @@ export class SceneEdge {
     const events: SceneEvent[] = resumable
       ? this.#recent.fromSeq(lastSeq + 1)
       : this.#recent.fromTick(from);
-    if (!peer.welcomed) {
-      peer.welcomed = true;
-      peer.audienceIndex = this.#audience.length;
-      this.#audience.push(peer);
-    }
+    peer.welcomed = true;
+    this.#audience.add(peer);
     peer.joinHorizon = horizon;
     return {
       t: "welcome",
@@ -486,18 +470,15 @@ export class SceneEdge {
       events,
       lastSeq: this.#relayedSeq,
       peers: [
-        ...[...this.#announced].map((p) => p.info()),
+        ...this.#audience.announced(),
         ...[...this.#remote.values()].flatMap((r) => [...r.peers.values()]),
       ],
       resumed: resumable,
     };
   }
 
-  #broadcast(text: string, except?: Peer): void {
-    const audience = this.#audience;
-    for (let i = 0; i < audience.length; i++) {
-      if (audience[i] !== except) audience[i].send(text);
-    }
+  #broadcast(text: string): void {
+    this.#audience.broadcast(text);
   }
 }
 
