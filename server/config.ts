@@ -5,6 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
+import type { DesyncLimits } from "./desync.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {
@@ -76,6 +77,8 @@ export interface ServerOptions {
   dbMaxBytes?: number;
   /** Development mode (DEV=1): source maps are served. Default false. */
   dev?: boolean;
+  /** Overrides of the desync arbitration limits (DEFAULT_DESYNC_LIMITS in desync.ts). */
+  desyncLimits?: Partial<DesyncLimits>;
 }
 
 /** Options with every default filled in. */
@@ -98,6 +101,7 @@ export interface ServerConfig {
   presenceLimit: number;
   dbMaxBytes: number | undefined;
   dev: boolean;
+  desyncLimits: Partial<DesyncLimits>;
   /** Frames longer than this many bytes are refused with `too_large`. */
   maxFrameBytes: number;
 }
@@ -126,6 +130,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     presenceLimit: options.presenceLimit ?? 32,
     dbMaxBytes: options.dbMaxBytes,
     dev: options.dev ?? false,
+    desyncLimits: options.desyncLimits ?? {},
     maxFrameBytes: MAX_FRAME_BYTES,
   };
   requireInt("port", config.port, 0, 65535);

@@ -10,6 +10,12 @@ export class Metrics {
   messagesSent = 0;
   desyncs = 0;
   desyncTies = 0;
+  /** Disputed checkpoints whose true hash the server computed. */
+  desyncArbitrations = 0;
+  /** Disputed checkpoints left undecided (rate limit, busy arbiter, window gone): nobody resynced. */
+  desyncUnsettled = 0;
+  /** Peers disconnected for repeatedly wrong hashes. */
+  desyncDisconnects = 0;
   slowConsumersDropped = 0;
   /** Hellos whose `lastSeq` was beyond the stored log (the database lost events). */
   historyLost = 0;
@@ -115,6 +121,24 @@ export class Metrics {
       "",
       this.desyncTies,
     ]]);
+    metric(
+      "snowfire_desync_arbitrations_total",
+      "counter",
+      "Disputed checkpoints whose true hash the server computed.",
+      [["", this.desyncArbitrations]],
+    );
+    metric(
+      "snowfire_desync_unsettled_total",
+      "counter",
+      "Disputed checkpoints left undecided (rate limit or busy): nobody resynced.",
+      [["", this.desyncUnsettled]],
+    );
+    metric(
+      "snowfire_desync_disconnects_total",
+      "counter",
+      "Connections closed (1008) for repeatedly wrong state hashes.",
+      [["", this.desyncDisconnects]],
+    );
     metric("snowfire_slow_consumers_total", "counter", "Connections dropped for backpressure.", [[
       "",
       this.slowConsumersDropped,

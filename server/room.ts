@@ -15,7 +15,13 @@ import type { ErrorMessage, WelcomeMessage } from "../shared/protocol.ts";
 import type { EventBody, Settings } from "../shared/types.ts";
 import { Audience } from "./audience.ts";
 import type { SceneClock, ServerClock } from "./clock.ts";
-import { HashVotes } from "./desync.ts";
+import {
+  DEFAULT_DESYNC_LIMITS,
+  type DesyncAction,
+  DesyncJudge,
+  type DesyncLimits,
+} from "./desync.ts";
+import type { HashArbiter } from "./hash_arbiter.ts";
 import { errorMessage } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Peer } from "./peer.ts";
@@ -44,7 +50,14 @@ export interface RoomDeps {
   log: (msg: string) => void;
   /** Events kept in memory before the resume margin shrinks; default MAX_RECENT_EVENTS. */
   maxRecentEvents?: number;
+  /** Computes true hashes when reports disagree; without one, disputes resync nobody. */
+  arbiter?: HashArbiter;
+  /** Overrides of the arbitration limits (DEFAULT_DESYNC_LIMITS). */
+  desyncLimits?: Partial<DesyncLimits>;
 }
+
+/** Close code for a peer whose hashes keep disagreeing with the server's (policy violation). */
+export const CLOSE_WRONG_HASHES = 1008;
 
 /** A scene's live state. */
 export class Room {
@@ -56,7 +69,7 @@ export class Room {
   readonly #deps: RoomDeps;
   readonly #sequencer: SceneSequencer;
   readonly #audience: Audience<Peer>;
-  readonly #votes: HashVotes;
+  readonly #judge: DesyncJudge;
 
   /** Loads the scene `row`; its events come from `log` (by default the store's). */
   constructor(
@@ -66,7 +79,16 @@ export class Room {
   ) {
     this.id = row.id;
     this.#deps = deps;
-    this.#votes = new HashVotes(deps.desyncTimeoutMs);
+    const arbiter = deps.arbiter;
+    this.#judge = new DesyncJudge(
+      { ...DEFAULT_DESYNC_LIMITS, timeoutMs: deps.desyncTimeoutMs, ...deps.desyncLimits },
+      (tick) => {
+        const window = this.#sequencer.windowAt(tick);
+        if (!window || !arbiter) return undefined;
+        return arbiter.hash({ seed: this.seed, tick, capacity: deps.skyCap, ...window });
+      },
+      deps.metrics,
+    );
     this.#audience = new Audience(deps.presenceLimit);
     this.emptySinceMs = deps.clock.monotonicMs();
     const audience = this.#audience;
@@ -122,7 +144,7 @@ export class Room {
   leave(peer: Peer): void {
     if (this.peers.get(peer.id) !== peer) return;
     this.peers.delete(peer.id);
-    this.#votes.forget(peer.id);
+    this.#judge.forget(peer.id);
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
     this.#audience.remove(peer);
   }
@@ -168,7 +190,7 @@ export class Room {
     if (tick < peer.joinHorizon || tick < this.#sequencer.promised - HASH_MAX_AGE_TICKS) {
       return null;
     }
-    this.#votes.report(tick, peer.id, hash, this.#deps.clock.monotonicMs());
+    this.#judge.report(tick, peer.id, hash, this.#deps.clock.monotonicMs());
     return null;
   }
 
@@ -183,7 +205,7 @@ export class Room {
     if (sequencer.heartbeatDue(now)) {
       this.#audience.heartbeat(`{"t":"tick","n":${now}}`, (peer) => this.leave(peer));
     }
-    if (this.#votes.pending) this.#settleVotes(nowMs);
+    if (this.#judge.pending) this.#settleHashes(nowMs);
   }
 
   /** Writes progress and moves the stored snapshot forward when it lags far enough. */
@@ -204,7 +226,7 @@ export class Room {
     peer.send(JSON.stringify({
       t: "resync",
       tick,
-      message: `your state hash at tick ${tick} differed from the majority; rebuilding`,
+      message: `your state hash at tick ${tick} differed from the scene's; rebuilding`,
     }));
     peer.send(JSON.stringify(this.#welcome(peer, undefined)));
   }
@@ -254,21 +276,35 @@ export class Room {
     )));
   }
 
-  #settleVotes(nowMs: number): void {
-    const verdicts = this.#votes.decide(nowMs, (tick) => {
-      let eligible = 0;
+  #settleHashes(nowMs: number): void {
+    const eligible = (tick: number) => {
+      let n = 0;
       for (const peer of this.peers.values()) {
-        if (peer.welcomed && peer.joinHorizon <= tick) eligible++;
+        if (peer.welcomed && peer.joinHorizon <= tick) n++;
       }
-      return eligible;
-    });
-    for (const verdict of verdicts) {
-      if (verdict.tie) this.#deps.metrics.desyncTies++;
-      for (const id of verdict.minority) {
-        const peer = this.peers.get(id);
-        if (!peer) continue;
-        this.#deps.metrics.desyncs++;
-        this.resync(peer, verdict.tick);
+      return n;
+    };
+    this.#judge.decide(nowMs, eligible, (actions) => this.#act(actions));
+  }
+
+  /** Carries out the verdict on a disputed checkpoint (possibly after the pass: it is computed). */
+  #act(actions: DesyncAction[]): void {
+    const metrics = this.#deps.metrics;
+    for (const action of actions) {
+      const peer = this.peers.get(action.peer);
+      if (!peer || peer.gone) continue;
+      if (action.kind === "resync") {
+        metrics.desyncs++;
+        this.#judge.resynced(peer.id);
+        this.resync(peer, action.tick);
+      } else {
+        metrics.desyncDisconnects++;
+        this.#deps.log(
+          `scene ${this.id}: peer ${peer.id} disconnected: ${action.strikes} wrong state hashes ` +
+            `(last at tick ${action.tick})`,
+        );
+        peer.drop(CLOSE_WRONG_HASHES, "your state hashes keep disagreeing with the scene's");
+        this.leave(peer);
       }
     }
   }

@@ -227,6 +227,19 @@ export class SceneSequencer {
     return { horizon, snapshot, events, lastSeq: this.#lastSeq, resumed };
   }
 
+  /**
+   * The window that decides the state at `tick`: the snapshot at tick − W and the events in
+   * [tick − W, tick); undefined when memory no longer reaches back that far (desync arbitration
+   * then has nothing to compute from).
+   */
+  windowAt(tick: number): { snapshot: WorldSnapshot; events: SceneEvent[] } | undefined {
+    const from = Math.max(0, tick - WINDOW_TICKS);
+    if (from < this.#snapshot.tick) return undefined;
+    const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
+    const events = this.#recent.fromTick(from).filter((event) => event.tick < tick);
+    return { snapshot, events };
+  }
+
   /** Writes progress and moves the stored snapshot forward when it lags far enough. */
   persist(now = this.clock.tick()): void {
     const log = this.#deps.log;

@@ -5,6 +5,7 @@
 import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
 import { createApp } from "./app.ts";
 import { ServerClock } from "./clock.ts";
+import { HashArbiter } from "./hash_arbiter.ts";
 import { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { Rooms } from "./rooms.ts";
@@ -40,6 +41,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
   const metrics = new Metrics();
   const clock = new ServerClock(config.now, config.monotonic);
+  // Computes true state hashes (on a worker) when clients' checkpoint hashes disagree.
+  const arbiter = new HashArbiter();
   const rooms = new Rooms({
     store,
     metrics,
@@ -49,6 +52,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     desyncTimeoutMs: config.desyncTimeoutMs,
     presenceLimit: config.presenceLimit,
     log: config.log,
+    arbiter,
+    desyncLimits: config.desyncLimits,
   }, config.roomIdleMs);
   const cluster = link && options.cluster
     ? new ClusterScenes({
@@ -122,6 +127,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         }
         abort.abort();
         await server.finished;
+        await arbiter.close();
         try {
           await store.close();
         } catch (e) {

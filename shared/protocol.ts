@@ -275,7 +275,7 @@ export const ErrorMessageSchema = z.object({
 });
 export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 
-/** Your hash disagreed with the majority at `tick`; a fresh `welcome` follows. */
+/** Your hash at `tick` differed from the true one (the server computed it); a fresh `welcome` follows. */
 export const ResyncMessageSchema = z.object({
   t: z.literal("resync"),
   tick: z.number().int().min(0),

@@ -1,6 +1,6 @@
 /**
  * The reflector over real WebSockets: same events for everyone, heartbeats at the promised rate,
- * presence, resume after a dropped connection, and desync detection.
+ * presence and resume after a dropped connection (desync arbitration: server_desync_test.ts).
  */
 import assert from "node:assert/strict";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
@@ -108,31 +108,6 @@ Deno.test("a client that reconnects with lastSeq gets exactly the events it miss
     assert.equal(full.resumed, false, "an unknown lastSeq gets a full welcome");
     assert.ok(full.events.length >= 3);
     await Promise.all([stay.close(), back.close(), stranger.close()]);
-  });
-});
-
-Deno.test("a peer whose hash disagrees with the majority gets resync and a fresh welcome", async () => {
-  await withServer({ desyncTimeoutMs: 10_000 }, async (server) => {
-    const scene = "odd-one-out-1";
-    const joined = [];
-    for (let i = 0; i < 3; i++) joined.push(await TestClient.join(server.url, scene));
-    const checkpoint = Math.ceil(Math.max(...joined.map((j) => j.welcome.horizon)) / 60) * 60;
-    const [a, b, c] = joined.map((j) => j.client);
-    await a.waitFor((m) => m.t === "tick" && m.n >= checkpoint, 3000);
-    a.send({ t: "hash", tick: checkpoint, h: "00aa" });
-    c.send({ t: "hash", tick: checkpoint, h: "00bb" });
-    b.send({ t: "hash", tick: checkpoint, h: "00aa" });
-    const resync = await c.waitFor((m) => m.t === "resync");
-    assert.equal(resync.t === "resync" && resync.tick, checkpoint);
-    const welcomes = await c.waitForCount((m) => m.t === "welcome", 2);
-    assert.equal(welcomes.length, 2);
-    await sleep(100);
-    assert.ok(
-      !a.messages.some((m) => m.t === "resync") && !b.messages.some((m) => m.t === "resync"),
-    );
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    assert.match(metrics, /^snowfire_desyncs_total 1$/m);
-    await Promise.all([a.close(), b.close(), c.close()]);
   });
 });
 
