@@ -187,7 +187,8 @@ export class SceneRenderer {
   }
 
   /**
-   * CPU side of a frame: evaluates the snow, marks the live ranges of every particle attribute
+   * CPU side of a frame: moves the snow (uniforms; it re-evaluates the flakes only at a rebase),
+   * packs the visible particles, marks the live ranges of every particle attribute
    * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
    */
   prepare(time: number, seconds: number): void {

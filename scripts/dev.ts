@@ -5,7 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { optionsFromEnv } from "../server/config.ts";
 import { startServer } from "../server/server.ts";
-import { buildClient } from "./build.ts";
+import { buildClient } from "../tools/bundle.ts";
 
 /** Changes closer together than this are folded into one rebuild. */
 const DEBOUNCE_MS = 150;

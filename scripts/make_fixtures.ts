@@ -6,7 +6,7 @@
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { replay, type ReplayInput } from "../shared/replay.ts";
 import type { SceneEvent } from "../shared/types.ts";
-import { busyScenario } from "../tests/helpers/world_scenarios.ts";
+import { busyScenario } from "../testing/world_scenarios.ts";
 
 /** A fixture file: a replay input, what it shows, and the expected checkpoints. */
 interface Fixture extends ReplayInput {

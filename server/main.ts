@@ -18,22 +18,29 @@ const log = (msg: string) => console.log(msg);
 /** After a signal, the process exits within this long whatever shutdown is waiting for. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-/** Builds `static/build/app.js` via scripts/build.ts when it is older than the client sources. */
+/**
+ * Builds the client bundle via tools/bundle.ts when it is older than the client sources. Loaded
+ * lazily: a server deployed with a prebuilt bundle (BUILD_CLIENT=0) never needs esbuild.
+ */
 async function ensureClientBundle(): Promise<void> {
-  let build: { buildClient(opts?: { force?: boolean }): Promise<void> };
+  let bundler: typeof import("../tools/bundle.ts");
   try {
-    build = await import("../scripts/build.ts");
+    bundler = await import("../tools/bundle.ts");
   } catch (e) {
     log(
-      `client bundle: scripts/build.ts could not be loaded (${
+      `client bundle: tools/bundle.ts could not be loaded (${
         (e as Error).message
       }); serving without building`,
     );
     return;
   }
   const started = performance.now();
-  await build.buildClient();
-  log(`client bundle: up to date (${Math.round(performance.now() - started)} ms)`);
+  const built = await bundler.buildClient();
+  log(
+    built
+      ? `client bundle: built in ${Math.round(performance.now() - started)} ms`
+      : "client bundle: up to date",
+  );
 }
 
 if (import.meta.main) {

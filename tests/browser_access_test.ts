@@ -9,7 +9,7 @@ import {
   openScene,
   type ScenePage,
   startTestServer,
-} from "./helpers/browser.ts";
+} from "../testing/browser.ts";
 
 browserTest("browser access: reduced motion and keyboard-only use", async (t) => {
   const server = await startTestServer();

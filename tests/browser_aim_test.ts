@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { launchBrowser, openScene, type ScenePage, startTestServer } from "./helpers/browser.ts";
+import { launchBrowser, openScene, type ScenePage, startTestServer } from "../testing/browser.ts";
 
 /** Viewport fractions clicked: three columns × top sky, middle, bottom 20 %. */
 const POINTS: [number, number][] = [];

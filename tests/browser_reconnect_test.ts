@@ -10,7 +10,7 @@ import {
   openScene,
   type ScenePage,
   startTestServer,
-} from "./helpers/browser.ts";
+} from "../testing/browser.ts";
 
 /** What Chromium itself logs while the server is down: failed reconnection attempts. */
 const REFUSED = /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|404|503/;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
-import { browserTest, launchBrowser } from "./helpers/browser.ts";
+import { browserTest, launchBrowser } from "../testing/browser.ts";
 
 interface Fixture {
   seed: number;

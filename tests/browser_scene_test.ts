@@ -12,7 +12,7 @@ import {
   openScene,
   type ScenePage,
   startTestServer,
-} from "./helpers/browser.ts";
+} from "../testing/browser.ts";
 import { brightPixelsAround } from "./helpers/browser_pixels.ts";
 
 /** Waits until `page` has a recorded hash at a checkpoint tick after `afterTick`; returns it. */

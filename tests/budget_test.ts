@@ -5,7 +5,7 @@ import { FIREWORK_MAX_LIFE, planFirework } from "../shared/firework_plan.ts";
 import { GUN_SHOTS } from "../shared/gun.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { World } from "../shared/world.ts";
-import { busyScenario } from "./helpers/world_scenarios.ts";
+import { busyScenario } from "../testing/world_scenarios.ts";
 
 const SEED = 99;
 

@@ -11,7 +11,7 @@ import { createRecord, getRecord } from "../server/cluster/scene_records.ts";
 import { RESERVE_AHEAD_TICKS, SceneOwner } from "../server/cluster/scene_owner.ts";
 import { isEvent, LogReader, type StoredEntry } from "../server/cluster/stream_log.ts";
 import { initialSnapshot } from "../shared/settings.ts";
-import { requireNats, startNatsCluster } from "./helpers/nats_cluster.ts";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 
 Deno.test({
   name:

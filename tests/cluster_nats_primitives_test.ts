@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { requireNats, startNatsCluster } from "./helpers/nats_cluster.ts";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 
 const haveNats = requireNats("NATS primitives");
 

@@ -12,7 +12,7 @@ import { worldFromWindow } from "../shared/world.ts";
 import { SCENE_BUCKET } from "../server/cluster/subjects.ts";
 import type { SceneRecord } from "../server/cluster/scene_records.ts";
 import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { requireNats, startNatsCluster } from "./helpers/nats_cluster.ts";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 import { auditStream } from "./helpers/cluster_streams.ts";
 
 const SPEED = 10;

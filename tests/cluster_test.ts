@@ -17,7 +17,7 @@ import {
   type SnowfireNode,
   startNatsCluster,
   startSnowfireNode,
-} from "./helpers/nats_cluster.ts";
+} from "../testing/nats_cluster.ts";
 import { auditStream } from "./helpers/cluster_streams.ts";
 
 const haveNats = requireNats("cluster tests");

@@ -1,6 +1,6 @@
 /** The browser finder, on pretend machines: what it finds, in which order, and "no browser". */
 import assert from "node:assert/strict";
-import { type BrowserLookup, findBrowser } from "./helpers/find_browser.ts";
+import { type BrowserLookup, findBrowser } from "../testing/find_browser.ts";
 
 /** A machine with these environment variables and these executable files. */
 function machine(

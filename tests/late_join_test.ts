@@ -2,7 +2,7 @@ import { deepEqual as assertEquals, equal, notEqual } from "node:assert/strict";
 import { WINDOW_TICKS } from "../shared/constants.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { World, worldFromWindow } from "../shared/world.ts";
-import { busyScenario } from "./helpers/world_scenarios.ts";
+import { busyScenario } from "../testing/world_scenarios.ts";
 
 const SEED = 0xc0ffee;
 const events = busyScenario({ key: 7, ticks: 2400, launchGap: 25, gunGap: 60, settingsGap: 120 });

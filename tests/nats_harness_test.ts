@@ -7,7 +7,7 @@ import {
   requireNats,
   startNatsCluster,
   startSnowfireNode,
-} from "./helpers/nats_cluster.ts";
+} from "../testing/nats_cluster.ts";
 
 const THREE = "nats harness: a 3-server cluster stores with 3 replicas and stays writable";
 

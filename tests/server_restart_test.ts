@@ -7,7 +7,7 @@ import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { showLaunches } from "../shared/show.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "./helpers/server_process.ts";
+import { spawnServer } from "../testing/server_process.ts";
 
 interface LogPage {
   events: SceneEvent[];

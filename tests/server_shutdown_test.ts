@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "./helpers/server_process.ts";
+import { spawnServer } from "../testing/server_process.ts";
 
 /** Clients per run, spread over a few scenes (the defect showed with 200). */
 const CLIENTS = 200;

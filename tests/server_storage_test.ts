@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "./helpers/server_process.ts";
+import { spawnServer } from "../testing/server_process.ts";
 
 const MAIN = new URL("../server/main.ts", import.meta.url).pathname;
 const isError = (m: ServerMessage) => m.t === "error";

@@ -4,8 +4,8 @@
  * spread over the nodes; CPU is read per node and for the NATS servers together, and the NATS
  * servers' message and byte counters (`/varz`, `/connz`) are read around each measure window.
  */
-import { startNatsCluster } from "../../tests/helpers/nats_cluster.ts";
-import type { NatsCluster } from "../../tests/helpers/nats_cluster.ts";
+import { startNatsCluster } from "../../testing/nats_cluster.ts";
+import type { NatsCluster } from "../../testing/nats_cluster.ts";
 import { startTarget } from "./target.ts";
 import type { Target } from "./target.ts";
 

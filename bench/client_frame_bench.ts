@@ -1,16 +1,19 @@
 /**
  * CPU cost of one client frame outside the browser (no GPU in the way): stepping a world with
- * 100k flakes and ~50k visible firework particles, evaluating the snow into its attribute, and
- * packing the visible fireworks and fountain streaks for upload. `deno task bench`.
+ * 100k flakes and ~50k visible firework particles, moving the snow (a frame sets uniforms; the
+ * flakes' closed form is evaluated on the CPU only at a rebase, every 240 ticks or when the wind or
+ * the intensity changes: see client/snow_points.ts) and packing the visible fireworks and
+ * fountain streaks for upload. `deno task bench`.
  */
-import { initialSnapshot } from "../../shared/settings.ts";
-import { eventCost } from "../../shared/budget.ts";
-import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
-import { World } from "../../shared/world.ts";
+import { initialSnapshot } from "../shared/settings.ts";
+import { eventCost } from "../shared/budget.ts";
+import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../shared/constants.ts";
+import { World } from "../shared/world.ts";
 import * as THREE from "three";
-import { SparkStreaks } from "../../client/spark_streaks.ts";
-import { createPointUniforms } from "../../client/point_uniforms.ts";
-import { STREAK_SECONDS } from "../../shared/views.ts";
+import { SparkStreaks } from "../client/spark_streaks.ts";
+import { createPointUniforms } from "../client/point_uniforms.ts";
+import { SnowPoints } from "../client/snow_points.ts";
+import { STREAK_SECONDS } from "../shared/views.ts";
 
 const SEED = 20_261_129;
 const TARGET_VISIBLE = 50_000;
@@ -22,7 +25,7 @@ const world = new World({
 });
 let seq = 0;
 let credit = 0;
-/** A steady launch every 3.4 ticks holds the sky near 50k visible particles (see frame_bench). */
+/** A steady launch every 3.4 ticks holds the sky near 50k visible particles (as bench/browser/frame_page.ts). */
 function keepSkyFull(): void {
   credit += TARGET_VISIBLE / 168_000;
   if (credit < 1) return;
@@ -42,7 +45,13 @@ for (let i = 0; i < 900; i++) {
   world.step();
 }
 
-const flakes = new Float32Array(MAX_FLAKES * 3);
+const phases = new Float32Array(MAX_FLAKES * 4);
+const snow = new SnowPoints({
+  uniforms: createPointUniforms(),
+  atlas: new THREE.Texture(),
+  drawShare: 1,
+});
+snow.bind(world.snow);
 const common = {
   uniforms: createPointUniforms(),
   viewport: { value: new THREE.Vector2(960, 540) },
@@ -68,8 +77,12 @@ Deno.bench("client frame: world.step with 100k flakes and ~50k sparks", { group:
   world.step();
 });
 
-Deno.bench("client frame: snow.fill of 100k flakes", { group: "frame" }, () => {
-  world.snow.fill(world.tick - 0.5, flakes);
+Deno.bench("client frame: snow between rebases (uniforms only)", { group: "frame" }, () => {
+  snow.update(world.tick - 0.5);
+});
+
+Deno.bench("snow rebase: fillPhases of 100k flakes (every 240 ticks)", { group: "rebase" }, () => {
+  world.snow.fillPhases(world.tick - 0.5, phases);
 });
 
 Deno.bench("client frame: pack visible fireworks + fountain streaks", { group: "frame" }, () => {

@@ -10,7 +10,7 @@ export interface ServerProcess {
   kill(signal: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
-const MAIN = new URL("../../server/main.ts", import.meta.url).pathname;
+const MAIN = new URL("../server/main.ts", import.meta.url).pathname;
 
 /** Starts `deno run -A server/main.ts` on a free port with `DATA_DIR=dataDir`. */
 export async function spawnServer(

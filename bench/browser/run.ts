@@ -8,8 +8,8 @@
  */
 import * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
-import { launchBrowser } from "../tests/helpers/browser.ts";
-import type { FrameBenchResult } from "../client/bench/frame_bench.ts";
+import { launchBrowser } from "../../testing/browser.ts";
+import type { FrameBenchResult } from "./frame_page.ts";
 
 /** Reads `--name=value` as a number. */
 function flag(name: string, fallback: number): number {
@@ -27,7 +27,7 @@ function quantile(values: number[], q: number): number {
 async function bundle(): Promise<string> {
   try {
     const result = await esbuild.build({
-      entryPoints: [fileURLToPath(new URL("../client/bench/frame_bench.ts", import.meta.url))],
+      entryPoints: [fileURLToPath(new URL("./frame_page.ts", import.meta.url))],
       bundle: true,
       format: "iife",
       target: "es2022",

@@ -1,5 +1,5 @@
 /**
- * In-page frame benchmark (bundled by scripts/browser_bench.ts, not part of the app): a local
+ * In-page frame benchmark (bundled by bench/browser/run.ts, not part of the app): a local
  * World with heavy snow (100k flakes) kept at about 50k visible firework particles, drawn by the
  * real SceneRenderer. Each animation frame steps one tick (a 60 Hz display) and records the CPU
  * time of simulation, of preparing the buffers, and of the WebGL upload + draw calls.
@@ -9,7 +9,7 @@ import { eventCost } from "../../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
-import { SceneRenderer } from "../renderer.ts";
+import { SceneRenderer } from "../../client/renderer.ts";
 
 /** What to measure. */
 export interface FrameBenchOptions {
@@ -25,7 +25,10 @@ export interface FrameBenchOptions {
 export interface FrameBenchResult {
   /** Stepping the world one tick. */
   simulate: number[];
-  /** Evaluating the snow and marking the live attribute ranges (our CPU work before WebGL). */
+  /**
+   * Moving the snow (uniforms; the closed form only at a rebase, every 240 ticks) and packing and
+   * marking the live attribute ranges (our CPU work before WebGL).
+   */
   prepare: number[];
   /** three.js render: bufferSubData of the marked ranges and the draw calls (with SwiftShader this
    * includes waiting for the software GPU process when its command buffer is full). */

@@ -4,7 +4,9 @@
  * siblings (`.br`, `.gz`) and an external source map the server shows only with DEV=1.
  * `static/build/manifest.json` maps `app.js` to the hashed name; the server puts that name into
  * the page. As a script (`deno task build`) it always rebuilds; `buildClient()` skips the work
- * when the bundle is already newer than every source it depends on.
+ * when the bundle is already newer than every source it depends on. It lives in `tools/` because
+ * the server (`deno task start` builds a stale bundle), the dev script and the browser tests all
+ * use it.
  */
 import * as esbuild from "esbuild";
 import { basename, join } from "node:path";
@@ -85,10 +87,11 @@ export async function bundleIsFresh(): Promise<boolean> {
  * Bundles `client/main.ts` (three.js and zod resolved from `node_modules`) into
  * `static/build/app-HASH.js` (+ `.br`, `.gz`, `.map`) and points the manifest at it, unless the
  * bundle is fresh and `force` is not set. Older bundles are removed. Stops esbuild's service
- * afterwards so callers (tests) leak no resources.
+ * afterwards so callers (tests) leak no resources. Resolves true when it built, false when the
+ * bundle was already fresh.
  */
-export async function buildClient(opts: BuildOptions = {}): Promise<void> {
-  if (!opts.force && await bundleIsFresh()) return;
+export async function buildClient(opts: BuildOptions = {}): Promise<boolean> {
+  if (!opts.force && await bundleIsFresh()) return false;
   let outputs: string[];
   try {
     const result = await esbuild.build({
@@ -130,6 +133,7 @@ export async function buildClient(opts: BuildOptions = {}): Promise<void> {
       await Deno.remove(join(BUILD_DIR, entry.name));
     }
   }
+  return true;
 }
 
 /** Writes `bundle.br` (brotli, maximum quality) and `bundle.gz` (gzip -9) next to the bundle. */

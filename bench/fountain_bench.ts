@@ -4,7 +4,7 @@
  * steps. At unload each prints its rate from the best iteration (live particles summed over the
  * timed steps / time), since on a shared machine the mean mostly measures the other load.
  */
-import { Fountain, FOUNTAIN_MAX_LIFE } from "../../shared/fountain.ts";
+import { Fountain, FOUNTAIN_MAX_LIFE } from "../shared/fountain.ts";
 
 /** Measured steady state: ~154 live particles per particle spawned per tick. */
 const LIVE_PER_SPAWN = 154;

@@ -7,15 +7,15 @@
  * best iteration, since on a shared machine the mean mostly measures the other load.
  */
 import process from "node:process";
-import { BURST_HEIGHT_MAX, WINDOW_TICKS } from "../../shared/constants.ts";
-import { COLOR_STEPS } from "../../shared/firework_colors.ts";
-import { RISE_MAX } from "../../shared/firework_plan.ts";
-import { Fireworks } from "../../shared/fireworks.ts";
-import { AGE_BASE, DROP, REACH, STYLE_COLORS, STYLE_STRIDE } from "../../shared/firework_motion.ts";
-import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
-import { World, worldFromWindow } from "../../shared/world.ts";
-import { eventCost } from "../../shared/budget.ts";
-import { busyScenario } from "../helpers/world_scenarios.ts";
+import { BURST_HEIGHT_MAX, WINDOW_TICKS } from "../shared/constants.ts";
+import { COLOR_STEPS } from "../shared/firework_colors.ts";
+import { RISE_MAX } from "../shared/firework_plan.ts";
+import { Fireworks } from "../shared/fireworks.ts";
+import { AGE_BASE, DROP, REACH, STYLE_COLORS, STYLE_STRIDE } from "../shared/firework_motion.ts";
+import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
+import { World, worldFromWindow } from "../shared/world.ts";
+import { eventCost } from "../shared/budget.ts";
+import { busyScenario } from "../testing/world_scenarios.ts";
 
 /** User + system CPU milliseconds of a `process.cpuUsage()` difference. */
 function cpuMs(usage: { user: number; system: number }): number {

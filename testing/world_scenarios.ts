@@ -2,10 +2,10 @@
  * Deterministic busy scenarios for world tests and benchmarks: overlapping launches of every
  * kind (some with their own theme, some aimed, some multi-break), gun volleys, and settings changes of wind, theme, snow and the fountain.
  */
-import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../../shared/constants.ts";
-import { FIREWORK_KINDS, MAX_BREAKS } from "../../shared/firework_kinds.ts";
-import { Rng } from "../../shared/prng.ts";
-import { type SceneEvent, type Settings, THEMES } from "../../shared/types.ts";
+import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
+import { FIREWORK_KINDS, MAX_BREAKS } from "../shared/firework_kinds.ts";
+import { Rng } from "../shared/prng.ts";
+import { type SceneEvent, type Settings, THEMES } from "../shared/types.ts";
 
 /** Knobs of a generated scenario; gaps are in ticks. */
 export interface ScenarioOptions {

@@ -1,13 +1,14 @@
 /**
- * Snow evaluation cost: `fill` of all flakes at full intensity (MAX_FLAKES = 100k) at a
- * fractional tick, as the renderer calls it once per frame. ns per flake = time / 100k.
- * Also the one-off cost of drawing the per-flake constants (scene load and every late join).
- * Prints the best iteration's ns/flake at unload.
+ * Snow evaluation cost: `fill` (positions) and `fillPhases` (the renderer's base-tick state, which
+ * the vertex shader carries forward: evaluated at a rebase, every 240 ticks or when the wind or the
+ * intensity changes, not per frame) of all flakes at full intensity (MAX_FLAKES = 100k) at a
+ * fractional tick. ns per flake = time / 100k. Also the one-off cost of drawing the per-flake
+ * constants (scene load and every late join). Prints the best iteration's ns/flake at unload.
  */
-import { MAX_FLAKES } from "../../shared/constants.ts";
-import { Hasher } from "../../shared/hash.ts";
-import { initialSnapshot } from "../../shared/settings.ts";
-import { Snow } from "../../shared/snow.ts";
+import { MAX_FLAKES } from "../shared/constants.ts";
+import { Hasher } from "../shared/hash.ts";
+import { initialSnapshot } from "../shared/settings.ts";
+import { Snow } from "../shared/snow.ts";
 
 const snow = new Snow(1, MAX_FLAKES);
 snow.setClimate(initialSnapshot({ snow: 1, windSpeed: 5, windDirection: 75 }));
@@ -25,6 +26,16 @@ Deno.bench({
     snow.fill(time, out);
     b.end();
     bestFillMs = Math.min(bestFillMs, performance.now() - t0);
+    time += 0.37;
+  },
+});
+
+const phases = new Float32Array(snow.capacity * 4);
+Deno.bench({
+  name: `snow fillPhases (a rebase), ${snow.count} flakes`,
+  group: "snow",
+  fn() {
+    snow.fillPhases(time, phases);
     time += 0.37;
   },
 });

@@ -5,13 +5,13 @@
  * Targets (2-core machine): fan-out to 1000 peers ≤ 1 ms of server JS (avg); heartbeat pass over
  * 1000 peers ≤ 0.5 ms (avg); welcome ≤ 0.2 ms (avg).
  */
-import { DEFAULT_RATE_LIMITS } from "../../server/config.ts";
-import { ServerClock } from "../../server/clock.ts";
-import { Metrics } from "../../server/metrics.ts";
-import { Peer } from "../../server/peer.ts";
-import { Room } from "../../server/room.ts";
-import { SceneStore } from "../../server/store.ts";
-import { initialSnapshot } from "../../shared/settings.ts";
+import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
+import { ServerClock } from "../server/clock.ts";
+import { Metrics } from "../server/metrics.ts";
+import { Peer } from "../server/peer.ts";
+import { Room } from "../server/room.ts";
+import { SceneStore } from "../server/store.ts";
+import { initialSnapshot } from "../shared/settings.ts";
 
 const PEERS = 1000;
 const dir = Deno.makeTempDirSync({ prefix: "snowfire-bench-" });

@@ -4,9 +4,9 @@
  * recording every console problem.
  */
 import { type Browser, chromium, type ConsoleMessage, type Page } from "playwright-core";
-import { type RunningServer, startServer } from "../../server/server.ts";
-import { buildClient } from "../../scripts/build.ts";
-import type { SnowfireDebug } from "../../client/debug_hook.ts";
+import { type RunningServer, startServer } from "../server/server.ts";
+import { buildClient } from "../tools/bundle.ts";
+import type { SnowfireDebug } from "../client/debug_hook.ts";
 import { findBrowser, HOW_TO_GET_A_BROWSER } from "./find_browser.ts";
 
 declare global {
