@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
-import { showLaunches } from "../shared/show.ts";
+import { showLaunchBody, showLaunches } from "../shared/show.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 
@@ -154,12 +154,7 @@ Deno.test("the same seed gives the same show before and after a restart", async 
   for (const event of show) {
     const [planned] = showLaunches(seed, event.tick, event.tick + 1);
     assert.ok(planned, `a show launch at ${event.tick} that the schedule does not have`);
-    assert.deepEqual(event.body, {
-      type: "launch",
-      x: planned.x,
-      z: planned.z,
-      theme: planned.theme,
-    });
+    assert.deepEqual(event.body, showLaunchBody(planned, "auto"));
   }
   for (const [from, to] of watched) {
     const planned = showLaunches(seed, from + 1, to).map((l) => l.tick);
