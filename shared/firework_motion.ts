@@ -67,7 +67,7 @@ export const MOTIONS: readonly Motion[] = [
   { name: "willow", drag: 0.985, gravity: 9, mix: 1, gain: 0.85, size: 0.5 },
   { name: "willowEmber", drag: 0.92, gravity: 3.5, mix: 1, gain: 0.45, size: 0.35 },
   { name: "comet", drag: 0.982, gravity: 7, mix: 0.8, gain: 1, size: 1.3 },
-  { name: "cometEmber", drag: 0.88, gravity: 3, mix: 0.6, gain: 0.6, size: 0.6 },
+  { name: "cometEmber", drag: 0.88, gravity: 3, mix: 0.6, gain: 0.8, size: 0.6 },
   { name: "star", drag: 0.982, gravity: 6, mix: 0.85, gain: 0.95, size: 0.7 },
   { name: "split", drag: 0.98, gravity: 6, mix: 0.9, gain: 1, size: 0.5 },
   { name: "crackle", drag: 0.982, gravity: 6, mix: 0.7, gain: 0.9, size: 0.5 },

@@ -246,7 +246,8 @@ Deno.test("palm throws a few thick comets upwards, each with a dense trail", () 
   const plan = block.plan;
   for (let t = 0; t < plan.riseTicks + 40; t++) fw.step(t);
   const comets = plan.sparkCount[0];
-  ok(comets >= 10 && comets <= 22, `${comets} comets`);
+  const [fewest, most] = RECIPES.palm.sparks;
+  ok(comets >= fewest && comets <= most && most <= 30, `${comets} comets: a few`);
   const { size, velocity, life } = fw.pool;
   const apex = fw.velocityAt(block.start, plan.riseTicks, new Float64Array(3));
   for (let n = 0; n < comets; n++) {
