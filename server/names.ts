@@ -111,12 +111,21 @@ export function randomPeerColor(random: Random = Math.random): string {
 }
 
 let peerCounter = 0;
+let peerIdSuffix = "";
 
 /** A peer id unique within this server process, short enough for every event's `by`. */
 export function nextPeerId(random: Random = Math.random): string {
   peerCounter = (peerCounter + 1) % 0x100000;
   const noise = Math.floor(random() * 0x10000).toString(36);
-  return `p${peerCounter.toString(36)}${noise}`;
+  return `p${peerCounter.toString(36)}${noise}${peerIdSuffix}`;
+}
+
+/**
+ * Cluster mode: every node's peer ids end in `suffix`, so ids stay unique across nodes (each
+ * node's counter starts at 1; desync votes and presence key people by id scene-wide).
+ */
+export function setPeerIdSuffix(suffix: string): void {
+  peerIdSuffix = suffix;
 }
 
 /** A scene seed: a uniform unsigned 32-bit integer. */

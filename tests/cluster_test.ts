@@ -68,6 +68,9 @@ Deno.test({
       clients.push(ja.client);
       const jb = await TestClient.join(b.url, scene);
       clients.push(jb.client);
+      // A third client that will report a wrong hash (desync votes span nodes).
+      const jc = await TestClient.join(b.url, scene);
+      clients.push(jc.client);
       assert.equal(ja.welcome.seed, jb.welcome.seed, "both nodes serve the same scene");
       // Presence crosses nodes: A hears of B's client at once, B of A's by the next roster.
       await ja.client.waitFor((m) =>
@@ -104,16 +107,37 @@ Deno.test({
       const streamA = eventsOf(ja.welcome, ja.client).filter((e) => e.seq <= lastA);
       const streamB = eventsOf(jb.welcome, jb.client).filter((e) => e.seq <= lastA);
       assert.deepEqual(streamB, streamA, "identical (seq, tick, by, body)");
-      for (const { client } of [ja, jb]) {
+      for (const { client } of [ja, jb, jc]) {
         assert.deepEqual(auditStream(client.messages).violations, []);
         assert.deepEqual(client.errors(), []);
       }
-      // Equal world hashes at a checkpoint both have passed.
+      // Equal world hashes at a checkpoint every client has passed (all events below it in).
       const tick = Math.ceil((streamA.at(-1)!.tick + 30) / 60) * 60;
-      const hash = (w: Welcome, events: SceneEvent[]) =>
-        worldFromWindow({ seed: w.seed, capacity: w.skyCap, tick, snapshot: w.snapshot, events })
-          .hash();
-      assert.equal(hash(jb.welcome, streamB), hash(ja.welcome, streamA));
+      await eventually(
+        "every client passed the checkpoint",
+        () => [ja, jb, jc].every(({ client }) => promisedTo(client) > tick),
+        5000,
+      );
+      const hash = (w: Welcome, client: TestClient) =>
+        worldFromWindow({
+          seed: w.seed,
+          capacity: w.skyCap,
+          tick,
+          snapshot: w.snapshot,
+          events: eventsOf(w, client).filter((e) => e.tick < tick),
+        }).hash();
+      const hashA = hash(ja.welcome, ja.client);
+      assert.equal(hash(jb.welcome, jb.client), hashA);
+      assert.equal(hash(jc.welcome, jc.client), hashA);
+
+      // The owner decides the vote across nodes: the odd one out (on B) is resynced.
+      ja.client.send({ t: "hash", tick, h: hashA });
+      jb.client.send({ t: "hash", tick, h: hashA });
+      jc.client.send({ t: "hash", tick, h: "0000000000000000" });
+      await jc.client.waitFor((m) => m.t === "resync" && m.tick === tick, 10_000);
+      await jc.client.waitFor((m) => m.t === "welcome" && m !== jc.welcome, 2000);
+      assert.ok(!ja.client.messages.some((m) => m.t === "resync"));
+      assert.ok(!jb.client.messages.some((m) => m.t === "resync"));
 
       // The log API answers the same on both nodes.
       const logA = await (await fetch(`${a.url}/api/scenes/${scene}/log?from=1`)).json();

@@ -8,7 +8,7 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../clock.ts";
 import type { Metrics } from "../metrics.ts";
-import { randomSceneId, randomSeed } from "../names.ts";
+import { randomSceneId, randomSeed, setPeerIdSuffix } from "../names.ts";
 import type { SceneInfo } from "../rooms.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
@@ -17,7 +17,7 @@ import type { NatsLink } from "./nats_link.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
-import { lastEntry, readEvents } from "./stream_log.ts";
+import { isEvent, lastEntry, readEvents, readRange } from "./stream_log.ts";
 
 /** What the node needs. */
 export interface ClusterScenesDeps {
@@ -46,6 +46,7 @@ export class ClusterScenes {
   constructor(deps: ClusterScenesDeps) {
     this.#deps = deps;
     this.metrics = new ClusterMetrics(deps.options.nodeId);
+    setPeerIdSuffix(`.${nodeTag(deps.options.nodeId)}`);
   }
 
   /** Scenes relayed here. */
@@ -152,10 +153,13 @@ export class ClusterScenes {
     if (!versioned) return undefined;
     const { record } = versioned;
     const last = await lastEntry(this.#deps.link, id);
-    const events = await readEvents(this.#deps.link, id, 1, 100_000);
+    // Settings: the stored snapshot plus the events after it (not the whole log).
+    const since = last
+      ? await readRange(this.#deps.link, id, record.snapshotStreamSeq + 1, last)
+      : [];
     const settings = advanceSnapshot(
-      initialSnapshot(),
-      events,
+      record.snapshot,
+      since.map((s) => s.entry).filter(isEvent),
       Infinity,
     ).settings;
     const tick = Math.floor((this.#deps.clock.wallMs() - record.epoch) / TICK_MS);
@@ -237,4 +241,13 @@ export class ClusterScenes {
       this.#deps.log(`cluster: takeover attempt for ${id}: ${(e as Error).message}`);
     }).finally(() => this.#taking.delete(id));
   }
+}
+
+/** A short tag for peer ids: 5 base-36 characters from the node id and this process. */
+function nodeTag(nodeId: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${nodeId}/${Deno.pid}/${Math.random()}`) {
+    h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  }
+  return (h % 36 ** 5).toString(36).padStart(5, "0");
 }

@@ -21,14 +21,7 @@ import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { acquireLease, type Lease, releaseLease, renewLease } from "./lease.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { getRecord, type SceneRecord, StaleRecordError, updateRecord } from "./scene_records.ts";
-import {
-  appendEntry,
-  FencedError,
-  isEvent,
-  lastEntry,
-  LogReader,
-  type StoredEntry,
-} from "./stream_log.ts";
+import { appendEntry, FencedError, isEvent, lastEntry, readRange } from "./stream_log.ts";
 import { beatSubject, hashSubject, resyncSubject, submitSubject } from "./subjects.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
@@ -159,7 +152,9 @@ export class SceneOwner {
       if (!versioned) throw new Error(`scene ${scene} has no record`);
       const { record } = versioned;
       const last = await lastEntry(deps.link, scene);
-      const stored = last ? await readRange(deps, scene, record.snapshotStreamSeq + 1, last) : [];
+      const stored = last
+        ? await readRange(deps.link, scene, record.snapshotStreamSeq + 1, last)
+        : [];
       const window: WindowEntry[] = [];
       for (const { entry, streamSeq } of stored) {
         if (isEvent(entry)) window.push({ event: entry, streamSeq });
@@ -440,30 +435,6 @@ export class SceneOwner {
       return false;
     }
   }
-}
-
-/** Reads the scene's log entries from `from` up to and including `last`. */
-async function readRange(
-  deps: OwnerDeps,
-  scene: string,
-  from: number,
-  last: StoredEntry,
-): Promise<StoredEntry[]> {
-  if (last.streamSeq < from) return [];
-  const out: StoredEntry[] = [];
-  const done = Promise.withResolvers<void>();
-  const reader = await LogReader.open(deps.link, scene, from, (stored) => {
-    if (stored.streamSeq <= last.streamSeq) out.push(stored);
-    if (stored.streamSeq >= last.streamSeq) done.resolve();
-  });
-  const timer = setTimeout(() => done.reject(new Error("reading the log timed out")), 10_000);
-  try {
-    await done.promise;
-  } finally {
-    clearTimeout(timer);
-    await reader.close();
-  }
-  return out;
 }
 
 function refusal(code: ErrorMessage["code"], message: string): ErrorMessage {

@@ -104,6 +104,30 @@ export class LogReader {
   }
 }
 
+/** The scene's log entries from stream sequence `from` up to and including `last`. */
+export async function readRange(
+  link: NatsLink,
+  scene: string,
+  from: number,
+  last: StoredEntry,
+): Promise<StoredEntry[]> {
+  if (last.streamSeq < from) return [];
+  const out: StoredEntry[] = [];
+  const done = Promise.withResolvers<void>();
+  const reader = await LogReader.open(link, scene, from, (stored) => {
+    if (stored.streamSeq <= last.streamSeq) out.push(stored);
+    if (stored.streamSeq >= last.streamSeq) done.resolve();
+  });
+  const timer = setTimeout(() => done.reject(new Error("reading the log timed out")), 10_000);
+  try {
+    await done.promise;
+  } finally {
+    clearTimeout(timer);
+    await reader.close();
+  }
+  return out;
+}
+
 /** Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API). */
 export async function readEvents(
   link: NatsLink,
