@@ -66,114 +66,148 @@ export class Metrics {
   }
 
   /** Prometheus text exposition format (version 0.0.4). */
-  render(gauges: { scenesLoaded: number; scenesStored: number; connections: number }): string {
+  render(gauges: Gauges): string {
     const lines: string[] = [];
-    const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
+    for (const { name, type, help, samples } of FAMILIES) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
-    };
-    metric("snowfire_scenes_loaded", "gauge", "Scenes held in memory.", [[
-      "",
-      gauges.scenesLoaded,
-    ]]);
-    metric("snowfire_scenes_stored", "gauge", "Scenes in the database.", [[
-      "",
-      gauges.scenesStored,
-    ]]);
-    metric("snowfire_scenes_created_total", "counter", "Scenes created.", [[
-      "",
-      this.scenesCreated,
-    ]]);
-    metric("snowfire_connections", "gauge", "Open WebSocket connections.", [[
-      "",
-      gauges.connections,
-    ]]);
-    metric("snowfire_connections_total", "counter", "WebSocket connections accepted.", [[
-      "",
-      this.connectionsOpened,
-    ]]);
-    metric("snowfire_events_total", "counter", "Events stamped and broadcast.", [
-      ['{by="client"}', this.eventsClient],
-      ['{by="show"}', this.eventsShow],
-    ]);
-    metric(
-      "snowfire_show_skipped_total",
-      "counter",
-      "Show launches skipped because the sky was full.",
-      [["", this.showSkippedSkyFull]],
-    );
-    metric("snowfire_messages_sent_total", "counter", "Frames sent to clients.", [[
-      "",
-      this.messagesSent,
-    ]]);
-    const refused = [...this.refused.entries()].sort(([a], [b]) => a.localeCompare(b));
-    metric(
-      "snowfire_refused_total",
-      "counter",
-      "Client messages refused, by error code.",
-      refused.map(([code, n]) => [`{code="${code}"}`, n]),
-    );
-    metric("snowfire_desyncs_total", "counter", "Peers sent resync after a hash disagreement.", [[
-      "",
-      this.desyncs,
-    ]]);
-    metric("snowfire_desync_ties_total", "counter", "Hash votes without a majority.", [[
-      "",
-      this.desyncTies,
-    ]]);
-    metric(
-      "snowfire_desync_arbitrations_total",
-      "counter",
-      "Disputed checkpoints whose true hash the server computed.",
-      [["", this.desyncArbitrations]],
-    );
-    metric(
-      "snowfire_desync_unsettled_total",
-      "counter",
-      "Disputed checkpoints left undecided (rate limit or busy): nobody resynced.",
-      [["", this.desyncUnsettled]],
-    );
-    metric(
-      "snowfire_desync_disconnects_total",
-      "counter",
-      "Connections closed (1008) for repeatedly wrong state hashes.",
-      [["", this.desyncDisconnects]],
-    );
-    metric("snowfire_slow_consumers_total", "counter", "Connections dropped for backpressure.", [[
-      "",
-      this.slowConsumersDropped,
-    ]]);
-    metric(
-      "snowfire_history_lost_total",
-      "counter",
-      "Clients that remembered events the database no longer has.",
-      [["", this.historyLost]],
-    );
-    metric("snowfire_heartbeat_passes_total", "counter", "Scheduler passes run.", [[
-      "",
-      this.heartbeatPasses,
-    ]]);
-    metric("snowfire_heartbeat_pass_ms", "gauge", "Duration of the last scheduler pass, ms.", [[
-      "",
-      round3(this.heartbeatPassMs),
-    ]]);
-    metric("snowfire_heartbeat_pass_max_ms", "gauge", "Longest scheduler pass, ms.", [[
-      "",
-      round3(this.heartbeatPassMaxMs),
-    ]]);
-    metric(
-      "snowfire_heartbeat_gap_ms",
-      "gauge",
-      "Time between the ends of the last two scheduler passes (heartbeat send gap), ms.",
-      [["", round3(this.heartbeatGapMs)]],
-    );
-    metric("snowfire_heartbeat_gap_max_ms", "gauge", "Longest heartbeat send gap, ms.", [[
-      "",
-      round3(this.heartbeatGapMaxMs),
-    ]]);
+      for (const [labels, value] of samples(this, gauges)) lines.push(`${name}${labels} ${value}`);
+    }
     return lines.join("\n") + "\n";
   }
 }
+
+/** What `/metrics` reads from the rest of the server when it renders. */
+export interface Gauges {
+  scenesLoaded: number;
+  scenesStored: number;
+  connections: number;
+}
+
+/** One metric family: its samples as `[labels, value]` pairs, read when rendered. */
+interface Family {
+  name: string;
+  type: "counter" | "gauge";
+  help: string;
+  samples: (m: Metrics, g: Gauges) => [labels: string, value: number][];
+}
+
+/** A family with one unlabelled sample. */
+function one(
+  name: string,
+  type: Family["type"],
+  help: string,
+  read: (m: Metrics, g: Gauges) => number,
+): Family {
+  return { name, type, help, samples: (m, g) => [["", read(m, g)]] };
+}
+
+/** Everything `/metrics` reports, in order. */
+const FAMILIES: readonly Family[] = [
+  one("snowfire_scenes_loaded", "gauge", "Scenes held in memory.", (_, g) => g.scenesLoaded),
+  one("snowfire_scenes_stored", "gauge", "Scenes in the database.", (_, g) => g.scenesStored),
+  one("snowfire_scenes_created_total", "counter", "Scenes created.", (m) => m.scenesCreated),
+  one("snowfire_connections", "gauge", "Open WebSocket connections.", (_, g) => g.connections),
+  one(
+    "snowfire_connections_total",
+    "counter",
+    "WebSocket connections accepted.",
+    (m) => m.connectionsOpened,
+  ),
+  {
+    name: "snowfire_events_total",
+    type: "counter",
+    help: "Events stamped and broadcast.",
+    samples: (m) => [['{by="client"}', m.eventsClient], ['{by="show"}', m.eventsShow]],
+  },
+  one(
+    "snowfire_show_skipped_total",
+    "counter",
+    "Show launches skipped because the sky was full.",
+    (m) => m.showSkippedSkyFull,
+  ),
+  one("snowfire_messages_sent_total", "counter", "Frames sent to clients.", (m) => m.messagesSent),
+  {
+    name: "snowfire_refused_total",
+    type: "counter",
+    help: "Client messages refused, by error code.",
+    samples: (m) =>
+      [...m.refused.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([code, n]) => [`{code="${code}"}`, n]),
+  },
+  one(
+    "snowfire_desyncs_total",
+    "counter",
+    "Peers sent resync after a hash disagreement.",
+    (m) => m.desyncs,
+  ),
+  one(
+    "snowfire_desync_ties_total",
+    "counter",
+    "Hash votes without a majority.",
+    (m) => m.desyncTies,
+  ),
+  one(
+    "snowfire_desync_arbitrations_total",
+    "counter",
+    "Disputed checkpoints whose true hash the server computed.",
+    (m) => m.desyncArbitrations,
+  ),
+  one(
+    "snowfire_desync_unsettled_total",
+    "counter",
+    "Disputed checkpoints left undecided (rate limit or busy): nobody resynced.",
+    (m) => m.desyncUnsettled,
+  ),
+  one(
+    "snowfire_desync_disconnects_total",
+    "counter",
+    "Connections closed (1008) for repeatedly wrong state hashes.",
+    (m) => m.desyncDisconnects,
+  ),
+  one(
+    "snowfire_slow_consumers_total",
+    "counter",
+    "Connections dropped for backpressure.",
+    (m) => m.slowConsumersDropped,
+  ),
+  one(
+    "snowfire_history_lost_total",
+    "counter",
+    "Clients that remembered events the database no longer has.",
+    (m) => m.historyLost,
+  ),
+  one(
+    "snowfire_heartbeat_passes_total",
+    "counter",
+    "Scheduler passes run.",
+    (m) => m.heartbeatPasses,
+  ),
+  one(
+    "snowfire_heartbeat_pass_ms",
+    "gauge",
+    "Duration of the last scheduler pass, ms.",
+    (m) => round3(m.heartbeatPassMs),
+  ),
+  one(
+    "snowfire_heartbeat_pass_max_ms",
+    "gauge",
+    "Longest scheduler pass, ms.",
+    (m) => round3(m.heartbeatPassMaxMs),
+  ),
+  one(
+    "snowfire_heartbeat_gap_ms",
+    "gauge",
+    "Time between the ends of the last two scheduler passes (heartbeat send gap), ms.",
+    (m) => round3(m.heartbeatGapMs),
+  ),
+  one(
+    "snowfire_heartbeat_gap_max_ms",
+    "gauge",
+    "Longest heartbeat send gap, ms.",
+    (m) => round3(m.heartbeatGapMaxMs),
+  ),
+];
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
