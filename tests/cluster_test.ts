@@ -139,6 +139,25 @@ Deno.test({
       assert.ok(!ja.client.messages.some((m) => m.t === "resync"));
       assert.ok(!jb.client.messages.some((m) => m.t === "resync"));
 
+      // A client coming from a node that was ahead waits for the events it saw, then resumes;
+      // one that saw more than the log holds is told its history was lost and rebuilds.
+      const seen = Math.max(...auditStream(ja.client.messages).events.keys());
+      const ahead = await TestClient.connect(b.url, scene);
+      clients.push(ahead);
+      ahead.send({ t: "hello", lastSeq: seen + 1 });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok(!ahead.messages.some((m) => m.t === "welcome"), "it waits for seq " + (seen + 1));
+      ja.client.submit({ type: "launch", x: 0, z: 0 });
+      const resumedAhead = await ahead.waitFor((m) => m.t === "welcome", 5000) as Welcome;
+      assert.equal(resumedAhead.resumed, true);
+      assert.ok(resumedAhead.events.every((e) => e.seq > seen + 1));
+      const lost = await TestClient.connect(b.url, scene);
+      clients.push(lost);
+      lost.send({ t: "hello", lastSeq: seen + 1000 });
+      const lostWelcome = await lost.waitFor((m) => m.t === "welcome", 5000) as Welcome;
+      assert.equal(lostWelcome.resumed, false);
+      assert.deepEqual(lost.errors().map((e) => e.code), ["history_lost"]);
+
       // The log API answers the same on both nodes.
       const logA = await (await fetch(`${a.url}/api/scenes/${scene}/log?from=1`)).json();
       const logB = await (await fetch(`${b.url}/api/scenes/${scene}/log?from=1`)).json();

@@ -49,6 +49,8 @@ const RESUME_MARGIN_TICKS = 30 * TICK_RATE;
 const ROSTER_EVERY_MS = 2000;
 /** …and forgets another node's people when its roster stops for this long (the node died). */
 const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
+/** A resuming client that saw events this node has not relayed waits at most this long for them. */
+const AHEAD_WAIT_MS = 2000;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
 
@@ -94,6 +96,8 @@ export class SceneEdge {
   #ready = false;
   #closed = false;
   readonly #waiting: { peer: Peer; name?: string; lastSeq?: number }[] = [];
+  /** Clients that saw more than this node has relayed so far. */
+  readonly #ahead: { peer: Peer; lastSeq: number; sinceMs: number }[] = [];
   /** Monotonic ms of the last heartbeat or event from the owner. */
   lastBeatMs: number;
   #paused = false;
@@ -219,6 +223,18 @@ export class SceneEdge {
       this.#waiting.push({ peer, name, lastSeq });
       return null;
     }
+    if (lastSeq !== undefined && lastSeq > this.#relayedSeq) {
+      // It saw events this node has not relayed yet (it comes from a node a little ahead):
+      // wait for them, briefly, so that it resumes instead of rebuilding.
+      this.#ahead.push({ peer, lastSeq, sinceMs: this.#deps.clock.monotonicMs() });
+      return null;
+    }
+    this.#greet(peer, lastSeq);
+    return null;
+  }
+
+  /** Sends the welcome (and the paused state), then announces the newcomer. */
+  #greet(peer: Peer, lastSeq: number | undefined): void {
     const announce = this.#audience.announced().length + this.#remoteCount <
         this.#deps.presenceLimit && this.#audience.announce(peer);
     peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
@@ -227,7 +243,29 @@ export class SceneEdge {
       this.#audience.presenceJoin(peer);
       this.#publishPresence({ kind: "join", peer: peer.info() });
     }
-    return null;
+  }
+
+  /** Greets clients waiting for events they had seen; past the wait, says the history is lost. */
+  #releaseAhead(nowMs: number): void {
+    const waiting = this.#ahead.splice(0);
+    for (const entry of waiting) {
+      const { peer, lastSeq, sinceMs } = entry;
+      if (peer.gone) continue;
+      if (lastSeq <= this.#relayedSeq) this.#greet(peer, lastSeq);
+      else if (nowMs - sinceMs >= AHEAD_WAIT_MS) {
+        this.#deps.metrics.historyLost++;
+        this.#deps.log(
+          `error: scene ${this.id}: a client remembers seq ${lastSeq} but the log has ` +
+            `${this.#relayedSeq}`,
+        );
+        peer.send(JSON.stringify(refusal(
+          "history_lost",
+          `the server lost this scene's history after seq ${this.#relayedSeq} (you saw up to ` +
+            `${lastSeq}); starting from what it still has`,
+        )));
+        this.#greet(peer, undefined);
+      } else this.#ahead.push(entry);
+    }
   }
 
   /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
@@ -279,6 +317,7 @@ export class SceneEdge {
   /** One scheduler pass: the paused/live state, and trimming the window. */
   pass(nowMs: number): void {
     if (!this.#ready) return;
+    if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
     const paused = this.#deps.link.state !== "connected" ||
       nowMs - this.lastBeatMs > PAUSE_AFTER_MS;
     if (paused !== this.#paused) {
@@ -421,6 +460,7 @@ export class SceneEdge {
       this.#deps.cluster.eventsRelayed++;
       this.#broadcast(JSON.stringify({ t: "event", ...entry }));
     }
+    if (this.#ahead.length > 0) this.#releaseAhead(this.#deps.clock.monotonicMs());
     this.#flushBeat();
   }
 
