@@ -18,7 +18,18 @@ export interface EventCost {
   endTick: number;
 }
 
-/** The slots `event` occupies in a scene with `seed`, and when they free up. */
+/**
+ * The slots `event` occupies in a scene with `seed`, and when they free up.
+ *
+ * @example
+ * ```ts
+ * import { eventCost } from "./budget.ts";
+ *
+ * const launch = { seq: 1, tick: 600, by: "ana", body: { type: "launch", x: 0, z: 0 } } as const;
+ * const { particles, endTick } = eventCost(42, launch);
+ * console.log(particles > 0, endTick > 600); // true true: admit it if `particles` fit the sky
+ * ```
+ */
 export function eventCost(seed: number, event: SceneEvent): EventCost {
   switch (event.body.type) {
     case "launch": {

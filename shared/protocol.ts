@@ -197,15 +197,16 @@ export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
 // ---------------------------------------------------------------- server → client
 
-/** Error codes a client can receive, each with a human `message`. */
+/**
+ * Error codes a WebSocket client can receive, each with a human `message`. (Refusals before the
+ * upgrade, such as `bad_scene` or `forbidden_origin`, are HTTP responses: see server/app.ts.)
+ */
 export const ERROR_CODES = [
   "bad_message",
   "too_large",
   "rate_limited",
   "sky_full",
   "room_full",
-  "bad_scene",
-  "forbidden_origin",
   /** The server cannot save right now (disk full, I/O error); nothing changed. */
   "storage_unavailable",
   /** You remember events the server's storage no longer has; a fresh welcome follows. */

@@ -24,7 +24,23 @@ export interface Checkpoint {
   hash: string;
 }
 
-/** The hashes at ticks every, 2·every, … ≤ ticks (the state after stepping to that tick). */
+/**
+ * The hashes at ticks every, 2·every, … ≤ ticks (the state after stepping to that tick).
+ *
+ * @example
+ * ```ts
+ * import { replay } from "./replay.ts";
+ *
+ * const checkpoints = replay({
+ *   seed: 7,
+ *   settings: { show: false },
+ *   events: [{ seq: 1, tick: 10, by: "ana", body: { type: "launch", x: 0, z: 0 } }],
+ *   ticks: 240,
+ *   every: 60,
+ * });
+ * console.log(checkpoints.map((c) => c.tick)); // [60, 120, 180, 240]
+ * ```
+ */
 export function replay(o: ReplayInput): Checkpoint[] {
   if (!(o.every >= 1) || !Number.isInteger(o.every)) {
     throw new RangeError(`replay_every: every must be a positive integer, got ${o.every}`);

@@ -25,7 +25,19 @@ export interface WorldOptions {
   capacity?: number;
 }
 
-/** The whole simulated scene. `step()` never allocates. */
+/**
+ * The whole simulated scene. `step()` never allocates.
+ *
+ * @example
+ * ```ts
+ * import { World } from "./world.ts";
+ *
+ * const world = new World({ seed: 42 });
+ * world.apply({ seq: 1, tick: 0, by: "ana", body: { type: "launch", x: 0, z: 0 } });
+ * world.advanceTo(120);
+ * console.log(world.tick, world.hash()); // 120, the same hash in every engine
+ * ```
+ */
 export class World {
   /** The scene seed. */
   readonly seed: number;
@@ -236,6 +248,22 @@ export interface WindowOptions {
  * Rebuilds the present for a late joiner: starts at `snapshot.tick`, queues the window's events
  * and steps to `tick`. Equal (hash for hash) to a world stepped from tick 0 whenever the snapshot
  * is at least WINDOW_TICKS old or at tick 0.
+ *
+ * @example
+ * ```ts
+ * import { worldFromWindow } from "./world.ts";
+ * import { advanceSnapshot, initialSnapshot } from "./settings.ts";
+ * import type { SceneEvent } from "./types.ts";
+ *
+ * const events: SceneEvent[] = [
+ *   { seq: 1, tick: 100, by: "ana", body: { type: "launch", x: 3, z: -4 } },
+ *   { seq: 2, tick: 700, by: "bo", body: { type: "settings", settings: { snow: 1 } } },
+ * ];
+ * const tick = 900; // a late joiner's horizon; the window is [tick − WINDOW_TICKS, tick)
+ * const snapshot = advanceSnapshot(initialSnapshot(), events, tick - 480);
+ * const world = worldFromWindow({ seed: 42, snapshot, events, tick });
+ * console.log(world.tick); // 900, in the same state as a world stepped from tick 0
+ * ```
  */
 export function worldFromWindow(o: WindowOptions): World {
   const world = new World({ seed: o.seed, snapshot: o.snapshot, capacity: o.capacity });
