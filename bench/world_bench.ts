@@ -190,7 +190,9 @@ for (const [label, target] of sizes) {
 
 // Late join: a busy window, rebuilt from the snapshot at T − W and the window's events.
 const SEED = 77;
-const events = busyScenario({ key: 9, ticks: 1500, launchGap: 3, gunGap: 30, settingsGap: 200 });
+// Launches every ~4 ticks: with the eight kinds' budgets (willows and chrysanthemums cost 3–4k
+// slots) a gap of 3 would overfill the 200k sky, which the server would refuse.
+const events = busyScenario({ key: 9, ticks: 1500, launchGap: 4, gunGap: 30, settingsGap: 200 });
 const T = 1400;
 const snapshot = advanceSnapshot(initialSnapshot(), events, T - WINDOW_TICKS);
 const windowEvents = events.filter((e) => e.tick >= T - WINDOW_TICKS && e.tick < T);
