@@ -1,5 +1,6 @@
 import { deepEqual as assertEquals, equal, notEqual } from "node:assert/strict";
 import { WINDOW_TICKS } from "../shared/constants.ts";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { World, worldFromWindow } from "../shared/world.ts";
 import { busyScenario } from "../testing/world_scenarios.ts";
@@ -25,6 +26,12 @@ Deno.test("late joiner equals the veteran at many ticks", async (t) => {
   await t.step("the scenario is busy: overlapping fireworks, gun, settings, fountain", () => {
     const kinds = new Set(events.map((e) => e.body.type));
     assertEquals(kinds, new Set(["launch", "gun", "settings"]));
+  });
+  await t.step("launches of every firework kind, aimed and multi-break ones among them", () => {
+    const launches = events.flatMap((e) => e.body.type === "launch" ? [e.body] : []);
+    assertEquals(new Set(launches.map((l) => l.kind)), new Set(FIREWORK_KINDS));
+    equal(launches.some((l) => l.y !== undefined), true);
+    equal(launches.some((l) => (l.breaks ?? 1) > 1), true);
   });
   for (const T of checkpoints) {
     await t.step(`at tick ${T}`, () => {
