@@ -1,4 +1,4 @@
-import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import assert from "node:assert/strict";
 import { eventCost } from "../shared/budget.ts";
 import { SkyFullError } from "../shared/errors.ts";
 import { FIREWORK_MAX_LIFE, planFirework } from "../shared/firework_plan.ts";
@@ -25,29 +25,32 @@ function budgetAt(events: readonly SceneEvent[], tick: number): number {
 Deno.test("eventCost prices launches by their plan, volleys by their shots, settings free", () => {
   const launch: SceneEvent = { seq: 7, tick: 100, by: "a", body: { type: "launch", x: 1, z: 2 } };
   const plan = planFirework(SEED, 7, launch.body as { x: number; z: number });
-  deepEqual(eventCost(SEED, launch), { particles: plan.slots, endTick: 100 + plan.lifeTicks });
-  ok(plan.slots > 500 && plan.slots < 4000);
+  assert.deepEqual(eventCost(SEED, launch), {
+    particles: plan.slots,
+    endTick: 100 + plan.lifeTicks,
+  });
+  assert.ok(plan.slots > 500 && plan.slots < 4000);
   const gun: SceneEvent = {
     seq: 8,
     tick: 50,
     by: "a",
     body: { type: "gun", origin: [0, 1, 0], direction: [1, 0, 0] },
   };
-  equal(eventCost(SEED, gun).particles, GUN_SHOTS);
-  ok(eventCost(SEED, gun).endTick > 50);
+  assert.equal(eventCost(SEED, gun).particles, GUN_SHOTS);
+  assert.ok(eventCost(SEED, gun).endTick > 50);
   const settings: SceneEvent = {
     seq: 9,
     tick: 60,
     by: "a",
     body: { type: "settings", settings: { snow: 1 } },
   };
-  deepEqual(eventCost(SEED, settings), { particles: 0, endTick: 60 });
+  assert.deepEqual(eventCost(SEED, settings), { particles: 0, endTick: 60 });
   // Different launches cost different amounts: the price comes from each one's own stream.
   const costs = new Set<number>();
   for (let seq = 1; seq <= 20; seq++) {
     costs.add(eventCost(SEED, { ...launch, seq }).particles);
   }
-  ok(costs.size > 10);
+  assert.ok(costs.size > 10);
 });
 
 Deno.test("budgets are never exceeded: live particles ≤ reserved slots = Σ eventCost", () => {
@@ -59,17 +62,17 @@ Deno.test("budgets are never exceeded: live particles ≤ reserved slots = Σ ev
   for (let tick = 1; tick <= 1200 + FIREWORK_MAX_LIFE; tick++) {
     world.advanceTo(tick);
     const reserved = budgetAt(events, tick);
-    equal(world.usedSlots(), reserved, `tick ${tick}`);
-    equal(world.fireworks.count + world.gun.count, reserved);
+    assert.equal(world.usedSlots(), reserved, `tick ${tick}`);
+    assert.equal(world.fireworks.count + world.gun.count, reserved);
     let alive = 0;
     for (const view of [world.fireworks, world.gun]) {
       for (let i = 0; i < view.count; i++) if (view.color[i * 4 + 3] > 0) alive++;
     }
-    ok(alive <= reserved);
+    assert.ok(alive <= reserved);
     peak = Math.max(peak, reserved);
   }
-  ok(peak > 10_000, `the scenario is busy (peak ${peak} slots)`);
-  equal(world.usedSlots(), 0, "everything freed after the last event's end tick");
+  assert.ok(peak > 10_000, `the scenario is busy (peak ${peak} slots)`);
+  assert.equal(world.usedSlots(), 0, "everything freed after the last event's end tick");
 });
 
 Deno.test("a world over capacity throws sky_full instead of evicting", () => {
@@ -83,5 +86,8 @@ Deno.test("a world over capacity throws sky_full instead of evicting", () => {
   world.apply({ seq: 1, tick: 0, by: "a", body: { type: "launch", x: 0, z: 0 } });
   world.apply({ seq: 2, tick: 5, by: "a", body: { type: "launch", x: 5, z: 0 } });
   world.advanceTo(5);
-  throws(() => world.step(), (e: unknown) => e instanceof SkyFullError && e.code === "sky_full");
+  assert.throws(
+    () => world.step(),
+    (e: unknown) => e instanceof SkyFullError && e.code === "sky_full",
+  );
 });

@@ -1,4 +1,4 @@
-import { deepEqual, ok } from "node:assert/strict";
+import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { replay } from "../shared/replay.ts";
 import { readReplay } from "../scripts/replay.ts";
@@ -22,8 +22,8 @@ Deno.test("golden fixtures replay to their committed hashes", async (t) => {
       const fixture = await readReplay(path) as Awaited<ReturnType<typeof readReplay>> & {
         expected: { tick: number; hash: string }[];
       };
-      ok(fixture.expected.length >= 5, "a fixture has several checkpoints");
-      deepEqual(replay(fixture), fixture.expected);
+      assert.ok(fixture.expected.length >= 5, "a fixture has several checkpoints");
+      assert.deepEqual(replay(fixture), fixture.expected);
     });
   }
 });
@@ -38,7 +38,7 @@ Deno.test("golden hashes differ between checkpoints and between scenarios", asyn
       total++;
     }
   }
-  deepEqual(seen.size, total);
+  assert.deepEqual(seen.size, total);
 });
 
 Deno.test("replay script prints one TICK HASH line per checkpoint", async () => {
@@ -48,10 +48,10 @@ Deno.test("replay script prints one TICK HASH line per checkpoint", async () => 
     stdout: "piped",
     stderr: "piped",
   }).output();
-  ok(output.success, new TextDecoder().decode(output.stderr));
+  assert.ok(output.success, new TextDecoder().decode(output.stderr));
   const fixture = JSON.parse(await Deno.readTextFile(path));
   const expected = fixture.expected.map((c: { tick: number; hash: string }) =>
     `${c.tick} ${c.hash}`
   );
-  deepEqual(new TextDecoder().decode(output.stdout).trim().split("\n"), expected);
+  assert.deepEqual(new TextDecoder().decode(output.stdout).trim().split("\n"), expected);
 });

@@ -1,4 +1,4 @@
-import { equal, ok } from "node:assert/strict";
+import assert from "node:assert/strict";
 import {
   Gun,
   GUN_LIFE_TICKS,
@@ -17,14 +17,14 @@ Deno.test("gun fires a volley along the normalised direction with a small spread
   const direction: [number, number, number] = [3, 4, 0]; // length 5: the world normalises it
   gun.fire(1, 0, [0, 10, 0], direction);
   for (let t = 0; t < GUN_SPAWN_TICKS; t++) gun.step(t);
-  equal(gun.live(), GUN_SHOTS);
+  assert.equal(gun.live(), GUN_SHOTS);
   const { velocity } = gun.pool;
   for (let i = 0; i < GUN_SHOTS; i++) {
     const vx = velocity[i * 3], vy = velocity[i * 3 + 1], vz = velocity[i * 3 + 2];
     const speed = Math.hypot(vx, vy, vz);
     const cosine = (vx * 0.6 + vy * 0.8) / speed;
     // Spread ≤ GUN_SPREAD per axis ⇒ angle ≤ ~√3·GUN_SPREAD; gravity bends it a little more.
-    ok(cosine > Math.cos(2 * GUN_SPREAD), `shot ${i} within the spread (cos ${cosine})`);
+    assert.ok(cosine > Math.cos(2 * GUN_SPREAD), `shot ${i} within the spread (cos ${cosine})`);
   }
 });
 
@@ -38,14 +38,17 @@ Deno.test("gun shots die when they leave the scene's bounding box", () => {
     for (let i = 0; i < gun.pool.count; i++) {
       const p = i * 3;
       if (life[i] > 0) {
-        ok(insideScene(position[p], position[p + 1], position[p + 2]), "live shots are inside");
+        assert.ok(
+          insideScene(position[p], position[p + 1], position[p + 2]),
+          "live shots are inside",
+        );
       }
     }
     if (gun.live() > 0) maxTicks = t + 1;
   }
-  equal(gun.live(), 0);
+  assert.equal(gun.live(), 0);
   // The last shots leave the muzzle GUN_SPAWN_TICKS in and need a few ticks to cross 10 m.
-  ok(maxTicks < GUN_SPAWN_TICKS + 10, `all shots left within ${maxTicks} ticks`);
+  assert.ok(maxTicks < GUN_SPAWN_TICKS + 10, `all shots left within ${maxTicks} ticks`);
 });
 
 Deno.test("gun fires a long stream of fast tracers, not a puff", () => {
@@ -60,9 +63,9 @@ Deno.test("gun fires a long stream of fast tracers, not a puff", () => {
     far = Math.max(far, 50 - position[i * 3 + 2]);
     if (color[i * 4] + color[i * 4 + 1] + color[i * 4 + 2] > 2.5) bright++;
   }
-  ok(GUN_SPEED >= 60, "tracers are fast");
-  ok(far - near > GUN_SPEED * 0.5, `the stream stretches ${far - near} m along the view`);
-  equal(bright, GUN_SHOTS, "every tracer is bright");
+  assert.ok(GUN_SPEED >= 60, "tracers are fast");
+  assert.ok(far - near > GUN_SPEED * 0.5, `the stream stretches ${far - near} m along the view`);
+  assert.equal(bright, GUN_SHOTS, "every tracer is bright");
 });
 
 Deno.test("gun shots never outlive their max life and the volley ends at its end tick", () => {
@@ -73,11 +76,11 @@ Deno.test("gun shots never outlive their max life and the volley ends at its end
   for (let t = 0; t < GUN_LIFE_TICKS; t++) {
     gun.step(t);
     for (let i = 0; i < gun.pool.count; i++) {
-      ok(life[i] <= maxLife[i] && maxLife[i] <= GUN_MAX_LIFE);
+      assert.ok(life[i] <= maxLife[i] && maxLife[i] <= GUN_MAX_LIFE);
     }
   }
-  equal(gun.live(), 0);
-  equal(gun.pool.count, 0, "the volley's block is released at its end tick");
+  assert.equal(gun.live(), 0);
+  assert.equal(gun.pool.count, 0, "the volley's block is released at its end tick");
 });
 
 Deno.test("gun volleys are keyed by seq, not by when or how often they are stepped", () => {
@@ -92,6 +95,6 @@ Deno.test("gun volleys are keyed by seq, not by when or how often they are stepp
   }
   const volleyA = a.pool.blocks[0], volleyB = b.pool.blocks[1];
   for (let i = 0; i < GUN_SHOTS * 3; i++) {
-    equal(a.pool.position[volleyA.start * 3 + i], b.pool.position[volleyB.start * 3 + i]);
+    assert.equal(a.pool.position[volleyA.start * 3 + i], b.pool.position[volleyB.start * 3 + i]);
   }
 });

@@ -1,4 +1,4 @@
-import { deepEqual as assertEquals, equal, notEqual } from "node:assert/strict";
+import assert from "node:assert/strict";
 import { WINDOW_TICKS } from "../shared/constants.ts";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
@@ -25,7 +25,7 @@ Deno.test("late joiner equals the veteran at many ticks", async (t) => {
   for (const e of events) veteran.apply(e);
   await t.step("the scenario is busy: overlapping fireworks, gun, settings, fountain", () => {
     const kinds = new Set(events.map((e) => e.body.type));
-    assertEquals(kinds, new Set(["launch", "gun", "settings"]));
+    assert.deepEqual(kinds, new Set(["launch", "gun", "settings"]));
   });
   await t.step("launches of every firework kind, aimed and multi-break ones among them", () => {
     const launches = events.flatMap((e) => e.body.type === "launch" ? [e.body] : []);
@@ -37,12 +37,12 @@ Deno.test("late joiner equals the veteran at many ticks", async (t) => {
     await t.step(`at tick ${T}`, () => {
       veteran.advanceTo(T);
       const joiner = lateJoiner(T);
-      equal(joiner.tick, T);
-      assertEquals(joiner.snapshot(), veteran.snapshot());
-      assertEquals(joiner.liveParticles(), veteran.liveParticles());
-      assertEquals(joiner.fireworks.count, veteran.fireworks.count);
-      equal(joiner.hash(), veteran.hash());
-      if (T >= 480) equal(veteran.fireworks.count > 2000, true, "fireworks overlap");
+      assert.equal(joiner.tick, T);
+      assert.deepEqual(joiner.snapshot(), veteran.snapshot());
+      assert.deepEqual(joiner.liveParticles(), veteran.liveParticles());
+      assert.deepEqual(joiner.fireworks.count, veteran.fireworks.count);
+      assert.equal(joiner.hash(), veteran.hash());
+      if (T >= 480) assert.equal(veteran.fireworks.count > 2000, true, "fireworks overlap");
     });
   }
 });
@@ -56,7 +56,7 @@ Deno.test("late joiner stepping every event and tick of the window also equals t
   const plain = new World({ seed: SEED, snapshot });
   for (const e of events) if (e.tick >= T - WINDOW_TICKS && e.tick < T) plain.apply(e);
   plain.advanceTo(T);
-  equal(plain.hash(), veteran.hash());
+  assert.equal(plain.hash(), veteran.hash());
 });
 
 Deno.test("late joiner keeps agreeing as both step on with later and already-queued events", () => {
@@ -76,7 +76,7 @@ Deno.test("late joiner keeps agreeing as both step on with later and already-que
   for (let tick = T + 1; tick <= T + 600; tick++) {
     veteran.step();
     joiner.step();
-    if (tick % 60 === 0) equal(joiner.hash(), veteran.hash(), `tick ${tick}`);
+    if (tick % 60 === 0) assert.equal(joiner.hash(), veteran.hash(), `tick ${tick}`);
   }
 });
 
@@ -92,5 +92,5 @@ Deno.test("late joiner with too short a window differs from the veteran", () => 
     events: events.filter((e) => e.tick >= from && e.tick < T),
     tick: T,
   });
-  notEqual(short.hash(), veteran.hash());
+  assert.notEqual(short.hash(), veteran.hash());
 });

@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, notEqual, ok, throws } from "node:assert/strict";
+import assert from "node:assert/strict";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../shared/constants.ts";
 import { TickInPastError } from "../shared/errors.ts";
 import { DEFAULT_SETTINGS, initialSnapshot } from "../shared/settings.ts";
@@ -15,26 +15,26 @@ const launch = (seq: number, tick: number, x = 0): SceneEvent => ({
 Deno.test("world apply() with an already simulated tick throws a RangeError", () => {
   const world = new World({ seed: 1 });
   world.advanceTo(10);
-  throws(
+  assert.throws(
     () => world.apply(launch(1, 9)),
     (e: unknown) => e instanceof RangeError && e instanceof TickInPastError,
   );
   world.apply(launch(2, 10)); // the current tick is still open
-  throws(() => world.advanceTo(5), RangeError);
+  assert.throws(() => world.advanceTo(5), RangeError);
 });
 
 Deno.test("world starts from its snapshot and reports state at its tick", () => {
   const fresh = new World({ seed: 1 });
-  equal(fresh.tick, 0);
-  deepEqual(fresh.settings, DEFAULT_SETTINGS);
-  deepEqual(fresh.snapshot(), initialSnapshot());
-  equal(fresh.snow.count, Math.round(DEFAULT_SETTINGS.snow * MAX_FLAKES));
+  assert.equal(fresh.tick, 0);
+  assert.deepEqual(fresh.settings, DEFAULT_SETTINGS);
+  assert.deepEqual(fresh.snapshot(), initialSnapshot());
+  assert.equal(fresh.snow.count, Math.round(DEFAULT_SETTINGS.snow * MAX_FLAKES));
   const later = new World({ seed: 1, snapshot: { ...initialSnapshot({ snow: 1 }), tick: 500 } });
-  equal(later.tick, 500);
-  equal(later.snow.count, MAX_FLAKES);
+  assert.equal(later.tick, 500);
+  assert.equal(later.snow.count, MAX_FLAKES);
   later.advanceTo(520);
-  equal(later.snapshot().tick, 520);
-  match(later.hash(), /^[0-9a-f]{16}$/);
+  assert.equal(later.snapshot().tick, 520);
+  assert.match(later.hash(), /^[0-9a-f]{16}$/);
 });
 
 Deno.test("world applies same-tick events in seq order whatever order they arrive in", () => {
@@ -51,10 +51,10 @@ Deno.test("world applies same-tick events in seq order whatever order they arriv
   b.apply(settings(1, 0.2));
   a.advanceTo(4);
   b.advanceTo(4);
-  equal(a.settings.snow, 0.9);
-  equal(b.settings.snow, 0.9);
-  equal(a.hash(), b.hash());
-  deepEqual(a.snapshot(), b.snapshot());
+  assert.equal(a.settings.snow, 0.9);
+  assert.equal(b.settings.snow, 0.9);
+  assert.equal(a.hash(), b.hash());
+  assert.deepEqual(a.snapshot(), b.snapshot());
 });
 
 Deno.test("world settings change only at their event's tick", () => {
@@ -66,10 +66,10 @@ Deno.test("world settings change only at their event's tick", () => {
     body: { type: "settings", settings: { fountain: false } },
   });
   world.advanceTo(5);
-  equal(world.settings.fountain, true);
+  assert.equal(world.settings.fountain, true);
   world.step();
-  equal(world.settings.fountain, false);
-  equal(world.snapshot().settings.fountain, false);
+  assert.equal(world.settings.fountain, false);
+  assert.equal(world.snapshot().settings.fountain, false);
 });
 
 Deno.test("world hash depends on seed, tick and every system", () => {
@@ -87,11 +87,11 @@ Deno.test("world hash depends on seed, tick and every system", () => {
   const a = base(), b = base();
   a.advanceTo(60);
   b.advanceTo(60);
-  equal(a.hash(), b.hash());
-  notEqual(new World({ seed: 7 }).hash(), new World({ seed: 8 }).hash());
+  assert.equal(a.hash(), b.hash());
+  assert.notEqual(new World({ seed: 7 }).hash(), new World({ seed: 8 }).hash());
   const c = base();
   c.advanceTo(61);
-  notEqual(c.hash(), a.hash());
+  assert.notEqual(c.hash(), a.hash());
   const d = new World({ seed: 7 });
   d.apply(launch(1, 0, 0.5)); // a different launch point moves the shell and trail
   d.apply({
@@ -101,8 +101,8 @@ Deno.test("world hash depends on seed, tick and every system", () => {
     body: { type: "gun", origin: [0, 1, 0], direction: [0, 1, 0] },
   });
   d.advanceTo(60);
-  notEqual(d.hash(), a.hash());
-  ok(a.liveParticles() > 0);
+  assert.notEqual(d.hash(), a.hash());
+  assert.ok(a.liveParticles() > 0);
 });
 
 Deno.test("world views expose live fireworks, gun shots, fountain and snow", () => {
@@ -115,15 +115,15 @@ Deno.test("world views expose live fireworks, gun shots, fountain and snow", () 
     body: { type: "gun", origin: [0, 1, 0], direction: [0, 1, 0] },
   });
   world.advanceTo(150);
-  ok(world.fireworks.count > 500);
-  ok(world.gun.count > 0);
-  ok(world.fountain.count > 0);
+  assert.ok(world.fireworks.count > 500);
+  assert.ok(world.gun.count > 0);
+  assert.ok(world.fountain.count > 0);
   const out = new Float32Array(world.snow.count * 3);
   world.snow.fill(150.5, out);
-  ok(out.some((v) => v !== 0));
+  assert.ok(out.some((v) => v !== 0));
   let visible = 0;
   for (const view of [world.fireworks, world.gun, world.fountain]) {
     for (let i = 0; i < view.count; i++) if (view.color[i * 4 + 3] > 0) visible++;
   }
-  equal(visible, world.liveParticles());
+  assert.equal(visible, world.liveParticles());
 });

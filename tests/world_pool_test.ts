@@ -1,4 +1,4 @@
-import { deepEqual, equal, notEqual, throws } from "node:assert/strict";
+import assert from "node:assert/strict";
 import { Hasher } from "../shared/hash.ts";
 import { type Block, ParticlePool } from "../shared/particle_pool.ts";
 
@@ -25,13 +25,13 @@ Deno.test("pool blocks stay dense and in order when an earlier block expires", (
     pool.add(x);
     stamp(pool, x);
   }
-  equal(pool.count, 35);
+  assert.equal(pool.count, 35);
   pool.expire(5);
-  equal(pool.count, 25);
-  deepEqual(pool.blocks.map((x) => [x.seq, x.start]), [[2, 0], [3, 20]]);
-  for (let i = 0; i < 20; i++) equal(pool.life[i], 20 + i);
-  for (let i = 0; i < 5; i++) equal(pool.life[20 + i], 30 + i);
-  equal(pool.position[20 * 3], 3);
+  assert.equal(pool.count, 25);
+  assert.deepEqual(pool.blocks.map((x) => [x.seq, x.start]), [[2, 0], [3, 20]]);
+  for (let i = 0; i < 20; i++) assert.equal(pool.life[i], 20 + i);
+  for (let i = 0; i < 5; i++) assert.equal(pool.life[20 + i], 30 + i);
+  assert.equal(pool.position[20 * 3], 3);
 });
 
 Deno.test("pool zeroes a new block even where an old one lived", () => {
@@ -42,23 +42,23 @@ Deno.test("pool zeroes a new block even where an old one lived", () => {
   pool.expire(5);
   const b = block(2, 10, 50);
   pool.add(b);
-  for (let i = 0; i < 10; i++) equal(pool.life[i], 0);
-  equal(pool.position[0], 0);
+  for (let i = 0; i < 10; i++) assert.equal(pool.life[i], 0);
+  assert.equal(pool.position[0], 0);
 });
 
 Deno.test("pool grows past its first allocation keeping its contents, up to capacity", () => {
   const pool = new ParticlePool(50_000);
-  equal(pool.allocated, 0);
+  assert.equal(pool.allocated, 0);
   const a = block(1, 5000, 99);
   pool.add(a);
   stamp(pool, a);
   const before = pool.life;
   const b = block(2, 20_000, 99);
   pool.add(b);
-  notEqual(pool.life, before, "new arrays after growth");
-  for (let i = 0; i < 5000; i++) equal(pool.life[i], 10 + i);
-  equal(pool.allocated >= 25_000, true);
-  throws(() => pool.add(block(3, 30_000, 99)), RangeError);
+  assert.notEqual(pool.life, before, "new arrays after growth");
+  for (let i = 0; i < 5000; i++) assert.equal(pool.life[i], 10 + i);
+  assert.equal(pool.allocated >= 25_000, true);
+  assert.throws(() => pool.add(block(3, 30_000, 99)), RangeError);
 });
 
 Deno.test("pool block hash depends on the block, not on where it sits", () => {
@@ -75,7 +75,7 @@ Deno.test("pool block hash depends on the block, not on where it sits", () => {
   const y = block(7, 10, 99);
   p2.add(y);
   stamp(p2, y);
-  equal(hashOf(p1, x), hashOf(p2, y));
+  assert.equal(hashOf(p1, x), hashOf(p2, y));
   p2.life[y.start] += 1;
-  notEqual(hashOf(p1, x), hashOf(p2, y));
+  assert.notEqual(hashOf(p1, x), hashOf(p2, y));
 });
