@@ -29,9 +29,9 @@ Deno.test("late joiner equals the veteran at many ticks", async (t) => {
   });
   await t.step("launches of every firework kind, aimed and multi-break ones among them", () => {
     const launches = events.flatMap((e) => e.body.type === "launch" ? [e.body] : []);
-    assertEquals(new Set(launches.map((l) => l.kind)), new Set(FIREWORK_KINDS));
-    equal(launches.some((l) => l.y !== undefined), true);
-    equal(launches.some((l) => (l.breaks ?? 1) > 1), true);
+    assert.deepEqual(new Set(launches.map((l) => l.kind)), new Set(FIREWORK_KINDS));
+    assert.equal(launches.some((l) => l.y !== undefined), true);
+    assert.equal(launches.some((l) => (l.breaks ?? 1) > 1), true);
   });
   for (const T of checkpoints) {
     await t.step(`at tick ${T}`, () => {
