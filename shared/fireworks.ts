@@ -484,6 +484,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const sinceApex = k - (plan.riseTicks - 1);
     if (sinceApex < 0) return;
     const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
+    const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
     for (let b = 0; b < plan.breaks; b++) {
       const since = sinceApex - b * BREAK_GAP_TICKS;
       if (since < 0) return;
@@ -491,11 +492,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         this.#burst(block, b);
         continue;
       }
-      if (split) {
+      if (split && since <= split.delay[1]) {
         const delays = block.delays[b];
         for (let j = 0; j < delays.length; j++) if (delays[j] === since) this.#split(block, b, j);
       }
-      if (trail && since % trail.every === 0) {
+      // Sparks drop embers only while they live: never at or beyond the longest spark life.
+      if (trail && since < longest && since % trail.every === 0) {
         const m = since / trail.every - 1;
         const first = block.start + plan.sparkStart[b];
         const life = this.pool.life;
