@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import { SceneId } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
-import { attachConnection } from "./connection.ts";
+import { attachConnection, type HelloDeadlines } from "./connection.ts";
 import { HttpError, StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Rooms } from "./rooms.ts";
@@ -14,6 +14,7 @@ import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { SceneStore } from "./store.ts";
 import type { ClusterScenes } from "./cluster/cluster_scenes.ts";
+import type { ServerEnv } from "./ws_engine.ts";
 
 /** Most events one `/log` page returns. */
 export const LOG_PAGE_MAX = 5000;
@@ -29,18 +30,21 @@ export interface AppContext {
   accepting: () => boolean;
   /** Cluster mode (NATS_URL set): scenes live in NATS and this node is an edge/owner. */
   cluster?: ClusterScenes;
+  /** Connections that have not said hello yet (closed when they wait too long). */
+  deadlines: HelloDeadlines;
 }
 
 /** Builds the Hono app. */
-export function createApp(ctx: AppContext): Hono {
-  const app = new Hono();
+export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
+  const app = new Hono<{ Bindings: ServerEnv }>();
   const { config, rooms, store, metrics, cluster } = ctx;
   const files = new StaticFiles(config.staticDir, { dev: config.dev });
   app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
 
+  // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
   app.get(
     "/",
-    async (c) => c.redirect(`/s/${cluster ? await cluster.create() : rooms.create()}`, 302),
+    async (c) => c.redirect(`/s/${cluster ? await cluster.create() : rooms.freshId()}`, 302),
   );
 
   app.get("/s/:id", async (c) => {
@@ -49,7 +53,9 @@ export function createApp(ctx: AppContext): Hono {
     if (lower !== c.req.param("id") && SceneId.safeParse(lower).success) {
       return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
     }
-    sceneId(c.req.param("id"));
+    const id = sceneId(c.req.param("id"));
+    const refusal = cluster ? null : rooms.admission(id, c.env?.remoteAddress ?? "", false);
+    if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
     return await files.page(c.req.raw);
   });
 
@@ -64,9 +70,27 @@ export function createApp(ctx: AppContext): Hono {
       throw new HttpError(403, "forbidden_origin", `origin ${origin} may not open this scene`);
     }
     if (!ctx.accepting()) throw new HttpError(503, "shutting_down", "the server is restarting");
+    const upgrade = c.env?.upgrade;
+    if (!upgrade) {
+      throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
+    }
+    const refusal = cluster ? null : rooms.admission(id, c.env.remoteAddress, true);
+    const { socket, response } = upgrade(c.req.raw);
+    if (refusal) {
+      // Over a scene limit: a browser cannot read an HTTP refusal of a WebSocket, so the socket
+      // opens, carries the error and closes.
+      metrics.refuse(refusal.code);
+      const error = { t: "error", code: refusal.code, message: refusal.message };
+      socket.send(JSON.stringify(
+        refusal.retryAfterMs === undefined
+          ? error
+          : { ...error, retryAfterMs: refusal.retryAfterMs },
+      ));
+      socket.close(refusal.closeCode, refusal.message);
+      return response;
+    }
     const room = cluster ? cluster.open(id) : rooms.open(id);
-    const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
-    attachConnection(socket, room, config, metrics);
+    attachConnection(socket, room, config, metrics, ctx.deadlines);
     return response;
   });
 

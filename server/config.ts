@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import type { DesyncLimits } from "./desync.ts";
+import { WS_ENGINES, type WsEngine } from "./ws_engine.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {
@@ -20,6 +21,12 @@ export interface RateLimits {
   settings: RateLimit;
   /** Every frame, whatever its kind: bounds the work one connection can cause. */
   frames: RateLimit;
+  /**
+   * The abuse budget: every invalid frame (binary, not JSON, failing the schema, before hello)
+   * and every frame over the `frames` rate takes a token; a connection without tokens is closed
+   * with 1008. Refusals of valid messages (a launch over its rate, a full sky) take none.
+   */
+  refused: RateLimit;
 }
 
 /** Limits generous enough for a person clicking fast, tight enough to stop a script. */
@@ -28,6 +35,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   gun: { perSecond: 10, burst: 20 },
   settings: { perSecond: 2, burst: 6 },
   frames: { perSecond: 60, burst: 120 },
+  refused: { perSecond: 1, burst: 20 },
 });
 
 /** What `startServer` accepts. Only `dataDir` is required. */
@@ -79,6 +87,20 @@ export interface ServerOptions {
   dev?: boolean;
   /** Overrides of the desync arbitration limits (DEFAULT_DESYNC_LIMITS in desync.ts). */
   desyncLimits?: Partial<DesyncLimits>;
+  /**
+   * WebSocket engine: `ws` (default; npm `ws` on `node:http`, refuses an oversized frame from its
+   * header) or `deno` (`Deno.upgradeWebSocket`, which buffers a whole frame before its size is
+   * known).
+   */
+  wsEngine?: WsEngine;
+  /** A connection that has not said `hello` this long after opening is closed (1008). 10 s. */
+  helloTimeoutMs?: number;
+  /** Refusals of one kind get at most one `error` reply per this many ms per connection. 1 s. */
+  refusalNoticeMs?: number;
+  /** Most scenes loaded at once; joining another one is refused (`server_busy`). Default 1000. */
+  maxScenes?: number;
+  /** Per client address: how fast new scenes may be created. Default 0.1/s, burst 20. */
+  newScenes?: RateLimit;
 }
 
 /** Options with every default filled in. */
@@ -104,6 +126,11 @@ export interface ServerConfig {
   desyncLimits: Partial<DesyncLimits>;
   /** Frames longer than this many bytes are refused with `too_large`. */
   maxFrameBytes: number;
+  wsEngine: WsEngine;
+  helloTimeoutMs: number;
+  refusalNoticeMs: number;
+  maxScenes: number;
+  newScenes: RateLimit;
 }
 
 /** Largest accepted client frame in bytes. */
@@ -132,10 +159,30 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     dev: options.dev ?? false,
     desyncLimits: options.desyncLimits ?? {},
     maxFrameBytes: MAX_FRAME_BYTES,
+    wsEngine: options.wsEngine ?? "ws",
+    helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
+    refusalNoticeMs: options.refusalNoticeMs ?? 1000,
+    maxScenes: options.maxScenes ?? 1000,
+    newScenes: options.newScenes ?? { perSecond: 0.1, burst: 20 },
   };
   requireInt("port", config.port, 0, 65535);
   requireInt("skyCap", config.skyCap, 1, 1e9);
   requireInt("maxPeers", config.maxPeers, 1, 1e7);
+  requireInt("maxScenes", config.maxScenes, 1, 1e7);
+  if (!(WS_ENGINES as readonly string[]).includes(config.wsEngine)) {
+    throw new RangeError(
+      `wsEngine must be one of ${WS_ENGINES.join(", ")}, got ${config.wsEngine}`,
+    );
+  }
+  if (!(config.helloTimeoutMs > 0)) {
+    throw new RangeError(`helloTimeoutMs must be > 0, got ${config.helloTimeoutMs}`);
+  }
+  if (!(config.refusalNoticeMs >= 0)) {
+    throw new RangeError(`refusalNoticeMs must be >= 0, got ${config.refusalNoticeMs}`);
+  }
+  if (!(config.newScenes.perSecond > 0 && config.newScenes.burst >= 1)) {
+    throw new RangeError("newScenes needs perSecond > 0 and burst >= 1");
+  }
   if (!(config.heartbeatMs > 0 && config.heartbeatMs <= 50)) {
     throw new RangeError(`heartbeatMs must be in (0, 50], got ${config.heartbeatMs}`);
   }
@@ -174,8 +221,9 @@ function parseInteger(name: string, text: string): number {
 
 /**
  * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
- * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, and RATE_LAUNCH / RATE_GUN /
- * RATE_SETTINGS / RATE_FRAMES as `PER_SECOND/BURST`.
+ * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
+ * MAX_SCENES, RATE_NEW_SCENES, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
+ * RATE_REFUSED as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
   const options: ServerOptions = {
@@ -200,10 +248,18 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     options.dbMaxBytes = Math.floor(mb * 1024 * 1024);
   }
   if (env("DEV") === "1") options.dev = true;
+  const wsEngine = env("WS_ENGINE");
+  if (wsEngine) options.wsEngine = wsEngine as WsEngine;
+  const helloTimeout = env("HELLO_TIMEOUT_MS");
+  if (helloTimeout) options.helloTimeoutMs = parseInteger("HELLO_TIMEOUT_MS", helloTimeout);
+  const maxScenes = env("MAX_SCENES");
+  if (maxScenes) options.maxScenes = parseInteger("MAX_SCENES", maxScenes);
+  const newScenes = env("RATE_NEW_SCENES");
+  if (newScenes) options.newScenes = parseRate("RATE_NEW_SCENES", newScenes);
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
-  for (const kind of ["launch", "gun", "settings", "frames"] as const) {
+  for (const kind of ["launch", "gun", "settings", "frames", "refused"] as const) {
     const name = `RATE_${kind.toUpperCase()}`;
     const text = env(name);
     if (text) rateLimits[kind] = parseRate(name, text);
@@ -220,12 +276,14 @@ export function describeConfig(config: ServerConfig): string {
     `port=${config.port} host=${config.hostname} dataDir=${config.dataDir}`,
     `skyCap=${config.skyCap} maxPeers=${config.maxPeers} heartbeatMs=${config.heartbeatMs} ` +
     `presenceLimit=${config.presenceLimit}`,
+    `wsEngine=${config.wsEngine} maxScenes=${config.maxScenes} helloTimeoutMs=${config.helloTimeoutMs} ` +
+    `newScenes ${rate(config.newScenes)} per address`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
     `staticDir=${config.staticDir}` +
     (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`) +
     (config.dev ? " dev (source maps served)" : ""),
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
       rate(r.frames)
-    }`,
+    }, refused ${rate(r.refused)}`,
   ].join("\n");
 }

@@ -1,40 +1,132 @@
 /**
- * One WebSocket's lifecycle: admission into its room, then every incoming frame checked in order
- * — size, frame rate, JSON, the zod schema, the per-kind token bucket — before the room sees it.
- * Whatever is wrong, the sender gets an `error` with a code and a precise reason; nothing else
- * changes and nobody else notices.
+ * One WebSocket's lifecycle: admission into its scene, then every incoming frame checked in order
+ * — type, size, frame rate, JSON, the zod schema, the per-kind token bucket — before the scene
+ * sees it. Whatever is wrong, the sender gets an `error` with a code and a precise reason; nothing
+ * else changes and nobody else notices.
+ *
+ * Memory per connection stays bounded whatever it sends: refusals are coalesced (one `error` per
+ * kind per `refusalNoticeMs`, saying how many went unanswered), every reply checks the socket's
+ * unsent backlog, invalid frames spend an abuse budget (`rateLimits.refused`) whose exhaustion
+ * closes the connection with 1008, an oversized frame closes it with 1009, and a socket that has
+ * not said `hello` within `helloTimeoutMs` is closed with 1008.
+ *
+ * This layer does not know who stamps events: it talks to a `SceneEndpoint` (a local `Room`, or
+ * a cluster edge's proxy of a remote owner).
  */
 import { type ClientMessage, ClientMessageSchema, type ErrorMessage } from "../shared/protocol.ts";
-import type { ServerConfig } from "./config.ts";
+import type { EventBody } from "../shared/types.ts";
+import type { RateLimits } from "./config.ts";
 import { errorMessage as error, StorageUnavailableError } from "./errors.ts";
-import type { Metrics } from "./metrics.ts";
 import { nextPeerId, randomPeerColor, randomPeerName } from "./names.ts";
-import { Peer } from "./peer.ts";
-import type { Room } from "./room.ts";
+import { Peer, type PeerStats } from "./peer.ts";
+import type { ConnSocket } from "./ws_socket.ts";
+import { CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_LATER } from "./ws_socket.ts";
+
+/** What a connection needs from the scene it joined: the single node's `Room`, or a cluster edge. */
+export interface SceneEndpoint {
+  readonly id: string;
+  /** Adds a fresh connection, or refuses it (say the scene is full). */
+  admit(peer: Peer): ErrorMessage | null;
+  /** The connection ended or was dropped (called at most once per admitted peer that leaves). */
+  leave(peer: Peer): void;
+  hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null;
+  /** A validated, rate-limited launch, gun shot or settings change to stamp. */
+  submit(peer: Peer, body: EventBody): ErrorMessage | null;
+  pong(peer: Peer, id: number, ct: number): void;
+  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
+}
+
+/** The former name of `SceneEndpoint`. */
+export type SceneRoom = SceneEndpoint;
+
+/** The settings a connection follows (a `ServerConfig` has them all). */
+export interface ConnectionConfig {
+  rateLimits: RateLimits;
+  maxBufferedBytes: number;
+  maxFrameBytes: number;
+  refusalNoticeMs: number;
+  monotonic: () => number;
+  log: (msg: string) => void;
+}
+
+/** Counters a connection updates (the server's `Metrics`). */
+export interface ConnectionStats extends PeerStats {
+  connectionsOpened: number;
+  /** Connections closed for spending their abuse budget, sending a too-large frame or silence. */
+  abusersClosed: number;
+  refuse(code: string): void;
+}
+
+/** Close code for a room that is full ("try again later"). */
+export const CLOSE_ROOM_FULL = CLOSE_TRY_LATER;
 
 /** The `t` of every client message, to name the message kind in error reasons. */
 const KNOWN_TYPES: ReadonlySet<string> = new Set(
   ClientMessageSchema.options.map((option) => option.shape.t.value),
 );
 
-/** What a connection needs from its scene: the single node's `Room` or a cluster edge. */
-export type SceneRoom = Pick<
-  Room,
-  "id" | "admit" | "hello" | "submit" | "pong" | "reportHash" | "leave"
->;
-
 /** What each event body's token bucket is called in a `rate_limited` reason. */
 const BODY_NOUNS = { launch: "launches", gun: "gun shots", settings: "settings changes" } as const;
 
-/** Close code for a room that is full ("try again later"). */
-export const CLOSE_ROOM_FULL = 1013;
+/** Kinds of refusal, each coalesced on its own. */
+const Kind = {
+  Binary: 0,
+  NotJson: 1,
+  Invalid: 2,
+  HelloFirst: 3,
+  FrameRate: 4,
+  LaunchRate: 5,
+  GunRate: 6,
+  SettingsRate: 7,
+  SkyFull: 8,
+  Other: 9,
+  Count: 10,
+} as const;
+type Kind = typeof Kind[keyof typeof Kind];
 
-/** Wires a freshly upgraded socket to its room. */
+/**
+ * Closes connections that never said `hello`. Deadlines expire in the order they were set (the
+ * timeout is the same for all), so a sweep looks only at the expired ones.
+ */
+export class HelloDeadlines {
+  readonly #timeoutMs: number;
+  readonly #pending = new Map<Peer, [number, () => void]>();
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Connections still waiting for their hello. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Starts `peer`'s deadline; `expire` closes it. */
+  add(peer: Peer, nowMs: number, expire: () => void): void {
+    this.#pending.set(peer, [nowMs + this.#timeoutMs, expire]);
+  }
+
+  remove(peer: Peer): void {
+    this.#pending.delete(peer);
+  }
+
+  /** Closes every connection whose deadline passed without a welcome. */
+  sweep(nowMs: number): void {
+    for (const [peer, [at, expire]] of this.#pending) {
+      if (at > nowMs) break;
+      this.#pending.delete(peer);
+      if (!peer.welcomed) expire();
+    }
+  }
+}
+
+/** Wires a freshly upgraded socket to its scene. */
 export function attachConnection(
-  socket: WebSocket,
-  room: SceneRoom,
-  config: ServerConfig,
-  metrics: Metrics,
+  socket: ConnSocket,
+  scene: SceneEndpoint,
+  config: ConnectionConfig,
+  stats: ConnectionStats,
+  deadlines: HelloDeadlines,
 ): Peer {
   const peer = new Peer({
     id: nextPeerId(),
@@ -43,81 +135,127 @@ export function attachConnection(
     socket,
     limits: config.rateLimits,
     maxBufferedBytes: config.maxBufferedBytes,
-    stats: metrics,
+    stats,
   });
-  metrics.connectionsOpened++;
-  // Admission happens at the upgrade, so an admitted connection needs no open handler: every
-  // listener is retained per connection, and idle connections are what a big scene is made of.
-  const refusal = room.admit(peer);
+  stats.connectionsOpened++;
+  const refusal = scene.admit(peer);
   if (refusal) {
-    metrics.refuse(refusal.code);
-    socket.onopen = () => {
-      socket.send(JSON.stringify(refusal));
-      peer.drop(CLOSE_ROOM_FULL, "room full");
-    };
+    stats.refuse(refusal.code);
+    peer.gone = true;
+    // Sent as soon as the socket opens (the socket queues it).
+    socket.send(JSON.stringify(refusal));
+    socket.close(CLOSE_ROOM_FULL, refusal.message);
     return peer;
   }
-  socket.onmessage = (e: MessageEvent) => {
-    if (peer.gone) return;
-    let refusal: ErrorMessage | null;
-    try {
-      refusal = handleFrame(peer, room, config, e.data);
-    } catch (err) {
-      // A failure here (say the database cannot write) must not escape the event handler: that
-      // would end the whole process. The sender hears about it; nothing was broadcast.
-      if (err instanceof StorageUnavailableError) {
-        // Logged once by the store when writes start failing; the sender learns why.
-        refusal = error(err.code, `${err.message}; nothing changed, try again later`);
-      } else {
-        config.log(`error: scene ${room.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
-        refusal = error("internal", "the server could not handle that message; nothing changed");
+
+  /** Closes the connection and takes it out of its scene now (a hostile peer may never reply). */
+  const expel = (code: number, reason: string) => {
+    if (!peer.gone) stats.abusersClosed++;
+    peer.drop(code, reason, true);
+    deadlines.remove(peer);
+    scene.leave(peer);
+  };
+
+  /** Counts a refusal, spends the abuse budget when `strike`, and answers unless coalesced. */
+  const refuse = (nowMs: number, kind: Kind, error: ErrorMessage, strike: boolean) => {
+    stats.refuse(error.code);
+    if (strike && peer.take("refused", nowMs) > 0) {
+      expel(CLOSE_POLICY, "too many refused messages");
+      return;
+    }
+    const missed = peer.notice(kind, Kind.Count, nowMs, config.refusalNoticeMs);
+    if (missed < 0) return;
+    if (missed > 0) {
+      error.message += ` (and ${missed} more like it since the last notice, not answered)`;
+    }
+    peer.reply(JSON.stringify(error));
+    if (peer.gone) scene.leave(peer);
+  };
+
+  const tooLarge = (size: number) => {
+    stats.refuse("too_large");
+    const message = `frame of ${size} bytes refused: the limit is ${config.maxFrameBytes} bytes`;
+    peer.reply(JSON.stringify(error("too_large", message)));
+    expel(CLOSE_TOO_BIG, message);
+  };
+
+  deadlines.add(peer, config.monotonic(), () => {
+    expel(CLOSE_POLICY, "no hello in time");
+  });
+
+  socket.listen({
+    message(text, bytes) {
+      if (peer.gone) return;
+      const nowMs = config.monotonic();
+      if (text === null) {
+        if (bytes > config.maxFrameBytes) return tooLarge(bytes);
+        return refuse(nowMs, Kind.Binary, binaryRefused(), true);
       }
-    }
-    if (refusal) {
-      metrics.refuse(refusal.code);
-      peer.send(JSON.stringify(refusal));
-    }
-  };
-  // No error listener: an error event is always followed by this close event.
-  socket.onclose = () => {
-    peer.gone = true;
-    room.leave(peer);
-  };
+      if (text.length > config.maxFrameBytes / 3) {
+        const size = utf8Length(text);
+        if (size > config.maxFrameBytes) return tooLarge(size);
+      }
+      const wait = peer.take("frames", nowMs);
+      if (wait > 0) return refuse(nowMs, Kind.FrameRate, rateLimited("messages", wait), true);
+      let outcome: Outcome;
+      try {
+        outcome = handleFrame(peer, scene, text, nowMs);
+      } catch (err) {
+        // A failure here (say the database cannot write) must not escape the event handler: that
+        // would end the whole process. The sender hears about it; nothing was broadcast.
+        if (err instanceof StorageUnavailableError) {
+          // Logged once by the store when writes start failing; the sender learns why.
+          outcome = [
+            Kind.Other,
+            error(err.code, `${err.message}; nothing changed, try again later`),
+            false,
+          ];
+        } else {
+          config.log(`error: scene ${scene.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
+          outcome = [
+            Kind.Other,
+            error("internal", "the server could not handle that message; nothing changed"),
+            false,
+          ];
+        }
+      }
+      if (outcome !== null) refuse(nowMs, outcome[0], outcome[1], outcome[2]);
+      if (peer.welcomed) deadlines.remove(peer);
+    },
+    oversized() {
+      stats.refuse("too_large");
+      expel(CLOSE_TOO_BIG, `frame over the limit of ${config.maxFrameBytes} bytes`);
+    },
+    close() {
+      peer.gone = true;
+      deadlines.remove(peer);
+      scene.leave(peer);
+    },
+  });
   return peer;
 }
 
-/** Checks one frame and hands it to the room; returns the refusal to send back, if any. */
-function handleFrame(
-  peer: Peer,
-  room: SceneRoom,
-  config: ServerConfig,
-  data: unknown,
-): ErrorMessage | null {
-  if (typeof data !== "string") {
-    const size = data instanceof ArrayBuffer ? data.byteLength : (data as Blob).size ?? 0;
-    if (size > config.maxFrameBytes) return tooLarge(size, config.maxFrameBytes);
-    return error("bad_message", "binary frames are not accepted: send JSON text");
-  }
-  if (data.length > config.maxFrameBytes / 3) {
-    const size = utf8Length(data);
-    if (size > config.maxFrameBytes) return tooLarge(size, config.maxFrameBytes);
-  }
-  const nowMs = config.monotonic();
-  const wait = peer.take("frames", nowMs);
-  if (wait > 0) return rateLimited("messages", wait);
+/** A refusal: its coalescing kind, the error, and whether it spends the abuse budget. */
+type Outcome = [Kind, ErrorMessage, boolean] | null;
 
+/** Parses, validates and dispatches one text frame; returns the refusal, if any. */
+function handleFrame(peer: Peer, scene: SceneEndpoint, text: string, nowMs: number): Outcome {
   let json: unknown;
   try {
-    json = JSON.parse(data);
+    json = JSON.parse(text);
   } catch (e) {
-    return error("bad_message", `invalid JSON: ${(e as Error).message}`);
+    return [Kind.NotJson, error("bad_message", `invalid JSON: ${(e as Error).message}`), true];
   }
   const parsed = ClientMessageSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return error("bad_message", `${issuePath(json, issue.path)}: ${issue.message}`);
+    return [
+      Kind.Invalid,
+      error("bad_message", `${issuePath(json, issue.path)}: ${issue.message}`),
+      true,
+    ];
   }
-  return dispatch(peer, room, parsed.data, nowMs);
+  return dispatch(peer, scene, parsed.data, nowMs);
 }
 
 /**
@@ -138,30 +276,40 @@ function issuePath(json: unknown, path: readonly PropertyKey[]): string {
   return [kind, ...rest].filter(Boolean).join(".") || "message";
 }
 
-function dispatch(
-  peer: Peer,
-  room: SceneRoom,
-  msg: ClientMessage,
-  nowMs: number,
-): ErrorMessage | null {
-  if (msg.t === "hello") return room.hello(peer, msg.name, msg.lastSeq);
+/** Each body type's rate-limit refusal kind. */
+const BODY_RATE_KIND = {
+  launch: Kind.LaunchRate,
+  gun: Kind.GunRate,
+  settings: Kind.SettingsRate,
+} as const;
+
+function dispatch(peer: Peer, scene: SceneEndpoint, msg: ClientMessage, nowMs: number): Outcome {
+  if (msg.t === "hello") return sceneOutcome(scene.hello(peer, msg.name, msg.lastSeq));
   if (!peer.welcomed) {
     const kind = msg.t === "submit" ? msg.body.type : msg.t;
-    return error("bad_message", `${kind}: send hello first`);
+    return [Kind.HelloFirst, error("bad_message", `${kind}: send hello first`), true];
   }
   switch (msg.t) {
     case "submit": {
       const type = msg.body.type;
       const wait = peer.take(type, nowMs);
-      if (wait > 0) return rateLimited(BODY_NOUNS[type], wait);
-      return room.submit(peer, msg.body);
+      if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
+      return sceneOutcome(scene.submit(peer, msg.body));
     }
     case "ping":
-      room.pong(peer, msg.id, msg.ct);
+      scene.pong(peer, msg.id, msg.ct);
       return null;
     case "hash":
-      return room.reportHash(peer, msg.tick, msg.h);
+      return sceneOutcome(scene.reportHash(peer, msg.tick, msg.h));
   }
+}
+
+/** A scene's refusal: a bad message spends the abuse budget, a full sky does not. */
+function sceneOutcome(refusal: ErrorMessage | null): Outcome {
+  if (refusal === null) return null;
+  if (refusal.code === "bad_message") return [Kind.Invalid, refusal, true];
+  if (refusal.code === "sky_full") return [Kind.SkyFull, refusal, false];
+  return [Kind.Other, refusal, false];
 }
 
 /** Bytes of `text` in UTF-8, without encoding it. */
@@ -179,8 +327,8 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-function tooLarge(size: number, max: number): ErrorMessage {
-  return error("too_large", `frame of ${size} bytes refused: the limit is ${max} bytes`);
+function binaryRefused(): ErrorMessage {
+  return error("bad_message", "binary frames are not accepted: send JSON text");
 }
 
 function rateLimited(what: string, waitMs: number): ErrorMessage {

@@ -17,6 +17,8 @@ export class Metrics {
   /** Peers disconnected for repeatedly wrong hashes. */
   desyncDisconnects = 0;
   slowConsumersDropped = 0;
+  /** Connections closed for abuse: refused-frame budget spent, frame too large, no hello. */
+  abusersClosed = 0;
   /** Hellos whose `lastSeq` was beyond the stored log (the database lost events). */
   historyLost = 0;
   heartbeatPasses = 0;
@@ -170,6 +172,12 @@ const FAMILIES: readonly Family[] = [
     "counter",
     "Connections dropped for backpressure.",
     (m) => m.slowConsumersDropped,
+  ),
+  one(
+    "snowfire_abusers_closed_total",
+    "counter",
+    "Connections closed for abuse (refused-frame budget, too-large frame, no hello).",
+    (m) => m.abusersClosed,
   ),
   one(
     "snowfire_history_lost_total",

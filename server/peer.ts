@@ -1,7 +1,9 @@
 /**
- * One connected person: identity, rate-limit buckets and a bounded outgoing queue. Sending never
- * buffers without bound: a connection whose unsent bytes exceed the cap is closed with 1013 and
- * dropped, so one slow reader cannot hold memory or slow the others.
+ * One connected person: identity, rate-limit buckets, refusal notices and a bounded outgoing
+ * queue. Sending never buffers without bound: a connection whose unsent bytes exceed the cap is
+ * closed with 1013 and dropped, so one slow reader cannot hold memory or slow the others. That
+ * holds for every socket, welcomed or not: direct replies (welcome, pong, error) are checked on
+ * every send, broadcasts at the heartbeat.
  */
 import type { PeerInfo } from "../shared/protocol.ts";
 import type { RateLimits } from "./config.ts";
@@ -12,7 +14,8 @@ export interface PeerSocket {
   readonly readyState: number;
   readonly bufferedAmount: number;
   send(data: string): void;
-  close(code?: number, reason?: string): void;
+  /** `hard`: an abuser; stop reading and drop the TCP connection soon (engines that can). */
+  close(code?: number, reason?: string, hard?: boolean): void;
 }
 
 /** Counters a peer updates. */
@@ -38,6 +41,10 @@ export class Peer {
   #gun: TokenBucket | undefined;
   #settings: TokenBucket | undefined;
   #frames: TokenBucket | undefined;
+  #refused: TokenBucket | undefined;
+  /** Per refusal kind: when the last notice went out (ms), and how many were not answered since. */
+  #noticeAt: Float64Array | undefined;
+  #unanswered: Uint32Array | undefined;
   /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
   welcomed = false;
   /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */
@@ -81,7 +88,27 @@ export class Peer {
         return (this.#settings ??= new TokenBucket(this.#limits.settings, nowMs)).take(nowMs);
       case "frames":
         return (this.#frames ??= new TokenBucket(this.#limits.frames, nowMs)).take(nowMs);
+      case "refused":
+        return (this.#refused ??= new TokenBucket(this.#limits.refused, nowMs)).take(nowMs);
     }
+  }
+
+  /**
+   * Coalesces refusals: whether a refusal of `kind` (0 ≤ kind < `kinds`) gets an answer now —
+   * at most one per kind per `intervalMs`. Returns -1 when it stays unanswered, else how many of
+   * that kind went unanswered since the previous notice.
+   */
+  notice(kind: number, kinds: number, nowMs: number, intervalMs: number): number {
+    const at = this.#noticeAt ??= new Float64Array(kinds).fill(-Infinity);
+    const unanswered = this.#unanswered ??= new Uint32Array(kinds);
+    if (nowMs - at[kind] < intervalMs) {
+      unanswered[kind]++;
+      return -1;
+    }
+    at[kind] = nowMs;
+    const missed = unanswered[kind];
+    unanswered[kind] = 0;
+    return missed;
   }
 
   /** Public identity, as sent in welcome and presence. */
@@ -94,6 +121,11 @@ export class Peer {
     if (this.gone || this.socket.readyState !== OPEN) return;
     this.socket.send(text);
     this.#stats.messagesSent++;
+  }
+
+  /** Sends a direct reply (welcome, pong, error), dropping the peer when it is too far behind. */
+  reply(text: string): void {
+    this.sendChecked(text);
   }
 
   /**
@@ -112,12 +144,12 @@ export class Peer {
     this.send(text);
   }
 
-  /** Closes the connection and stops sending to it. */
-  drop(code: number, reason: string): void {
+  /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */
+  drop(code: number, reason: string, hard = false): void {
     if (this.gone) return;
     this.gone = true;
     try {
-      this.socket.close(code, reason);
+      this.socket.close(code, reason, hard);
     } catch {
       // Already closing: nothing more to do.
     }

@@ -1,4 +1,4 @@
-/** Token buckets: the per-connection rate limits for launch, gun, settings and frames. */
+/** Token buckets: per-connection rate limits, the abuse budget, per-address scene budgets. */
 import type { RateLimit } from "./config.ts";
 
 /** A token bucket refilled continuously at `perSecond`, holding at most `burst` tokens. */
@@ -13,6 +13,20 @@ export class TokenBucket {
     this.#burst = limit.burst;
     this.#tokens = limit.burst;
     this.#lastMs = nowMs;
+  }
+
+  /** Like `take` without taking: 0 when a token is there, else the ms until one will be. */
+  peek(nowMs: number): number {
+    const tokens = Math.min(
+      this.#burst,
+      this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs,
+    );
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.#perMs));
+  }
+
+  /** True when the bucket has refilled completely (it then remembers nothing). */
+  full(nowMs: number): boolean {
+    return this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs >= this.#burst;
   }
 
   /** Takes one token: returns 0 when granted, else the ms until one will be available. */

@@ -1,6 +1,8 @@
 /**
- * The rooms in memory: loaded from the store on first use, created on demand, unloaded after
- * being empty for a while, and driven by one shared scheduler pass.
+ * The rooms in memory: loaded from the store on first use, created when someone joins, unloaded
+ * after being empty for a while, and driven by one shared scheduler pass. Scene limits live here:
+ * at most `maxScenes` loaded (an empty one is unloaded early to make room), and per client
+ * address a token bucket for creating new scenes.
  */
 import { TICK_MS } from "../shared/constants.ts";
 import type { Settings } from "../shared/types.ts";
@@ -10,9 +12,31 @@ import { StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
+import type { RateLimit } from "./config.ts";
+import { TokenBucket } from "./ratelimit.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneStore } from "./store.ts";
+import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./ws_socket.ts";
 
+/** Scene limits. */
+export interface SceneLimits {
+  /** Most rooms loaded at once. */
+  maxScenes: number;
+  /** Per client address: new scenes it may create. */
+  newScenes: RateLimit;
+}
+
+/** Why a scene cannot be opened now: for an HTTP page and for a WebSocket alike. */
+export interface SceneRefusal {
+  status: 429 | 503;
+  code: "server_busy" | "rate_limited";
+  message: string;
+  closeCode: number;
+  retryAfterMs?: number;
+}
+
+/** Address buckets are forgotten once idle this long (a full bucket holds no information). */
+const ADDRESS_SWEEP_MS = 60_000;
 /** What `/api/scenes/:id` reports. */
 export interface SceneInfo {
   id: string;
@@ -29,11 +53,20 @@ export class Rooms {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;
+  readonly #limits: SceneLimits;
+  /** New-scene budgets by client address (IPv6 by /64). */
+  readonly #newScenes = new Map<string, TokenBucket>();
   #lastPersistMs = -Infinity;
+  #lastAddressSweepMs = 0;
 
-  constructor(deps: RoomDeps, idleMs: number) {
+  constructor(
+    deps: RoomDeps,
+    idleMs: number,
+    limits: SceneLimits = { maxScenes: 1e7, newScenes: { perSecond: 1e6, burst: 1e6 } },
+  ) {
     this.#deps = deps;
     this.#idleMs = idleMs;
+    this.#limits = limits;
   }
 
   get #store(): SceneStore {
@@ -58,6 +91,49 @@ export class Rooms {
     let n = 0;
     for (const room of this.#rooms.values()) n += room.peers.size;
     return n;
+  }
+
+  /** A friendly id no stored or loaded scene has (nothing is stored). */
+  freshId(): string {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const id = randomSceneId();
+      if (!this.#rooms.has(id) && !this.#store.getScene(id)) return id;
+    }
+    throw new Error("could not find a free scene id after 20 attempts");
+  }
+
+  /**
+   * Whether `address` may open scene `id` now: null when it may, else why not. A scene that is
+   * not loaded needs room under `maxScenes` (an empty room is unloaded to make it); one that does
+   * not exist yet also needs a token from the address's new-scene budget, taken when `take`.
+   */
+  admission(id: string, address: string, take: boolean): SceneRefusal | null {
+    if (this.#rooms.has(id)) return null;
+    if (this.#rooms.size >= this.#limits.maxScenes && !this.#unloadOneEmpty()) {
+      return {
+        status: 503,
+        code: "server_busy",
+        message: `this server already runs ${this.#limits.maxScenes} scenes; try again later`,
+        closeCode: CLOSE_TRY_LATER,
+      };
+    }
+    if (this.#store.getScene(id)) return null;
+    const nowMs = this.#clock.monotonicMs();
+    const key = addressKey(address);
+    let bucket = this.#newScenes.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket(this.#limits.newScenes, nowMs);
+      this.#newScenes.set(key, bucket);
+    }
+    const wait = take ? bucket.take(nowMs) : bucket.peek(nowMs);
+    if (wait === 0) return null;
+    return {
+      status: 429,
+      code: "rate_limited",
+      message: `too many new scenes from your address; try again in ${Math.ceil(wait / 1000)} s`,
+      closeCode: CLOSE_POLICY,
+      retryAfterMs: Math.ceil(wait),
+    };
   }
 
   /** Creates a scene with a fresh friendly id and random seed; returns its id. */
@@ -141,10 +217,38 @@ export class Rooms {
         }
       }
       if (room.emptySinceMs !== null && nowMs - room.emptySinceMs >= this.#idleMs) {
-        room.persist();
-        this.#rooms.delete(id);
+        this.#unload(id, room);
       }
     }
+    if (nowMs - this.#lastAddressSweepMs >= ADDRESS_SWEEP_MS) {
+      this.#lastAddressSweepMs = nowMs;
+      for (const [key, bucket] of this.#newScenes) {
+        if (bucket.full(nowMs)) this.#newScenes.delete(key);
+      }
+    }
+  }
+
+  /** Unloads the room empty for longest; false when every room has someone in it. */
+  #unloadOneEmpty(): boolean {
+    let oldest: [string, Room] | undefined;
+    for (const entry of this.#rooms) {
+      const since = entry[1].emptySinceMs;
+      if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
+    }
+    if (!oldest) return false;
+    this.#unload(oldest[0], oldest[1]);
+    return true;
+  }
+
+  #unload(id: string, room: Room): void {
+    try {
+      room.persist();
+    } catch (e) {
+      this.#deps.log(
+        `error: scene ${id} could not be persisted at unload: ${(e as Error).stack ?? e}`,
+      );
+    }
+    this.#rooms.delete(id);
   }
 
   /**
@@ -176,4 +280,18 @@ export class Rooms {
     if (created) this.#metrics.scenesCreated++;
     return created;
   }
+}
+
+/** The key a client address is budgeted under: IPv4 as is, IPv6 by its /64 prefix. */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":") + "::/64";
 }

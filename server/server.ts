@@ -1,9 +1,11 @@
 /**
- * `startServer`: the scene server on `Deno.serve` — store, rooms, the shared scheduler and the
+ * `startServer`: the scene server listening with the configured WebSocket engine (`ws_engine.ts`) — store, rooms, the shared scheduler and the
  * Hono app — and its graceful shutdown (sockets closed with 1001, progress flushed, DB closed).
  */
 import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
 import { createApp } from "./app.ts";
+import { HelloDeadlines } from "./connection.ts";
+import { listen, type Listener } from "./ws_engine.ts";
 import { ServerClock } from "./clock.ts";
 import { HashArbiter } from "./hash_arbiter.ts";
 import { Metrics } from "./metrics.ts";
@@ -43,18 +45,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = new ServerClock(config.now, config.monotonic);
   // Computes true state hashes (on a worker) when clients' checkpoint hashes disagree.
   const arbiter = new HashArbiter();
-  const rooms = new Rooms({
-    store,
-    metrics,
-    clock,
-    skyCap: config.skyCap,
-    maxPeers: config.maxPeers,
-    desyncTimeoutMs: config.desyncTimeoutMs,
-    presenceLimit: config.presenceLimit,
-    log: config.log,
-    arbiter,
-    desyncLimits: config.desyncLimits,
-  }, config.roomIdleMs);
+  const rooms = new Rooms(
+    {
+      store,
+      metrics,
+      clock,
+      skyCap: config.skyCap,
+      maxPeers: config.maxPeers,
+      desyncTimeoutMs: config.desyncTimeoutMs,
+      presenceLimit: config.presenceLimit,
+      log: config.log,
+      arbiter,
+      desyncLimits: config.desyncLimits,
+    },
+    config.roomIdleMs,
+    { maxScenes: config.maxScenes, newScenes: config.newScenes },
+  );
+  const deadlines = new HelloDeadlines(config.helloTimeoutMs);
   const cluster = link && options.cluster
     ? new ClusterScenes({
       link,
@@ -72,6 +79,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs) => {
     if (cluster) cluster.pass(nowMs);
     else rooms.pass(nowMs);
+    deadlines.sweep(nowMs);
     metrics.pass(nowMs, config.monotonic());
   });
   let accepting = true;
@@ -83,24 +91,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     startedMs: config.monotonic(),
     accepting: () => accepting,
     cluster,
+    deadlines,
   });
 
-  const abort = new AbortController();
-  const listening = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server: Listener;
   try {
-    server = Deno.serve({
+    server = await listen(config.wsEngine, app.fetch, {
       port: config.port,
       hostname: config.hostname,
-      signal: abort.signal,
-      onListen: (addr) => listening.resolve(addr),
-    }, app.fetch);
+      maxFrameBytes: config.maxFrameBytes,
+      log: config.log,
+    });
   } catch (e) {
     await store.close();
     await link?.close();
     throw e;
   }
-  const addr = await listening.promise;
+  const addr = { port: server.port };
   store.startCheckpointer(CHECKPOINT_EVERY_MS, config.log);
   scheduler.start();
   const host = config.hostname === "0.0.0.0" || config.hostname === "::"
@@ -125,8 +132,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (open > 0) {
           config.log(`shutdown: ${open} connections did not finish closing within the deadline`);
         }
-        abort.abort();
-        await server.finished;
+        await server.close();
         await arbiter.close();
         try {
           await store.close();

@@ -207,6 +207,8 @@ export const ERROR_CODES = [
   "rate_limited",
   "sky_full",
   "room_full",
+  /** Too many scenes are loaded on this server; try again later. */
+  "server_busy",
   /** The server cannot save right now (disk full, I/O error); nothing changed. */
   "storage_unavailable",
   /** You remember events the server's storage no longer has; a fresh welcome follows. */

@@ -1,7 +1,9 @@
 /**
- * Bad input and abuse: every kind of bad frame gets its own error and changes nothing; floods are
- * rate-limited without touching anyone else; a burst fills the sky; full rooms, foreign origins
- * and invalid scene ids are refused; slow readers are dropped.
+ * Bad input and abuse (in-process server): every kind of bad frame gets its precise error and
+ * changes nothing; refusals are coalesced; floods are rate-limited without touching anyone else;
+ * a burst fills the sky; too-large frames close with 1009; full rooms, foreign origins and invalid
+ * scene ids are refused; slow readers are dropped. Attacks measured on a child server process
+ * are in server_flood_test.ts.
  */
 import assert from "node:assert/strict";
 import { eventCost } from "../shared/budget.ts";
@@ -19,7 +21,8 @@ const QUIET = { t: "submit", body: { type: "settings", settings: { show: false }
 const isError = (m: ServerMessage) => m.t === "error";
 
 Deno.test("each bad frame gets its own precise error and changes nothing", async () => {
-  await withServer({}, async (server) => {
+  // Every refusal answered (no coalescing), so each case can be checked on its own.
+  await withServer({ refusalNoticeMs: 0 }, async (server) => {
     const scene = "bad-input-1";
     const fresh = await TestClient.connect(server.url, scene);
     fresh.submit({ type: "launch", x: 0, z: 0 });
@@ -66,9 +69,7 @@ Deno.test("each bad frame gets its own precise error and changes nothing", async
       [{ t: "hash", tick: 61, h: "abc" }, "bad_message", /not a multiple of 60/],
       [{ t: "hash", tick: 60 * 1e6, h: "abc" }, "bad_message", /in the future/],
       [{ t: "hello" }, "bad_message", /already received/],
-      ["x".repeat(5000), "too_large", /5000 bytes refused: the limit is 4096/],
       [new Uint8Array([1, 2, 3]), "bad_message", /binary frames are not accepted/],
-      [new Uint8Array(5000), "too_large", /5000 bytes/],
     ];
     for (const [i, [frame, code, message]] of cases.entries()) {
       bad.send(frame);
@@ -87,12 +88,15 @@ Deno.test("each bad frame gets its own precise error and changes nothing", async
     assert.equal(bystander.errors().length, 0, "the bystander noticed nothing");
     assert.equal(bystander.events().filter((e) => e.by === welcome.you.id).length, 0);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    assert.match(metrics, /^snowfire_refused_total\{code="too_large"\} 2$/m);
+    assert.match(
+      metrics,
+      new RegExp(`^snowfire_refused_total\\{code="bad_message"\\} ${cases.length + 1}$`, "m"),
+    );
     await Promise.all([bad.close(), bystander.close()]);
   });
 });
 
-Deno.test("a launch flood is rate-limited while another client is unaffected", async () => {
+Deno.test("a launch flood is rate-limited, answered once, and another client is unaffected", async () => {
   await withServer({ rateLimits: { launch: { perSecond: 2, burst: 5 } } }, async (server) => {
     const scene = "flood-gate-1";
     const { client: flooder, welcome: wf } = await TestClient.join(server.url, scene);
@@ -101,24 +105,28 @@ Deno.test("a launch flood is rate-limited while another client is unaffected", a
     for (let i = 0; i < 40; i++) flooder.submit({ type: "launch", x: i % 40, z: 0 });
     calm.submit({ type: "launch", x: -5, z: -5 });
     await calm.waitFor((m) => m.t === "event" && m.by === wc.you.id);
-    const limited = await flooder.waitForCount(
-      (m) => m.t === "error" && m.code === "rate_limited",
-      30,
-    );
-    const first = limited[0];
-    assert.ok(first.t === "error" && first.retryAfterMs! > 0 && first.retryAfterMs! <= 500);
+    const limited = await flooder.waitFor((m) => m.t === "error" && m.code === "rate_limited");
+    assert.ok(limited.t === "error" && limited.retryAfterMs! > 0 && limited.retryAfterMs! <= 500);
     await sleep(100);
     const accepted = calm.events().filter((e) => e.by === wf.you.id && e.body.type === "launch");
     assert.ok(
       accepted.length >= 5 && accepted.length <= 7,
       `${accepted.length} flood launches got through`,
     );
-    assert.equal(
-      accepted.length + limited.length,
-      40,
-      "every launch was either stamped or refused",
+    assert.equal(flooder.errors().length, 1, "refusals of one kind within a second: one notice");
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const refused = Number(
+      /^snowfire_refused_total\{code="rate_limited"\} (\d+)$/m.exec(metrics)?.[1],
     );
+    assert.equal(accepted.length + refused, 40, "every launch was either stamped or refused");
     assert.equal(calm.errors().length, 0);
+    assert.equal(flooder.socket.readyState, WebSocket.OPEN, "over-rate launches are no abuse");
+    // The next notice, a second later, says how many went unanswered.
+    await sleep(1000);
+    for (let i = 0; i < 10; i++) flooder.submit({ type: "launch", x: i, z: 1 });
+    const [, second] = await flooder.waitForCount((m) => m.t === "error", 2);
+    assert.ok(second.t === "error");
+    assert.match(second.message, /and \d+ more like it since the last notice/);
     await Promise.all([flooder.close(), calm.close()]);
   });
 });
@@ -133,16 +141,18 @@ Deno.test("a burst of launches hits sky_full with a retry-after", async () => {
       const { client, welcome } = await TestClient.join(server.url, "full-sky-1");
       client.send(QUIET);
       for (let i = 0; i < 8; i++) client.submit({ type: "launch", x: i, z: i });
-      await eventually(
-        "all eight answered",
-        () =>
-          client.events().filter((e) => e.by === welcome.you.id && e.body.type === "launch")
-                .length +
-              client.errors().length >= 8,
-      );
-      const refused = client.errors();
-      assert.ok(refused.length >= 1, "the burst overflowed the sky");
+      const refusedCount = async () => {
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        return Number(/^snowfire_refused_total\{code="sky_full"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+      };
+      const stamped = () =>
+        client.events().filter((e) => e.by === welcome.you.id && e.body.type === "launch").length;
+      await eventually("all eight answered", async () => stamped() + await refusedCount() >= 8);
+      assert.ok(await refusedCount() >= 1, "the burst overflowed the sky");
+      const refused = await client.waitForCount(isError, 1);
+      assert.equal(refused.length, 1, "one notice for the whole burst");
       for (const e of refused) {
+        assert.ok(e.t === "error");
         assert.equal(e.code, "sky_full");
         assert.ok(e.retryAfterMs! > 0, "a retry-after comes with it");
       }
@@ -150,6 +160,55 @@ Deno.test("a burst of launches hits sky_full with a retry-after", async () => {
       await client.close();
     },
   );
+});
+
+Deno.test("refused frames spend an abuse budget; when it is gone the socket closes with 1008", async () => {
+  const refused = { perSecond: 1, burst: 5 };
+  await withServer({ rateLimits: { refused } }, async (server) => {
+    const noHello = await TestClient.connect(server.url, "budget-1");
+    for (let i = 0; i < 10; i++) noHello.send({ t: "ping", id: i, ct: 0 });
+    const closed = await noHello.closed;
+    assert.equal(closed.code, 1008);
+    assert.equal(noHello.errors().length, 1, "one coalesced notice, then the close");
+    assert.match(noHello.errors()[0].message, /send hello first/);
+
+    const { client: binary } = await TestClient.join(server.url, "budget-1");
+    for (let i = 0; i < 10; i++) binary.send(new Uint8Array([i]));
+    assert.equal((await binary.closed).code, 1008);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^snowfire_abusers_closed_total 2$/m);
+  });
+});
+
+Deno.test("a too-large frame closes the socket with 1009, on both engines", async (t) => {
+  for (const wsEngine of ["ws", "deno"] as const) {
+    await t.step(wsEngine, async () => {
+      await withServer({ wsEngine }, async (server) => {
+        const { client } = await TestClient.join(server.url, "big-frame-1");
+        client.send("x".repeat(5000));
+        const closed = await client.closed;
+        assert.equal(closed.code, 1009);
+        const { client: binary } = await TestClient.join(server.url, "big-frame-1");
+        binary.send(new Uint8Array(5000));
+        assert.equal((await binary.closed).code, 1009);
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        assert.match(metrics, /^snowfire_refused_total\{code="too_large"\} 2$/m);
+      });
+    });
+  }
+});
+
+Deno.test("a connection that never says hello is closed with 1008 after the timeout", async () => {
+  await withServer({ helloTimeoutMs: 300 }, async (server) => {
+    const silent = await TestClient.connect(server.url, "silent-1");
+    const { client: polite } = await TestClient.join(server.url, "silent-1");
+    const started = performance.now();
+    assert.equal((await silent.closed).code, 1008);
+    assert.ok(performance.now() - started >= 250, "not before the timeout");
+    await sleep(400);
+    assert.equal(polite.socket.readyState, WebSocket.OPEN, "a welcomed client stays");
+    await polite.close();
+  });
 });
 
 Deno.test("a full room refuses the next connection with room_full", async () => {

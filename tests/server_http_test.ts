@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { SceneId } from "../shared/protocol.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Metrics } from "../server/metrics.ts";
-import { sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
 /** A bundle name as the build makes them: its content hash in the name. */
 const HASHED = "app-7QX4K2ZB.js";
@@ -32,7 +32,7 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
   try {
     await withServer({ staticDir }, async (server) => {
       let scene = "";
-      await t.step("/ creates a scene with a friendly id and redirects to it", async () => {
+      await t.step("/ redirects to a fresh friendly id without storing a scene", async () => {
         const res = await fetch(`${server.url}/`, { redirect: "manual" });
         await res.body?.cancel();
         assert.equal(res.status, 302);
@@ -41,6 +41,13 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
         scene = match[1];
         assert.ok(SceneId.safeParse(scene).success);
         assert.match(scene, /^[a-z]+-[a-z]+-\d{4}$/);
+        const head = await fetch(`${server.url}/`, { method: "HEAD", redirect: "manual" });
+        assert.equal(head.status, 302);
+        const unstored = await fetch(`${server.url}/api/scenes/${scene}`);
+        assert.equal(unstored.status, 404, "the scene exists only once someone joins");
+        await unstored.body?.cancel();
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        assert.match(metrics, /^snowfire_scenes_stored 0$/m);
       });
       await t.step("/s/:id serves the scene page; an invalid id gets a 404 page", async () => {
         const page = await fetch(`${server.url}/s/${scene}`);
@@ -52,6 +59,12 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
         assert.match(await bad.text(), /<h1>404<\/h1>[\s\S]*bad_scene/);
       });
       await t.step("/api/scenes/:id describes the scene; unknown scenes are 404", async () => {
+        const { client } = await TestClient.join(server.url, scene);
+        await client.close();
+        await eventually("the visitor left", async () => {
+          const now = await (await fetch(`${server.url}/api/scenes/${scene}`)).json();
+          return now.people.length === 0;
+        });
         const info = await (await fetch(`${server.url}/api/scenes/${scene}`)).json();
         assert.equal(info.id, scene);
         assert.ok(Number.isInteger(info.seed) && info.epoch > 0 && info.tick >= 0);

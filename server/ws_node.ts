@@ -1,0 +1,252 @@
+/**
+ * The `ws` WebSocket engine (default): Deno's `node:http` serves the Hono app (through
+ * `@hono/node-server`'s request listener) and npm `ws` takes the upgrades. `ws` reads each frame's
+ * header first and closes with 1009 when the announced length exceeds `maxPayload`, so an
+ * oversized frame is refused before it is buffered; the TCP connection is then dropped at once
+ * instead of reading the rest. Idle sockets are pinged every 30 s and dropped when they never
+ * answered the previous ping (a vanished client would otherwise hold its slot for good).
+ */
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { getRequestListener } from "@hono/node-server";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
+import { closeReason } from "./ws_socket.ts";
+import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_engine.ts";
+
+/** A live socket that did not answer the last ping within this long is dropped. */
+export const KEEPALIVE_MS = 30_000;
+
+/** After a hard close, the TCP connection is dropped this long after the close frame. */
+const HARD_CLOSE_GRACE_MS = 100;
+
+/** At shutdown, sockets get this long to finish their closing handshake. */
+const SHUTDOWN_GRACE_MS = 1000;
+
+const OPEN = 1;
+
+/** An `npm:ws` socket as a `ConnSocket`; it exists (and may be used) before the handshake ends. */
+export class NodeConnSocket implements ConnSocket {
+  #ws: WebSocket | undefined;
+  #handlers: ConnSocketHandlers | undefined;
+  /** Frames sent before the handshake finished (created only when that happens). */
+  #early: string[] | undefined;
+  #pendingClose: [number, string, boolean] | undefined;
+  #ended = false;
+  /** False once pinged; a pong sets it again. */
+  alive = true;
+  /** Called once when the socket ends (the engine's bookkeeping). */
+  onEnd: (() => void) | undefined;
+
+  get readyState(): number {
+    return this.#ws ? this.#ws.readyState : this.#ended ? 3 : 0;
+  }
+
+  get bufferedAmount(): number {
+    return this.#ws?.bufferedAmount ?? 0;
+  }
+
+  send(text: string): void {
+    const ws = this.#ws;
+    if (ws) {
+      if (ws.readyState === OPEN) ws.send(text);
+    } else if (!this.#ended && !this.#pendingClose) (this.#early ??= []).push(text);
+  }
+
+  close(code: number, reason: string, hard = false): void {
+    const ws = this.#ws;
+    if (!ws) {
+      this.#pendingClose ??= [code, reason, hard];
+      return;
+    }
+    if (ws.readyState === OPEN) ws.close(code, closeReason(reason));
+    if (hard && !this.#ended) {
+      // Stop reading what an abuser still sends; the close frame gets a moment to leave.
+      ws.pause();
+      const timer = setTimeout(() => ws.terminate(), HARD_CLOSE_GRACE_MS);
+      ws.once("close", () => clearTimeout(timer));
+    }
+  }
+
+  listen(handlers: ConnSocketHandlers): void {
+    this.#handlers = handlers;
+  }
+
+  /** Drops the TCP connection now. */
+  terminate(): void {
+    if (this.#ws) this.#ws.terminate();
+    else this.fail();
+  }
+
+  /** Sends a keepalive ping; false when the previous one went unanswered (then it is dropped). */
+  ping(): boolean {
+    if (!this.alive) {
+      this.terminate();
+      return false;
+    }
+    this.alive = false;
+    try {
+      this.#ws?.ping();
+    } catch {
+      // Not open: the close event follows.
+    }
+    return true;
+  }
+
+  /** The handshake finished: wires `ws` and delivers what was sent or asked for meanwhile. */
+  attach(ws: WebSocket): void {
+    this.#ws = ws;
+    const handlers = this.#handlers;
+    ws.on("message", (data: Buffer, isBinary: boolean) => {
+      if (isBinary) handlers?.message(null, data.length);
+      else handlers?.message(data.toString(), data.length);
+    });
+    ws.on("pong", () => this.alive = true);
+    // A protocol error (oversized frame: 1009, bad UTF-8: 1007, bad opcode: 1002): `ws` already
+    // sent the close frame; an abuser gets no more reading.
+    ws.on("error", (e: Error & { code?: string }) => {
+      if (e.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") handlers?.oversized();
+      this.close(1002, "protocol error", true);
+    });
+    ws.on("close", () => this.#end());
+    if (this.#early) {
+      for (const text of this.#early) ws.send(text);
+      this.#early = undefined;
+    }
+    if (this.#pendingClose) this.close(...this.#pendingClose);
+  }
+
+  /** The handshake never finished (the client left or sent a bad handshake). */
+  fail(): void {
+    this.#end();
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#early = undefined;
+    this.onEnd?.();
+    this.#handlers?.close();
+  }
+}
+
+/** Serves `fetch` on `node:http`; upgrades with npm `ws` (`maxPayload` = the frame limit). */
+export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise<Listener> {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  const live = new Set<NodeConnSocket>();
+  const listener = getRequestListener(
+    (request, env) => fetch(request, { remoteAddress: env.incoming.socket?.remoteAddress ?? "" }),
+    { overrideGlobalObjects: false },
+  );
+  const server = http.createServer(listener);
+  server.on("upgrade", (req: http.IncomingMessage, tcp: Duplex, head: Buffer) => {
+    tcp.on("error", () => {});
+    upgradeNode(req, tcp, head, wss, live, fetch, options.log);
+  });
+  const keepalive = setInterval(() => {
+    for (const socket of live) socket.ping();
+  }, KEEPALIVE_MS);
+  Deno.unrefTimer(keepalive);
+
+  const listening = Promise.withResolvers<number>();
+  server.once("error", (e) => listening.reject(e));
+  server.listen(options.port, options.hostname, () => {
+    listening.resolve((server.address() as { port: number }).port);
+  });
+  return listening.promise.then((port) => ({
+    engine: "ws",
+    port,
+    async close() {
+      clearInterval(keepalive);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections?.();
+      const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+      while (live.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      for (const socket of live) socket.terminate();
+      server.closeAllConnections?.();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        closed,
+        new Promise<void>((resolve) => timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+      ]);
+      clearTimeout(timer);
+      wss.close();
+    },
+  }));
+}
+
+/**
+ * Runs an upgrade request through the app. When its route accepted (called `env.upgrade`), `ws`
+ * finishes the handshake; otherwise the app's response (403, 404, 503 …) is written as is.
+ */
+async function upgradeNode(
+  req: http.IncomingMessage,
+  tcp: Duplex,
+  head: Buffer,
+  wss: WebSocketServer,
+  live: Set<NodeConnSocket>,
+  fetch: FetchHandler,
+  log: (msg: string) => void,
+): Promise<void> {
+  let accepted: NodeConnSocket | undefined;
+  const accept: Upgrade = () => {
+    accepted = new NodeConnSocket();
+    // Placeholder: the engine writes the real 101 itself once the handshake checks pass.
+    return { socket: accepted, response: new Response(null, { status: 200 }) };
+  };
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
+  let response: Response;
+  try {
+    response = await fetch(new Request(url, { method: req.method, headers }), {
+      remoteAddress: req.socket?.remoteAddress ?? "",
+      upgrade: accept,
+    });
+  } catch (e) {
+    log(`error: upgrade ${req.url}: ${(e as Error).stack ?? e}`);
+    response = new Response("internal error", { status: 500 });
+  }
+  const socket = accepted as NodeConnSocket | undefined;
+  if (!socket) {
+    await writeResponse(tcp, response);
+    return;
+  }
+  if (tcp.destroyed) {
+    socket.fail();
+    return;
+  }
+  live.add(socket);
+  socket.onEnd = () => live.delete(socket);
+  // ws answers a bad handshake (say a wrong key) with 400 and destroys the socket without
+  // calling back: the connection then ends here.
+  const unfinished = () => socket.fail();
+  tcp.once("close", unfinished);
+  wss.handleUpgrade(req, tcp, head, (ws) => {
+    tcp.off("close", unfinished);
+    socket.attach(ws);
+  });
+}
+
+/** Writes a refusal to a socket that asked for an upgrade, then ends the connection. */
+async function writeResponse(tcp: Duplex, response: Response): Promise<void> {
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (tcp.destroyed) return;
+  let head = `HTTP/1.1 ${response.status} ${http.STATUS_CODES[response.status] ?? ""}\r\n`;
+  response.headers.forEach((value, name) => {
+    if (name !== "content-length" && name !== "connection") head += `${name}: ${value}\r\n`;
+  });
+  head += `content-length: ${body.length}\r\nconnection: close\r\n\r\n`;
+  tcp.write(head);
+  tcp.end(body);
+}

@@ -1,0 +1,49 @@
+/**
+ * `ConnSocket`: what the connection layer needs from a WebSocket, whichever engine carries it
+ * (`ws_deno.ts` wraps `Deno.upgradeWebSocket`, `ws_node.ts` wraps npm `ws` on `node:http`).
+ * Text arrives as a string; a binary frame arrives only as its size, since it is refused unread.
+ */
+
+/** Callbacks a connection installs on its socket. */
+export interface ConnSocketHandlers {
+  /** A text frame (`text`), or a binary frame (`text` null) of `bytes` bytes. */
+  message(text: string | null, bytes: number): void;
+  /** The engine refused a frame over the size limit from its header (it is closing the socket). */
+  oversized(): void;
+  /** The socket closed (for whatever reason); called once. */
+  close(): void;
+}
+
+/** One accepted WebSocket, engine-neutral. */
+export interface ConnSocket {
+  /** WebSocket readyState: 0 connecting, 1 open, 2 closing, 3 closed. */
+  readonly readyState: number;
+  /** Bytes queued for sending that the peer has not taken yet. */
+  readonly bufferedAmount: number;
+  /** Sends a text frame; a socket not yet open sends it as soon as it opens. */
+  send(text: string): void;
+  /**
+   * Starts the closing handshake. `hard` is for abusers: stop reading from them, and drop the TCP
+   * connection shortly after the close frame instead of waiting for their reply (engines that
+   * cannot do that close normally).
+   */
+  close(code: number, reason: string, hard?: boolean): void;
+  /** Installs the connection's callbacks (once, right after the upgrade). */
+  listen(handlers: ConnSocketHandlers): void;
+}
+
+/** Close code: normal closure. */
+export const CLOSE_NORMAL = 1000;
+/** Close code: server going away (shutdown). */
+export const CLOSE_GOING_AWAY = 1001;
+/** Close code: policy violation (too many refused frames, no hello in time, over a budget). */
+export const CLOSE_POLICY = 1008;
+/** Close code: a frame over the size limit. */
+export const CLOSE_TOO_BIG = 1009;
+/** Close code: try again later (room full, too many scenes, reader too slow). */
+export const CLOSE_TRY_LATER = 1013;
+
+/** Close reasons are at most 123 bytes of UTF-8; ours are ASCII, cut to fit. */
+export function closeReason(reason: string): string {
+  return reason.length > 120 ? reason.slice(0, 120) : reason;
+}
