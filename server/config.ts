@@ -222,7 +222,7 @@ function parseInteger(name: string, text: string): number {
 /**
  * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
- * MAX_SCENES, RATE_NEW_SCENES, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
+ * REFUSAL_NOTICE_MS, MAX_SCENES, RATE_NEW_SCENES, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
  * RATE_REFUSED as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
@@ -252,6 +252,8 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (wsEngine) options.wsEngine = wsEngine as WsEngine;
   const helloTimeout = env("HELLO_TIMEOUT_MS");
   if (helloTimeout) options.helloTimeoutMs = parseInteger("HELLO_TIMEOUT_MS", helloTimeout);
+  const notice = env("REFUSAL_NOTICE_MS");
+  if (notice) options.refusalNoticeMs = parseInteger("REFUSAL_NOTICE_MS", notice);
   const maxScenes = env("MAX_SCENES");
   if (maxScenes) options.maxScenes = parseInteger("MAX_SCENES", maxScenes);
   const newScenes = env("RATE_NEW_SCENES");

@@ -7,6 +7,7 @@
  * answered the previous ping (a vanished client would otherwise hold its slot for good).
  */
 import http from "node:http";
+import process from "node:process";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import { type WebSocket, WebSocketServer } from "ws";
@@ -106,7 +107,9 @@ export class NodeConnSocket implements ConnSocket {
     // sent the close frame; an abuser gets no more reading.
     ws.on("error", (e: Error & { code?: string }) => {
       if (e.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") handlers?.oversized();
-      this.close(1002, "protocol error", true);
+      // `ws` resumes the socket on the next tick to read the peer's close reply; an abuser's
+      // reply is not worth reading (the rest of a 60 MiB frame would be): pause after that.
+      process.nextTick(() => this.close(1002, "protocol error", true));
     });
     ws.on("close", () => this.#end());
     if (this.#early) {

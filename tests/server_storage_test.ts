@@ -138,7 +138,8 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
   // The disk is emulated by capping the database file with SQLite's max_page_count (DB_MAX_MB):
   // writes past it fail with SQLITE_FULL, exactly as on a full disk, without root or a tmpfs.
   const fast = "5000/5000";
-  const env = { RATE_SETTINGS: fast, RATE_FRAMES: fast, RATE_LAUNCH: fast };
+  // Every refusal answered (not coalesced), so each message gets its event or its error.
+  const env = { RATE_SETTINGS: fast, RATE_FRAMES: fast, RATE_LAUNCH: fast, REFUSAL_NOTICE_MS: "0" };
   let server = await spawnServer(dataDir, { ...env, DB_MAX_MB: "0.06" });
   const seen: SceneEvent[] = [];
   try {
