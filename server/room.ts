@@ -65,6 +65,11 @@ export class Room {
   readonly peers = new Map<string, Peer>();
   /** Monotonic ms since the room has had no peers (for unloading), or null. */
   emptySinceMs: number | null;
+  /**
+   * Set while the scene exists only in memory: stores it, called at the first hello (a scene is
+   * created when someone joins, not when a socket merely opens).
+   */
+  storeOnHello: (() => void) | undefined;
 
   readonly #deps: RoomDeps;
   readonly #sequencer: SceneSequencer;
@@ -154,6 +159,10 @@ export class Room {
     if (peer.welcomed) {
       return errorMessage("bad_message", "hello: already received on this connection");
     }
+    if (this.storeOnHello) {
+      this.storeOnHello();
+      this.storeOnHello = undefined;
+    }
     if (name !== undefined) peer.name = name;
     if (lastSeq !== undefined && lastSeq > this.lastSeq) this.#historyLost(peer, lastSeq);
     const announced = this.#audience.announce(peer);
@@ -201,6 +210,11 @@ export class Room {
   pass(nowMs: number): void {
     const sequencer = this.#sequencer;
     const now = sequencer.clock.tick();
+    if (this.#audience.size === 0) {
+      // Nobody watching: the show pauses (nothing is stamped or stored) and nothing is promised.
+      sequencer.skipShow(now);
+      return;
+    }
     sequencer.catchUpShow(now);
     if (sequencer.heartbeatDue(now)) {
       this.#audience.heartbeat(`{"t":"tick","n":${now}}`, (peer) => this.leave(peer));
@@ -210,7 +224,8 @@ export class Room {
 
   /** Writes progress and moves the stored snapshot forward when it lags far enough. */
   persist(now?: number): void {
-    this.#sequencer.persist(now);
+    if (this.storeOnHello) return;
+    this.#sequencer.persist(now, this.#audience.size === 0);
   }
 
   /** Closes every connection (server shutdown) and persists. */

@@ -15,7 +15,7 @@ import { randomSceneId, randomSeed } from "./names.ts";
 import type { RateLimit } from "./config.ts";
 import { TokenBucket } from "./ratelimit.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
-import type { SceneStore } from "./store.ts";
+import type { SceneRow, SceneStore } from "./store.ts";
 import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./ws_socket.ts";
 
 /** Scene limits. */
@@ -136,25 +136,34 @@ export class Rooms {
     };
   }
 
-  /** Creates a scene with a fresh friendly id and random seed; returns its id. */
-  create(): string {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const id = randomSceneId();
-      if (this.#createStored(id)) return id;
-    }
-    throw new Error("could not find a free scene id after 20 attempts");
-  }
-
-  /** The room for `id`, loading it, or creating the scene when it does not exist yet. */
+  /**
+   * The room for `id`: loaded, loaded from the store, or a new scene held in memory until its
+   * first hello stores it.
+   */
   open(id: string): Room {
     const loaded = this.#rooms.get(id);
     if (loaded) return loaded;
-    let row = this.#store.getScene(id);
-    if (!row) {
-      this.#createStored(id);
-      row = this.#store.getScene(id)!;
+    const stored = this.#store.getScene(id);
+    if (stored) {
+      const room = new Room(stored, this.#deps);
+      this.#rooms.set(id, room);
+      return room;
     }
+    // A new scene lives in memory until someone says hello in it; then it is stored.
+    const row: SceneRow = {
+      id,
+      seed: randomSeed(),
+      epoch: this.#clock.wallMs(),
+      snapshot: initialSnapshot(),
+      lastTick: 0,
+      showCursor: 0,
+    };
     const room = new Room(row, this.#deps);
+    room.storeOnHello = () => {
+      if (this.#store.createScene(id, row.seed, row.epoch, row.snapshot)) {
+        this.#metrics.scenesCreated++;
+      }
+    };
     this.#rooms.set(id, room);
     return room;
   }
@@ -162,6 +171,7 @@ export class Rooms {
   /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */
   describe(id: string): SceneInfo | undefined {
     const room = this.#rooms.get(id);
+    if (room?.storeOnHello) return undefined;
     if (room) {
       return {
         id,
@@ -216,7 +226,9 @@ export class Rooms {
           this.#deps.log(`error: scene ${id} pass failed: ${(e as Error).stack ?? e}`);
         }
       }
-      if (room.emptySinceMs !== null && nowMs - room.emptySinceMs >= this.#idleMs) {
+      // A scene nobody said hello in was never stored: it goes as soon as it is empty.
+      const idleMs = room.storeOnHello ? 0 : this.#idleMs;
+      if (room.emptySinceMs !== null && nowMs - room.emptySinceMs >= idleMs) {
         this.#unload(id, room);
       }
     }
@@ -268,17 +280,6 @@ export class Rooms {
     }
     this.#rooms.clear();
     return sockets;
-  }
-
-  #createStored(id: string): boolean {
-    const created = this.#store.createScene(
-      id,
-      randomSeed(),
-      this.#clock.wallMs(),
-      initialSnapshot(),
-    );
-    if (created) this.#metrics.scenesCreated++;
-    return created;
   }
 }
 

@@ -198,6 +198,14 @@ export class SceneSequencer {
   }
 
   /**
+   * Nobody is watching: the show's launches up to `now` are skipped, not emitted or stored (an
+   * empty scene stops its show; the next visitor starts from the present).
+   */
+  skipShow(now: number): void {
+    if (now >= this.#showCursor) this.#showCursor = now + 1;
+  }
+
+  /**
    * Promises tick `now` by heartbeat unless an event at this tick or the one before already did
    * (it told everyone nearly as much; in a busy scene that saves a frame per peer most passes).
    * True when the caller should send the heartbeat.
@@ -240,9 +248,20 @@ export class SceneSequencer {
     return { snapshot, events };
   }
 
-  /** Writes progress and moves the stored snapshot forward when it lags far enough. */
-  persist(now = this.clock.tick()): void {
+  /**
+   * Writes progress and moves the stored snapshot forward when it lags far enough. An `idle`
+   * scene (nobody watching) writes only a promise not yet stored: an empty scene stores nothing.
+   */
+  persist(now = this.clock.tick(), idle = false): void {
     const log = this.#deps.log;
+    if (idle) {
+      if (this.#promised !== this.#persistedPromise) {
+        log.saveProgress(this.#promised, this.#showCursor);
+        this.#persistedPromise = this.#promised;
+        this.#persistedCursor = this.#showCursor;
+      }
+      return;
+    }
     if (this.#promised !== this.#persistedPromise || this.#showCursor !== this.#persistedCursor) {
       log.saveProgress(this.#promised, this.#showCursor);
       this.#persistedPromise = this.#promised;
