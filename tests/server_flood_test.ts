@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { sleep } from "./helpers/server_harness.ts";
-import { type ServerProcess, spawnServer } from "./helpers/server_process.ts";
-import { floodInChild } from "./helpers/flooder.ts";
+import { type ServerProcess, spawnServer } from "../testing/server_process.ts";
+import { floodInChild } from "../testing/flooder.ts";
 import {
   floodUntilClosed,
   frameHeader,
@@ -19,7 +19,7 @@ import {
   rssBytes,
   rssPeak,
   TEXT,
-} from "./helpers/raw_ws.ts";
+} from "../testing/raw_ws.ts";
 
 const MiB = 1024 * 1024;
 

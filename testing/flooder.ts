@@ -1,6 +1,6 @@
 /**
  * A hostile client as its own process, so its writing does not share the test's event loop (where
- * the observer times heartbeats): `deno run -A tests/helpers/flooder.ts PORT MS`. For MS ms it
+ * the observer times heartbeats): `deno run -A testing/flooder.ts PORT MS`. For MS ms it
  * upgrades at `/s/flood-N/ws`, never says hello and never reads, and writes tiny binary frames
  * until the server cuts it off, then reconnects. Prints one JSON line: connections, bytes, cut.
  */
