@@ -5,6 +5,7 @@
  */
 import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared/constants.ts";
 import type { World } from "../shared/world.ts";
+import { z } from "zod";
 import { describeError, describeEvent } from "./event_text.ts";
 import { Hud } from "./hud.ts";
 import { Input } from "./input.ts";
@@ -32,6 +33,9 @@ const NAME_KEY = "snowfire.name";
 const HUD_INTERVAL_MS = 250;
 
 function start(): void {
+  // The page's CSP allows no eval: without this zod would probe `new Function` on first parse,
+  // which the browser reports as a CSP violation (it then falls back to this mode anyway).
+  z.config({ jitless: true });
   const sceneId = sceneIdFromPath(location.pathname);
   const canvas = document.getElementById("scene") as HTMLCanvasElement | null;
   if (!canvas) throw new Error("missing_element: the page has no #scene canvas");
