@@ -3,7 +3,9 @@
  * 1001 before the process exits, run after run.
  */
 import assert from "node:assert/strict";
-import { TestClient } from "./helpers/server_harness.ts";
+import { StorageUnavailableError } from "../server/errors.ts";
+import { Room } from "../server/room.ts";
+import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 
 /** Clients per run, spread over a few scenes (the defect showed with 200). */
@@ -48,5 +50,30 @@ Deno.test("every client receives close 1001 on SIGTERM, run after run", async ()
     }
   } finally {
     await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("a scene that cannot be saved at shutdown is logged and every other scene still closes", async () => {
+  const logged: string[] = [];
+  const server = await startTestServer({ log: (m) => logged.push(m) });
+  // A storage fault in one scene only, the way a full disk hits whichever write comes first.
+  const persist = Room.prototype.persist;
+  Room.prototype.persist = function (this: Room, ...args: Parameters<Room["persist"]>) {
+    if (this.id === "broken-disk-1") throw new StorageUnavailableError("disk full (test)");
+    return persist.apply(this, args);
+  };
+  try {
+    const clients = await Promise.all(
+      ["broken-disk-1", "fine-disk-1", "fine-disk-2"].map((s) => TestClient.join(server.url, s)),
+    );
+    await server.shutdown();
+    for (const { client } of clients) assert.equal((await client.closed).code, 1001);
+    assert.ok(
+      logged.some((l) => /scene broken-disk-1: saving at shutdown failed: disk full/.test(l)),
+      logged.join("\n"),
+    );
+  } finally {
+    Room.prototype.persist = persist;
+    await Deno.remove(server.dataDir, { recursive: true });
   }
 });
