@@ -17,7 +17,7 @@ const log = (message: string) => console.log(message);
 async function rebuild(reason: string): Promise<void> {
   const started = performance.now();
   try {
-    // Readable and quick to rebuild; run the server with DEV=1 to get the source map.
+    // Readable and quick to rebuild; the dev server serves its source map (dev: true).
     await buildClient({ force: true, minify: false, precompress: false });
     log(`dev: rebuilt after ${reason} in ${Math.round(performance.now() - started)} ms`);
   } catch (error) {
@@ -27,7 +27,11 @@ async function rebuild(reason: string): Promise<void> {
 
 if (import.meta.main) {
   await rebuild("start");
-  const server = await startServer({ ...optionsFromEnv((name) => Deno.env.get(name)), log });
+  const server = await startServer({
+    ...optionsFromEnv((name) => Deno.env.get(name)),
+    dev: true,
+    log,
+  });
   log(`dev: open ${server.url}/s/dev`);
   const watcher = Deno.watchFs([`${root}client`, `${root}shared`], { recursive: true });
   const stop = async () => {
