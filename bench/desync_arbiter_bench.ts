@@ -11,7 +11,7 @@ import { HashArbiter } from "../server/hash_arbiter.ts";
 import { busyScenario } from "../testing/world_scenarios.ts";
 
 const SEED = 77;
-const events = busyScenario({ key: 9, ticks: 1500, launchGap: 3, gunGap: 30, settingsGap: 200 });
+const events = busyScenario({ key: 9, ticks: 1500, launchGap: 4, gunGap: 30, settingsGap: 200 });
 const T = 1380;
 const job = {
   seed: SEED,
