@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { StorageUnavailableError } from "../server/errors.ts";
 import { Room } from "../server/room.ts";
+import { WS_ENGINES } from "../server/ws_engine.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 
@@ -13,45 +14,47 @@ const CLIENTS = 200;
 const SCENES = 4;
 const RUNS = 10;
 
-Deno.test("every client receives close 1001 on SIGTERM, run after run", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-shutdown-" });
-  try {
-    for (let run = 0; run < RUNS; run++) {
-      const server = await spawnServer(dataDir);
-      const clients: TestClient[] = [];
-      let status: Deno.CommandStatus;
-      try {
-        for (let i = 0; i < CLIENTS; i += 20) {
-          const batch = await Promise.all(
-            Array.from(
-              { length: 20 },
-              (_, k) => TestClient.connect(server.url, `leaving-${(i + k) % SCENES}`),
-            ),
+for (const engine of WS_ENGINES) {
+  Deno.test(`every client receives close 1001 on SIGTERM, run after run (${engine} engine)`, async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "snowfire-shutdown-" });
+    try {
+      for (let run = 0; run < RUNS; run++) {
+        const server = await spawnServer(dataDir, { WS_ENGINE: engine });
+        const clients: TestClient[] = [];
+        let status: Deno.CommandStatus;
+        try {
+          for (let i = 0; i < CLIENTS; i += 20) {
+            const batch = await Promise.all(
+              Array.from(
+                { length: 20 },
+                (_, k) => TestClient.connect(server.url, `leaving-${(i + k) % SCENES}`),
+              ),
+            );
+            clients.push(...batch);
+          }
+          // Half of them joined (welcomed peers get heartbeats and events), half only connected.
+          for (let i = 0; i < CLIENTS; i += 2) clients[i].send({ t: "hello" });
+          await Promise.all(
+            clients.filter((_, i) => i % 2 === 0).map((c) => c.waitFor((m) => m.t === "welcome")),
           );
-          clients.push(...batch);
+        } finally {
+          status = await server.kill("SIGTERM");
         }
-        // Half of them joined (welcomed peers get heartbeats and events), half only connected.
-        for (let i = 0; i < CLIENTS; i += 2) clients[i].send({ t: "hello" });
-        await Promise.all(
-          clients.filter((_, i) => i % 2 === 0).map((c) => c.waitFor((m) => m.t === "welcome")),
+        const closes = await Promise.all(clients.map((c) => c.closed));
+        const codes = new Map<number, number>();
+        for (const e of closes) codes.set(e.code, (codes.get(e.code) ?? 0) + 1);
+        assert.deepEqual(
+          [...codes],
+          [[1001, CLIENTS]],
+          `run ${run}: close codes seen ${JSON.stringify([...codes])}\n${server.output()}`,
         );
-      } finally {
-        status = await server.kill("SIGTERM");
+        assert.equal(status.code, 0, `run ${run}: exit status\n${server.output()}`);
       }
-      const closes = await Promise.all(clients.map((c) => c.closed));
-      const codes = new Map<number, number>();
-      for (const e of closes) codes.set(e.code, (codes.get(e.code) ?? 0) + 1);
-      assert.deepEqual(
-        [...codes],
-        [[1001, CLIENTS]],
-        `run ${run}: close codes seen ${JSON.stringify([...codes])}\n${server.output()}`,
-      );
-      assert.equal(status.code, 0, `run ${run}: exit status\n${server.output()}`);
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
     }
-  } finally {
-    await Deno.remove(dataDir, { recursive: true });
-  }
-});
+  });
+}
 
 Deno.test("a scene that cannot be saved at shutdown is logged and every other scene still closes", async () => {
   const logged: string[] = [];
