@@ -75,6 +75,8 @@ export class Room {
   readonly #sequencer: SceneSequencer;
   readonly #audience: Audience<Peer>;
   readonly #judge: DesyncJudge;
+  /** A listener the heartbeat dropped for backpressure leaves at once (made once, not per pass). */
+  readonly #dropped = (peer: Peer) => this.leave(peer);
 
   /** Loads the scene `row`; its events come from `log` (by default the store's). */
   constructor(
@@ -217,7 +219,7 @@ export class Room {
     }
     sequencer.catchUpShow(now);
     if (sequencer.heartbeatDue(now)) {
-      this.#audience.heartbeat(`{"t":"tick","n":${now}}`, (peer) => this.leave(peer));
+      this.#audience.heartbeat(`{"t":"tick","n":${now}}`, this.#dropped);
     }
     if (this.#judge.pending) this.#settleHashes(nowMs);
   }
