@@ -4,7 +4,7 @@
  * recorded in `tests/fixtures/replay/*.json`.
  */
 import assert from "node:assert/strict";
-import * as esbuild from "esbuild";
+import { bundleScript } from "../tools/bundle.ts";
 import { browserTest, launchBrowser } from "../testing/browser.ts";
 
 interface Fixture {
@@ -19,21 +19,8 @@ interface Fixture {
 const FIXTURE_DIR = new URL("./fixtures/replay/", import.meta.url);
 
 /** Bundles `shared/replay.ts` into a script that defines `globalThis.SnowfireReplay`. */
-async function bundleReplay(): Promise<string> {
-  try {
-    const result = await esbuild.build({
-      entryPoints: [new URL("../shared/replay.ts", import.meta.url).pathname],
-      bundle: true,
-      format: "iife",
-      globalName: "SnowfireReplay",
-      target: "es2022",
-      write: false,
-      logLevel: "silent",
-    });
-    return result.outputFiles[0].text;
-  } finally {
-    await esbuild.stop();
-  }
+function bundleReplay(): Promise<string> {
+  return bundleScript(new URL("../shared/replay.ts", import.meta.url), "SnowfireReplay");
 }
 
 browserTest("browser replay: golden fixtures hash identically in Chromium", async (t) => {

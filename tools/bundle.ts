@@ -136,6 +136,33 @@ export async function buildClient(opts: BuildOptions = {}): Promise<boolean> {
   return true;
 }
 
+/**
+ * Bundles `entry` into one self-contained script (IIFE, in memory) for a test or benchmark page to
+ * inject; with `globalName`, the entry's exports land on `globalThis[globalName]`.
+ *
+ * @example
+ * ```ts ignore
+ * const code = await bundleScript(new URL("../shared/replay.ts", import.meta.url), "Replay");
+ * await page.addScriptTag({ content: code });
+ * ```
+ */
+export async function bundleScript(entry: URL, globalName?: string): Promise<string> {
+  try {
+    const result = await esbuild.build({
+      entryPoints: [fileURLToPath(entry)],
+      bundle: true,
+      format: "iife",
+      globalName,
+      target: "es2022",
+      write: false,
+      logLevel: "silent",
+    });
+    return result.outputFiles[0].text;
+  } finally {
+    await esbuild.stop();
+  }
+}
+
 /** Writes `bundle.br` (brotli, maximum quality) and `bundle.gz` (gzip -9) next to the bundle. */
 async function precompress(bundle: string, code: Uint8Array): Promise<void> {
   const brotli = brotliCompressSync(code, {

@@ -6,8 +6,7 @@
  * Flags: --frames=N (default 120), --warmup=N ticks (default 900), --fireworks=N (default 50000),
  * --width=W --height=H (default 960×540).
  */
-import * as esbuild from "esbuild";
-import { fileURLToPath } from "node:url";
+import { bundleScript } from "../../tools/bundle.ts";
 import { launchBrowser } from "../../testing/browser.ts";
 import type { FrameBenchResult } from "./frame_page.ts";
 
@@ -24,20 +23,8 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function bundle(): Promise<string> {
-  try {
-    const result = await esbuild.build({
-      entryPoints: [fileURLToPath(new URL("./frame_page.ts", import.meta.url))],
-      bundle: true,
-      format: "iife",
-      target: "es2022",
-      write: false,
-      logLevel: "silent",
-    });
-    return result.outputFiles[0].text;
-  } finally {
-    await esbuild.stop();
-  }
+function bundle(): Promise<string> {
+  return bundleScript(new URL("./frame_page.ts", import.meta.url));
 }
 
 /** Runs the benchmark and returns the raw per-frame timings. */
