@@ -9,7 +9,9 @@
  *
  * Options:
  *   --scenario a|b|c|ramp|idle   repeatable or comma-separated (default: all)
- *   --target snowfire|raw|both   (default both; raw runs first in each scenario)
+ *   --target snowfire|snowfire-deno|raw|both|all
+ *                                (default both = raw + snowfire; all adds snowfire-deno, Snowfire
+ *                                with WS_ENGINE=deno; raw runs first in each scenario)
  *   --cluster                    also run each scenario on a cluster: 3 nats-server processes and
  *                                --cluster-nodes Snowfire nodes (default 2), clients spread over
  *                                the nodes; with it the default is `--scenario b --target snowfire`
@@ -99,7 +101,8 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(
-    "usage: deno task loadtest [--scenario a|b|c|ramp|idle] [--target snowfire|raw|both] " +
+    "usage: deno task loadtest [--scenario a|b|c|ramp|idle] " +
+      "[--target snowfire|snowfire-deno|raw|both|all] " +
       "[--cluster [--cluster-nodes N]] (options: see the top of scripts/loadtest.ts)",
   );
   Deno.exit(0);
@@ -115,9 +118,14 @@ const scenarios = (values.scenario ?? defaultScenarios).flatMap((s) => s.split("
 const targetOption = values.target ?? (values.cluster ? "snowfire" : "both");
 const targets: TargetName[] = targetOption === "both"
   ? ["raw", "snowfire"]
-  : targetOption === "snowfire" || targetOption === "raw"
+  : targetOption === "all"
+  ? ["raw", "snowfire-deno", "snowfire"]
+  : targetOption === "snowfire" || targetOption === "raw" || targetOption === "snowfire-deno"
   ? [targetOption]
-  : fail("bad_option", `--target must be snowfire, raw or both, got ${targetOption}`);
+  : fail(
+    "bad_option",
+    `--target must be snowfire, snowfire-deno, raw, both or all, got ${targetOption}`,
+  );
 if (values.cluster) targets.push("cluster");
 
 const snowfireEnv: Record<string, string> = {};

@@ -15,6 +15,7 @@ import { StaticFiles } from "./static_files.ts";
 import type { SceneStore } from "./store.ts";
 import type { ClusterScenes } from "./cluster/cluster_scenes.ts";
 import type { ServerEnv } from "./ws_engine.ts";
+import type { AddressBudgets } from "./ratelimit.ts";
 
 /** Most events one `/log` page returns. */
 export const LOG_PAGE_MAX = 5000;
@@ -32,6 +33,8 @@ export interface AppContext {
   cluster?: ClusterScenes;
   /** Connections that have not said hello yet (closed when they wait too long). */
   deadlines: HelloDeadlines;
+  /** Per client address: new WebSocket connections. */
+  connectionBudget: AddressBudgets;
 }
 
 /** Builds the Hono app. */
@@ -73,6 +76,18 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     const upgrade = c.env?.upgrade;
     if (!upgrade) {
       throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
+    }
+    // A reconnect loop costs a handshake each time: refused here, before the upgrade, it costs
+    // a small HTTP answer instead.
+    const wait = ctx.connectionBudget.take(c.env.remoteAddress, config.monotonic());
+    if (wait > 0) {
+      metrics.refuse("too_many_connections");
+      c.header("retry-after", String(Math.ceil(wait / 1000)));
+      throw new HttpError(
+        429,
+        "rate_limited",
+        "too many new connections from your address; try again shortly",
+      );
     }
     const refusal = cluster ? null : rooms.admission(id, c.env.remoteAddress, true);
     const { socket, response } = upgrade(c.req.raw);

@@ -101,6 +101,11 @@ export interface ServerOptions {
   maxScenes?: number;
   /** Per client address: how fast new scenes may be created. Default 0.1/s, burst 20. */
   newScenes?: RateLimit;
+  /**
+   * Per client address: how fast new WebSockets may be opened (429 before the upgrade beyond).
+   * Default 20/s, burst 300: a class behind one NAT can join at once; a reconnect loop cannot.
+   */
+  connections?: RateLimit;
 }
 
 /** Options with every default filled in. */
@@ -131,6 +136,7 @@ export interface ServerConfig {
   refusalNoticeMs: number;
   maxScenes: number;
   newScenes: RateLimit;
+  connections: RateLimit;
 }
 
 /** Largest accepted client frame in bytes. */
@@ -164,6 +170,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     refusalNoticeMs: options.refusalNoticeMs ?? 1000,
     maxScenes: options.maxScenes ?? 1000,
     newScenes: options.newScenes ?? { perSecond: 0.1, burst: 20 },
+    connections: options.connections ?? { perSecond: 20, burst: 300 },
   };
   requireInt("port", config.port, 0, 65535);
   requireInt("skyCap", config.skyCap, 1, 1e9);
@@ -180,8 +187,15 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
   if (!(config.refusalNoticeMs >= 0)) {
     throw new RangeError(`refusalNoticeMs must be >= 0, got ${config.refusalNoticeMs}`);
   }
-  if (!(config.newScenes.perSecond > 0 && config.newScenes.burst >= 1)) {
-    throw new RangeError("newScenes needs perSecond > 0 and burst >= 1");
+  for (
+    const [name, limit] of [["newScenes", config.newScenes], [
+      "connections",
+      config.connections,
+    ]] as const
+  ) {
+    if (!(limit.perSecond > 0 && limit.burst >= 1)) {
+      throw new RangeError(`${name} needs perSecond > 0 and burst >= 1`);
+    }
   }
   if (!(config.heartbeatMs > 0 && config.heartbeatMs <= 50)) {
     throw new RangeError(`heartbeatMs must be in (0, 50], got ${config.heartbeatMs}`);
@@ -222,7 +236,7 @@ function parseInteger(name: string, text: string): number {
 /**
  * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
- * REFUSAL_NOTICE_MS, MAX_SCENES, RATE_NEW_SCENES, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
+ * REFUSAL_NOTICE_MS, MAX_SCENES, RATE_NEW_SCENES, RATE_CONNECTIONS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
  * RATE_REFUSED as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
@@ -258,6 +272,8 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (maxScenes) options.maxScenes = parseInteger("MAX_SCENES", maxScenes);
   const newScenes = env("RATE_NEW_SCENES");
   if (newScenes) options.newScenes = parseRate("RATE_NEW_SCENES", newScenes);
+  const connections = env("RATE_CONNECTIONS");
+  if (connections) options.connections = parseRate("RATE_CONNECTIONS", connections);
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -279,7 +295,7 @@ export function describeConfig(config: ServerConfig): string {
     `skyCap=${config.skyCap} maxPeers=${config.maxPeers} heartbeatMs=${config.heartbeatMs} ` +
     `presenceLimit=${config.presenceLimit}`,
     `wsEngine=${config.wsEngine} maxScenes=${config.maxScenes} helloTimeoutMs=${config.helloTimeoutMs} ` +
-    `newScenes ${rate(config.newScenes)} per address`,
+    `per address: new scenes ${rate(config.newScenes)}, connections ${rate(config.connections)}`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
     `staticDir=${config.staticDir}` +
     (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`) +

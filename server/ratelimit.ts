@@ -43,3 +43,59 @@ export class TokenBucket {
     return Math.max(1, Math.ceil((1 - this.#tokens) / this.#perMs));
   }
 }
+
+/** Forgotten once full again: a full bucket remembers nothing. Swept at most this often. */
+const ADDRESS_SWEEP_MS = 60_000;
+
+/**
+ * One token bucket per client address (IPv6 by /64), for budgets that follow a person across
+ * connections: new WebSocket connections, new scenes.
+ */
+export class AddressBudgets {
+  readonly #limit: RateLimit;
+  readonly #buckets = new Map<string, TokenBucket>();
+  #lastSweepMs = -Infinity;
+
+  constructor(limit: RateLimit) {
+    this.#limit = limit;
+  }
+
+  /** Addresses currently remembered. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** Takes a token for `address` (`peek`: only looks); 0 when granted, else ms to wait. */
+  take(address: string, nowMs: number, peek = false): number {
+    const key = addressKey(address);
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket(this.#limit, nowMs);
+      this.#buckets.set(key, bucket);
+    }
+    return peek ? bucket.peek(nowMs) : bucket.take(nowMs);
+  }
+
+  /** Forgets addresses whose buckets are full again (bounded memory). */
+  sweep(nowMs: number): void {
+    if (nowMs - this.#lastSweepMs < ADDRESS_SWEEP_MS) return;
+    this.#lastSweepMs = nowMs;
+    for (const [key, bucket] of this.#buckets) {
+      if (bucket.full(nowMs)) this.#buckets.delete(key);
+    }
+  }
+}
+
+/** The key a client address is budgeted under: IPv4 as is, IPv6 by its /64 prefix. */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":") + "::/64";
+}

@@ -13,7 +13,7 @@ import type { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
 import type { RateLimit } from "./config.ts";
-import { TokenBucket } from "./ratelimit.ts";
+import { AddressBudgets } from "./ratelimit.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
 import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./ws_socket.ts";
@@ -35,8 +35,6 @@ export interface SceneRefusal {
   retryAfterMs?: number;
 }
 
-/** Address buckets are forgotten once idle this long (a full bucket holds no information). */
-const ADDRESS_SWEEP_MS = 60_000;
 /** What `/api/scenes/:id` reports. */
 export interface SceneInfo {
   id: string;
@@ -55,9 +53,8 @@ export class Rooms {
   readonly #idleMs: number;
   readonly #limits: SceneLimits;
   /** New-scene budgets by client address (IPv6 by /64). */
-  readonly #newScenes = new Map<string, TokenBucket>();
+  readonly #newScenes: AddressBudgets;
   #lastPersistMs = -Infinity;
-  #lastAddressSweepMs = 0;
 
   constructor(
     deps: RoomDeps,
@@ -67,6 +64,7 @@ export class Rooms {
     this.#deps = deps;
     this.#idleMs = idleMs;
     this.#limits = limits;
+    this.#newScenes = new AddressBudgets(limits.newScenes);
   }
 
   get #store(): SceneStore {
@@ -118,14 +116,7 @@ export class Rooms {
       };
     }
     if (this.#store.getScene(id)) return null;
-    const nowMs = this.#clock.monotonicMs();
-    const key = addressKey(address);
-    let bucket = this.#newScenes.get(key);
-    if (!bucket) {
-      bucket = new TokenBucket(this.#limits.newScenes, nowMs);
-      this.#newScenes.set(key, bucket);
-    }
-    const wait = take ? bucket.take(nowMs) : bucket.peek(nowMs);
+    const wait = this.#newScenes.take(address, this.#clock.monotonicMs(), !take);
     if (wait === 0) return null;
     return {
       status: 429,
@@ -232,12 +223,7 @@ export class Rooms {
         this.#unload(id, room);
       }
     }
-    if (nowMs - this.#lastAddressSweepMs >= ADDRESS_SWEEP_MS) {
-      this.#lastAddressSweepMs = nowMs;
-      for (const [key, bucket] of this.#newScenes) {
-        if (bucket.full(nowMs)) this.#newScenes.delete(key);
-      }
-    }
+    this.#newScenes.sweep(nowMs);
   }
 
   /** Unloads the room empty for longest; false when every room has someone in it. */
@@ -281,18 +267,4 @@ export class Rooms {
     this.#rooms.clear();
     return sockets;
   }
-}
-
-/** The key a client address is budgeted under: IPv4 as is, IPv6 by its /64 prefix. */
-export function addressKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  if (!address.includes(":")) return address;
-  const [head, tail = ""] = address.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = address.includes("::")
-    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
-    : left;
-  return groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":") + "::/64";
 }

@@ -5,6 +5,7 @@
 import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
 import { createApp } from "./app.ts";
 import { HelloDeadlines } from "./connection.ts";
+import { AddressBudgets } from "./ratelimit.ts";
 import { listen, type Listener } from "./ws_engine.ts";
 import { ServerClock } from "./clock.ts";
 import { HashArbiter } from "./hash_arbiter.ts";
@@ -62,6 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     { maxScenes: config.maxScenes, newScenes: config.newScenes },
   );
   const deadlines = new HelloDeadlines(config.helloTimeoutMs);
+  const connectionBudget = new AddressBudgets(config.connections);
   const cluster = link && options.cluster
     ? new ClusterScenes({
       link,
@@ -80,6 +82,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (cluster) cluster.pass(nowMs);
     else rooms.pass(nowMs);
     deadlines.sweep(nowMs);
+    connectionBudget.sweep(nowMs);
     metrics.pass(nowMs, config.monotonic());
   });
   let accepting = true;
@@ -92,6 +95,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     accepting: () => accepting,
     cluster,
     deadlines,
+    connectionBudget,
   });
 
   let server: Listener;

@@ -1,7 +1,8 @@
 /**
  * Scene limits: a scene is stored only once someone says hello in it, an empty scene stops its
  * show and stores nothing, each client address has a budget for new scenes, and the number of
- * loaded scenes is capped with a clear refusal (page and WebSocket error).
+ * loaded scenes is capped with a clear refusal (page and WebSocket error); new connections per
+ * address are budgeted too.
  */
 import assert from "node:assert/strict";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
@@ -97,5 +98,20 @@ Deno.test("past the loaded-scene cap a new scene is refused until one empties", 
     const { client: c2 } = await TestClient.join(server.url, "cap-c");
     assert.equal(await metric(server.url, "snowfire_scenes_loaded"), 2);
     await Promise.all([b.close(), c2.close()]);
+  });
+});
+
+Deno.test("each address has a budget for new connections, refused before the upgrade", async () => {
+  await withServer({ connections: { perSecond: 0.5, burst: 3 } }, async (server) => {
+    const open: TestClient[] = [];
+    for (let i = 0; i < 3; i++) open.push(await TestClient.connect(server.url, "door-1"));
+    await assert.rejects(TestClient.connect(server.url, "door-1"));
+    const res = await fetch(`${server.url}/s/door-1/ws`, {
+      headers: { upgrade: "websocket", connection: "Upgrade" },
+    });
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    assert.equal((await res.json()).error.code, "rate_limited");
+    await Promise.all(open.map((c) => c.close()));
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The load test's human-readable table: per scenario, each metric for Snowfire and for the raw
- * baseline side by side, with the ratio Snowfire / raw.
+ * baseline side by side, with the ratio Snowfire / raw. When Snowfire also ran with the `deno`
+ * WebSocket engine (`--target all`), its column and the ratio ws / deno engine come too.
  */
 import { SCENARIO_TITLES } from "./scenarios.ts";
 import type { ScenarioName, ScenarioResult } from "./scenarios.ts";
@@ -100,7 +101,8 @@ export function bestAttempt(attempts: ScenarioResult[]): ScenarioResult | undefi
 export function renderTable(results: ScenarioResult[]): string {
   const lines: string[] = [];
   const scenarios = [...new Set(results.map((r) => r.scenario))] as ScenarioName[];
-  const widths = [30, 14, 14, 7];
+  const withDeno = results.some((r) => r.target === "snowfire-deno");
+  const widths = withDeno ? [30, 14, 14, 14, 7, 9] : [30, 14, 14, 7];
   const row = (cells: string[]) =>
     cells.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join(" ");
   for (const scenario of scenarios) {
@@ -108,19 +110,28 @@ export function renderTable(results: ScenarioResult[]): string {
       results.filter((r) => r.scenario === scenario && r.target === target);
     const snowfire = bestAttempt(attempts("snowfire"));
     const raw = bestAttempt(attempts("raw"));
+    const denoEngine = bestAttempt(attempts("snowfire-deno"));
     const tries = Math.max(attempts("snowfire").length, attempts("raw").length);
     lines.push(
       "",
       `== scenario ${scenario}: ${SCENARIO_TITLES[scenario]}` +
         (tries > 1 ? ` (best of ${tries} alternating attempts)` : ""),
     );
-    lines.push(row(["metric", "snowfire", "raw", "ratio"]));
+    lines.push(
+      row(
+        withDeno
+          ? ["metric", "snowfire (ws)", "snowfire deno", "raw", "ws/raw", "ws/deno"]
+          : ["metric", "snowfire", "raw", "ratio"],
+      ),
+    );
     const emit = (label: string, get: (r?: ScenarioResult) => Cell) => {
       const s = get(snowfire);
       const w = get(raw);
-      lines.push(row([label, show(s), show(w), ratio(s, w)]));
+      if (!withDeno) return void lines.push(row([label, show(s), show(w), ratio(s, w)]));
+      const d = get(denoEngine);
+      lines.push(row([label, show(s), show(d), show(w), ratio(s, w), ratio(s, d)]));
     };
-    for (const result of [snowfire, raw]) {
+    for (const result of [snowfire, denoEngine, raw]) {
       if (result?.error) lines.push(`  ${result.target} FAILED: ${result.error}`);
     }
     if (scenario === "idle") {
@@ -135,7 +146,7 @@ export function renderTable(results: ScenarioResult[]): string {
       emit("largest audience held", (r) => r?.ramp?.largestPassing);
       const lastHeld = (r?: ScenarioResult) => r?.ramp?.steps.filter((s) => s.passed).at(-1)?.load;
       for (const [label, get] of loadRows(lastHeld)) emit(`  at it: ${label}`, get);
-      for (const result of [snowfire, raw]) {
+      for (const result of [snowfire, denoEngine, raw]) {
         if (!result?.ramp) continue;
         lines.push(`  ${result.target} steps (clients: p99 ms):`);
         lines.push(

@@ -156,7 +156,7 @@ export async function runScenario(
     })
     : await startTarget(
       targetName,
-      targetName === "snowfire" ? options.snowfireEnv : {},
+      targetName === "raw" ? {} : options.snowfireEnv,
       options.serverFlags,
     );
   const result: ScenarioResult = {

@@ -10,7 +10,7 @@ const ROOT = fromFileUrl(new URL("../..", import.meta.url));
 
 /** Which server to load: one Snowfire process, the raw baseline, or a Snowfire cluster over NATS
  * (`cluster_target.ts`). */
-export type TargetName = "snowfire" | "raw" | "cluster";
+export type TargetName = "snowfire" | "snowfire-deno" | "raw" | "cluster";
 
 /**
  * Environment for Snowfire under load. The sky cap is raised because 50 launches/s keep far more
@@ -21,6 +21,16 @@ export type TargetName = "snowfire" | "raw" | "cluster";
 export const SNOWFIRE_LOAD_ENV: Readonly<Record<string, string>> = {
   SKY_CAP: "100000000",
   MAX_PEERS: "20000",
+  // Scenario c opens 50 scenes at once from one address (the default budget is 20, then 6/min).
+  RATE_NEW_SCENES: "1000/1000",
+  // The ramp opens thousands of connections at once from one address.
+  RATE_CONNECTIONS: "100000/100000",
+};
+
+/** The WebSocket engine each Snowfire target runs with (`WS_ENGINE`). */
+export const SNOWFIRE_ENGINES: Readonly<Partial<Record<TargetName, string>>> = {
+  snowfire: "ws",
+  "snowfire-deno": "deno",
 };
 
 /** A running server under test. */
@@ -62,12 +72,15 @@ export async function startTarget(
   const workDir = await Deno.makeTempDir({ prefix: `snowfire-load-${name}-` });
   const logPath = join(workDir, "server.log");
   const env: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1" };
-  if (name === "snowfire") {
-    Object.assign(env, SNOWFIRE_LOAD_ENV, { DATA_DIR: join(workDir, "data") });
+  if (name === "snowfire" || name === "snowfire-deno") {
+    Object.assign(env, SNOWFIRE_LOAD_ENV, {
+      DATA_DIR: join(workDir, "data"),
+      WS_ENGINE: SNOWFIRE_ENGINES[name]!,
+    });
   }
   Object.assign(env, overrides);
   if (name === "cluster") throw new Error("a cluster target starts with startClusterTarget");
-  const script = name === "snowfire" ? "server/main.ts" : "scripts/raw_server.ts";
+  const script = name === "raw" ? "scripts/raw_server.ts" : "server/main.ts";
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...denoFlags, script],
     cwd: ROOT,
