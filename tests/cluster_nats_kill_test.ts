@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { TICK_RATE } from "../shared/constants.ts";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { eventually, sleep, TestClient } from "./helpers/server_harness.ts";
 import {
@@ -24,7 +25,9 @@ const SCENE = "natskill";
 /** Per client; the default per-connection limit is 4/s with a burst of 8. */
 const LAUNCH_EVERY_MS = 400;
 const BEFORE_KILL_MS = 2500;
-const AFTER_KILL_MS = 6000;
+/** Takeover after a lost stream leader: JetStream elects a new one within seconds. */
+const RECOVERY_MS = 15_000;
+const AFTER_RECOVERY_MS = 1500;
 
 /** A client that launches on a timer and remembers which of its launches came back stamped. */
 class Launcher {
@@ -38,6 +41,22 @@ class Launcher {
   #timer: ReturnType<typeof setInterval> | undefined;
   #count = 0;
   #horizon = 0;
+
+  /** Largest heartbeat seen. */
+  get horizon(): number {
+    return this.#horizon;
+  }
+
+  /** Seq of the last event received (0 when none). */
+  lastSeq(): number {
+    return this.client.events().at(-1)?.seq ?? 0;
+  }
+
+  /** True once a launch this client sent after `time` came back stamped. */
+  acknowledgedAfter(time: number): boolean {
+    for (const k of this.acknowledged()) if ((this.sent.get(k) ?? 0) > time) return true;
+    return false;
+  }
 
   constructor(client: TestClient, id: string, index: number, horizon: number) {
     this.client = client;
@@ -136,76 +155,97 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       await nc.close();
     }
 
-    for (const launcher of launchers) launcher.start();
-    await sleep(BEFORE_KILL_MS);
-    const seenBeforeKill = Math.max(
-      ...launchers.map((l) => l.client.events().at(-1)?.seq ?? 0),
-    );
-    const ticksBeforeKill = launchers[0].client.messages.filter((m) => m.t === "tick").length;
-    await nats.kill(victim, "SIGKILL");
-    const killedAt = performance.now();
-    await sleep(AFTER_KILL_MS);
-    for (const launcher of launchers) launcher.stop();
+    let failed = false;
+    const step = async (name: string, fn: () => void | Promise<void>) => {
+      if (!(await t.step(name, fn))) failed = true;
+    };
+    try {
+      for (const launcher of launchers) launcher.start();
+      await sleep(BEFORE_KILL_MS);
+      const seenBeforeKill = Math.max(...launchers.map((l) => l.lastSeq()));
+      const horizonsAtKill = launchers.map((l) => l.horizon);
+      await nats.kill(victim, "SIGKILL");
+      const killedAt = performance.now();
 
-    await t.step("launches before the kill were acknowledged", () => {
-      assert.ok(seenBeforeKill >= 8, `only ${seenBeforeKill} events before the kill`);
-    });
+      await step("launches before the kill were acknowledged", () => {
+        assert.ok(seenBeforeKill >= 8, `only ${seenBeforeKill} events before the kill`);
+      });
 
-    await t.step(
-      "the scene goes on after the kill: new launches stamped, heartbeats flow",
-      async () => {
+      await step("the scene goes on: launches sent after the kill are stamped", async () => {
         await eventually(
-          "a launch sent after the kill comes back",
-          () =>
-            launchers.some((l) =>
-              [...l.acknowledged()].some((k) => (l.sent.get(k) ?? 0) > killedAt + 500)
-            ),
-          15_000,
+          "every client got back a launch it sent after the kill",
+          () => launchers.every((l) => l.acknowledgedAfter(killedAt)),
+          RECOVERY_MS,
         );
-        const ticksNow = launchers[0].client.messages.filter((m) => m.t === "tick").length;
-        assert.ok(ticksNow > ticksBeforeKill + 20, `heartbeats ${ticksBeforeKill} -> ${ticksNow}`);
-      },
-    );
+      });
+      // A little more traffic on the recovered cluster, then quiet.
+      await sleep(AFTER_RECOVERY_MS);
+      for (const launcher of launchers) launcher.stop();
 
-    // Every launch is answered: stamped (echoed to everyone) or refused to its sender.
-    const sentTotal = launchers.reduce((n, l) => n + l.sent.size, 0);
-    await eventually(
-      "every launch is acknowledged or refused",
-      () => launchers.every((l) => l.acknowledged().size + l.client.errors().length >= l.sent.size),
-      20_000,
-    ).catch(() => {});
-    const lastSeq = Math.max(...launchers.map((l) => l.client.events().at(-1)?.seq ?? 0));
-    await eventually(
-      `every client has every event up to seq ${lastSeq}`,
-      () => launchers.every((l) => (l.client.events().at(-1)?.seq ?? 0) >= lastSeq),
-      15_000,
-    );
-
-    await t.step("every client saw the same gap-free stream, never below a given horizon", () => {
-      const reference = launchers[0].client.events();
-      assert.deepEqual(reference.map((e) => e.seq), reference.map((_, i) => i + 1));
-      for (const l of launchers) {
-        assert.deepEqual(l.client.events().map(summary), reference.map(summary));
-        assert.deepEqual(l.horizonViolations, []);
-      }
-    });
-
-    await t.step("every acknowledged launch is in the log, on either node", async () => {
-      const seen = launchers[0].client.events();
-      for (const node of nodes) {
-        const log = await readLog(node, SCENE);
-        assert.deepEqual(
-          log.slice(0, seen.length).map(summary),
-          seen.map(summary),
-          `log on ${node.nodeId}`,
+      await step("heartbeats flow again on both nodes", async () => {
+        await eventually(
+          "every client's horizon moved on by a second past its value at the kill",
+          () => launchers.every((l, i) => l.horizon > horizonsAtKill[i] + TICK_RATE),
+          RECOVERY_MS,
         );
+      });
+
+      // Every launch is answered: stamped (echoed to everyone) or refused to its sender. (A launch
+      // whose append timed out may still have been stored: then it is both refused and stamped.)
+      await eventually(
+        "every launch is stamped or refused",
+        () =>
+          launchers.every((l) => l.acknowledged().size + l.client.errors().length >= l.sent.size),
+        10_000,
+      ).catch(() => {});
+      const lastSeq = Math.max(...launchers.map((l) => l.lastSeq()));
+      await eventually(
+        `every client has every event up to seq ${lastSeq}`,
+        () => launchers.every((l) => l.lastSeq() >= lastSeq),
+        10_000,
+      ).catch(() => {});
+
+      await step("every client saw the same gap-free stream, never below a given horizon", () => {
+        const reference = launchers[0].client.events();
+        assert.deepEqual(reference.map((e) => e.seq), reference.map((_, i) => i + 1));
+        for (const l of launchers) {
+          assert.deepEqual(l.client.events().map(summary), reference.map(summary));
+          assert.deepEqual(l.horizonViolations, []);
+        }
+      });
+
+      await step("the log on either node holds exactly the events clients got", async () => {
+        const seen = launchers[0].client.events().map(summary);
+        for (const node of nodes) {
+          assert.deepEqual(
+            (await readLog(node, SCENE)).map(summary),
+            seen,
+            `log on ${node.nodeId}`,
+          );
+        }
+      });
+
+      await step("every launch was answered, most of them stamped", () => {
+        let sent = 0;
+        let stamped = 0;
+        for (const l of launchers) {
+          sent += l.sent.size;
+          stamped += l.acknowledged().size;
+          for (const e of l.client.errors()) assert.equal(e.code, "paused", e.message);
+          assert.ok(l.acknowledged().size + l.client.errors().length >= l.sent.size);
+        }
+        // One server of three is lost and a majority is left: the sky pauses only briefly.
+        assert.ok(stamped >= sent / 2, `${stamped} of ${sent} launches stamped`);
+      });
+    } catch (e) {
+      failed = true;
+      throw e;
+    } finally {
+      // Real processes: what they printed is the only clue when this fails in CI.
+      if (failed) {
+        for (const node of nodes) console.log(`--- ${node.nodeId}:\n${node.output().slice(-4000)}`);
       }
-      const acknowledged = launchers.reduce((n, l) => n + l.acknowledged().size, 0);
-      const refused = launchers.reduce((n, l) => n + l.client.errors().length, 0);
-      assert.equal(acknowledged + refused, sentTotal, "every launch was answered");
-      // One NATS server of three is lost, a majority is left: the sky pauses at most briefly.
-      assert.ok(acknowledged >= sentTotal * 0.5, `${acknowledged} of ${sentTotal} stamped`);
-    });
+    }
   } finally {
     for (const launcher of launchers) {
       launcher.stop();
