@@ -19,6 +19,13 @@ export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
 /** Log stream retention: a scene's log is the replay record, so keep it a long while. */
 const LOG_MAX_AGE_NS = 30 * 24 * 3600 * 1e9;
 
+/**
+ * JetStream API requests (consumer creation above all) give up after this long instead of 5 s.
+ * With one server of three dead, nats-server 2.9 still places about a third of new ephemeral
+ * consumers on the dead peer and never answers; a reader or takeover then retries sooner.
+ */
+const JS_API_TIMEOUT_MS = 2000;
+
 /** A connected node: the NATS connection, JetStream handles and the two KV buckets. */
 export class NatsLink {
   readonly nc: NatsConnection;
@@ -33,7 +40,7 @@ export class NatsLink {
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, leases: KV, scenes: KV) {
     this.nc = nc;
-    this.js = jetstream(nc);
+    this.js = jetstream(nc, { timeout: JS_API_TIMEOUT_MS });
     this.jsm = jsm;
     this.leases = leases;
     this.scenes = scenes;

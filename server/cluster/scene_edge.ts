@@ -51,6 +51,8 @@ const ROSTER_EVERY_MS = 2000;
 const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
 /** A resuming client that saw events this node has not relayed waits at most this long for them. */
 const AHEAD_WAIT_MS = 2000;
+/** A heartbeat held this long for events the log reader has not delivered means it is stuck. */
+const READER_STALL_MS = 1500;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
 
@@ -93,6 +95,8 @@ export class SceneEdge {
   #promised = 0;
   /** The newest heartbeat not relayed yet because its events have not all arrived. */
   #pendingBeat: { n: number; seq: number; w: number } | null = null;
+  /** Monotonic ms since a heartbeat has been waiting for events the reader has not delivered. */
+  #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
   readonly #waiting: { peer: Peer; name?: string; lastSeq?: number }[] = [];
@@ -318,6 +322,15 @@ export class SceneEdge {
   pass(nowMs: number): void {
     if (!this.#ready) return;
     if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
+    if (this.#pendingSinceMs !== null && nowMs - this.#pendingSinceMs > READER_STALL_MS) {
+      // The owner stored events our reader has not delivered: its consumer is stuck (a lost
+      // NATS server or stream leader). Read again from the last delivered entry.
+      this.#pendingSinceMs = nowMs;
+      this.#deps.log(
+        `cluster: ${this.id}: log reader stalled behind seq ${this.#pendingBeat?.seq}; reopening`,
+      );
+      this.#reader?.restart();
+    }
     const paused = this.#deps.link.state !== "connected" ||
       nowMs - this.lastBeatMs > PAUSE_AFTER_MS;
     if (paused !== this.#paused) {
@@ -468,6 +481,7 @@ export class SceneEdge {
     this.lastBeatMs = this.#deps.clock.monotonicMs();
     if (beat.n <= this.#promised) return;
     if (!this.#pendingBeat || beat.n > this.#pendingBeat.n) this.#pendingBeat = beat;
+    this.#pendingSinceMs ??= this.#deps.clock.monotonicMs();
     this.#flushBeat();
   }
 
@@ -476,6 +490,7 @@ export class SceneEdge {
     const beat = this.#pendingBeat;
     if (!beat || beat.seq > this.#relayedSeq) return;
     this.#pendingBeat = null;
+    this.#pendingSinceMs = null;
     if (beat.n <= this.#promised) return;
     this.#promised = beat.n;
     if (!this.#ready) return;

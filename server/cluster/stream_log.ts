@@ -66,18 +66,68 @@ export async function lastEntry(link: NatsLink, scene: string): Promise<StoredEn
   return { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq };
 }
 
-/** A live reader of one scene's log from a stream sequence on, in order. */
+/**
+ * Pull requests of a log reader expire after this long; the client library expects an idle
+ * heartbeat every half of it, so a consumer that went quiet (its stream leader or its server died)
+ * is noticed and recreated within about this long instead of the default 30 s.
+ */
+const CONSUME_EXPIRES_MS = 2000;
+
+/** Wait before reopening a reader whose consumer ended (a stream leader election, a lost server). */
+const REOPEN_DELAY_MS = 250;
+
+/**
+ * A live reader of one scene's log from a stream sequence on, in order. When its consumer ends or
+ * fails (the stream lost its leader, the NATS server it was bound to died), it opens a new one
+ * after the last entry it delivered, until closed: a reader never stops silently.
+ */
 export class LogReader {
-  readonly #messages: ConsumerMessages;
+  #messages: ConsumerMessages;
+  #closed = false;
+  /** Stream sequence of the last entry delivered. */
+  #lastStreamSeq: number;
   readonly done: Promise<void>;
 
-  private constructor(messages: ConsumerMessages, onEntry: (stored: StoredEntry) => void) {
+  private constructor(
+    link: NatsLink,
+    scene: string,
+    messages: ConsumerMessages,
+    fromStreamSeq: number,
+    onEntry: (stored: StoredEntry) => void,
+  ) {
     this.#messages = messages;
-    this.done = (async () => {
-      for await (const msg of messages) {
-        onEntry({ entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq });
+    this.#lastStreamSeq = fromStreamSeq - 1;
+    this.done = this.#run(link, scene, onEntry);
+  }
+
+  async #run(link: NatsLink, scene: string, onEntry: (stored: StoredEntry) => void): Promise<void> {
+    for (;;) {
+      try {
+        for await (const msg of this.#messages) {
+          // A reopened consumer starts after the last entry; never deliver one twice.
+          if (msg.seq <= this.#lastStreamSeq) continue;
+          this.#lastStreamSeq = msg.seq;
+          onEntry({ entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq });
+        }
+      } catch {
+        // The consumer failed; reopen below.
       }
-    })();
+      for (;;) {
+        if (this.#closed) return;
+        await new Promise((r) => setTimeout(r, REOPEN_DELAY_MS));
+        if (this.#closed) return;
+        try {
+          this.#messages = await consume(link, scene, this.#lastStreamSeq + 1);
+          break;
+        } catch {
+          // Still no stream leader (or no connection): try again.
+        }
+      }
+      if (this.#closed) {
+        await this.#messages.close();
+        return;
+      }
+    }
   }
 
   /** Starts reading the scene's messages with stream sequence ≥ `fromStreamSeq`. */
@@ -87,18 +137,19 @@ export class LogReader {
     fromStreamSeq: number,
     onEntry: (stored: StoredEntry) => void,
   ): Promise<LogReader> {
-    const consumer = await link.js.consumers.get(LOG_STREAM, {
-      filter_subjects: logSubject(scene),
-      ...(fromStreamSeq > 1
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromStreamSeq }
-        : { deliver_policy: DeliverPolicy.All }),
-    });
-    const messages = await consumer.consume({ max_messages: 512 });
-    return new LogReader(messages, onEntry);
+    const messages = await consume(link, scene, fromStreamSeq);
+    return new LogReader(link, scene, messages, fromStreamSeq, onEntry);
+  }
+
+  /** Drops the current consumer and reads on from the last delivered entry with a new one. */
+  restart(): void {
+    if (this.#closed) return;
+    this.#messages.close().catch(() => {});
   }
 
   /** Stops reading. */
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#messages.close();
     await this.done.catch(() => {});
   }
@@ -126,6 +177,21 @@ export async function readRange(
     await reader.close();
   }
   return out;
+}
+
+/** An ordered consumer of the scene's messages with stream sequence ≥ `fromStreamSeq`. */
+async function consume(
+  link: NatsLink,
+  scene: string,
+  fromStreamSeq: number,
+): Promise<ConsumerMessages> {
+  const consumer = await link.js.consumers.get(LOG_STREAM, {
+    filter_subjects: logSubject(scene),
+    ...(fromStreamSeq > 1
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromStreamSeq }
+      : { deliver_policy: DeliverPolicy.All }),
+  });
+  return await consumer.consume({ max_messages: 512, expires: CONSUME_EXPIRES_MS });
 }
 
 /** Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API). */
