@@ -3,7 +3,7 @@
  * nodes launch into one scene. No event a client saw (the sender's echo is its acknowledgement) is
  * lost from the log, every client sees the same gap-free stream, no event arrives below a horizon
  * already given, and the scene goes on: launches sent after the kill are stamped and heartbeats
- * keep coming. Real processes on loopback (see tests/helpers/nats_cluster.ts).
+ * keep coming. Real processes on loopback (see testing/nats_cluster.ts).
  */
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
@@ -16,7 +16,7 @@ import {
   type SnowfireNode,
   startNatsCluster,
   startSnowfireNode,
-} from "./helpers/nats_cluster.ts";
+} from "../testing/nats_cluster.ts";
 
 type EventMessage = Extract<ServerMessage, { t: "event" }>;
 
