@@ -113,9 +113,10 @@ export class LogReader {
         // The consumer failed; reopen below.
       }
       for (;;) {
-        if (this.#closed) return;
+        // A closed connection (the node is shutting down) never comes back: stop for good.
+        if (this.#closed || link.nc.isClosed()) return;
         await new Promise((r) => setTimeout(r, REOPEN_DELAY_MS));
-        if (this.#closed) return;
+        if (this.#closed || link.nc.isClosed()) return;
         try {
           this.#messages = await consume(link, scene, this.#lastStreamSeq + 1);
           break;
