@@ -4,7 +4,9 @@
  *
  * Environment: PORT (8000), HOST (0.0.0.0), DATA_DIR (./data), SKY_CAP, MAX_PEERS,
  * ALLOWED_ORIGINS (comma separated, `*` for any), STATIC_DIR, HEARTBEAT_MS (45), PRESENCE_LIMIT
- * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES (`PER_SECOND/BURST`), DEV=1 (serve
+ * (32), RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES / RATE_REFUSED / RATE_NEW_SCENES /
+ * RATE_CONNECTIONS (`PER_SECOND/BURST`), WS_ENGINE (ws|deno), HELLO_TIMEOUT_MS, REFUSAL_NOTICE_MS,
+ * MAX_SCENES, DEV=1 (serve
  * source maps), DB_MAX_MB (cap on the database size), and BUILD_CLIENT=0 to skip the bundle
  * check. A damaged database is refused with exit code 1 and one line
  * `snowfire: storage_damaged: ...`. Cluster mode: NATS_URL (comma separated), NODE_ID,
