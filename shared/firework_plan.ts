@@ -76,7 +76,9 @@ export const FIREWORK_MAX_LIFE = RISE_MAX + (MAX_BREAKS - 1) * BREAK_GAP_TICKS +
   Math.max(...Object.values(KIND_TAIL));
 
 if (FIREWORK_MAX_LIFE > WINDOW_TICKS) {
-  throw new Error(`firework_life: ${FIREWORK_MAX_LIFE} ticks exceed the window ${WINDOW_TICKS}`);
+  throw new Error(
+    `firework_life: ${FIREWORK_MAX_LIFE} ticks exceed WINDOW_TICKS = ${WINDOW_TICKS}`,
+  );
 }
 // Ages index the motion tables: the shell's rise and every particle's life must fit in them.
 for (const r of Object.values(RECIPES)) {
