@@ -7,7 +7,7 @@ import { type Context, Hono } from "hono";
 import { SceneId } from "../shared/protocol.ts";
 import type { ServerConfig } from "./config.ts";
 import { attachConnection, type HelloDeadlines } from "./connection.ts";
-import { HttpError, StorageUnavailableError } from "./errors.ts";
+import { errorMessage, HttpError, StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Rooms } from "./rooms.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
@@ -95,12 +95,9 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
       // Over a scene limit: a browser cannot read an HTTP refusal of a WebSocket, so the socket
       // opens, carries the error and closes.
       metrics.refuse(refusal.code);
-      const error = { t: "error", code: refusal.code, message: refusal.message };
-      socket.send(JSON.stringify(
-        refusal.retryAfterMs === undefined
-          ? error
-          : { ...error, retryAfterMs: refusal.retryAfterMs },
-      ));
+      socket.send(
+        JSON.stringify(errorMessage(refusal.code, refusal.message, refusal.retryAfterMs)),
+      );
       socket.close(refusal.closeCode, refusal.message);
       return response;
     }

@@ -36,6 +36,7 @@ import {
   submitSubject,
 } from "./subjects.ts";
 import type { PeerInfo } from "../../shared/protocol.ts";
+import { errorMessage as refusal } from "../errors.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /** Close code for clients whose scene could not be opened ("try again later"). */
@@ -543,10 +544,6 @@ interface PresenceNote {
   kind: "join" | "leave" | "roster";
   peer?: PeerInfo;
   peers?: PeerInfo[];
-}
-
-function refusal(code: ErrorMessage["code"], message: string): ErrorMessage {
-  return { t: "error", code, message };
 }
 
 function statusFrame(paused: boolean): string {

@@ -17,6 +17,7 @@ import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../share
 import { SceneClock, type ServerClock } from "../clock.ts";
 import { HashVotes } from "../desync.ts";
 import { SkyLedger } from "../ledger.ts";
+import { errorMessage as refusal } from "../errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { acquireLease, type Lease, releaseLease, renewLease } from "./lease.ts";
 import type { NatsLink } from "./nats_link.ts";
@@ -435,10 +436,6 @@ export class SceneOwner {
       return false;
     }
   }
-}
-
-function refusal(code: ErrorMessage["code"], message: string): ErrorMessage {
-  return { t: "error", code, message };
 }
 
 /** The refusal while the scene has no working owner (takeover or NATS outage). */
