@@ -63,6 +63,7 @@ export class NodeConnSocket implements ConnSocket {
     if (ws.readyState === OPEN) ws.close(code, closeReason(reason));
     if (hard && !this.#ended) {
       // Stop reading what an abuser still sends; the close frame gets a moment to leave.
+      stopReading(ws);
       ws.pause();
       const timer = setTimeout(() => ws.terminate(), HARD_CLOSE_GRACE_MS);
       ws.once("close", () => clearTimeout(timer));
@@ -130,6 +131,28 @@ export class NodeConnSocket implements ConnSocket {
     this.#early = undefined;
     this.onEnd?.();
     this.#handlers?.close();
+  }
+}
+
+/** The parts of `ws` 8's internals that `stopReading` touches (pinned version: 8.23). */
+interface WsInternals {
+  _socket?: { removeAllListeners(event: string): void };
+  _receiver?: { _loop: boolean; _buffers: unknown[]; _bufferedBytes: number };
+}
+
+/**
+ * Makes `ws` stop parsing what it already read: one 64 KiB read holds up to 8192 tiny frames, and
+ * `ws` would parse and dispatch all of them even after the first twenty got the socket closed
+ * (measured: 7 ms of CPU per flooding connection, against 2 ms without the rest).
+ */
+function stopReading(ws: WebSocket): void {
+  const internals = ws as unknown as WsInternals;
+  internals._socket?.removeAllListeners("data");
+  const receiver = internals._receiver;
+  if (receiver) {
+    receiver._loop = false;
+    receiver._buffers = [];
+    receiver._bufferedBytes = 0;
   }
 }
 
