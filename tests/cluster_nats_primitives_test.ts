@@ -49,6 +49,14 @@ Deno.test({
         assert.equal(none, null);
       });
 
+      await t.step("next message for a subject at or after a stream sequence", async () => {
+        // prim.a: seqs 1 and 3; prim.b: 2 (from the first step). From 2, prim.a's next is 3.
+        const request = { seq: 2, next_by_subj: "prim.a" } as unknown as { seq: number };
+        const next = await jsm.streams.getMessage("PRIM", request);
+        assert.equal(next?.seq, 3);
+        assert.equal(next?.string(), "2");
+      });
+
       await t.step("KV create and update by revision in a TTL bucket", async () => {
         const kv = await new Kvm(nc).create("prim_leases", { ttl: 1000 });
         const rev = await kv.create("scene-1", enc.encode("node-a"));

@@ -163,6 +163,9 @@ Deno.test({
       const logB = await (await fetch(`${b.url}/api/scenes/${scene}/log?from=1`)).json();
       assert.deepEqual(logA.events.filter((e: SceneEvent) => e.seq <= lastA), streamA);
       assert.deepEqual(logB.events.filter((e: SceneEvent) => e.seq <= lastA), streamA);
+      const page = await (await fetch(`${b.url}/api/scenes/${scene}/log?from=3&limit=4`)).json();
+      assert.deepEqual(page.events, streamA.slice(2, 6), "a page from the middle of the log");
+      assert.equal(page.next, 7);
       const ma = await metricsOf(a.url);
       const mb = await metricsOf(b.url);
       assert.equal(

@@ -8,6 +8,7 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../clock.ts";
 import type { Metrics } from "../metrics.ts";
+import type { PeerSocket } from "../peer.ts";
 import { randomSceneId, randomSeed, setPeerIdSuffix } from "../names.ts";
 import type { SceneInfo } from "../rooms.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
@@ -201,13 +202,20 @@ export class ClusterScenes {
     }
   }
 
-  /** Closes every edge and steps down from every scene (releasing the leases). */
-  async closeAll(code: number, reason: string): Promise<void> {
+  /**
+   * Steps down from every scene (releasing the leases, so other nodes take over at once), sends
+   * every local connection `code`, and returns their sockets (shutdown waits for the handshakes).
+   */
+  closeAll(code: number, reason: string): PeerSocket[] {
     for (const owner of this.#owners.values()) owner.stepDown("node shutting down");
     this.#owners.clear();
-    const closing = [...this.#edges.values()].map((edge) => edge.close(code, reason));
+    const sockets: PeerSocket[] = [];
+    for (const edge of this.#edges.values()) {
+      for (const peer of edge.peers.values()) sockets.push(peer.socket);
+      edge.close(code, reason).catch(() => {});
+    }
     this.#edges.clear();
-    await Promise.all(closing);
+    return sockets;
   }
 
   /** Tries to take a quiet scene's lease (jittered, one attempt in flight per scene). */

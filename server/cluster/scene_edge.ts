@@ -285,9 +285,16 @@ export class SceneEdge {
       { timeout: SUBMIT_TIMEOUT_MS },
     ).then(
       (msg) => msg.json<SubmitReply>(),
-      (): SubmitReply => {
+      (e): SubmitReply => {
         this.#deps.cluster.submitsPaused++;
-        return paused();
+        // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
+        // stamped it and only the answer was lost; then the event arrives like any other.
+        if (/no responders|503/i.test(String((e as Error)?.message ?? e))) return paused();
+        return refusal(
+          "paused",
+          "the sky did not answer in time; if your launch went through you will see it, " +
+            "otherwise try again in a moment",
+        );
       },
     ).then((reply) => {
       if ("ok" in reply) return;

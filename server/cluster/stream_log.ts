@@ -156,19 +156,28 @@ export class LogReader {
   }
 }
 
-/** The scene's log entries from stream sequence `from` up to and including `last`. */
+/**
+ * The scene's log entries from stream sequence `from` up to and including `last`, or up to the
+ * first one `enough` accepts.
+ */
 export async function readRange(
   link: NatsLink,
   scene: string,
   from: number,
   last: StoredEntry,
+  enough: (stored: StoredEntry) => boolean = () => false,
 ): Promise<StoredEntry[]> {
   if (last.streamSeq < from) return [];
   const out: StoredEntry[] = [];
   const done = Promise.withResolvers<void>();
+  let finished = false;
   const reader = await LogReader.open(link, scene, from, (stored) => {
+    if (finished) return;
     if (stored.streamSeq <= last.streamSeq) out.push(stored);
-    if (stored.streamSeq >= last.streamSeq) done.resolve();
+    if (stored.streamSeq >= last.streamSeq || enough(stored)) {
+      finished = true;
+      done.resolve();
+    }
   });
   const timer = setTimeout(() => done.reject(new Error("reading the log timed out")), 10_000);
   try {
@@ -195,7 +204,11 @@ async function consume(
   return await consumer.consume({ max_messages: 512, expires: CONSUME_EXPIRES_MS });
 }
 
-/** Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API). */
+/**
+ * Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API).
+ * The first one is found by binary search over stream sequences (scene seq grows with stream
+ * sequence along a subject), so a page costs O(log n) lookups plus the page itself.
+ */
 export async function readEvents(
   link: NatsLink,
   scene: string,
@@ -203,24 +216,43 @@ export async function readEvents(
   limit: number,
 ): Promise<SceneEvent[]> {
   const last = await lastEntry(link, scene);
-  if (!last) return [];
-  const events: SceneEvent[] = [];
-  const consumer = await link.js.consumers.get(LOG_STREAM, {
-    filter_subjects: logSubject(scene),
-    deliver_policy: DeliverPolicy.All,
-  });
-  for (;;) {
-    const batch = await consumer.fetch({ max_messages: 1000, expires: 2000 });
-    let seen = 0;
-    let lastStreamSeq = 0;
-    for await (const msg of batch) {
-      seen++;
-      lastStreamSeq = msg.seq;
-      const entry = JSON.parse(decoder.decode(msg.data)) as LogEntry;
-      if (isEvent(entry) && entry.seq >= fromSeq && events.length < limit) events.push(entry);
-    }
-    if (seen === 0 || lastStreamSeq >= last.streamSeq || events.length >= limit) break;
+  if (!last || limit <= 0) return [];
+  // Markers sit between the event they follow and the next one.
+  const key = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
+  if (key(last.entry) < fromSeq) return [];
+  let lo = 1;
+  let hi = last.streamSeq;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const next = await nextEntry(link, scene, mid);
+    if (!next || key(next.entry) >= fromSeq) hi = mid;
+    else lo = next.streamSeq + 1;
   }
-  await consumer.delete().catch(() => {});
+  const events: SceneEvent[] = [];
+  const wanted = (entry: LogEntry): entry is SceneEvent => isEvent(entry) && entry.seq >= fromSeq;
+  let found = 0;
+  const page = await readRange(link, scene, lo, last, ({ entry }) => {
+    if (wanted(entry)) found++;
+    return found >= limit;
+  });
+  for (const { entry } of page) if (wanted(entry) && events.length < limit) events.push(entry);
   return events;
+}
+
+/** The scene's first log message at stream sequence ≥ `from`, or null. */
+async function nextEntry(
+  link: NatsLink,
+  scene: string,
+  from: number,
+): Promise<StoredEntry | null> {
+  // STREAM.MSG.GET with next_by_subj (nats-server ≥ 2.9); the client's type lists only seq and
+  // last_by_subj.
+  const request = { seq: from, next_by_subj: logSubject(scene) } as unknown as { seq: number };
+  try {
+    const msg = await link.jsm.streams.getMessage(LOG_STREAM, request);
+    return msg ? { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq } : null;
+  } catch (e) {
+    if (/no message found/i.test((e as Error).message)) return null;
+    throw e;
+  }
 }
