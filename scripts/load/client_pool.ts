@@ -28,6 +28,9 @@ const SETTLE_QUIET_MS = 1000;
 /** …but no longer than this. */
 const SETTLE_MAX_MS = 60_000;
 
+/** How long turning a scene's show off may take (a cluster scene may be waiting for an owner). */
+const SILENCE_MAX_MS = 15_000;
+
 /** How long a client may wait for its `welcome`. */
 const WELCOME_TIMEOUT_MS = 15_000;
 
@@ -61,6 +64,8 @@ export class ClientPool {
   #refusals: Record<string, number> = {};
   #closes: Record<string, number> = {};
   #foreignEvents = 0;
+  /** Settings events seen per scene (by any client of this pool). */
+  readonly #settingsSeen = new Map<string, number>();
   #windowFrom = Infinity;
   #windowTo = -Infinity;
   #recording = false;
@@ -85,6 +90,7 @@ export class ClientPool {
       for (let i = 0; i < clients; i++) jobs.push({ scene, silenceShow: silenceShow && i === 0 });
     }
     let next = 0;
+    const silencing: Promise<void>[] = [];
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next++];
@@ -94,17 +100,13 @@ export class ClientPool {
           increment(connectedByScene, job.scene);
           if (job.silenceShow) {
             const clients = this.#byScene.get(job.scene)!;
-            clients[clients.length - 1].socket.send(
-              JSON.stringify({
-                t: "submit",
-                body: { type: "settings", settings: { show: false } },
-              }),
-            );
+            silencing.push(this.#silenceShow(clients[clients.length - 1]));
           }
         } else increment(failures, outcome);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+    await Promise.all(silencing);
     // Joining makes the server tell everyone (presence); let that storm pass before measuring,
     // or the first measurements would include frames queued behind it.
     const settleStarted = now();
@@ -172,6 +174,24 @@ export class ClientPool {
     return promise;
   }
 
+  /**
+   * Turns the scene's show off through `client` and waits until the settings event comes back,
+   * sending again while it is refused: a cluster scene may have no owner yet (`paused`).
+   */
+  async #silenceShow(client: Client): Promise<void> {
+    const deadline = now() + SILENCE_MAX_MS;
+    const before = this.#settingsSeen.get(client.scene) ?? 0;
+    while ((this.#settingsSeen.get(client.scene) ?? 0) === before && now() < deadline) {
+      client.socket.send(
+        JSON.stringify({ t: "submit", body: { type: "settings", settings: { show: false } } }),
+      );
+      const waitUntil = now() + 1000;
+      while ((this.#settingsSeen.get(client.scene) ?? 0) === before && now() < waitUntil) {
+        await sleep(50);
+      }
+    }
+  }
+
   /** Counts a frame of type `type` and returns its receive time. */
   #note(client: Client, type: string): number {
     const time = now();
@@ -193,6 +213,9 @@ export class ClientPool {
       const key = body?.type === "launch" && frame.by !== "show"
         ? keyOf(body.x ?? NaN, body.z ?? NaN)
         : -1;
+      if (body?.type === "settings") {
+        this.#settingsSeen.set(client.scene, (this.#settingsSeen.get(client.scene) ?? 0) + 1);
+      }
       if (key < 0) this.#foreignEvents++;
       else if (this.#recording) this.#deliveries.push(key, time);
     } else if (frame.t === "error") {
