@@ -18,6 +18,9 @@ import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_engine
 /** A live socket that did not answer the last ping within this long is dropped. */
 export const KEEPALIVE_MS = 30_000;
 
+/** The keepalive runs this often, over a slice of the sockets. */
+const KEEPALIVE_SLICE_MS = 1000;
+
 /** After a hard close, the TCP connection is dropped this long after the close frame. */
 const HARD_CLOSE_GRACE_MS = 100;
 
@@ -174,9 +177,19 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
     tcp.on("error", () => {});
     upgradeNode(req, tcp, head, wss, live, fetch, options.log);
   });
+  // Every socket is pinged once per KEEPALIVE_MS, a slice each second: pinging thousands in one
+  // go would hold up the heartbeats of every scene.
+  let round: NodeConnSocket[] = [];
+  let next = 0;
+  const slices = KEEPALIVE_MS / KEEPALIVE_SLICE_MS;
   const keepalive = setInterval(() => {
-    for (const socket of live) socket.ping();
-  }, KEEPALIVE_MS);
+    if (next >= round.length) {
+      round = [...live];
+      next = 0;
+    }
+    const end = Math.min(round.length, next + Math.ceil(round.length / slices));
+    for (; next < end; next++) if (live.has(round[next])) round[next].ping();
+  }, KEEPALIVE_SLICE_MS);
   Deno.unrefTimer(keepalive);
 
   const listening = Promise.withResolvers<number>();
