@@ -187,10 +187,19 @@ export class ClusterScenes {
         this.#owners.delete(id);
         continue;
       }
-      owner.pass(nowMs);
+      try {
+        owner.pass(nowMs);
+      } catch (e) {
+        // One scene's failure must not stop the others (nor escape the scheduler's timer).
+        this.#deps.log(`error: scene ${id} owner pass: ${(e as Error).stack ?? e}`);
+      }
     }
     for (const [id, edge] of this.#edges) {
-      edge.pass(nowMs);
+      try {
+        edge.pass(nowMs);
+      } catch (e) {
+        this.#deps.log(`error: scene ${id} edge pass: ${(e as Error).stack ?? e}`);
+      }
       if (edge.emptySinceMs !== null && nowMs - edge.emptySinceMs >= this.#deps.idleMs) {
         this.#edges.delete(id);
         this.#owners.get(id)?.stepDown("no viewers on this node");

@@ -26,6 +26,8 @@ const LOG_MAX_AGE_NS = 30 * 24 * 3600 * 1e9;
  */
 const JS_API_TIMEOUT_MS = 2000;
 
+const encoder = new TextEncoder();
+
 /** A connected node: the NATS connection, JetStream handles and the two KV buckets. */
 export class NatsLink {
   readonly nc: NatsConnection;
@@ -99,12 +101,30 @@ export class NatsLink {
     for (const fn of this.#listeners) fn(state);
   }
 
-  async #watch(): Promise<void> {
-    for await (const status of this.nc.status()) {
-      if (status.type === "disconnect") this.#set("disconnected");
-      else if (status.type === "reconnect") this.#set("connected");
-      else if (status.type === "close") this.#set("closed");
+  /**
+   * Publishes `text` on a core subject; false instead of throwing when the connection is closed
+   * (a NATS error must never escape into a socket or timer handler and end the process).
+   */
+  publish(subject: string, text: string): boolean {
+    try {
+      this.nc.publish(subject, encoder.encode(text));
+      return true;
+    } catch {
+      return false;
     }
+  }
+
+  async #watch(): Promise<void> {
+    try {
+      for await (const status of this.nc.status()) {
+        if (status.type === "disconnect") this.#set("disconnected");
+        else if (status.type === "reconnect") this.#set("connected");
+        else if (status.type === "close") this.#set("closed");
+      }
+    } catch {
+      // The status stream ended with the connection.
+    }
+    this.#set("closed");
   }
 }
 

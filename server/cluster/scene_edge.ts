@@ -300,6 +300,8 @@ export class SceneEdge {
       if ("ok" in reply) return;
       this.#deps.metrics.refuse(reply.code);
       peer.send(JSON.stringify(reply));
+    }).catch((e) => {
+      this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
     });
     return null;
   }
@@ -318,9 +320,9 @@ export class SceneEdge {
     if (tick > this.#promised) return refusal("bad_message", `hash.tick: ${tick} is in the future`);
     if (tick < peer.joinHorizon) return null;
     if (this.#deps.link.state === "connected") {
-      this.#deps.link.nc.publish(
+      this.#deps.link.publish(
         hashSubject(this.id),
-        encoder.encode(JSON.stringify({ peer: peer.id, tick, h: hash })),
+        JSON.stringify({ peer: peer.id, tick, h: hash }),
       );
     }
     return null;
@@ -370,7 +372,7 @@ export class SceneEdge {
   /** Stops reading the log and closes local connections. */
   async close(code: number, reason: string): Promise<void> {
     this.#closed = true;
-    for (const sub of this.#subs) sub.unsubscribe();
+    for (const sub of this.#subs) unsubscribe(sub);
     for (const peer of this.peers.values()) peer.drop(code, reason);
     this.peers.clear();
     this.#audience.clear();
@@ -425,9 +427,9 @@ export class SceneEdge {
 
   #publishPresence(note: Omit<PresenceNote, "node">): void {
     if (this.#deps.link.state !== "connected") return;
-    this.#deps.link.nc.publish(
+    this.#deps.link.publish(
       presenceSubject(this.id),
-      encoder.encode(JSON.stringify({ node: this.#deps.nodeId, ...note })),
+      JSON.stringify({ node: this.#deps.nodeId, ...note }),
     );
   }
 
@@ -559,4 +561,13 @@ function statusFrame(paused: boolean): string {
       ? { t: "status", sky: "paused", message: "the sky is paused while the server recovers" }
       : { t: "status", sky: "live", message: "the sky is live again" },
   );
+}
+
+/** Unsubscribes, ignoring a connection that is already closed. */
+function unsubscribe(sub: Subscription): void {
+  try {
+    sub.unsubscribe();
+  } catch {
+    // Closed connection: the subscription is gone anyway.
+  }
 }

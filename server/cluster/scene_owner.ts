@@ -228,7 +228,7 @@ export class SceneOwner {
         if (now - this.#promised > COVERED_TICKS) {
           this.#promised = now;
           const beat = JSON.stringify({ n: now, seq: this.#lastSeq, w: this.#deps.clock.wallMs() });
-          this.#deps.link.nc.publish(beatSubject(this.scene), encoder.encode(beat));
+          this.#deps.link.publish(beatSubject(this.scene), beat);
         }
         this.#maybeSnapshot(now);
       });
@@ -236,9 +236,9 @@ export class SceneOwner {
     if (this.#votes.pending) {
       for (const verdict of this.#votes.decide(nowMs, () => Infinity)) {
         if (verdict.minority.length === 0) continue;
-        this.#deps.link.nc.publish(
+        this.#deps.link.publish(
           resyncSubject(this.scene),
-          encoder.encode(JSON.stringify({ tick: verdict.tick, peers: verdict.minority })),
+          JSON.stringify({ tick: verdict.tick, peers: verdict.minority }),
         );
       }
     }
@@ -248,7 +248,7 @@ export class SceneOwner {
   stepDown(reason: string): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    for (const sub of this.#subs) sub.unsubscribe();
+    for (const sub of this.#subs) unsubscribe(sub);
     this.#deps.metrics.leaseChanges++;
     this.#deps.log(`cluster: ${this.#deps.nodeId} steps down from ${this.scene}: ${reason}`);
     releaseLease(this.#deps.link, this.#lease).catch(() => {});
@@ -444,4 +444,13 @@ export function paused(): ErrorMessage {
     "paused",
     "the sky is paused while the server reconnects; nothing was launched, try again in a moment",
   );
+}
+
+/** Unsubscribes, ignoring a connection that is already closed. */
+function unsubscribe(sub: Subscription): void {
+  try {
+    sub.unsubscribe();
+  } catch {
+    // Closed connection: the subscription is gone anyway.
+  }
 }
