@@ -65,6 +65,8 @@ export class SceneStore {
   readonly #log: (msg: string) => void;
   /** Why the last write failed, or null while writes work. */
   #writeFault: string | null = null;
+  /** Damage a read ran into (corrupt page, I/O error), or null. It does not heal by itself. */
+  #damage: string | null = null;
 
   /**
    * Opens (creating when needed) `scenes.db` in `dataDir` and checks it with `PRAGMA
@@ -153,7 +155,9 @@ export class SceneStore {
 
   /** The scene's row, or undefined. */
   getScene(id: string): SceneRow | undefined {
-    const row = this.#selectScene.get(id) as Record<string, unknown> | undefined;
+    const row = this.#read(() => this.#selectScene.get(id)) as
+      | Record<string, unknown>
+      | undefined;
     if (!row) return undefined;
     return {
       id: row.id as string,
@@ -174,17 +178,19 @@ export class SceneStore {
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
   eventsFromSeq(scene: string, fromSeq: number, limit: number): SceneEvent[] {
-    return this.#selectEventsFromSeq.all(scene, fromSeq, limit).map(toEvent);
+    return this.#read(() => this.#selectEventsFromSeq.all(scene, fromSeq, limit)).map(toEvent);
   }
 
   /** Every event with tick ≥ `tick`, in seq order. */
   eventsFromTick(scene: string, tick: number): SceneEvent[] {
-    return this.#selectEventsFromTick.all(scene, tick).map(toEvent);
+    return this.#read(() => this.#selectEventsFromTick.all(scene, tick)).map(toEvent);
   }
 
   /** Seq and tick of the scene's last event, or undefined when it has none. */
   lastEvent(scene: string): { seq: number; tick: number } | undefined {
-    const row = this.#selectLastEvent.get(scene) as Record<string, unknown> | undefined;
+    const row = this.#read(() => this.#selectLastEvent.get(scene)) as
+      | Record<string, unknown>
+      | undefined;
     return row ? { seq: Number(row.seq), tick: Number(row.tick) } : undefined;
   }
 
@@ -218,6 +224,7 @@ export class SceneStore {
    * from each b-tree's root) and reports the last write failure, if writes are failing.
    */
   health(): { ok: true } | { ok: false; reason: string } {
+    if (this.#damage !== null) return { ok: false, reason: `database damaged: ${this.#damage}` };
     try {
       this.#db.prepare("SELECT id FROM scenes ORDER BY id DESC LIMIT 1").get();
       this.#db.prepare("SELECT seq FROM events ORDER BY scene DESC, seq DESC LIMIT 1").get();
@@ -228,6 +235,25 @@ export class SceneStore {
       return { ok: false, reason: `writes failing: ${this.#writeFault}` };
     }
     return { ok: true };
+  }
+
+  /**
+   * Runs `fn` (a read). Damage found while running (a page that went bad after the start-up
+   * check) is remembered: from then on `/healthz` reports it, instead of ok while routes fail.
+   */
+  #read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      const errcode = (e as { errcode?: unknown }).errcode;
+      const primary = typeof errcode === "number" ? errcode & 0xff : -1;
+      if (primary === 11 || primary === 26 || primary === 10) {
+        const reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
+        if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
+        this.#damage = reason;
+      }
+      throw e;
+    }
   }
 
   /** Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. */

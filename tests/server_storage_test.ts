@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
+import { initialSnapshot } from "../shared/settings.ts";
+import { SceneStore } from "../server/store.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 
@@ -197,6 +199,53 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
     await health.body?.cancel();
   } finally {
     await server.kill("SIGTERM");
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("damage a read runs into while serving makes /healthz report it", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-rot-" });
+  const scene = "bit-rot-1";
+  // A database well beyond the page cache (512 KiB), so reads of old events go to the file.
+  const store = new SceneStore(dataDir);
+  store.createScene(scene, 7, Date.now(), initialSnapshot());
+  store.transaction(() => {
+    for (let seq = 1; seq <= 30_000; seq++) {
+      store.appendEvent(scene, {
+        seq,
+        tick: seq,
+        by: "show",
+        body: { type: "settings", settings: { snow: (seq % 100) / 100 } },
+      });
+    }
+  });
+  await store.close();
+  const logged: string[] = [];
+  const server = await startTestServer({ dataDir, log: (m) => logged.push(m) });
+  try {
+    const healthy = await fetch(`${server.url}/healthz`);
+    assert.equal(healthy.status, 200, "the start-up check passed");
+    await healthy.body?.cancel();
+    // The file rots under the running server: garbage over the middle pages' headers.
+    const path = `${dataDir}/scenes.db`;
+    const bytes = await Deno.readFile(path);
+    const pages = bytes.length / 4096;
+    for (let page = Math.floor(pages / 4); page < Math.floor((3 * pages) / 4); page++) {
+      bytes.fill(0xa5, page * 4096, page * 4096 + 72);
+    }
+    await Deno.writeFile(path, bytes);
+
+    const log = await fetch(`${server.url}/api/scenes/${scene}/log?from=1&limit=5000`);
+    assert.equal(log.status, 500, "reading the damaged pages fails");
+    await log.body?.cancel();
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 503);
+    const body = await health.json();
+    assert.equal(body.ok, false);
+    assert.match(body.reason, /^database damaged: SQLITE_CORRUPT/);
+    assert.equal(logged.filter((l) => l.includes("store: reading failed")).length, 1);
+  } finally {
+    await server.shutdown();
     await Deno.remove(dataDir, { recursive: true });
   }
 });
