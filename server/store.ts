@@ -147,8 +147,9 @@ export class SceneStore {
 
   /** Creates a scene; returns false (changing nothing) when the id is taken. */
   createScene(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): boolean {
-    const result = this.#write(() =>
-      this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot))
+    const result = this.#write(
+      () => this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot)),
+      (r) => Number(r.changes) === 1,
     );
     return Number(result.changes) === 1;
   }
@@ -171,8 +172,10 @@ export class SceneStore {
 
   /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
   appendEvent(scene: string, event: SceneEvent): void {
-    this.#write(() =>
-      this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body))
+    this.#write(
+      () =>
+        this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body)),
+      () => true,
     );
   }
 
@@ -256,8 +259,12 @@ export class SceneStore {
     }
   }
 
-  /** Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. */
-  #write<T>(fn: () => T): T {
+  /**
+   * Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. The
+   * fault is over when `grew` says the write added a row: an in-place update can still succeed on
+   * a full disk, so it proves nothing (and would make the state flap).
+   */
+  #write<T>(fn: () => T, grew: (result: T) => boolean = () => false): T {
     let result: T;
     try {
       result = fn();
@@ -274,7 +281,7 @@ export class SceneStore {
         cause: e,
       });
     }
-    if (this.#writeFault !== null) {
+    if (this.#writeFault !== null && grew(result)) {
       this.#writeFault = null;
       this.#log("store: writes work again");
     }
