@@ -15,7 +15,7 @@ function framesPerSecond(load: LoadMeasurement): number {
   return Object.values(load.framesPerSecond).reduce((a, b) => a + b, 0);
 }
 
-function fixed(value: number, digits = 2): string {
+function fixed(value: number, digits = 3): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
 }
 

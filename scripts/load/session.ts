@@ -324,7 +324,9 @@ export class Session {
       let nodeIndex = 0;
       const processes = cluster.processes?.map((p, i) => ({
         ...p,
-        cpu: round2(serversCpu[i]),
+        // Three decimals: a node of a cluster uses a tenth of a core, and the per-frame ratio
+        // would otherwise carry a rounding error of several percent.
+        cpu: Math.round(serversCpu[i] * 1000) / 1000,
         clients: p.kind === "node" ? this.clientsByUrl[nodeIndex++] ?? 0 : 0,
       }));
       const agentCpu = this.agents.map((agent, i) =>
@@ -416,7 +418,7 @@ export class Session {
       closes,
       foreignEvents,
       serverRssKiB: cpu.serverRssKiB,
-      serverCpu: round2(cpu.serverCpu),
+      serverCpu: Math.round(cpu.serverCpu * 1000) / 1000,
       agentCpu: cpu.agentCpu.map(round2),
       backgroundCpu: round2(cpu.backgroundCpu),
       cores: cpu.cores,
