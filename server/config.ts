@@ -106,6 +106,8 @@ export interface ServerOptions {
    * Default 20/s, burst 300: a class behind one NAT can join at once; a reconnect loop cannot.
    */
   connections?: RateLimit;
+  /** `ws` engine: sockets are pinged this often and dropped when one went unanswered. 30 s. */
+  keepaliveMs?: number;
 }
 
 /** Options with every default filled in. */
@@ -137,6 +139,7 @@ export interface ServerConfig {
   maxScenes: number;
   newScenes: RateLimit;
   connections: RateLimit;
+  keepaliveMs: number;
 }
 
 /** Largest accepted client frame in bytes. */
@@ -171,6 +174,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     maxScenes: options.maxScenes ?? 1000,
     newScenes: options.newScenes ?? { perSecond: 0.1, burst: 20 },
     connections: options.connections ?? { perSecond: 20, burst: 300 },
+    keepaliveMs: options.keepaliveMs ?? 30_000,
   };
   requireInt("port", config.port, 0, 65535);
   requireInt("skyCap", config.skyCap, 1, 1e9);

@@ -104,6 +104,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       port: config.port,
       hostname: config.hostname,
       maxFrameBytes: config.maxFrameBytes,
+      keepaliveMs: config.keepaliveMs,
       log: config.log,
     });
   } catch (e) {

@@ -32,6 +32,8 @@ export interface ListenOptions {
   hostname: string;
   /** Largest WebSocket message accepted, bytes (engines that can enforce it early do). */
   maxFrameBytes: number;
+  /** `ws` engine: idle sockets are pinged this often; no pong by the next ping: dropped. */
+  keepaliveMs?: number;
   log: (msg: string) => void;
 }
 

@@ -18,7 +18,7 @@ import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_engine
 /** A live socket that did not answer the last ping within this long is dropped. */
 export const KEEPALIVE_MS = 30_000;
 
-/** The keepalive runs this often, over a slice of the sockets. */
+/** The keepalive runs this often (at most), over a slice of the sockets. */
 const KEEPALIVE_SLICE_MS = 1000;
 
 /** After a hard close, the TCP connection is dropped this long after the close frame. */
@@ -190,23 +190,25 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
     tcp.on("error", () => {});
     upgradeNode(req, tcp, head, wss, live, fetch, options.log);
   });
-  // Every socket is pinged once per KEEPALIVE_MS, a slice each second: pinging thousands in one
-  // go would hold up the heartbeats of every scene.
+  // Every socket is pinged once per keepalive period, a slice each second: pinging thousands in
+  // one go would hold up the heartbeats of every scene.
+  const period = options.keepaliveMs ?? KEEPALIVE_MS;
+  const sliceMs = Math.min(KEEPALIVE_SLICE_MS, period / 4);
   let round: NodeConnSocket[] = [];
   let next = 0;
   let roundStarted = -Infinity;
-  const slices = KEEPALIVE_MS / KEEPALIVE_SLICE_MS;
+  const slices = period / sliceMs;
   const keepalive = setInterval(() => {
     if (next >= round.length) {
-      // A new round starts once the last one is KEEPALIVE_MS old, however few sockets it had.
-      if (performance.now() - roundStarted < KEEPALIVE_MS - KEEPALIVE_SLICE_MS / 2) return;
+      // A new round starts once the last one is a period old, however few sockets it had.
+      if (performance.now() - roundStarted < period - sliceMs / 2) return;
       roundStarted = performance.now();
       round = [...live];
       next = 0;
     }
     const end = Math.min(round.length, next + Math.ceil(round.length / slices));
     for (; next < end; next++) if (live.has(round[next])) round[next].ping();
-  }, KEEPALIVE_SLICE_MS);
+  }, sliceMs);
   Deno.unrefTimer(keepalive);
 
   const listening = Promise.withResolvers<number>();

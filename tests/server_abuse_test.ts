@@ -336,3 +336,26 @@ function maskedText(text: string): Uint8Array {
   for (let i = 0; i < payload.length; i++) frame[6 + i] = payload[i] ^ mask[i % 4];
   return frame;
 }
+
+Deno.test("ws engine: a socket that never answers pings is dropped; one that answers stays", async () => {
+  await withServer({ keepaliveMs: 600 }, async (server) => {
+    const { client: alive } = await TestClient.join(server.url, "keepalive-1");
+    // A raw TCP client upgrades, says hello, and then never reads: it never sees a ping.
+    const port = Number(new URL(server.url).port);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const request = `GET /s/keepalive-1/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      "Upgrade: websocket\r\nConnection: Upgrade\r\n" +
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    await conn.write(new TextEncoder().encode(request));
+    await conn.write(maskedText(JSON.stringify({ t: "hello", name: "Ghost" })));
+    await alive.waitFor((m) => m.t === "presence" && m.kind === "join" && m.peer.name === "Ghost");
+    const left = await alive.waitFor(
+      (m) => m.t === "presence" && m.kind === "leave" && m.peer.name === "Ghost",
+      5000,
+    );
+    assert.ok(left);
+    assert.equal(alive.socket.readyState, WebSocket.OPEN, "a client that answers pings stays");
+    conn.close();
+    await alive.close();
+  });
+});
