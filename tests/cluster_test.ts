@@ -66,6 +66,9 @@ Deno.test({
       const scene = "cluster-same-1";
       const ja = await TestClient.join(a.url, scene);
       clients.push(ja.client);
+      // A launch at once, while the new scene's first owner is still being chosen: it waits
+      // for the owner rather than being refused (errors are checked below).
+      ja.client.submit({ type: "launch", x: 1, z: 1 });
       const jb = await TestClient.join(b.url, scene);
       clients.push(jb.client);
       // A third client that will report a wrong hash (desync votes span nodes).

@@ -54,6 +54,10 @@ const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
 const AHEAD_WAIT_MS = 2000;
 /** A heartbeat held this long for events the log reader has not delivered means it is stuck. */
 const READER_STALL_MS = 1500;
+/** A submit that found no owner is asked again this many times… */
+const SUBMIT_RETRIES = 4;
+/** …this far apart. */
+const SUBMIT_RETRY_MS = 250;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
 
@@ -86,6 +90,8 @@ export class SceneEdge {
   #lastRosterMs = -Infinity;
   readonly #recent = new RecentEvents();
   readonly #subs: Subscription[] = [];
+  /** Pending submit retries (cleared on close). */
+  readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #reader: LogReader | undefined;
   #seed = 0;
   #clock: SceneClock | undefined;
@@ -279,17 +285,35 @@ export class SceneEdge {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#deps.link.nc.request(
-      submitSubject(this.id),
-      encoder.encode(JSON.stringify({ by: peer.id, body })),
-      { timeout: SUBMIT_TIMEOUT_MS },
-    ).then(
+    this.#forward(peer, JSON.stringify({ by: peer.id, body }), 0);
+    return null;
+  }
+
+  /**
+   * Requests the owner's stamp. With no owner subscribed yet (a new scene's first moments, a
+   * hand-over) it asks again a few times, 250 ms apart, before refusing with `paused`.
+   */
+  #forward(peer: Peer, request: string, attempt: number): void {
+    this.#deps.link.nc.request(submitSubject(this.id), encoder.encode(request), {
+      timeout: SUBMIT_TIMEOUT_MS,
+    }).then(
       (msg) => msg.json<SubmitReply>(),
-      (e): SubmitReply => {
-        this.#deps.cluster.submitsPaused++;
+      (e): SubmitReply | null => {
         // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
         // stamped it and only the answer was lost; then the event arrives like any other.
-        if (/no responders|503/i.test(String((e as Error)?.message ?? e))) return paused();
+        if (/no responders|503/i.test(String((e as Error)?.message ?? e))) {
+          if (attempt < SUBMIT_RETRIES && !peer.gone && !this.#closed) {
+            const timer = setTimeout(() => {
+              this.#retries.delete(timer);
+              this.#forward(peer, request, attempt + 1);
+            }, SUBMIT_RETRY_MS);
+            this.#retries.add(timer);
+            return null;
+          }
+          this.#deps.cluster.submitsPaused++;
+          return paused();
+        }
+        this.#deps.cluster.submitsPaused++;
         return refusal(
           "paused",
           "the sky did not answer in time; if your launch went through you will see it, " +
@@ -297,13 +321,12 @@ export class SceneEdge {
         );
       },
     ).then((reply) => {
-      if ("ok" in reply) return;
+      if (reply === null || "ok" in reply) return;
       this.#deps.metrics.refuse(reply.code);
       peer.send(JSON.stringify(reply));
     }).catch((e) => {
       this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
     });
-    return null;
   }
 
   /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
@@ -372,6 +395,8 @@ export class SceneEdge {
   /** Stops reading the log and closes local connections. */
   async close(code: number, reason: string): Promise<void> {
     this.#closed = true;
+    for (const timer of this.#retries) clearTimeout(timer);
+    this.#retries.clear();
     for (const sub of this.#subs) unsubscribe(sub);
     for (const peer of this.peers.values()) peer.drop(code, reason);
     this.peers.clear();
