@@ -152,7 +152,6 @@ export class NodeConnSocket implements ConnSocket {
 /** The parts of `ws` 8's internals that `stopReading` touches (pinned version: 8.23). */
 interface WsInternals {
   _closeFrameSent?: boolean;
-  _socket?: { removeAllListeners(event: string): void };
   _receiver?: { _loop: boolean; _buffers: unknown[]; _bufferedBytes: number };
 }
 
@@ -163,7 +162,6 @@ interface WsInternals {
  */
 function stopReading(ws: WebSocket): void {
   const internals = ws as unknown as WsInternals;
-  internals._socket?.removeAllListeners("data");
   const receiver = internals._receiver;
   if (receiver) {
     receiver._loop = false;
