@@ -385,3 +385,22 @@ Deno.test("motion classes keep seed 002's drag for burst sparks", () => {
     assert.ok(drag >= 0.98 && drag <= 0.995, `${kind} drag ${drag}`);
   }
 });
+
+Deno.test("peony: 10–20 % of its sparks burst again, each into its children", () => {
+  for (const seq of [1, 2, 3, 4, 5]) {
+    const { fw, block } = launched({ x: 0, z: 0, kind: "peony" }, 0, seq);
+    const plan = block.plan;
+    const share = plan.splitCount[0] / plan.sparkCount[0];
+    assert.ok(share >= 0.095 && share <= 0.2, `seq ${seq}: ${share} of the sparks burst again`);
+    const children = RECIPES.peony.split!.children;
+    const { life } = fw.pool;
+    const born = new Set<number>();
+    for (let t = 0; t < block.endTick - 1; t++) {
+      fw.step(t);
+      for (let k = 0; k < plan.splitCount[0] * children; k++) {
+        if (life[block.start + plan.childStart[0] + k] > 0) born.add(k);
+      }
+    }
+    assert.equal(born.size, plan.splitCount[0] * children, "every secondary burst went off");
+  }
+});
