@@ -100,10 +100,15 @@ export class Input {
     this.dragged = false;
     this.longPressFired = false;
     clearTimeout(this.longPressTimer);
+    const press = event.pointerId;
     this.longPressTimer = setTimeout(() => {
-      if (this.pressId === null || this.dragged) return;
-      this.longPressFired = true;
-      this.fireGun();
+      // Decide at the next frame: a release that arrived while a slow frame held the main
+      // thread is handled before it, so a quick click on a busy page stays a click.
+      requestAnimationFrame(() => {
+        if (this.pressId !== press || this.dragged) return;
+        this.longPressFired = true;
+        this.fireGun();
+      });
     }, LONG_PRESS_MS);
   }
 

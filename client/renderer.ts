@@ -145,7 +145,7 @@ export class SceneRenderer {
       renderer: this.renderer,
       scene: this.scene,
       camera: this.camera,
-      bloomStrength: reduced ? 0.35 : 0.8,
+      bloomStrength: reduced ? 0.6 : 1.5,
     });
     this.resize();
   }

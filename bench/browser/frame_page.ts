@@ -9,6 +9,7 @@ import { eventCost } from "../../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
+import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { SceneRenderer } from "../../client/renderer.ts";
 
 /** What to measure. */
@@ -104,7 +105,13 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
       seq: seq + 1,
       tick: world.tick,
       by: "bench",
-      body: { type: "launch", x: ((seq * 37) % 80) - 40, z: ((seq * 53) % 80) - 40 },
+      body: {
+        type: "launch",
+        x: ((seq * 37) % 80) - 40,
+        z: ((seq * 53) % 80) - 40,
+        // Every kind in turn: the sky of a show, not only peonies.
+        kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
+      },
     };
     if (world.usedSlots() + eventCost(seed, event).particles > capacity) return;
     world.apply(event);

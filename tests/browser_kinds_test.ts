@@ -1,0 +1,90 @@
+/**
+ * Every firework kind drawn in headless Chromium at 1280×720: a launch of each kind bursts on
+ * screen and is saved mid-burst to `tests/output/kind-<kind>.png` (a close crop) for people to
+ * look at; the particle gun's tracer stream goes to `tests/output/gun.png`. No console problems.
+ */
+import assert from "node:assert/strict";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { launchBrowser, openScene, type ScenePage, startTestServer } from "../testing/browser.ts";
+import { TestClient } from "./helpers/server_harness.ts";
+
+const WIDTH = 1280;
+const HEIGHT = 720;
+/** Half the side of the saved crop around a burst, CSS pixels. */
+const CROP = 170;
+
+Deno.test("browser kinds: each kind bursts on screen (screenshots in tests/output/)", async (t) => {
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  let client: TestClient | null = null;
+  let watcher: ScenePage | null = null;
+  try {
+    const scene = `kinds-${crypto.randomUUID().slice(0, 8)}`;
+    watcher = await openScene(browser, server.url, scene, {
+      name: "Watcher",
+      width: WIDTH,
+      height: HEIGHT,
+    });
+    const page = watcher.page;
+    client = (await TestClient.join(server.url, scene, { name: "Launcher" })).client;
+    client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });
+    await page.waitForFunction(() => snowfire.settings()?.show === false, null, {
+      timeout: 20_000,
+    });
+    await Deno.mkdir("tests/output", { recursive: true });
+
+    for (const [index, kind] of FIREWORK_KINDS.entries()) {
+      await t.step(kind, async () => {
+        // Alternate sides so the last kind's embers stay out of this one's picture.
+        const x = index % 2 === 0 ? -18 : 18;
+        const before = client!.events().length;
+        client!.submit({ type: "launch", x, z: 0, y: 36, kind });
+        const event = await client!.waitFor(
+          (m) => m.t === "event" && m.body.type === "launch" && m.body.kind === kind,
+          10_000,
+        );
+        assert.ok(client!.events().length > before);
+        const seq = (event as { seq: number }).seq;
+        // Mid-burst: many sparks of this launch visible, a moment after the break.
+        const burst = await (await page.waitForFunction(
+          (wanted) => snowfire.fireworkCentroids().find((c) => c.seq === wanted && c.count > 120),
+          seq,
+          { timeout: 40_000, polling: 50 },
+        )).jsonValue() as { x: number; y: number; z: number };
+        await page.waitForTimeout(700);
+        const at = await page.evaluate(({ x, y, z }) => snowfire.project(x, y, z), burst);
+        assert.ok(at, "the burst is in front of the camera");
+        assert.ok(
+          at.x > 0 && at.x < WIDTH && at.y > 0 && at.y < HEIGHT,
+          `${kind} bursts on screen at (${at.x.toFixed(0)}, ${at.y.toFixed(0)})`,
+        );
+        const left = Math.max(0, Math.min(WIDTH - 2 * CROP, Math.round(at.x - CROP)));
+        const top = Math.max(0, Math.min(HEIGHT - 2 * CROP, Math.round(at.y - CROP)));
+        await page.screenshot({
+          path: `tests/output/kind-${kind}.png`,
+          clip: { x: left, y: top, width: 2 * CROP, height: 2 * CROP },
+        });
+      });
+    }
+
+    await t.step("the gun fires a stream of tracers (tests/output/gun.png)", async () => {
+      await page.focus("#scene");
+      await page.keyboard.press("g");
+      await page.waitForFunction(
+        () => snowfire.recentEvents().some((e) => e.type === "gun" && e.by === snowfire.you),
+        null,
+        { timeout: 20_000 },
+      );
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: "tests/output/gun.png" });
+    });
+
+    await t.step("no console error or warning", () => {
+      assert.deepEqual(watcher!.problems, []);
+    });
+  } finally {
+    await client?.close();
+    await browser.close();
+    await server.close();
+  }
+});
