@@ -39,8 +39,18 @@ function material(shader: {
 
 /** Render → glow → tone map + sRGB, sized with the renderer. */
 export class GlowPipeline {
-  /** Whether the glow pass runs (the benchmark measures its share by switching it off). */
-  bloomEnabled = true;
+  /**
+   * Whether the glow (mipmaps + gather pass) runs; the benchmark measures its share by switching
+   * it off.
+   */
+  get bloomEnabled(): boolean {
+    return this.sceneTarget.texture.generateMipmaps;
+  }
+
+  set bloomEnabled(on: boolean) {
+    this.sceneTarget.texture.generateMipmaps = on;
+  }
+
   private readonly renderer: THREE.WebGLRenderer;
   private readonly scene: THREE.Scene;
   private readonly camera: THREE.Camera;
