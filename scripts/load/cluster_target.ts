@@ -129,6 +129,15 @@ export async function startClusterTarget(options: ClusterTargetOptions): Promise
     processes,
     natsCounters,
     async stop() {
+      // What the nodes said about ownership, step-downs and stalled log readers explains outliers.
+      for (const [i, node] of nodes.entries()) {
+        const text = await Deno.readTextFile(node.logPath).catch(() => "");
+        for (const line of text.split("\n")) {
+          if (line.startsWith("cluster:") && !line.includes("connected to NATS")) {
+            console.log(`[cluster] node-${i + 1}: ${line}`);
+          }
+        }
+      }
       let code = 0;
       for (const node of nodes) code = Math.max(code, await node.stop());
       await nats.stop();

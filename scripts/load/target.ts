@@ -90,13 +90,20 @@ export async function startTarget(
     stderr: "piped",
   }).spawn();
   const log = await Deno.open(logPath, { write: true, create: true, truncate: true });
-  const logWriter = log.writable.getWriter();
+  // Written chunk by chunk with `write` (a file's `writable` buffers until closed), so the log can
+  // be read while the server runs; one chain keeps stdout's and stderr's chunks whole.
+  let writes = Promise.resolve();
+  const append = (chunk: Uint8Array) =>
+    writes = writes.then(async () => {
+      for (let at = 0; at < chunk.length;) at += await log.write(chunk.subarray(at));
+    });
   const copy = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) await logWriter.write(chunk);
+    for await (const chunk of stream) await append(chunk);
   };
-  const copying = Promise.all([copy(child.stdout), copy(child.stderr)]).finally(() =>
-    logWriter.close()
-  );
+  const copying = Promise.all([copy(child.stdout), copy(child.stderr)]).finally(async () => {
+    await writes;
+    log.close();
+  });
 
   let exited: number | undefined;
   child.status.then((status) => exited = status.code);
