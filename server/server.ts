@@ -74,6 +74,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       maxPeers: config.maxPeers,
       presenceLimit: config.presenceLimit,
       desyncTimeoutMs: config.desyncTimeoutMs,
+      arbiter,
+      desyncLimits: config.desyncLimits,
       idleMs: config.roomIdleMs,
       log: config.log,
     })

@@ -7,6 +7,8 @@
 import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../clock.ts";
+import type { DesyncLimits } from "../desync.ts";
+import type { HashArbiter } from "../hash_arbiter.ts";
 import type { Metrics } from "../metrics.ts";
 import type { PeerSocket } from "../peer.ts";
 import { randomSceneId, randomSeed, setPeerIdSuffix } from "../names.ts";
@@ -30,6 +32,10 @@ export interface ClusterScenesDeps {
   maxPeers: number;
   presenceLimit: number;
   desyncTimeoutMs: number;
+  /** Computes true hashes for owned scenes' desync disputes. */
+  arbiter?: HashArbiter;
+  /** Overrides of the desync arbitration limits (tests). */
+  desyncLimits?: Partial<DesyncLimits>;
   /** A scene with no local clients for this long is closed here (and released if owned). */
   idleMs: number;
   log: (msg: string) => void;
@@ -246,6 +252,9 @@ export class ClusterScenes {
         desyncTimeoutMs: this.#deps.desyncTimeoutMs,
         metrics: this.metrics,
         log: this.#deps.log,
+        arbiter: this.#deps.arbiter,
+        desyncLimits: this.#deps.desyncLimits,
+        desyncStats: this.#deps.metrics,
       }, id)
     ).then((owner) => {
       if (!owner) return;

@@ -25,7 +25,8 @@ import { RecentEvents } from "../recent_events.ts";
 import { randomSeed } from "../names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { paused, type SubmitReply } from "./scene_owner.ts";
+import { type DesyncVerdict, paused, type SubmitReply } from "./scene_owner.ts";
+import { CLOSE_WRONG_HASHES } from "../room.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import {
@@ -431,15 +432,24 @@ export class SceneEdge {
       callback: (err, msg) => {
         if (err) return;
         try {
-          const { tick, peers } = msg.json<{ tick: number; peers: string[] }>();
+          const { kind, tick, peers } = msg.json<DesyncVerdict>();
           for (const id of peers) {
             const peer = this.peers.get(id);
             if (!peer || !peer.welcomed) continue;
+            if (kind === "disconnect") {
+              this.#deps.metrics.desyncDisconnects++;
+              this.#deps.log(
+                `scene ${this.id}: peer ${id} disconnected: its state hashes keep disagreeing`,
+              );
+              peer.drop(CLOSE_WRONG_HASHES, "your state hashes keep disagreeing with the scene's");
+              this.leave(peer);
+              continue;
+            }
             this.#deps.metrics.desyncs++;
             peer.send(JSON.stringify({
               t: "resync",
               tick,
-              message: `your state hash at tick ${tick} differed from the majority; rebuilding`,
+              message: `your state hash at tick ${tick} differed from the scene's; rebuilding`,
             }));
             peer.send(JSON.stringify(this.#welcome(peer, undefined)));
           }

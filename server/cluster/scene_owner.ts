@@ -1,6 +1,7 @@
 /**
  * The owner of one scene in cluster mode: the only node that stamps seq and tick, runs the show,
- * admits launches against the sky ledger, arbitrates desync votes and sends heartbeats.
+ * admits launches against the sky ledger, arbitrates desync disputes (computing the true hash from
+ * the window it holds, as the single-node room does) and sends heartbeats.
  *
  * Fencing: every append names the stream sequence it expects to follow, and a node taking over
  * first appends an ownership marker, so a deposed owner's next append is refused and it steps
@@ -15,7 +16,14 @@ import { eventCost } from "../../shared/budget.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../clock.ts";
-import { HashVotes } from "../desync.ts";
+import {
+  DEFAULT_DESYNC_LIMITS,
+  type DesyncAction,
+  DesyncJudge,
+  type DesyncLimits,
+  type DesyncStats,
+} from "../desync.ts";
+import type { HashArbiter } from "../hash_arbiter.ts";
 import { SkyLedger } from "../ledger.ts";
 import { errorMessage as refusal } from "../errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
@@ -49,6 +57,22 @@ export interface OwnerDeps {
   desyncTimeoutMs: number;
   metrics: ClusterMetrics;
   log: (msg: string) => void;
+  /** Computes true hashes for disputed checkpoints; without it a dispute resyncs nobody. */
+  arbiter?: HashArbiter;
+  /** Overrides of DEFAULT_DESYNC_LIMITS (tests). */
+  desyncLimits?: Partial<DesyncLimits>;
+  /** Where arbitration counters go (the node's metrics). */
+  desyncStats?: DesyncStats;
+}
+
+/**
+ * A desync verdict on `snowfire.resync.<scene>`: the edges holding `peers` resync them, or close
+ * them with 1008 (`disconnect`: wrong again and again).
+ */
+export interface DesyncVerdict {
+  kind: "resync" | "disconnect";
+  tick: number;
+  peers: string[];
 }
 
 /** A submit request from an edge. */
@@ -75,7 +99,7 @@ export class SceneOwner {
   readonly #seed: number;
   readonly #clock: SceneClock;
   readonly #ledger: SkyLedger;
-  readonly #votes: HashVotes;
+  readonly #judge: DesyncJudge;
   readonly #subs: Subscription[] = [];
   #record: SceneRecord;
   #revision: number;
@@ -126,7 +150,15 @@ export class SceneOwner {
     this.#settings = { ...init.record.snapshot.settings };
     this.#window = init.window;
     this.#ledger = new SkyLedger(deps.skyCap);
-    this.#votes = new HashVotes(deps.desyncTimeoutMs);
+    this.#judge = new DesyncJudge(
+      { ...DEFAULT_DESYNC_LIMITS, timeoutMs: deps.desyncTimeoutMs, ...deps.desyncLimits },
+      (tick) => {
+        const window = this.#windowAt(tick);
+        if (!window || !deps.arbiter) return undefined;
+        return deps.arbiter.hash({ seed: this.#seed, tick, capacity: deps.skyCap, ...window });
+      },
+      deps.desyncStats,
+    );
     const now = this.#clock.tick();
     for (const { event } of init.window) {
       if (event.body.type === "settings") Object.assign(this.#settings, event.body.settings);
@@ -233,15 +265,49 @@ export class SceneOwner {
         this.#maybeSnapshot(now);
       });
     }
-    if (this.#votes.pending) {
-      for (const verdict of this.#votes.decide(nowMs, () => Infinity)) {
-        if (verdict.minority.length === 0) continue;
-        this.#deps.link.publish(
-          resyncSubject(this.scene),
-          JSON.stringify({ tick: verdict.tick, peers: verdict.minority }),
+    // Peers sit on many nodes: the owner cannot count who could report, so every checkpoint is
+    // settled at the timeout (agreement, or the computed truth).
+    if (this.#judge.pending) {
+      this.#judge.decide(nowMs, () => Infinity, (actions) => this.#act(actions));
+    }
+  }
+
+  /** Publishes a settled dispute's verdicts for the edges holding the peers. */
+  #act(actions: DesyncAction[]): void {
+    if (this.#stopped) return;
+    const verdicts = new Map<string, DesyncVerdict>();
+    for (const action of actions) {
+      if (action.kind === "resync") this.#judge.resynced(action.peer);
+      else {
+        this.#deps.log(
+          `scene ${this.scene}: peer ${action.peer} disconnected: ${action.strikes} wrong state ` +
+            `hashes (last at tick ${action.tick})`,
         );
       }
+      const key = `${action.kind}/${action.tick}`;
+      let verdict = verdicts.get(key);
+      if (!verdict) {
+        verdict = { kind: action.kind, tick: action.tick, peers: [] };
+        verdicts.set(key, verdict);
+      }
+      verdict.peers.push(action.peer);
     }
+    for (const verdict of verdicts.values()) {
+      this.#deps.link.publish(resyncSubject(this.scene), JSON.stringify(verdict));
+    }
+  }
+
+  /**
+   * What the true hash at `tick` is computed from: the snapshot at T − W and the events in
+   * [T − W, T), or undefined when the stored snapshot is already past T − W.
+   */
+  #windowAt(tick: number): { snapshot: WorldSnapshot; events: SceneEvent[] } | undefined {
+    const from = Math.max(0, tick - WINDOW_TICKS);
+    if (from < this.#snapshot.tick) return undefined;
+    const all = this.#window.map((w) => w.event);
+    const snapshot = advanceSnapshot(this.#snapshot, all, from);
+    const events = all.filter((event) => event.tick >= from && event.tick < tick);
+    return { snapshot, events };
   }
 
   /** Stops owning: no more stamps or heartbeats; the lease is released for another node. */
@@ -368,7 +434,7 @@ export class SceneOwner {
         try {
           const { peer, tick, h } = msg.json<{ peer: string; tick: number; h: string }>();
           if (tick <= this.#promised) {
-            this.#votes.report(tick, peer, h, this.#deps.clock.monotonicMs());
+            this.#judge.report(tick, peer, h, this.#deps.clock.monotonicMs());
           }
         } catch {
           // A malformed report from an edge: ignore it.
