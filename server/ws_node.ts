@@ -24,8 +24,6 @@ const KEEPALIVE_SLICE_MS = 1000;
 /** After a hard close, the TCP connection is dropped this long after the close frame. */
 const HARD_CLOSE_GRACE_MS = 100;
 
-/** … and at the latest this long after it, whether or not the close frame could be written. */
-const HARD_CLOSE_MAX_MS = 1000;
 
 /** At shutdown, sockets get this long to finish their closing handshake. */
 const SHUTDOWN_GRACE_MS = 1000;
@@ -71,16 +69,7 @@ export class NodeConnSocket implements ConnSocket {
       // Stop reading what an abuser still sends; the close frame gets a moment to leave.
       stopReading(ws);
       ws.pause();
-      // Dropped once the close frame is out (a busy loop may take longer than the grace to write
-      // it), and after HARD_CLOSE_MAX_MS in any case.
-      const started = performance.now();
-      let timer: ReturnType<typeof setTimeout>;
-      const drop = () => {
-        const sent = (ws as unknown as WsInternals)._closeFrameSent !== false;
-        if (sent || performance.now() - started >= HARD_CLOSE_MAX_MS) ws.terminate();
-        else timer = setTimeout(drop, HARD_CLOSE_GRACE_MS);
-      };
-      timer = setTimeout(drop, HARD_CLOSE_GRACE_MS);
+      const timer = setTimeout(() => ws.terminate(), HARD_CLOSE_GRACE_MS);
       ws.once("close", () => clearTimeout(timer));
     }
   }
@@ -151,7 +140,6 @@ export class NodeConnSocket implements ConnSocket {
 
 /** The parts of `ws` 8's internals that `stopReading` touches (pinned version: 8.23). */
 interface WsInternals {
-  _closeFrameSent?: boolean;
   _receiver?: { _loop: boolean; _buffers: unknown[]; _bufferedBytes: number };
 }
 
