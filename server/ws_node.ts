@@ -24,7 +24,6 @@ const KEEPALIVE_SLICE_MS = 1000;
 /** After a hard close, the TCP connection is dropped this long after the close frame. */
 const HARD_CLOSE_GRACE_MS = 100;
 
-
 /** At shutdown, sockets get this long to finish their closing handshake. */
 const SHUTDOWN_GRACE_MS = 1000;
 
