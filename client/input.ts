@@ -26,6 +26,9 @@ export interface InputOptions {
 
 /** Pointer travel (px) beyond which a press is a drag, not a click. */
 const DRAG_PIXELS = 8;
+/** The gun fires from this far right of and below the eye, metres. */
+const GUN_SIDE = 4;
+const GUN_DROP = 5;
 /** A press held this long without moving fires the gun. */
 const LONG_PRESS_MS = 550;
 /** Pointer and keyboard handling for the scene canvas. */
@@ -35,6 +38,9 @@ export class Input {
   private readonly pointer = new THREE.Vector2();
   private readonly hit = new THREE.Vector3();
   private readonly forward = new THREE.Vector3();
+  private readonly side = new THREE.Vector3();
+  private readonly below = new THREE.Vector3();
+  private readonly muzzle = new THREE.Vector3();
   private pressId: number | null = null;
   private pressX = 0;
   private pressY = 0;
@@ -71,15 +77,21 @@ export class Input {
   fireGun(): void {
     const camera = this.options.camera;
     camera.getWorldDirection(this.forward);
+    // From a little below and right of the eye, like a hand-held gun: the tracers then read as a
+    // stream running into the view instead of dots straight ahead.
+    this.side.crossVectors(this.forward, camera.up).normalize();
+    this.below.crossVectors(this.side, this.forward).normalize();
+    this.muzzle.copy(camera.position).addScaledVector(this.side, GUN_SIDE)
+      .addScaledVector(this.below, -GUN_DROP);
     const margin = 0.5;
     const x = THREE.MathUtils.clamp(
-      camera.position.x,
+      this.muzzle.x,
       -SCENE_HALF_EXTENT + margin,
       SCENE_HALF_EXTENT - margin,
     );
-    const y = THREE.MathUtils.clamp(camera.position.y, margin, SCENE_HEIGHT - margin);
+    const y = THREE.MathUtils.clamp(this.muzzle.y, margin, SCENE_HEIGHT - margin);
     const z = THREE.MathUtils.clamp(
-      camera.position.z,
+      this.muzzle.z,
       -SCENE_HALF_EXTENT + margin,
       SCENE_HALF_EXTENT - margin,
     );

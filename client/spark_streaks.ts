@@ -35,7 +35,7 @@ export interface SparkStreaksOptions {
 export class SparkStreaks {
   /** Add this to the scene. */
   readonly object: THREE.Mesh;
-  private readonly geometry = new THREE.InstancedBufferGeometry();
+  private geometry = quadGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly tail: StreakTail;
   private readonly keepEvery: number;
@@ -49,13 +49,6 @@ export class SparkStreaks {
     this.tail = options.tail;
     this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
     this.strobe = options.strobe ?? true;
-    // The unit quad: x along the streak (0 tail, 1 head), y across (−1, +1).
-    this.geometry.setAttribute(
-      "position",
-      new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
-    );
-    this.geometry.setIndex([0, 1, 2, 2, 1, 3]);
-    this.geometry.instanceCount = 0;
     this.material = new THREE.ShaderMaterial({
       vertexShader: SparkStreakShader.vertexShader,
       fragmentShader: SparkStreakShader.fragmentShader,
@@ -90,7 +83,11 @@ export class SparkStreaks {
     this.view = view;
     const capacity = view.size.length;
     if (this.buffer && this.buffer.count >= capacity) return;
+    // A fresh geometry: three caches an instanced geometry's largest instance count on first
+    // draw, so a grown buffer on the old geometry would still draw only the old count.
     this.geometry.dispose();
+    this.geometry = quadGeometry();
+    this.object.geometry = this.geometry;
     const buffer = new THREE.InstancedInterleavedBuffer(
       new Float32Array(capacity * SPARK_STRIDE),
       SPARK_STRIDE,
@@ -133,4 +130,16 @@ export class SparkStreaks {
     this.geometry.dispose();
     this.material.dispose();
   }
+}
+
+/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
+function quadGeometry(): THREE.InstancedBufferGeometry {
+  const geometry = new THREE.InstancedBufferGeometry();
+  geometry.setAttribute(
+    "position",
+    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
+  );
+  geometry.setIndex([0, 1, 2, 2, 1, 3]);
+  geometry.instanceCount = 0;
+  return geometry;
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { type LaunchShape, planFirework } from "../shared/firework_plan.ts";
 import { launchBrowser, openScene, type ScenePage, startTestServer } from "../testing/browser.ts";
 import { TestClient } from "./helpers/server_harness.ts";
 
@@ -26,12 +27,15 @@ Deno.test("browser kinds: each kind bursts on screen (screenshots in tests/outpu
       height: HEIGHT,
     });
     const page = watcher.page;
-    client = (await TestClient.join(server.url, scene, { name: "Launcher" })).client;
+    const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
+    client = joined.client;
+    const me = joined.welcome.you.id;
     client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });
     await page.waitForFunction(() => snowfire.settings()?.show === false, null, {
       timeout: 20_000,
     });
     await Deno.mkdir("tests/output", { recursive: true });
+    const seed = await page.evaluate(() => snowfire.seed());
 
     for (const [index, kind] of FIREWORK_KINDS.entries()) {
       await t.step(kind, async () => {
@@ -40,19 +44,28 @@ Deno.test("browser kinds: each kind bursts on screen (screenshots in tests/outpu
         const before = client!.events().length;
         client!.submit({ type: "launch", x, z: 0, y: 36, kind });
         const event = await client!.waitFor(
-          (m) => m.t === "event" && m.body.type === "launch" && m.body.kind === kind,
+          (m) => m.t === "event" && m.by === me && m.body.type === "launch" && m.body.kind === kind,
           10_000,
         );
         assert.ok(client!.events().length > before);
-        const seq = (event as { seq: number }).seq;
-        // Mid-burst: many sparks of this launch visible, a moment after the break.
-        const burst = await (await page.waitForFunction(
-          (wanted) => snowfire.fireworkCentroids().find((c) => c.seq === wanted && c.count > 120),
+        const { seq, tick } = event as { seq: number; tick: number };
+        const launched = { ...(event as { body: LaunchShape }), tick };
+        // Mid-burst: the page's world 40 ticks (⅔ s) past the tick the plan bursts it.
+        const plan = planFirework(seed, seq, launched.body);
+        const burstTick = launched.tick + plan.riseTicks;
+        await page.waitForFunction((tick) => snowfire.tick() >= tick, burstTick + 40, {
+          timeout: 40_000,
+          polling: 50,
+        });
+        const burst = await page.evaluate(
+          (wanted) => snowfire.fireworkCentroids().find((c) => c.seq === wanted) ?? null,
           seq,
-          { timeout: 40_000, polling: 50 },
-        )).jsonValue() as { x: number; y: number; z: number };
-        await page.waitForTimeout(700);
-        const at = await page.evaluate(({ x, y, z }) => snowfire.project(x, y, z), burst);
+        );
+        assert.ok(burst && burst.count > 50, `${kind} has sparks mid-burst (${burst?.count})`);
+        const at = await page.evaluate(
+          ({ x, y, z }) => snowfire.project(x, y, z),
+          { x, y: plan.burstY, z: 0 },
+        );
         assert.ok(at, "the burst is in front of the camera");
         assert.ok(
           at.x > 0 && at.x < WIDTH && at.y > 0 && at.y < HEIGHT,
