@@ -12,6 +12,8 @@ export class ClusterMetrics {
   eventsRelayed = 0;
   /** Heartbeats relayed to local clients. */
   beatsRelayed = 0;
+  /** Appends published again after a transient failure (timeout, no responders, election). */
+  appendRetries = 0;
   /** Submits refused because no owner answered (takeover or NATS outage). */
   submitsPaused = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
@@ -50,6 +52,12 @@ export class ClusterMetrics {
       "counter",
       "Takeovers and step-downs.",
       this.leaseChanges,
+    );
+    metric(
+      "snowfire_cluster_append_retries_total",
+      "counter",
+      "Log appends published again after a transient NATS failure.",
+      this.appendRetries,
     );
     metric(
       "snowfire_cluster_events_stamped_total",

@@ -42,6 +42,12 @@ const RESERVE_LOW_TICKS = TICK_RATE / 2;
 const COVERED_TICKS = 1;
 /** Show launches scheduled before this many ticks ago at takeover are skipped, not flooded. */
 const SHOW_CATCH_UP_TICKS = TICK_RATE;
+/**
+ * Waits before publishing a failed append again (a timeout, no responders, a stream leader
+ * election after a lost NATS server); more failures than this, or retrying past the lease TTL,
+ * and the owner steps down. A fenced append ("wrong last sequence") is never retried.
+ */
+export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500, 1000];
 /** The stored snapshot trails T − W by this margin (resumes served from the window beyond it). */
 const SNAPSHOT_MARGIN_TICKS = 20 * TICK_RATE;
 /** …and moves forward in steps of this many ticks. */
@@ -101,6 +107,11 @@ export class SceneOwner {
   readonly #ledger: SkyLedger;
   readonly #judge: DesyncJudge;
   readonly #subs: Subscription[] = [];
+  /**
+   * This ownership's id: an append's msgId is `<token>-<expected last seq>`, the same for every
+   * retry of one entry (deduplicated if an earlier try landed) and unlike any other writer's.
+   */
+  readonly #token = crypto.randomUUID();
   #record: SceneRecord;
   #revision: number;
   #reserved: number;
@@ -385,12 +396,47 @@ export class SceneOwner {
   }
 
   async #append(event: SceneEvent): Promise<void> {
-    const streamSeq = await appendEntry(this.#deps.link, this.scene, event, this.#lastStreamSeq);
+    const streamSeq = await this.#publish(event, this.#lastStreamSeq);
     this.#lastStreamSeq = streamSeq;
     this.#lastSeq = event.seq;
     if (event.tick > this.#promised) this.#promised = event.tick;
     if (event.body.type === "settings") Object.assign(this.#settings, event.body.settings);
     this.#window.push({ event, streamSeq });
+  }
+
+  /**
+   * Appends with the same expected sequence and msgId until the stream acknowledges, a few
+   * times with short backoff within the lease TTL: a lost NATS server or stream leader election
+   * then costs a pause of a second or so instead of a step-down and a takeover. Fencing, a
+   * closed connection or a stepped-down owner end it at once.
+   */
+  async #publish(event: SceneEvent, expectLast: number): Promise<number> {
+    const { link, clock, leaseTtlMs, metrics } = this.#deps;
+    const msgId = `${this.#token}-${expectLast}`;
+    const startMs = clock.monotonicMs();
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await appendEntry(link, this.scene, event, expectLast, msgId);
+      } catch (e) {
+        const delayMs = APPEND_RETRY_DELAYS_MS[attempt];
+        const late = clock.monotonicMs() - startMs + (delayMs ?? 0) >= leaseTtlMs;
+        if (
+          e instanceof FencedError || this.#stopped || link.nc.isClosed() ||
+          delayMs === undefined || late
+        ) throw e;
+        metrics.appendRetries++;
+        if (attempt === 0) {
+          this.#deps.log(
+            `cluster: ${this.scene}: append of seq ${event.seq} failed (${
+              (e as Error).message
+            }); ` +
+              "retrying",
+          );
+        }
+        await new Promise((r) => setTimeout(r, delayMs));
+        if (this.#stopped) throw e;
+      }
+    }
   }
 
   async #catchUpShow(now: number): Promise<void> {

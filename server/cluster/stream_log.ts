@@ -38,17 +38,25 @@ export class FencedError extends Error {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Appends `entry`, expecting the scene's last message to be `expectLast` (0: none yet). */
+/**
+ * Appends `entry`, expecting the scene's last message to be `expectLast` (0: none yet). With
+ * `msgId` (JetStream `Nats-Msg-Id`), publishing the same entry again after a failure that may have
+ * hidden a success returns the stored message's sequence instead of appending it twice: the
+ * stream checks duplicates before the expected sequence (checked against nats-server 2.9.10, R1
+ * and R3), while another writer's entry at the same position, with its own id, is still fenced.
+ */
 export async function appendEntry(
   link: NatsLink,
   scene: string,
   entry: LogEntry,
   expectLast: number,
+  msgId?: string,
 ): Promise<number> {
   try {
     const ack = await link.js.publish(logSubject(scene), encoder.encode(JSON.stringify(entry)), {
       expect: { lastSubjectSequence: expectLast },
       timeout: 2000,
+      ...(msgId === undefined ? {} : { msgID: msgId }),
     });
     return ack.seq;
   } catch (e) {
