@@ -44,8 +44,9 @@ const COVERED_TICKS = 1;
 const SHOW_CATCH_UP_TICKS = TICK_RATE;
 /**
  * Waits before publishing a failed append again (a timeout, no responders, a stream leader
- * election after a lost NATS server); more failures than this, or retrying past the lease TTL,
- * and the owner steps down. A fenced append ("wrong last sequence") is never retried.
+ * election after a lost NATS server); the last delay repeats. Retries stop once the next one
+ * would start past the lease TTL (the owner then steps down, as it would without a renewal).
+ * A fenced append ("wrong last sequence") is never retried.
  */
 export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500, 1000];
 /** The stored snapshot trails T − W by this margin (resumes served from the window beyond it). */
@@ -405,10 +406,10 @@ export class SceneOwner {
   }
 
   /**
-   * Appends with the same expected sequence and msgId until the stream acknowledges, a few
-   * times with short backoff within the lease TTL: a lost NATS server or stream leader election
-   * then costs a pause of a second or so instead of a step-down and a takeover. Fencing, a
-   * closed connection or a stepped-down owner end it at once.
+   * Appends with the same expected sequence and msgId until the stream acknowledges, with short
+   * backoff, for at most the lease TTL: a lost NATS server or a stream leader election then costs
+   * a pause instead of a step-down plus a takeover. Fencing, a closed connection or a
+   * stepped-down owner end it at once.
    */
   async #publish(event: SceneEvent, expectLast: number): Promise<number> {
     const { link, clock, leaseTtlMs, metrics } = this.#deps;
@@ -418,12 +419,10 @@ export class SceneOwner {
       try {
         return await appendEntry(link, this.scene, event, expectLast, msgId);
       } catch (e) {
-        const delayMs = APPEND_RETRY_DELAYS_MS[attempt];
-        const late = clock.monotonicMs() - startMs + (delayMs ?? 0) >= leaseTtlMs;
-        if (
-          e instanceof FencedError || this.#stopped || link.nc.isClosed() ||
-          delayMs === undefined || late
-        ) throw e;
+        const delayMs =
+          APPEND_RETRY_DELAYS_MS[Math.min(attempt, APPEND_RETRY_DELAYS_MS.length - 1)];
+        const late = clock.monotonicMs() - startMs + delayMs >= leaseTtlMs;
+        if (e instanceof FencedError || this.#stopped || link.nc.isClosed() || late) throw e;
         metrics.appendRetries++;
         if (attempt === 0) {
           this.#deps.log(
