@@ -505,11 +505,33 @@ Deno.test({
       const health = await fetch(`${nodes[0].url}/healthz`);
       assert.equal(health.status, 503, "a node cut off from NATS is unhealthy");
       assert.equal((await health.json()).reason, "nats_unreachable");
+      // The HTTP API reads scenes from NATS: 503 storage_unavailable (code and message), no 500.
+      for (const path of [`/api/scenes/${scene}/log`, "/api/scenes/nowhere-1"]) {
+        const res = await fetch(`${nodes[0].url}${path}`);
+        assert.equal(res.status, 503, path);
+        const { error } = await res.json();
+        assert.equal(error.code, "storage_unavailable", path);
+        assert.match(error.message, /NATS/, path);
+      }
+      // A scene relayed here is described from the edge.
+      const local = await fetch(`${nodes[0].url}/api/scenes/${scene}`);
+      assert.equal(local.status, 200);
+      await local.body?.cancel();
       await new Promise((r) => setTimeout(r, 2000));
       for (const { client } of [a, b]) assert.equal(client.socket.readyState, WebSocket.OPEN);
 
       const before = b.client.events().length;
       await nats.restart(0);
+      // While NATS recovers, the log answers 503 storage_unavailable until it answers 200.
+      const statuses = new Set<number>();
+      await eventually("the log is served again", async () => {
+        const res = await fetch(`${nodes[1].url}/api/scenes/${scene}/log?limit=1`);
+        statuses.add(res.status);
+        const body = await res.json();
+        if (res.status === 503) assert.equal(body.error.code, "storage_unavailable");
+        return res.status === 200;
+      }, 20_000);
+      assert.deepEqual([...statuses].filter((s) => s !== 200 && s !== 503), [], "no 500");
       for (const { client } of [a, b]) {
         await eventually("the sky is live again", () => {
           const last = client.messages.findLast((m) => m.t === "status");

@@ -9,6 +9,7 @@ import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../clock.ts";
 import type { DesyncLimits } from "../desync.ts";
 import type { HashArbiter } from "../hash_arbiter.ts";
+import { StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { PeerSocket } from "../peer.ts";
 import { randomSceneId, randomSeed, setPeerIdSuffix } from "../names.ts";
@@ -99,7 +100,11 @@ export class ClusterScenes {
   }
 
   /** Creates a scene with a fresh friendly id; returns its id. */
-  async create(): Promise<string> {
+  create(): Promise<string> {
+    return this.#fromNats("creating a scene", () => this.#create());
+  }
+
+  async #create(): Promise<string> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const id = randomSceneId();
       const created = await createRecord(this.#deps.link, id, {
@@ -156,6 +161,10 @@ export class ClusterScenes {
         people: edge.welcomedPeers().map((p) => p.info()),
       };
     }
+    return await this.#fromNats(`reading scene ${id}`, () => this.#describeStored(id));
+  }
+
+  async #describeStored(id: string): Promise<SceneInfo | undefined> {
     const versioned = await getRecord(this.#deps.link, id);
     if (!versioned) return undefined;
     const { record } = versioned;
@@ -183,7 +192,33 @@ export class ClusterScenes {
 
   /** Up to `limit` stored events with seq ≥ `from`, read from the stream. */
   readLog(id: string, from: number, limit: number): Promise<SceneEvent[]> {
-    return readEvents(this.#deps.link, id, from, limit);
+    return this.#fromNats(
+      `reading scene ${id}'s log`,
+      () => readEvents(this.#deps.link, id, from, limit),
+    );
+  }
+
+  /**
+   * Runs a NATS read or write for the HTTP API. NATS unreachable (or failing, as while it
+   * recovers from an outage) is a `StorageUnavailableError`, answered 503 `storage_unavailable`,
+   * not a 500: scenes and logs live in NATS, and the request can simply be tried again.
+   */
+  async #fromNats<T>(what: string, call: () => Promise<T>): Promise<T> {
+    const state = this.#deps.link.state;
+    if (state !== "connected") {
+      throw new StorageUnavailableError(
+        `scene storage (NATS) is unreachable (${state}) while ${what}; try again in a moment`,
+      );
+    }
+    try {
+      return await call();
+    } catch (e) {
+      throw new StorageUnavailableError(
+        `scene storage (NATS) failed while ${what}: ${(e as Error).message}; ` +
+          "try again in a moment",
+        { cause: e },
+      );
+    }
   }
 
   /** One scheduler pass: owners first (they beat), then edges (pause state, takeovers, idling). */
