@@ -31,7 +31,13 @@ import { acquireLease, type Lease, releaseLease, renewLease } from "./lease.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { getRecord, type SceneRecord, StaleRecordError, updateRecord } from "./scene_records.ts";
 import { appendEntry, FencedError, isEvent, lastEntry, readRange } from "./stream_log.ts";
-import { beatSubject, hashSubject, resyncSubject, submitSubject } from "./subjects.ts";
+import {
+  beatSubject,
+  hashSubject,
+  presenceSubject,
+  resyncSubject,
+  submitSubject,
+} from "./subjects.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /** The owner reserves this many ticks ahead of its clock (1 s)… */
@@ -483,6 +489,20 @@ export class SceneOwner {
           }
         } catch {
           // A malformed report from an edge: ignore it.
+        }
+      },
+    }));
+    // A peer that left (on any node) is forgotten by the judge, as in the single-node room.
+    this.#subs.push(nc.subscribe(presenceSubject(this.scene), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const note = msg.json<{ kind: string; peer?: { id: string } }>();
+          if (note.kind === "leave" && typeof note.peer?.id === "string") {
+            this.#judge.forget(note.peer.id);
+          }
+        } catch {
+          // Malformed: ignore.
         }
       },
     }));
