@@ -3,7 +3,7 @@
  * people in the console. It never changes the world.
  */
 import * as THREE from "three";
-import type { Settings } from "../shared/types.ts";
+import type { EventBody, Settings } from "../shared/types.ts";
 import type { FrameTimings } from "./frame_timings.ts";
 import type { Net } from "./net.ts";
 import type { Playout } from "./playout.ts";
@@ -47,13 +47,13 @@ export interface SnowfireDebug {
    */
   fireworkCentroids(): { seq: number; x: number; y: number; z: number; count: number }[];
   /** The latest event received from the server (`body` as received). */
-  lastEvent(): { seq: number; tick: number; by: string; type: string; body: unknown } | null;
+  lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
   /** Sound state: running after the first gesture, muted, voices sounding. */
   sound(): { running: boolean; muted: boolean; voices: number } | null;
   /** Flakes and firework sparks drawn in the last frame. */
   drawn(): { flakes: number; fireworks: number };
   /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
-  recentEvents(): { seq: number; tick: number; by: string; type: string; body: unknown }[];
+  recentEvents(): { seq: number; tick: number; by: string; type: string; body: EventBody }[];
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */
@@ -74,8 +74,18 @@ export interface DebugSources {
   sound?: FireworkSound;
 }
 
-/** Installs `window.snowfire` and returns it (the caller fills `you`, `errors`, `invalidFrames`). */
-export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
+/** What the page observed, which the hook shows as `you`, `errors` and `invalidFrames`. */
+export interface DebugObserved {
+  you: string;
+  errors: string[];
+  invalidFrames: number;
+}
+
+/** Installs `window.snowfire` and returns it; `you`, `errors`, `invalidFrames` read `observed`. */
+export function exposeDebugHook(
+  sources: DebugSources,
+  observed: DebugObserved = { you: "", errors: [], invalidFrames: 0 },
+): SnowfireDebug {
   const { sim, net, renderer, playout, timings } = sources;
   const hook: SnowfireDebug = {
     tick: () => sim.world?.tick ?? -1,
@@ -168,9 +178,13 @@ export function exposeDebugHook(sources: DebugSources): SnowfireDebug {
       if (!object) throw new Error(`unknown_layer: no render layer named ${layer}`);
       object.visible = visible;
     },
-    you: "",
-    errors: [],
-    invalidFrames: 0,
+    get you() {
+      return observed.you;
+    },
+    errors: observed.errors,
+    get invalidFrames() {
+      return observed.invalidFrames;
+    },
   };
   (globalThis as unknown as { snowfire: SnowfireDebug }).snowfire = hook;
   return hook;

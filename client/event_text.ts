@@ -11,7 +11,7 @@ function snowWords(snow: number): string {
 }
 
 /** Describes a settings change, e.g. "turned the show off, made the snow heavy". */
-function describeSettings(change: Partial<Settings>): string {
+export function describeSettings(change: Partial<Settings>): string {
   const parts: string[] = [];
   if (change.snow !== undefined) parts.push(snowWords(change.snow));
   if (change.windSpeed !== undefined) parts.push(`set the wind to ${change.windSpeed} m/s`);
@@ -30,8 +30,13 @@ function describeSettings(change: Partial<Settings>): string {
   return parts.join(", ");
 }
 
+/** Words for a firework kind id, e.g. "chrysanthemum" or "multi-break" → "multi break". */
+export function kindWords(kind: string): string {
+  return kind.replace(/[-_]+/g, " ");
+}
+
 /**
- * What `who` did, e.g. "Ana launched a blue-silver firework". `themeSetting` is the scene's theme
+ * What `who` did, e.g. "Ana launched a blue-silver peony". `themeSetting` is the scene's theme
  * setting, used when the launch named none.
  */
 export function describeEvent(
@@ -42,7 +47,9 @@ export function describeEvent(
   switch (body.type) {
     case "launch": {
       const theme = body.theme ?? (themeSetting === "auto" ? null : themeSetting);
-      return theme ? `${who} launched a ${theme} firework` : `${who} launched a firework`;
+      const kind = (body as { kind?: string }).kind;
+      const what = kind ? kindWords(kind) : "firework";
+      return theme ? `${who} launched a ${theme} ${what}` : `${who} launched a ${what}`;
     }
     case "gun":
       return `${who} fired the particle gun`;
@@ -51,16 +58,23 @@ export function describeEvent(
   }
 }
 
-/** A clear sentence for a refusal from the server. */
+/** Several launches by one person folded into one line, e.g. "Rae launched 5 fireworks". */
+export function describeLaunches(who: string, count: number): string {
+  return `${who} launched ${count} fireworks`;
+}
+
+/**
+ * A clear sentence for a refusal from the server. The retry time is not in it: the HUD counts
+ * it down next to the sentence.
+ */
 export function describeError(error: ErrorMessage): string {
-  const wait = error.retryAfterMs !== undefined
-    ? ` Try again in ${Math.max(1, Math.ceil(error.retryAfterMs / 1000))} s.`
-    : "";
   switch (error.code) {
     case "sky_full":
-      return `The sky is full of fireworks right now.${wait || " Try again in a moment."}`;
+      return error.retryAfterMs === undefined
+        ? "The sky is full of fireworks right now. Try again in a moment."
+        : "The sky is full of fireworks right now.";
     case "rate_limited":
-      return `Easy there: you are launching faster than the scene allows.${wait}`;
+      return "Easy there: you are going faster than the scene allows.";
     case "room_full":
       return "This scene is full. Try another scene name.";
     case "paused":

@@ -1,26 +1,31 @@
 /**
- * The heads-up display over the canvas: scene name with a copy-link button, the people present,
- * activity toasts, connection state and latency, frame rate and live particle count, and a
- * banner for problems that persist (disconnection).
+ * The heads-up display over the canvas: scene name with invite buttons and your editable name,
+ * the people present, calm activity toasts, connection state and latency (with a live reconnect
+ * countdown and "Reconnect now"), frame rate and live particle count, and the view buttons: mute
+ * (`M`), full screen, hide the HUD (`H`). Escape closes whatever panel is open.
  */
 import type { PeerInfo } from "../shared/protocol.ts";
-import type { ConnectionState } from "./net.ts";
+import type { ErrorMessage } from "../shared/protocol.ts";
+import type { EventBody, Settings } from "../shared/types.ts";
+import { element, typingInControl } from "./dom.ts";
+import { describeError, describeEvent, describeLaunches, describeSettings } from "./event_text.ts";
+import type { ConnectionInfo, ConnectionState } from "./net.ts";
+import { Toasts } from "./toasts.ts";
 
-/** How long a toast stays, ms. */
-const TOAST_MS = 4_000;
-/** Most toasts on screen at once; older ones give way. */
-const MAX_TOASTS = 4;
+/** Settings changes by one person this close together fold into one toast, ms. */
+const SETTINGS_FOLD_MS = 1_000;
+/** Where the muted preference is remembered. */
+const MUTED_KEY = "snowfire.muted";
 
-function element<T extends HTMLElement>(id: string): T {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`missing_element: the page has no #${id}`);
-  return found as T;
+/** Something Escape can close. */
+export interface Closable {
+  readonly isOpen: boolean;
+  close(): void;
 }
 
 /** DOM-backed HUD; every method is cheap enough to call from the frame loop. */
 export class Hud {
   private readonly sceneName = element<HTMLElement>("scene-name");
-  private readonly copyLink = element<HTMLButtonElement>("copy-link");
   private readonly people = element<HTMLUListElement>("people");
   private readonly connection = element<HTMLElement>("connection");
   private readonly connectionDot = element<HTMLElement>("connection-dot");
@@ -28,17 +33,99 @@ export class Hud {
   private readonly fps = element<HTMLElement>("fps");
   private readonly particles = element<HTMLElement>("particles");
   private readonly banner = element<HTMLElement>("banner");
-  private readonly toasts = element<HTMLOListElement>("toasts");
+  private readonly bannerText = element<HTMLElement>("banner-text");
+  private readonly retryCountdown = element<HTMLElement>("retry-countdown");
+  private readonly reconnectButton = element<HTMLButtonElement>("reconnect-now");
+  private readonly nameButton = element<HTMLButtonElement>("edit-name");
+  private readonly nameForm = element<HTMLFormElement>("name-form");
+  private readonly nameInput = element<HTMLInputElement>("name-input");
+  private readonly muteButton = element<HTMLButtonElement>("mute");
+  private readonly fullscreenButton = element<HTMLButtonElement>("fullscreen");
+  private readonly hideButton = element<HTMLButtonElement>("hide-hud");
+  private readonly showButton = element<HTMLButtonElement>("show-hud");
+  private readonly toasts = new Toasts(element<HTMLOListElement>("toasts"));
   private readonly peers = new Map<string, PeerInfo>();
+  private readonly settingsFolds = new Map<string, { change: Partial<Settings>; atMs: number }>();
+  private readonly escapeTargets: Closable[] = [];
+  private readonly muteListeners: ((muted: boolean) => void)[] = [];
   private selfId = "";
   private shownFps = -1;
   private shownParticles = -1;
   private shownLatency = "";
+  private retryAtMs = NaN;
+  private isMuted: boolean;
 
   constructor(sceneId: string) {
     this.sceneName.textContent = sceneId;
     document.title = `Snowfire · ${sceneId}`;
-    this.copyLink.addEventListener("click", () => this.copy());
+    this.isMuted = readMuted();
+    this.renderMute();
+
+    this.nameButton.addEventListener("click", () => this.openNameForm());
+    this.nameForm.addEventListener("reset", () => this.closeNameForm());
+    this.escapeTargets.push({
+      get isOpen() {
+        return !element("name-form").hidden;
+      },
+      close: () => this.closeNameForm(),
+    });
+    this.muteButton.addEventListener("click", () => this.setMuted(!this.isMuted));
+    if (document.fullscreenEnabled) {
+      this.fullscreenButton.hidden = false;
+      this.fullscreenButton.addEventListener("click", () => this.toggleFullscreen());
+      document.addEventListener("fullscreenchange", () => {
+        this.fullscreenButton.setAttribute("aria-pressed", String(!!document.fullscreenElement));
+      });
+    }
+    this.hideButton.addEventListener("click", () => this.setHudHidden(true));
+    this.showButton.addEventListener("click", () => this.setHudHidden(false));
+    document.addEventListener("keydown", (event) => this.onKey(event));
+    this.reconnectButton.addEventListener("click", () => {
+      this.retryCountdown.textContent = "reconnecting…";
+    });
+  }
+
+  /** Whether sound is muted (remembered in this browser). */
+  get muted(): boolean {
+    return this.isMuted;
+  }
+
+  /** Calls `listener` with the muted state now and whenever the mute button or `M` changes it. */
+  onMuteChange(listener: (muted: boolean) => void): void {
+    this.muteListeners.push(listener);
+    listener(this.isMuted);
+  }
+
+  /** Mutes or unmutes, remembers it, tells the listeners. */
+  setMuted(muted: boolean): void {
+    this.isMuted = muted;
+    try {
+      localStorage.setItem(MUTED_KEY, muted ? "1" : "0");
+    } catch {
+      // Storage may be off (private mode); the choice still holds for this page.
+    }
+    this.renderMute();
+    for (const listener of this.muteListeners) listener(muted);
+  }
+
+  /** Calls `listener` when someone presses "Reconnect now". */
+  onReconnectNow(listener: () => void): void {
+    this.reconnectButton.addEventListener("click", listener);
+  }
+
+  /** Calls `listener` with the raw text when this viewer saves a new name. */
+  onRename(listener: (raw: string) => void): void {
+    this.nameForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const raw = this.nameInput.value;
+      this.closeNameForm();
+      listener(raw);
+    });
+  }
+
+  /** Escape closes `target` when it is open (the most recently added first). */
+  addEscapeTarget(target: Closable): void {
+    this.escapeTargets.unshift(target);
   }
 
   /** Replaces the people list (after a welcome); `self` is this viewer. */
@@ -47,6 +134,8 @@ export class Hud {
     this.peers.clear();
     this.peers.set(self.id, self);
     for (const peer of peers) this.peers.set(peer.id, peer);
+    this.nameButton.textContent = self.name;
+    this.nameButton.setAttribute("aria-label", `Your name: ${self.name}. Change it`);
     this.renderPeers();
   }
 
@@ -74,32 +163,66 @@ export class Hud {
     return this.peers.get(id)?.color;
   }
 
-  /** Shows a brief message; `error` styles it as a refusal. */
+  /** Shows a brief message; identical messages on screen coalesce into one with a count. */
   toast(text: string, options: { error?: boolean; color?: string } = {}): void {
-    const item = document.createElement("li");
-    item.className = options.error ? "toast error" : "toast";
-    if (options.color) {
-      const swatch = document.createElement("span");
-      swatch.className = "swatch";
-      swatch.style.color = options.color;
-      item.append(swatch);
-    }
-    item.append(text);
-    this.toasts.append(item);
-    while (this.toasts.children.length > MAX_TOASTS) this.toasts.firstElementChild?.remove();
-    setTimeout(() => item.remove(), TOAST_MS);
+    this.toasts.show(text, options);
   }
 
-  /** Connection state with a human detail, e.g. "connection lost; retrying in 2.0 s". */
-  setConnection(state: ConnectionState, detail: string): void {
-    this.connection.textContent = state === "open" ? "connected" : detail;
+  /**
+   * A toast for what someone did. One person's launches fold into "Rae launched 5 fireworks";
+   * their settings changes within a second fold into one sentence.
+   */
+  eventToast(by: string, body: EventBody, themeSetting: Settings["theme"]): void {
+    const who = this.nameOf(by);
+    const color = this.colorOf(by);
+    if (body.type === "launch") {
+      const key = `launch:${by}`;
+      const count = this.toasts.count(key) + 1;
+      const text = count === 1
+        ? describeEvent(who, body, themeSetting)
+        : describeLaunches(who, count);
+      this.toasts.show(text, { key, color, countBadge: false });
+      return;
+    }
+    if (body.type === "settings") {
+      const key = `settings:${by}`;
+      const nowMs = performance.now();
+      const fold = this.settingsFolds.get(key);
+      const recent = fold && nowMs - fold.atMs < SETTINGS_FOLD_MS && this.toasts.count(key) > 0;
+      const change = recent ? { ...fold.change, ...body.settings } : { ...body.settings };
+      this.settingsFolds.set(key, { change, atMs: nowMs });
+      this.toasts.show(`${who} ${describeSettings(change)}`, { key, color, countBadge: false });
+      return;
+    }
+    this.toasts.show(describeEvent(who, body, themeSetting), { key: `gun:${by}`, color });
+  }
+
+  /** A refusal from the server: one toast for all refusals, with a count and a retry countdown. */
+  refusal(error: ErrorMessage): void {
+    this.toasts.show(describeError(error), {
+      key: "refusal",
+      error: true,
+      retryAtMs: error.retryAfterMs === undefined
+        ? undefined
+        : performance.now() + error.retryAfterMs,
+    });
+  }
+
+  /** Connection state: the dot, the words, and while offline a banner with a live countdown. */
+  setConnection(state: ConnectionState, info: ConnectionInfo): void {
+    this.connection.textContent = state === "open" ? "connected" : info.reason;
     this.connectionDot.className = `dot ${state}`;
+    if (state !== "open") this.setLatency(NaN);
     if (state === "open") {
       this.hideBanner();
+      this.retryAtMs = NaN;
     } else if (state === "reconnecting") {
+      if (info.retryAtMs !== undefined) this.retryAtMs = info.retryAtMs;
       this.showBanner(
-        `Disconnected from the scene: ${detail}. The sky is paused until we are back.`,
+        `Disconnected from the scene: ${info.reason}. The sky is paused until we are back.`,
       );
+      this.reconnectButton.hidden = false;
+      this.renderCountdown();
     }
   }
 
@@ -127,15 +250,32 @@ export class Hud {
     }
   }
 
-  /** A persistent alert at the top. */
+  /** Advances countdowns and retires old toasts; call a few times a second. */
+  update(): void {
+    this.toasts.update();
+    if (!this.banner.hidden) this.renderCountdown();
+  }
+
+  /** A persistent alert at the top (no reconnect controls). */
   showBanner(text: string): void {
-    this.banner.textContent = text;
+    if (this.bannerText.textContent !== text) this.bannerText.textContent = text;
     this.banner.hidden = false;
+    this.reconnectButton.hidden = true;
+    this.retryCountdown.textContent = "";
   }
 
   /** Removes the alert. */
   hideBanner(): void {
     this.banner.hidden = true;
+  }
+
+  private renderCountdown(): void {
+    if (this.reconnectButton.hidden) return;
+    const left = this.retryAtMs - performance.now();
+    const text = Number.isFinite(left) && left > 0
+      ? `Retrying in ${(left / 1000).toFixed(1)} s.`
+      : "Reconnecting…";
+    if (this.retryCountdown.textContent !== text) this.retryCountdown.textContent = text;
   }
 
   private renderPeers(): void {
@@ -152,12 +292,69 @@ export class Hud {
     this.people.replaceChildren(...items);
   }
 
-  private async copy(): Promise<void> {
+  private renderMute(): void {
+    this.muteButton.setAttribute("aria-pressed", String(this.isMuted));
+    this.muteButton.textContent = this.isMuted ? "Sound off" : "Sound on";
+    this.muteButton.title = this.isMuted ? "Unmute (M)" : "Mute (M)";
+  }
+
+  private openNameForm(): void {
+    this.nameInput.value = this.peers.get(this.selfId)?.name ?? "";
+    this.nameForm.hidden = false;
+    this.nameButton.setAttribute("aria-expanded", "true");
+    this.nameInput.focus();
+    this.nameInput.select();
+  }
+
+  private closeNameForm(): void {
+    if (this.nameForm.hidden) return;
+    const hadFocus = this.nameForm.contains(document.activeElement);
+    this.nameForm.hidden = true;
+    this.nameButton.setAttribute("aria-expanded", "false");
+    if (hadFocus) this.nameButton.focus();
+  }
+
+  private async toggleFullscreen(): Promise<void> {
     try {
-      await navigator.clipboard.writeText(location.href);
-      this.toast("Link copied. Send it to a friend to watch together.");
+      if (document.fullscreenElement) await document.exitFullscreen();
+      else await document.documentElement.requestFullscreen();
     } catch {
-      this.toast(`Copy this link: ${location.href}`);
+      this.toast("This browser would not go full screen.");
     }
+  }
+
+  private setHudHidden(hidden: boolean): void {
+    document.body.classList.toggle("hud-hidden", hidden);
+    this.showButton.hidden = !hidden;
+    if (hidden) this.showButton.focus({ preventScroll: true });
+    else if (document.activeElement === this.showButton) this.hideButton.focus();
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === "Escape") {
+      const open = this.escapeTargets.find((target) => target.isOpen);
+      if (open) {
+        open.close();
+        event.preventDefault();
+      }
+      return;
+    }
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (typingInControl(event)) return;
+    if (event.key === "m" || event.key === "M") {
+      this.setMuted(!this.isMuted);
+      event.preventDefault();
+    } else if (event.key === "h" || event.key === "H") {
+      this.setHudHidden(!document.body.classList.contains("hud-hidden"));
+      event.preventDefault();
+    }
+  }
+}
+
+function readMuted(): boolean {
+  try {
+    return localStorage.getItem(MUTED_KEY) === "1";
+  } catch {
+    return false;
   }
 }

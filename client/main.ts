@@ -1,14 +1,25 @@
 /**
- * Browser entry: wires the network link, the simulation, the three.js renderer, input, HUD and
- * settings panel together and runs the frame loop. Also exposes `window.snowfire`, a small
- * read-only debug hook the end-to-end tests use.
+ * Browser entry: wires the network link, the simulation, the three.js renderer, input, HUD,
+ * launch picker and settings panel together and runs the frame loop. Also exposes
+ * `window.snowfire`, a small read-only debug hook the end-to-end tests use.
+ *
+ * Order matters and is kept simple: everything a callback uses is declared before the callback.
+ * The one cycle (the link's handlers drive the simulation; the simulation's checkpoint hashes go
+ * out on the link) is broken by a queue the frame loop sends.
  */
 import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared/constants.ts";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import type { World } from "../shared/world.ts";
 import { z } from "zod";
-import { describeError, describeEvent } from "./event_text.ts";
+import { type DebugObserved, exposeDebugHook } from "./debug_hook.ts";
+import { cleanName } from "./display_name.ts";
+import { element } from "./dom.ts";
+import { FrameStats } from "./frame_stats.ts";
+import { FrameTimings } from "./frame_timings.ts";
 import { Hud } from "./hud.ts";
 import { Input } from "./input.ts";
+import { Invite, sceneLink } from "./invite.ts";
+import { LaunchPicker } from "./launch_picker.ts";
 import { Net } from "./net.ts";
 import { Playout } from "./playout.ts";
 import { QualityGovernor } from "./quality_governor.ts";
@@ -16,9 +27,6 @@ import { SceneRenderer } from "./renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
 import { SettingsPanel } from "./settings_panel.ts";
 import { Sim } from "./sim.ts";
-import { exposeDebugHook } from "./debug_hook.ts";
-import { FrameStats } from "./frame_stats.ts";
-import { FrameTimings } from "./frame_timings.ts";
 import { FireworkSound } from "./sound.ts";
 import { SoundCues } from "./sound_cues.ts";
 
@@ -28,26 +36,64 @@ import { SoundCues } from "./sound_cues.ts";
  */
 const MIN_STEP_BUDGET_MS = 8;
 const MAX_STEP_BUDGET_MS = 100;
+/** Where a name typed in the HUD is remembered. */
 const NAME_KEY = "snowfire.name";
 /** How often the HUD's numbers refresh, ms. */
 const HUD_INTERVAL_MS = 250;
+
+function storedName(): string | undefined {
+  try {
+    const stored = localStorage.getItem(NAME_KEY);
+    const name = cleanName(stored);
+    // A name saved by an older page may be one the server refuses: keep only its clean form.
+    if (stored !== null && name !== stored) {
+      if (name) localStorage.setItem(NAME_KEY, name);
+      else localStorage.removeItem(NAME_KEY);
+    }
+    return name;
+  } catch {
+    return undefined;
+  }
+}
+
+function storeName(name: string | undefined): void {
+  try {
+    if (name) localStorage.setItem(NAME_KEY, name);
+    else localStorage.removeItem(NAME_KEY);
+  } catch {
+    // Storage may be off (private mode); the name still holds for this page.
+  }
+}
 
 function start(): void {
   // The page's CSP allows no eval: without this zod would probe `new Function` on first parse,
   // which the browser reports as a CSP violation (it then falls back to this mode anyway).
   z.config({ jitless: true });
   const sceneId = sceneIdFromPath(location.pathname);
-  const canvas = document.getElementById("scene") as HTMLCanvasElement | null;
-  if (!canvas) throw new Error("missing_element: the page has no #scene canvas");
+  const canvas = element<HTMLCanvasElement>("scene");
   const params = new URLSearchParams(location.search);
   const hud = new Hud(sceneId ?? "no scene");
   if (!sceneId) {
     hud.showBanner("This page is not a scene. Open /s/your-scene-name to join one.");
     return;
   }
-  const name = params.get("name") ?? localStorage.getItem(NAME_KEY) ?? undefined;
-  if (params.has("name") && name) localStorage.setItem(NAME_KEY, name);
+  // `?name=` names this visit only: it is not saved, and it leaves the address bar so a link
+  // copied from there does not make a friend join under this name.
+  const name = params.has("name") ? cleanName(params.get("name")) : storedName();
+  if (params.has("name")) {
+    params.delete("name");
+    const query = params.toString();
+    history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}`);
+  }
   const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const touch = matchMedia("(pointer: coarse)").matches;
+  canvas.setAttribute(
+    "aria-label",
+    touch
+      ? "Night scene. Tap the sky to launch a firework, long-press for the particle gun."
+      : "Night scene. Click or press F to launch a firework, G to fire the particle gun, " +
+        "arrow keys or drag to look around.",
+  );
 
   let renderer: SceneRenderer;
   try {
@@ -66,10 +112,15 @@ function start(): void {
   sound.resumeOnGesture();
   const cues = new SoundCues(sound);
   const playout = new Playout();
+  const timings = new FrameTimings();
+  const observed: DebugObserved = { you: "", errors: [], invalidFrames: 0 };
+  /** Checkpoint hashes waiting for the frame loop to send them. */
+  const hashes: { tick: number; h: string }[] = [];
   const sim = new Sim({
-    checkpoint: (tick, hash) => net.send({ t: "hash", tick, h: hash }),
+    checkpoint: (tick, hash) => hashes.push({ tick, h: hash }),
     rebuilt: (world: World) => renderer.bindWorld(world),
   });
+
   const net: Net = new Net({
     url: sceneSocketUrl(location, sceneId),
     name,
@@ -87,7 +138,7 @@ function start(): void {
         }
         if (sim.welcome(message)) net.restartFresh();
         hud.setPeers(message.you, message.peers);
-        debug.you = message.you.id;
+        observed.you = message.you.id;
       },
       heartbeat: (horizon) => sim.heartbeat(horizon),
       event(event) {
@@ -98,13 +149,7 @@ function start(): void {
         }
         cues.add(sim.seed, event);
         if (event.by === "show") return;
-        const world = sim.world;
-        hud.toast(
-          describeEvent(hud.nameOf(event.by), event.body, world?.settings.theme ?? "auto"),
-          {
-            color: hud.colorOf(event.by),
-          },
-        );
+        hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       },
       presence(message) {
         if (message.kind === "join") {
@@ -116,8 +161,14 @@ function start(): void {
         }
       },
       error(message) {
-        debug.errors.push(message.code);
-        hud.toast(describeError(message), { error: true });
+        observed.errors.push(message.code);
+        hud.refusal(message);
+      },
+      nameRefused(refused, reason) {
+        if (storedName() === refused) storeName(undefined);
+        hud.toast(`The name “${refused}” was refused (${reason}); you joined with a new one.`, {
+          error: true,
+        });
       },
       resync(message) {
         hud.toast(`Re-syncing with the scene (${message.message})`);
@@ -126,14 +177,24 @@ function start(): void {
         if (message.sky === "paused") hud.showBanner(`The sky is paused: ${message.message}.`);
         else hud.hideBanner();
       },
-      state: (state, detail) => hud.setConnection(state, detail),
+      state: (state, info) => hud.setConnection(state, info),
       invalid(reason) {
-        debug.invalidFrames++;
+        observed.invalidFrames++;
         hud.toast(`Ignored a malformed message from the server: ${reason}`, { error: true });
       },
     },
   });
+  hud.onReconnectNow(() => net.reconnectNow());
+  hud.onRename((raw) => {
+    const next = cleanName(raw);
+    if (next === net.name) return;
+    storeName(next);
+    net.rename(next);
+  });
 
+  const invite = new Invite(sceneLink(location.origin, sceneId), (text) => hud.toast(text));
+  hud.addEscapeTarget(invite);
+  const picker = new LaunchPicker(FIREWORK_KINDS);
   const notConnected = () =>
     hud.toast("Not connected right now; try again in a moment.", { error: true });
   const input = new Input({
@@ -141,9 +202,10 @@ function start(): void {
     camera: renderer.camera,
     focus: renderer.controls.target,
     actions: {
-      // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts).
+      // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts);
+      // the picker adds the chosen kind and colours.
       launch(x, z, y) {
-        if (!net.submit({ type: "launch", x, z, y })) return notConnected();
+        if (!net.submit({ type: "launch", x, z, y, ...picker.choice() })) return notConnected();
         renderer.markLaunch(x, z);
       },
       gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),
@@ -152,14 +214,16 @@ function start(): void {
   const panel = new SettingsPanel((change) =>
     net.submit({ type: "settings", settings: change }) || notConnected()
   );
+  hud.addEscapeTarget(panel);
+  // The mute button and M key drive the sound; the choice is remembered by the HUD.
+  hud.onMuteChange((muted) => (sound.muted = muted));
   const stats = new FrameStats();
   // Tests read pixels at a fixed resolution; everyone else gets a resolution that keeps up.
   const governor = params.has("test") ? null : new QualityGovernor({
     maxPixelRatio: renderer.pixelRatio,
     minPixelRatio: Math.min(renderer.pixelRatio, 0.5),
   });
-  const timings = new FrameTimings();
-  const debug = exposeDebugHook({ sim, net, renderer, playout, timings, sound });
+  exposeDebugHook({ sim, net, renderer, playout, timings, sound }, observed);
 
   const clock = () => performance.now();
   let lastFrameMs = NaN;
@@ -175,6 +239,8 @@ function start(): void {
       const budget = Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2));
       sim.advance(Math.ceil(time), budget, clock);
     }
+    for (const { tick, h } of hashes) net.send({ t: "hash", tick, h });
+    hashes.length = 0;
     const simulated = performance.now();
     renderer.render(time, nowMs / 1000);
     cues.update(time, renderer.camera.position);
@@ -191,6 +257,7 @@ function start(): void {
         current ? current.liveParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
       );
       hud.setLatency(net.latencyMs);
+      hud.update();
     }
   };
   requestAnimationFrame(frame);

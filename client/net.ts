@@ -1,7 +1,8 @@
 /**
  * The WebSocket link to a scene: validates every server frame with zod, says hello (resuming
  * from the last seen `seq` after a reconnect), keeps the clock in sync with pings, and
- * reconnects with exponential backoff when the link drops or goes silent.
+ * reconnects with exponential backoff when the link drops or goes silent. A hello refused for
+ * its name is said again without one, so a bad name never leaves the page hanging.
  */
 import { type ClientMessage, ServerMessageSchema } from "../shared/protocol.ts";
 import type {
@@ -17,6 +18,14 @@ import { ClockSync } from "./clock_sync.ts";
 /** Where the link stands, for the HUD. */
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
 
+/** Why the link is in its state, and when the next attempt is due. */
+export interface ConnectionInfo {
+  /** Human reason, e.g. "connection lost" or "connected". */
+  reason: string;
+  /** While waiting to reconnect: when the next attempt starts, on the link's clock (`now`). */
+  retryAtMs?: number;
+}
+
 /** What the link reports. Every callback receives an already validated frame. */
 export interface NetHandlers {
   welcome(message: WelcomeMessage): void;
@@ -27,7 +36,9 @@ export interface NetHandlers {
   resync(message: ResyncMessage): void;
   /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
   status?(message: StatusMessage): void;
-  state(state: ConnectionState, detail: string): void;
+  state(state: ConnectionState, info: ConnectionInfo): void;
+  /** The server refused the name in `hello` (`reason`); the link joins without one. */
+  nameRefused(name: string, reason: string): void;
   /** A frame that failed validation (a bug on one side); the link stays up. */
   invalid(reason: string): void;
 }
@@ -68,6 +79,10 @@ export class Net {
   private lastFrameMs = 0;
   private wantFresh = false;
   private stopped = false;
+  /** Set by {@link reconnectNow}: the next close reopens at once instead of backing off. */
+  private reopenAtOnce = false;
+  /** The name sent in the hello not yet answered by a welcome. */
+  private pendingName: string | undefined;
 
   constructor(options: NetOptions) {
     this.options = options;
@@ -86,10 +101,15 @@ export class Net {
 
   /**
    * Network round trip in ms: the clock filter's best recent sample (a busy main thread only ever
-   * adds to a measured round trip), or NaN before the first pong.
+   * adds to a measured round trip), or NaN before the first pong and while not connected.
    */
   get latencyMs(): number {
-    return Number.isFinite(this.clock.rttMs) ? this.clock.rttMs : NaN;
+    return this.connected && Number.isFinite(this.clock.rttMs) ? this.clock.rttMs : NaN;
+  }
+
+  /** The display name sent in `hello` (undefined: the server picks one). */
+  get name(): string | undefined {
+    return this.options.name;
   }
 
   /** Opens the link. */
@@ -98,17 +118,14 @@ export class Net {
     this.open();
   }
 
-  /** Sends a frame if the link is open; returns whether it was sent. */
+  /** Sends a frame if the link is open and welcomed; returns whether it was sent. */
   send(message: ClientMessage): boolean {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    // Before the welcome the server refuses everything but hello ("send hello first").
+    if (message.t !== "hello" && !this.connected) return false;
     socket.send(JSON.stringify(message));
     return true;
-  }
-
-  /** Submits an event body for the server to stamp and forward; false when not connected. */
-  submit(body: EventBody): boolean {
-    return this.send({ t: "submit", body });
   }
 
   /**
@@ -120,6 +137,32 @@ export class Net {
     this.socket?.close(4000, "client restarts from a fresh welcome");
   }
 
+  /** Submits an event body for the server to stamp and forward; false when not connected. */
+  submit(body: EventBody): boolean {
+    return this.send({ t: "submit", body });
+  }
+
+  /**
+   * Tries again now: while waiting out a backoff, starts the next attempt at once; while
+   * connected, reconnects (resuming) at once, e.g. to say hello under a new name.
+   */
+  reconnectNow(): void {
+    if (this.stopped) return;
+    if (this.socket) {
+      this.reopenAtOnce = true;
+      this.socket.close(4002, "client reconnects");
+      return;
+    }
+    clearTimeout(this.reconnectTimer);
+    this.open();
+  }
+
+  /** Joins under another display name: reconnects at once, resuming where the scene was. */
+  rename(name: string | undefined): void {
+    this.options.name = name;
+    this.reconnectNow();
+  }
+
   /** Closes the link for good. */
   close(): void {
     this.stopped = true;
@@ -127,11 +170,11 @@ export class Net {
     this.stopTimers();
     this.socket?.close(1000, "bye");
     this.socket = null;
-    this.setState("closed", "closed");
+    this.setState("closed", { reason: "closed" });
   }
 
   private open(): void {
-    this.setState(this.attempts === 0 ? "connecting" : "reconnecting", "connecting…");
+    this.setState(this.attempts === 0 ? "connecting" : "reconnecting", { reason: "connecting…" });
     const socket = new WebSocket(this.options.url);
     this.socket = socket;
     socket.onopen = () => this.onOpen(socket);
@@ -145,18 +188,22 @@ export class Net {
     if (socket !== this.socket) return;
     const resume = this.wantFresh ? undefined : this.options.resumeFrom();
     this.wantFresh = false;
-    const hello: ClientMessage = { t: "hello" };
-    if (this.options.name) hello.name = this.options.name;
-    if (resume !== undefined) hello.lastSeq = resume;
-    this.send(hello);
+    this.pendingName = this.options.name;
+    this.sayHello(resume);
     this.lastFrameMs = this.now();
     this.pingsSent = 0;
-    this.schedulePing(0);
     this.watchdogTimer = setInterval(() => {
       if (this.now() - this.lastFrameMs > SILENCE_TIMEOUT_MS) {
         socket.close(4001, "no heartbeat from the server");
       }
     }, 1000);
+  }
+
+  private sayHello(resume: number | undefined): void {
+    const hello: ClientMessage = { t: "hello" };
+    if (this.pendingName) hello.name = this.pendingName;
+    if (resume !== undefined) hello.lastSeq = resume;
+    this.send(hello);
   }
 
   private onFrame(data: unknown): void {
@@ -182,8 +229,11 @@ export class Net {
     switch (message.t) {
       case "welcome":
         this.attempts = 0;
+        this.pendingName = undefined;
         this.clock.hint(message.horizon, this.lastFrameMs);
-        this.setState("open", "connected");
+        this.setState("open", { reason: "connected" });
+        // Pings wait for the welcome: before it the server answers anything but hello with an error.
+        if (this.pingTimer === undefined) this.schedulePing(0);
         handlers.welcome(message);
         break;
       case "tick":
@@ -201,6 +251,15 @@ export class Net {
         this.clock.addSample(message.ct, this.lastFrameMs, message.n);
         break;
       case "error":
+        if (!this.connected && this.pendingName !== undefined && message.code === "bad_message") {
+          // The hello was refused, and only its name can be at fault: join without one.
+          const name = this.pendingName;
+          this.pendingName = undefined;
+          this.options.name = undefined;
+          handlers.nameRefused(name, message.message);
+          this.sayHello(this.wantFresh ? undefined : this.options.resumeFrom());
+          break;
+        }
         handlers.error(message);
         break;
       case "resync":
@@ -217,11 +276,16 @@ export class Net {
     this.stopTimers();
     this.socket = null;
     if (this.stopped) return;
+    if (this.reopenAtOnce) {
+      this.reopenAtOnce = false;
+      this.open();
+      return;
+    }
     const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** this.attempts) *
       (0.75 + Math.random() * 0.5);
     this.attempts++;
     const why = reason || (code === 1006 ? "connection lost" : `closed (${code})`);
-    this.setState("reconnecting", `${why}; retrying in ${(delay / 1000).toFixed(1)} s`);
+    this.setState("reconnecting", { reason: why, retryAtMs: this.now() + delay });
     this.reconnectTimer = setTimeout(() => this.open(), delay);
   }
 
@@ -235,11 +299,12 @@ export class Net {
 
   private stopTimers(): void {
     clearTimeout(this.pingTimer);
+    this.pingTimer = undefined;
     clearInterval(this.watchdogTimer);
   }
 
-  private setState(state: ConnectionState, detail: string): void {
+  private setState(state: ConnectionState, info: ConnectionInfo): void {
     this.connectionState = state;
-    this.options.handlers.state(state, detail);
+    this.options.handlers.state(state, info);
   }
 }

@@ -3,7 +3,13 @@
  * scene server on a free port with a temporary data directory, and pages that join a scene while
  * recording every console problem.
  */
-import { type Browser, chromium, type ConsoleMessage, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContextOptions,
+  chromium,
+  type ConsoleMessage,
+  type Page,
+} from "playwright-core";
 import { type RunningServer, startServer } from "../server/server.ts";
 import { buildClient } from "../tools/bundle.ts";
 import type { SnowfireDebug } from "../client/debug_hook.ts";
@@ -119,8 +125,12 @@ export interface OpenSceneOptions {
   reducedMotion?: boolean;
   /** Test mode keeps the drawing buffer for pixel reads; default true. */
   test?: boolean;
-  /** A phone: touch events and a mobile viewport. */
+  /** A phone: touch events, `pointer: coarse`, mobile viewport. */
   touch?: boolean;
+  /** Extra context options (permissions, storage state…). */
+  context?: BrowserContextOptions;
+  /** Don't wait for the connection (the caller checks something else first). */
+  noWait?: boolean;
 }
 
 /** Opens `/s/:scene` in a fresh browser context and waits until the client is connected. */
@@ -133,8 +143,8 @@ export async function openScene(
   const context = await browser.newContext({
     viewport: { width: options.width ?? 800, height: options.height ?? 600 },
     reducedMotion: options.reducedMotion ? "reduce" : "no-preference",
-    hasTouch: options.touch ?? false,
-    isMobile: options.touch ?? false,
+    ...(options.touch ? { hasTouch: true, isMobile: true } : {}),
+    ...options.context,
   });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -150,8 +160,13 @@ export async function openScene(
       encodeURIComponent(options.name)
     }`,
   );
+  if (!options.noWait) await waitConnected(page);
+  return { page, problems };
+}
+
+/** Waits until the page's client is connected and simulating. */
+export async function waitConnected(page: Page): Promise<void> {
   await page.waitForFunction(() => globalThis.snowfire?.connected() && snowfire.tick() > 0, null, {
     timeout: 20_000,
   });
-  return { page, problems };
 }

@@ -1,0 +1,443 @@
+/**
+ * The page as people use it, in headless Chromium: a HUD that never overlaps on a phone (portrait
+ * and landscape) or a desktop, names that always join, links without names, calm settings and
+ * toasts, an offline countdown, lowercase scene ids, and accessibility (Escape, contrast, focus).
+ * Screenshots of each viewport go to tests/output/page-*.png.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import {
+  browserTest,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+  startTestServer,
+  waitConnected,
+} from "../testing/browser.ts";
+
+interface Box {
+  name: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Bounding boxes of the visible HUD parts (and each toast). */
+function hudBoxes(page: Page): Promise<Box[]> {
+  return page.evaluate(() => {
+    const selectors = [
+      ".title-panel",
+      ".status-panel",
+      "#banner",
+      ".help",
+      ".picker",
+      ".toolbar",
+      "#settings",
+      ".toast",
+    ];
+    const boxes: Box[] = [];
+    for (const selector of selectors) {
+      document.querySelectorAll(selector).forEach((node, index) => {
+        const rect = (node as HTMLElement).getBoundingClientRect();
+        if (rect.width === 0 || rect.height === 0) return;
+        if (getComputedStyle(node).visibility === "hidden") return;
+        boxes.push({
+          name: `${selector}#${index}`,
+          x: rect.x,
+          y: rect.y,
+          width: rect.width,
+          height: rect.height,
+        });
+      });
+    }
+    return boxes;
+  });
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height &&
+    b.y < a.y + a.height;
+}
+
+/** Asserts that no two boxes overlap and each lies inside the viewport. */
+function assertNoOverlap(boxes: Box[], width: number, height: number, where: string): void {
+  for (const box of boxes) {
+    assert.ok(
+      box.x >= -0.5 && box.y >= -0.5 && box.x + box.width <= width + 0.5 &&
+        box.y + box.height <= height + 0.5,
+      `${where}: ${box.name} lies inside the ${width}×${height} viewport (${JSON.stringify(box)})`,
+    );
+  }
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      assert.ok(
+        !overlaps(boxes[i], boxes[j]),
+        `${where}: ${boxes[i].name} overlaps ${boxes[j].name} ` +
+          `(${JSON.stringify(boxes[i])} / ${JSON.stringify(boxes[j])})`,
+      );
+    }
+  }
+}
+
+/** WCAG contrast of the help line: its colour over its own background laid on white snow. */
+function helpContrast(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const parse = (css: string) => {
+      const [r, g, b, a = 1] = css.match(/[\d.]+/g)!.map(Number);
+      return { r, g, b, a };
+    };
+    const help = document.querySelector(".help") as HTMLElement;
+    const style = getComputedStyle(help);
+    const fg = parse(style.color);
+    const bg = parse(style.backgroundColor);
+    // The worst case behind a translucent background: white (a bright burst, heavy snow).
+    const over = (c: number) => c * bg.a + 255 * (1 - bg.a);
+    const luminance = (r: number, g: number, b: number) => {
+      const channel = (c: number) => {
+        const s = c / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    };
+    const back = luminance(over(bg.r), over(bg.g), over(bg.b));
+    const text = luminance(fg.r, fg.g, fg.b);
+    return (Math.max(back, text) + 0.05) / (Math.min(back, text) + 0.05);
+  });
+}
+
+async function closePage(scenePage: ScenePage): Promise<void> {
+  await scenePage.page.context().close();
+}
+
+browserTest("browser page: layout, names, links, calm settings and toasts, offline", async (t) => {
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const problems: string[] = [];
+  try {
+    const scene = `page-${crypto.randomUUID().slice(0, 8)}`;
+    await Deno.mkdir("tests/output", { recursive: true });
+
+    for (
+      const [label, width, height, touch] of [
+        ["phone-portrait", 390, 844, true],
+        ["phone-landscape", 844, 390, true],
+        ["desktop", 1280, 720, false],
+      ] as const
+    ) {
+      await t.step(`no HUD overlap at ${width}×${height}${touch ? " touch" : ""}`, async () => {
+        const viewer = await openScene(browser, server.url, scene, {
+          name: "Ana",
+          width,
+          height,
+          touch,
+          context: { permissions: ["clipboard-read", "clipboard-write"] },
+        });
+        const { page } = viewer;
+        try {
+          // A toast on screen too: the link copied.
+          await page.click("#copy-link");
+          await page.waitForSelector(".toast");
+          assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings closed`);
+          const fountain = await page.evaluate(() => snowfire.project(0, 2, 0));
+          if (fountain) {
+            for (const toast of (await hudBoxes(page)).filter((b) => b.name.startsWith(".toast"))) {
+              const inside: boolean = fountain.x >= toast.x && fountain.x <= toast.x + toast.width &&
+                fountain.y >= toast.y && fountain.y <= toast.y + toast.height;
+              assert.ok(!inside, `${label}: a toast covers the fountain`);
+            }
+          }
+          await page.screenshot({ path: `tests/output/page-${label}.png` });
+          await page.click("#settings summary");
+          assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings open`);
+          await page.screenshot({ path: `tests/output/page-${label}-settings.png` });
+
+          const hint = await page.evaluate(() => {
+            const visible = (selector: string) => {
+              const node = document.querySelector(selector) as HTMLElement;
+              return node.getBoundingClientRect().width > 0;
+            };
+            return {
+              keys: visible(".help-keys"),
+              touch: visible(".help-touch"),
+              text: (document.querySelector(".help") as HTMLElement).innerText,
+            };
+          });
+          if (touch) {
+            assert.equal(hint.keys, false, "no key names on a touch screen");
+            assert.equal(hint.touch, true);
+            assert.match(hint.text, /Tap the sky to launch/);
+            assert.doesNotMatch(hint.text, /\b[GFMH]\b/);
+          } else {
+            assert.equal(hint.keys, true);
+            assert.equal(hint.touch, false);
+          }
+          assert.ok(await helpContrast(page) >= 4.5, "help line contrast ≥ 4.5:1");
+          problems.push(...viewer.problems);
+        } finally {
+          await closePage(viewer);
+        }
+      });
+    }
+
+    await t.step("a 40-character ?name= joins, cut to 32; a saved bad name joins too", async () => {
+      const long = "Bartholomew Fitzgerald Montgomery";
+      const forty = `${long}-Smith`.padEnd(40, "x");
+      const viewer = await openScene(browser, server.url, scene, { name: forty });
+      try {
+        const shown = await viewer.page.textContent("#edit-name");
+        assert.equal(shown, forty.slice(0, 32));
+        assert.doesNotMatch(viewer.page.url(), /name=/, "the name left the address bar");
+        // A bad name saved by an older page: whitespace only, or too long.
+        for (const saved of ["    ", "y".repeat(60)]) {
+          await viewer.page.evaluate(
+            (value) => localStorage.setItem("snowfire.name", value),
+            saved,
+          );
+          await viewer.page.goto(`${server.url}/s/${scene}?test`);
+          await waitConnected(viewer.page);
+          const name = await viewer.page.textContent("#edit-name") ?? "";
+          assert.ok(name.length > 0 && name.length <= 32, `joined as "${name}"`);
+        }
+        problems.push(...viewer.problems);
+      } finally {
+        await closePage(viewer);
+      }
+    });
+
+    const ana = await openScene(browser, server.url, scene, {
+      name: "Ana",
+      width: 640,
+      height: 480,
+      context: { permissions: ["clipboard-read", "clipboard-write"] },
+    });
+    const ben = await openScene(browser, server.url, scene, {
+      name: "Ben",
+      width: 480,
+      height: 360,
+    });
+    try {
+      await t.step("a copied link carries no name, and the QR code holds it too", async () => {
+        await ana.page.click("#copy-link");
+        const copied = await ana.page.evaluate(() => navigator.clipboard.readText());
+        assert.equal(copied, `${server.url}/s/${scene}`);
+        await ana.page.click("#show-qr");
+        const qrLink = await ana.page.getAttribute("#qr", "data-link");
+        assert.equal(qrLink, copied);
+        await ana.page.keyboard.press("Escape");
+        assert.equal(await ana.page.isHidden("#qr-panel"), true, "Escape closes the QR code");
+      });
+
+      await t.step("the name can be edited in the HUD", async () => {
+        await ana.page.click("#edit-name");
+        await ana.page.fill("#name-input", "  Anastasia   Q  ");
+        await ana.page.press("#name-input", "Enter");
+        await ben.page.waitForFunction(
+          () => document.querySelector("#people")?.textContent?.includes("Anastasia Q"),
+          null,
+          { timeout: 20_000 },
+        );
+        await waitConnected(ana.page);
+        assert.equal(await ana.page.textContent("#edit-name"), "Anastasia Q");
+      });
+
+      await t.step("Escape closes the settings panel", async () => {
+        await ana.page.click("#settings summary");
+        assert.equal(await ana.page.getAttribute("#settings", "open"), "");
+        await ana.page.focus("#show");
+        await ana.page.keyboard.press("Escape");
+        assert.equal(await ana.page.getAttribute("#settings", "open"), null);
+        assert.equal(
+          await ana.page.evaluate(() => document.activeElement?.tagName),
+          "SUMMARY",
+          "focus returns to the panel's toggle",
+        );
+      });
+
+      await t.step("keyboard slider steps send ≤ 1 settings event per second", async () => {
+        const before = await ana.page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+        await ana.page.click("#settings summary");
+        await ana.page.focus("#wind-speed");
+        const startedMs = Date.now();
+        for (let i = 0; i < 16; i++) {
+          await ana.page.keyboard.press(i % 4 === 3 ? "ArrowLeft" : "ArrowRight");
+          await ana.page.waitForTimeout(120);
+        }
+        const wanted = Number(await ana.page.inputValue("#wind-speed"));
+        const anaId = await ana.page.evaluate(() => snowfire.you);
+        // Ben has received (not necessarily simulated yet) Ana's change to the final value.
+        await ben.page.waitForFunction(
+          ({ speed, by }) =>
+            snowfire.recentEvents().some((e) =>
+              e.by === by && e.body.type === "settings" && e.body.settings.windSpeed === speed
+            ),
+          { speed: wanted, by: anaId },
+          { timeout: 20_000 },
+        );
+        const elapsedS = (Date.now() - startedMs) / 1000;
+        const sent = await ben.page.evaluate(
+          ({ seq, by }) =>
+            snowfire.recentEvents().filter((e) =>
+              e.seq > seq && e.type === "settings" && e.by === by
+            ),
+          { seq: before, by: anaId },
+        );
+        assert.ok(sent.length >= 1 && sent.length <= Math.ceil(elapsedS), `${sent.length} sends`);
+        for (let i = 1; i < sent.length; i++) {
+          assert.ok(sent[i].tick - sent[i - 1].tick >= 55, "a second apart (60 ticks)");
+        }
+        // Ben sees one calm toast for Ana's changes, not one per step.
+        const toasts = await ben.page.$$eval(
+          ".toast",
+          (items) => items.filter((item) => item.textContent?.includes("wind")).length,
+        );
+        assert.ok(toasts <= 1, `${toasts} wind toasts`);
+      });
+
+      await t.step("arrowing past Heavy does not wrap into no snow", async () => {
+        const anaId = await ana.page.evaluate(() => snowfire.you);
+        await ana.page.check('input[name="snow"][value="1"]');
+        await ben.page.waitForFunction(
+          (by) =>
+            snowfire.recentEvents().some((e) =>
+              e.by === by && e.body.type === "settings" && e.body.settings.snow === 1
+            ),
+          anaId,
+          { timeout: 20_000 },
+        );
+        await ana.page.focus('input[name="snow"][value="1"]');
+        await ana.page.keyboard.press("ArrowRight");
+        await ana.page.keyboard.press("ArrowDown");
+        assert.equal(await ana.page.isChecked('input[name="snow"][value="1"]'), true);
+        await ana.page.waitForTimeout(2000);
+        const stopped = await ben.page.evaluate(
+          (by) =>
+            snowfire.recentEvents().some((e) =>
+              e.by === by && e.body.type === "settings" && e.body.settings.snow === 0
+            ),
+          anaId,
+        );
+        assert.equal(stopped, false, "nobody stopped the snow");
+        await ana.page.keyboard.press("Escape");
+      });
+
+      await t.step("the picked colours go with each launch and reach a second page", async () => {
+        await ana.page.selectOption("#pick-theme", "green-purple");
+        const anaId = await ana.page.evaluate(() => snowfire.you);
+        const before = await ben.page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+        await ana.page.focus("#scene");
+        await ana.page.keyboard.press("f");
+        const body = await (await ben.page.waitForFunction(
+          ({ seq, by }) =>
+            snowfire.recentEvents().find((e) => e.seq > seq && e.by === by && e.type === "launch")
+              ?.body ?? false,
+          { seq: before, by: anaId },
+          { timeout: 20_000 },
+        )).jsonValue() as { theme?: string };
+        assert.equal(body.theme, "green-purple");
+      });
+
+      await t.step("30 fast clicks: at most one refusal toast, with a count", async () => {
+        // Let earlier toasts go, then click the sky 30 times at once: pointer events dispatched in
+        // one task, since this machine's software renderer paces real clicks at its frame rate.
+        await ana.page.waitForTimeout(4500);
+        await ana.page.evaluate(() => {
+          const canvas = document.getElementById("scene")!;
+          for (let i = 0; i < 30; i++) {
+            const at = { clientX: 260 + (i % 10) * 12, clientY: 220, button: 0, bubbles: true };
+            const pointer = { ...at, pointerId: 1, isPrimary: true };
+            canvas.dispatchEvent(new PointerEvent("pointerdown", pointer));
+            canvas.dispatchEvent(new PointerEvent("pointerup", pointer));
+          }
+        });
+        await ana.page.waitForFunction(() => snowfire.errors.length > 0, null, { timeout: 20_000 });
+        await ana.page.waitForTimeout(300);
+        const refusals = await ana.page.$$eval(".toast.error", (items) =>
+          items.map((item) => ({
+            text: item.textContent ?? "",
+            count: item.querySelector(".count")?.textContent ?? "",
+          })));
+        assert.equal(refusals.length, 1, JSON.stringify(refusals));
+        assert.match(refusals[0].count, /^×\d+$/, JSON.stringify(refusals));
+        assert.match(refusals[0].text, /Try again in \d+ s|try again now/i);
+        const launchToasts = await ben.page.$$eval(
+          ".toast",
+          (items) => items.filter((item) => /Anastasia Q launched/.test(item.textContent ?? "")),
+        );
+        assert.ok(launchToasts.length <= 1, "Ben sees one folded launch toast");
+        const folded = await ben.page.textContent(".toast:last-child");
+        assert.ok(folded !== null);
+      });
+
+      await t.step("M mutes and is remembered; H hides the HUD", async () => {
+        await ana.page.focus("#scene");
+        await ana.page.keyboard.press("m");
+        assert.equal(await ana.page.getAttribute("#mute", "aria-pressed"), "true");
+        assert.equal(await ana.page.evaluate(() => localStorage.getItem("snowfire.muted")), "1");
+        await ana.page.keyboard.press("h");
+        assert.equal(await ana.page.isHidden(".hud"), true);
+        assert.equal(await ana.page.isVisible("#show-hud"), true);
+        await ana.page.keyboard.press("h");
+        assert.equal(await ana.page.isVisible(".hud"), true);
+      });
+
+      await t.step("the focused canvas shows a focus cue", async () => {
+        await ana.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        await ana.page.keyboard.press("Tab");
+        assert.equal(await ana.page.evaluate(() => document.activeElement?.id), "scene");
+        assert.equal(await ana.page.isVisible(".focus-cue"), true);
+      });
+
+      await t.step("/s/MyParty redirects to /s/myparty", async () => {
+        const response = await fetch(`${server.url}/s/MyParty?x=1`, { redirect: "manual" });
+        await response.body?.cancel();
+        assert.equal(response.status, 301);
+        assert.equal(response.headers.get("location"), "/s/myparty?x=1");
+        const page = await ben.page.context().newPage();
+        await page.goto(`${server.url}/s/MyParty?test`);
+        assert.equal(new URL(page.url()).pathname, "/s/myparty");
+        await page.close();
+      });
+
+      await t.step("offline: the countdown decreases, latency clears, Reconnect now", async () => {
+        await server.stop();
+        await ana.page.waitForSelector("#banner:not([hidden])", { timeout: 20_000 });
+        // Backoff doubles per attempt; wait for a wait long enough to watch it count down.
+        await ana.page.waitForFunction(
+          () =>
+            Number(
+              /Retrying in ([\d.]+)/.exec(
+                document.querySelector("#retry-countdown")?.textContent ?? "",
+              )?.[1],
+            ) >= 1.5,
+          null,
+          { timeout: 30_000 },
+        );
+        const seconds = async () =>
+          Number(/([\d.]+) s/.exec(await ana.page.textContent("#retry-countdown") ?? "")?.[1]);
+        const first = await seconds();
+        await ana.page.waitForTimeout(600);
+        const second = await seconds();
+        assert.ok(second < first, `the countdown decreases (${first} → ${second})`);
+        assert.equal(await ana.page.textContent("#latency"), "", "no stale latency");
+        await server.start();
+        await ana.page.click("#reconnect-now");
+        await waitConnected(ana.page);
+        await ana.page.waitForSelector("#banner", { state: "hidden", timeout: 20_000 });
+      });
+
+      problems.push(...ana.problems, ...ben.problems);
+    } finally {
+      await closePage(ana);
+      await closePage(ben);
+    }
+
+    await t.step("no console errors or warnings", () => {
+      const REFUSED = /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|404|503/;
+      assert.deepEqual(problems.filter((problem) => !REFUSED.test(problem)), []);
+    });
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
