@@ -16,6 +16,9 @@ function directionLabel(degrees: number): string {
   return `${Math.round(degrees)}°`;
 }
 
+/** A sent change not seen in the world after this long no longer holds its control, ms. */
+const SENT_HOLD_MS = 5_000;
+
 /** A pointer press this recent makes a `change` a click (send now), not a key step (wait). */
 const POINTER_CHANGE_MS = 800;
 
@@ -35,10 +38,18 @@ export class SettingsPanel {
   private shown: Settings | null = null;
   private lastPointerMs = -Infinity;
   private dragging: HTMLInputElement | null = null;
+  /** Values sent and not yet seen in the world, with when they were sent. */
+  private readonly sent = new Map<keyof Settings, { value: unknown; atMs: number }>();
 
   /** `send` receives each (calmed) change as a partial settings object. */
   constructor(send: (change: Partial<Settings>) => void) {
-    this.gate = new ChangeGate<Settings>(send);
+    this.gate = new ChangeGate<Settings>((change) => {
+      const atMs = performance.now();
+      for (const [field, value] of Object.entries(change)) {
+        this.sent.set(field as keyof Settings, { value, atMs });
+      }
+      send(change);
+    });
     this.snow = [...this.form.querySelectorAll<HTMLInputElement>('input[name="snow"]')];
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.form.addEventListener("pointerdown", (event) => {
@@ -117,8 +128,17 @@ export class SettingsPanel {
       return;
     }
     this.shown = { ...settings };
-    // A control the viewer is still changing keeps what they chose until it is sent.
-    const pending = this.gate.pending ?? {};
+    // A control the viewer is still changing keeps what they chose until it is sent, and then
+    // until the world shows it (a busy page simulates a little behind the server).
+    const pending: Partial<Record<keyof Settings, unknown>> = { ...this.gate.pending };
+    const nowMs = performance.now();
+    for (const [field, sent] of this.sent) {
+      if (settings[field] === sent.value || nowMs - sent.atMs > SENT_HOLD_MS) {
+        this.sent.delete(field);
+      } else if (pending[field] === undefined) {
+        pending[field] = sent.value;
+      }
+    }
     if (pending.snow === undefined) {
       let closest = this.snow[0];
       for (const radio of this.snow) {
