@@ -217,7 +217,7 @@ export class Hud {
       this.hideBanner();
       this.retryAtMs = NaN;
     } else if (state === "reconnecting") {
-      if (info.retryAtMs !== undefined) this.retryAtMs = info.retryAtMs;
+      this.retryAtMs = info.retryAtMs ?? NaN;
       this.showBanner(
         `Disconnected from the scene: ${info.reason}. The sky is paused until we are back.`,
       );

@@ -17,7 +17,7 @@ function directionLabel(degrees: number): string {
 }
 
 /** A sent change not seen in the world after this long no longer holds its control, ms. */
-const SENT_HOLD_MS = 5_000;
+const SENT_HOLD_MS = 15_000;
 
 /** A pointer press this recent makes a `change` a click (send now), not a key step (wait). */
 const POINTER_CHANGE_MS = 800;
