@@ -142,7 +142,8 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
           const fountain = await page.evaluate(() => snowfire.project(0, 2, 0));
           if (fountain) {
             for (const toast of (await hudBoxes(page)).filter((b) => b.name.startsWith(".toast"))) {
-              const inside: boolean = fountain.x >= toast.x && fountain.x <= toast.x + toast.width &&
+              const inside: boolean = fountain.x >= toast.x &&
+                fountain.x <= toast.x + toast.width &&
                 fountain.y >= toast.y && fountain.y <= toast.y + toast.height;
               assert.ok(!inside, `${label}: a toast covers the fountain`);
             }
