@@ -65,12 +65,12 @@ export class Toasts {
     let toast = this.live.get(key);
     if (toast) {
       toast.count++;
-      // Newest activity goes to the end of the list.
-      this.list.append(toast.item);
+      // Newest activity goes first: when the sky has no room for them all, the oldest are cut.
+      this.list.prepend(toast.item);
     } else {
       toast = this.create(options);
       this.live.set(key, toast);
-      this.list.append(toast.item);
+      this.list.prepend(toast.item);
       while (this.live.size > MAX_TOASTS) this.remove(this.live.keys().next().value!);
     }
     this.live.delete(key);
