@@ -38,7 +38,7 @@ const browserTimers: GateTimers = {
  * ```
  */
 export class ChangeGate<T extends object> {
-  private readonly send: (change: Partial<T>) => void;
+  private readonly send: (change: Partial<T>) => boolean | void;
   private readonly quietMs: number;
   private readonly minGapMs: number;
   private readonly timers: GateTimers;
@@ -46,7 +46,11 @@ export class ChangeGate<T extends object> {
   private lastSentMs = -Infinity;
   private timer: unknown = undefined;
 
-  constructor(send: (change: Partial<T>) => void, options: ChangeGateOptions = {}) {
+  /**
+   * `send` returns false when it could not send (not connected): the change then stays pending
+   * and is tried again a gap later, merged with anything newer.
+   */
+  constructor(send: (change: Partial<T>) => boolean | void, options: ChangeGateOptions = {}) {
     this.send = send;
     this.quietMs = options.quietMs ?? 600;
     this.minGapMs = options.minGapMs ?? 1000;
@@ -89,6 +93,11 @@ export class ChangeGate<T extends object> {
     if (!change) return;
     this.pendingChange = null;
     this.lastSentMs = this.timers.now();
-    this.send(change);
+    if (this.send(change) === false) {
+      // Anything pushed meanwhile is newer than the change that failed.
+      const newer = this.pendingChange as Partial<T> | null;
+      this.pendingChange = { ...change, ...newer };
+      this.arm(this.timers.now());
+    }
   }
 }

@@ -211,9 +211,8 @@ function start(): void {
       gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),
     },
   });
-  const panel = new SettingsPanel((change) =>
-    net.submit({ type: "settings", settings: change }) || notConnected()
-  );
+  // A change made while offline waits in the panel and goes out once connected.
+  const panel = new SettingsPanel((change) => net.submit({ type: "settings", settings: change }));
   hud.addEscapeTarget(panel);
   // The mute button and M key drive the sound; the choice is remembered by the HUD.
   hud.onMuteChange((muted) => (sound.muted = muted));

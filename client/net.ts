@@ -59,6 +59,8 @@ const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
 /** Heartbeats arrive every ≤ 50 ms; this much silence means the link is dead. */
 const SILENCE_TIMEOUT_MS = 5_000;
+/** How often the silence is checked, ms. */
+const WATCHDOG_MS = 1_000;
 const STARTUP_PINGS = 5;
 const STARTUP_PING_GAP_MS = 120;
 const PING_INTERVAL_MS = 2_000;
@@ -192,11 +194,19 @@ export class Net {
     this.sayHello(resume);
     this.lastFrameMs = this.now();
     this.pingsSent = 0;
+    let lastCheckMs = this.now();
     this.watchdogTimer = setInterval(() => {
-      if (this.now() - this.lastFrameMs > SILENCE_TIMEOUT_MS) {
+      const nowMs = this.now();
+      // A check this late means the page itself stalled (a busy or throttled tab): frames that
+      // arrived meanwhile wait behind this callback, so the silence is ours, not the server's.
+      const stalled = nowMs - lastCheckMs > 2 * WATCHDOG_MS;
+      lastCheckMs = nowMs;
+      if (stalled) {
+        this.lastFrameMs = Math.max(this.lastFrameMs, nowMs - WATCHDOG_MS);
+      } else if (nowMs - this.lastFrameMs > SILENCE_TIMEOUT_MS) {
         socket.close(4001, "no heartbeat from the server");
       }
-    }, 1000);
+    }, WATCHDOG_MS);
   }
 
   private sayHello(resume: number | undefined): void {

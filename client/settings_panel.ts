@@ -41,14 +41,18 @@ export class SettingsPanel {
   /** Values sent and not yet seen in the world, with when they were sent. */
   private readonly sent = new Map<keyof Settings, { value: unknown; atMs: number }>();
 
-  /** `send` receives each (calmed) change as a partial settings object. */
-  constructor(send: (change: Partial<Settings>) => void) {
+  /**
+   * `send` receives each (calmed) change as a partial settings object and returns whether it went
+   * out; one that could not (offline) is tried again a second later.
+   */
+  constructor(send: (change: Partial<Settings>) => boolean) {
     this.gate = new ChangeGate<Settings>((change) => {
+      if (!send(change)) return false;
       const atMs = performance.now();
       for (const [field, value] of Object.entries(change)) {
         this.sent.set(field as keyof Settings, { value, atMs });
       }
-      send(change);
+      return true;
     });
     this.snow = [...this.form.querySelectorAll<HTMLInputElement>('input[name="snow"]')];
     this.form.addEventListener("submit", (event) => event.preventDefault());

@@ -36,7 +36,7 @@ Deno.test("ChangeGate folds key steps into one send after a pause", () => {
   const timers = manualTimers();
   const sent: { at: number; change: Partial<{ wind: number; snow: number }> }[] = [];
   const gate = new ChangeGate<{ wind: number; snow: number }>(
-    (change) => sent.push({ at: timers.now(), change }),
+    (change) => void sent.push({ at: timers.now(), change }),
     { timers, quietMs: 600, minGapMs: 1000 },
   );
   for (let step = 1; step <= 10; step++) {
@@ -53,7 +53,7 @@ Deno.test("ChangeGate never sends twice within the gap, and merges what waits", 
   const timers = manualTimers();
   const sent: { at: number; change: Partial<{ wind: number; snow: number }> }[] = [];
   const gate = new ChangeGate<{ wind: number; snow: number }>(
-    (change) => sent.push({ at: timers.now(), change }),
+    (change) => void sent.push({ at: timers.now(), change }),
     { timers, quietMs: 600, minGapMs: 1000 },
   );
   gate.flush({ snow: 1 });
@@ -88,4 +88,24 @@ Deno.test("cleanName trims, collapses and cuts names to the protocol's limit", (
   const emoji = cleanName(`${"y".repeat(NAME_MAX_LENGTH - 1)}😀`);
   assert.equal(emoji, "y".repeat(NAME_MAX_LENGTH - 1));
   assert.equal(cleanName("☃ Snow"), "☃ Snow");
+});
+
+Deno.test("ChangeGate keeps a change it could not send and sends it once it can", () => {
+  const timers = manualTimers();
+  let online = false;
+  const sent: Partial<{ wind: number; snow: number }>[] = [];
+  const gate = new ChangeGate<{ wind: number; snow: number }>((change) => {
+    if (!online) return false;
+    sent.push(change);
+    return true;
+  }, { timers, quietMs: 600, minGapMs: 1000 });
+  gate.flush({ snow: 1 });
+  timers.advance(100);
+  gate.push({ wind: 4 });
+  timers.advance(3000);
+  assert.equal(sent.length, 0);
+  assert.deepEqual(gate.pending, { snow: 1, wind: 4 });
+  online = true;
+  timers.advance(1000);
+  assert.deepEqual(sent, [{ snow: 1, wind: 4 }]);
 });
