@@ -53,6 +53,9 @@ export class Hud {
   private shownParticles = -1;
   private shownLatency = "";
   private retryAtMs = NaN;
+  /** Launches are refused until then (rate limited or sky full); clicks meanwhile just count. */
+  private launchHoldUntilMs = -Infinity;
+  private lastRefusal = "";
   private isMuted: boolean;
 
   constructor(sceneId: string) {
@@ -197,15 +200,41 @@ export class Hud {
     this.toasts.show(describeEvent(who, body, themeSetting), { key: `gun:${by}`, color });
   }
 
-  /** A refusal from the server: one toast for all refusals, with a count and a retry countdown. */
+  /**
+   * A refusal from the server: one toast for all refusals, with a count and a retry countdown.
+   * The server answers one refusal of a kind per second and says how many it left unanswered
+   * ("and 21 more like it"); those count too.
+   */
   refusal(error: ErrorMessage): void {
-    this.toasts.show(describeError(error), {
+    const retryAtMs = error.retryAfterMs === undefined
+      ? undefined
+      : performance.now() + error.retryAfterMs;
+    const unanswered = Number(/and (\d+) more like it/.exec(error.message)?.[1] ?? 0);
+    this.lastRefusal = describeError(error);
+    this.toasts.show(this.lastRefusal, {
       key: "refusal",
       error: true,
-      retryAtMs: error.retryAfterMs === undefined
-        ? undefined
-        : performance.now() + error.retryAfterMs,
+      retryAtMs,
+      times: 1 + unanswered,
     });
+    const aboutLaunches = error.code === "sky_full" ||
+      (error.code === "rate_limited" && /launch/.test(error.message));
+    if (aboutLaunches && retryAtMs !== undefined) this.launchHoldUntilMs = retryAtMs;
+  }
+
+  /**
+   * True while launches would be refused anyway (after a rate-limit or full-sky refusal, until its
+   * retry time): the click then only counts on the refusal toast and is not sent.
+   */
+  holdLaunch(): boolean {
+    const nowMs = performance.now();
+    if (nowMs >= this.launchHoldUntilMs) return false;
+    this.toasts.show(this.lastRefusal, {
+      key: "refusal",
+      error: true,
+      retryAtMs: this.launchHoldUntilMs,
+    });
+    return true;
   }
 
   /** Connection state: the dot, the words, and while offline a banner with a live countdown. */

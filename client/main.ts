@@ -205,6 +205,7 @@ function start(): void {
       // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts);
       // the picker adds the chosen kind and colours.
       launch(x, z, y) {
+        if (hud.holdLaunch()) return;
         if (!net.submit({ type: "launch", x, z, y, ...picker.choice() })) return notConnected();
         renderer.markLaunch(x, z);
       },

@@ -21,6 +21,8 @@ export interface ToastOptions {
   countBadge?: boolean;
   /** When trying again may succeed (on the `now` clock): the toast counts down to it. */
   retryAtMs?: number;
+  /** How many occurrences this message stands for (default 1). */
+  times?: number;
 }
 
 interface Toast {
@@ -63,12 +65,14 @@ export class Toasts {
     const key = options.key ?? text;
     const nowMs = this.now();
     let toast = this.live.get(key);
+    const times = Math.max(1, options.times ?? 1);
     if (toast) {
-      toast.count++;
+      toast.count += times;
       // Newest activity goes first: when the sky has no room for them all, the oldest are cut.
       this.list.prepend(toast.item);
     } else {
       toast = this.create(options);
+      toast.count = times;
       this.live.set(key, toast);
       this.list.prepend(toast.item);
       while (this.live.size > MAX_TOASTS) this.remove(this.live.keys().next().value!);
