@@ -54,6 +54,8 @@ export interface SnowfireDebug {
   drawn(): { flakes: number; fireworks: number };
   /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
   recentEvents(): { seq: number; tick: number; by: string; type: string; body: EventBody }[];
+  /** Holds the displayed time still (`true`) or lets it run (`false`): one frame for pixel reads. */
+  holdDisplay(held: boolean): void;
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */
@@ -173,6 +175,9 @@ export function exposeDebugHook(
         type: event.body.type,
         body: event.body,
       })),
+    holdDisplay(held) {
+      playout.hold(held);
+    },
     setLayerVisible(layer, visible) {
       const object = renderer.layers()[layer];
       if (!object) throw new Error(`unknown_layer: no render layer named ${layer}`);

@@ -22,6 +22,8 @@ export class Playout {
   private readonly lags = new Float64Array(LAG_SAMPLES);
   private lagCount = 0;
   private lagCursor = 0;
+  /** A tick the display stays at (tests reading pixels of one still frame), or NaN. */
+  private heldAt = NaN;
 
   /** The current playout delay in ticks (behind the estimated server tick). */
   get delayTicks(): number {
@@ -33,7 +35,16 @@ export class Playout {
 
   /** The last render time returned by `update` (NaN before the first). */
   get renderTime(): number {
-    return this.time;
+    return Number.isNaN(this.heldAt) ? this.time : Math.min(this.time, this.heldAt);
+  }
+
+  /**
+   * Holds the display at the current render time (`true`) or lets it run again (`false`). Test
+   * pages read pixels through several slow round trips; on software GL a burst could fade
+   * between them. The clock keeps following the server while held, so release catches up.
+   */
+  hold(held: boolean): void {
+    this.heldAt = held ? this.renderTime : NaN;
   }
 
   /**
@@ -56,7 +67,7 @@ export class Playout {
       this.time = Math.max(this.time, free + (target - free) * blend);
     }
     this.time = Math.min(this.time, horizon);
-    return this.time;
+    return this.renderTime;
   }
 
   /** Starts over (after the world was rebuilt at a different time). */

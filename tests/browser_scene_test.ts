@@ -78,35 +78,49 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       )).jsonValue() as { seq: number; tick: number; by: string };
       assert.equal(launch.by, await a.page.evaluate(() => snowfire.you), "A launched it");
 
-      // Wait for the burst: many visible particles, spread out.
+      // Wait for the burst: many visible particles, spread out. The display is then held on
+      // that frame: on software GL each round trip below takes a frame or more, and a burst
+      // could fade between reading it lit and unlit.
       const burst = await (await a.page.waitForFunction(
         () => {
           const centroid = snowfire.fireworkCentroid();
-          return centroid && centroid.count > 300 ? centroid : false;
+          if (!centroid || centroid.count <= 300) return false;
+          snowfire.holdDisplay(true);
+          return centroid;
         },
         null,
         { timeout: 30_000, polling: 50 },
       )).jsonValue() as { x: number; y: number; z: number };
-      assert.ok(Math.abs(burst.x - 8) < 12 && Math.abs(burst.z + 12) < 12, "burst above the click");
-      const where = await a.page.evaluate(
-        ({ x, y, z }) => snowfire.project(x, y, z),
-        burst,
-      );
-      assert.ok(where, "the burst is in view");
-      // Tone mapping keeps coloured sparks below white (no blown-out disc): count what is
-      // clearly brighter than the night sky and the snow, not only near-white pixels.
-      const lit = await brightPixelsAround(a.page, where.x, where.y, 70, 100);
-      // The same region with the fireworks layer hidden: what the burst itself adds.
-      await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", false));
-      await a.page.evaluate(() =>
-        new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
-      );
-      const unlit = await brightPixelsAround(a.page, where.x, where.y, 70, 100);
-      await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", true));
-      assert.ok(
-        lit - unlit > 50,
-        `the burst lights the canvas (${lit} vs ${unlit} bright pixels)`,
-      );
+      try {
+        assert.ok(
+          Math.abs(burst.x - 8) < 12 && Math.abs(burst.z + 12) < 12,
+          "burst above the click",
+        );
+        const where = await a.page.evaluate(
+          ({ x, y, z }) => snowfire.project(x, y, z),
+          burst,
+        );
+        assert.ok(where, "the burst is in view");
+        const nextFrames = () =>
+          a.page.evaluate(() =>
+            new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
+          );
+        await nextFrames();
+        // Tone mapping keeps coloured sparks below white (no blown-out disc): count what is
+        // clearly brighter than the night sky and the snow, not only near-white pixels.
+        const lit = await brightPixelsAround(a.page, where.x, where.y, 70, 100);
+        // The same frame with the fireworks layer hidden: what the burst itself adds.
+        await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", false));
+        await nextFrames();
+        const unlit = await brightPixelsAround(a.page, where.x, where.y, 70, 100);
+        await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", true));
+        assert.ok(
+          lit - unlit > 50,
+          `the burst lights the canvas (${lit} vs ${unlit} bright pixels)`,
+        );
+      } finally {
+        await a.page.evaluate(() => snowfire.holdDisplay(false));
+      }
 
       const tick = await checkpointAfter(a.page, launch.tick + 30);
       const [hashA, hashB] = await Promise.all([hashAt(a.page, tick), hashAt(b.page, tick)]);
