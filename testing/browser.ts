@@ -166,7 +166,8 @@ export async function openScene(
 
 /** Waits until the page's client is connected and simulating. */
 export async function waitConnected(page: Page): Promise<void> {
+  // Generous: on software GL with several pages open, a page's first frames take seconds.
   await page.waitForFunction(() => globalThis.snowfire?.connected() && snowfire.tick() > 0, null, {
-    timeout: 20_000,
+    timeout: 60_000,
   });
 }

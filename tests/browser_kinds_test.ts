@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { type LaunchShape, planFirework } from "../shared/firework_plan.ts";
-import { launchBrowser, openScene, type ScenePage, startTestServer } from "../testing/browser.ts";
+import {
+  browserTest,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+  startTestServer,
+} from "../testing/browser.ts";
 import { TestClient } from "./helpers/server_harness.ts";
 
 const WIDTH = 1280;
@@ -14,90 +20,103 @@ const HEIGHT = 720;
 /** Half the side of the saved crop around a burst, CSS pixels. */
 const CROP = 170;
 
-Deno.test("browser kinds: each kind bursts on screen (screenshots in tests/output/)", async (t) => {
-  const server = await startTestServer();
-  const browser = await launchBrowser();
-  let client: TestClient | null = null;
-  let watcher: ScenePage | null = null;
-  try {
-    const scene = `kinds-${crypto.randomUUID().slice(0, 8)}`;
-    watcher = await openScene(browser, server.url, scene, {
-      name: "Watcher",
-      width: WIDTH,
-      height: HEIGHT,
-    });
-    const page = watcher.page;
-    const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
-    client = joined.client;
-    const me = joined.welcome.you.id;
-    client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });
-    await page.waitForFunction(() => snowfire.settings()?.show === false, null, {
-      timeout: 20_000,
-    });
-    await Deno.mkdir("tests/output", { recursive: true });
-    const seed = await page.evaluate(() => snowfire.seed());
-
-    for (const [index, kind] of FIREWORK_KINDS.entries()) {
-      await t.step(kind, async () => {
-        // Alternate sides so the last kind's embers stay out of this one's picture.
-        const x = index % 2 === 0 ? -18 : 18;
-        const before = client!.events().length;
-        client!.submit({ type: "launch", x, z: 0, y: 36, kind });
-        const event = await client!.waitFor(
-          (m) => m.t === "event" && m.by === me && m.body.type === "launch" && m.body.kind === kind,
-          10_000,
-        );
-        assert.ok(client!.events().length > before);
-        const { seq, tick } = event as { seq: number; tick: number };
-        const launched = { ...(event as { body: LaunchShape }), tick };
-        // Mid-burst: the page's world 40 ticks (⅔ s) past the tick the plan bursts it.
-        const plan = planFirework(seed, seq, launched.body);
-        const burstTick = launched.tick + plan.riseTicks;
-        await page.waitForFunction((tick) => snowfire.tick() >= tick, burstTick + 40, {
-          timeout: 40_000,
-          polling: 50,
-        });
-        const burst = await page.evaluate(
-          (wanted) => snowfire.fireworkCentroids().find((c) => c.seq === wanted) ?? null,
-          seq,
-        );
-        assert.ok(burst && burst.count > 50, `${kind} has sparks mid-burst (${burst?.count})`);
-        const at = await page.evaluate(
-          ({ x, y, z }) => snowfire.project(x, y, z),
-          { x, y: plan.burstY, z: 0 },
-        );
-        assert.ok(at, "the burst is in front of the camera");
-        assert.ok(
-          at.x > 0 && at.x < WIDTH && at.y > 0 && at.y < HEIGHT,
-          `${kind} bursts on screen at (${at.x.toFixed(0)}, ${at.y.toFixed(0)})`,
-        );
-        const left = Math.max(0, Math.min(WIDTH - 2 * CROP, Math.round(at.x - CROP)));
-        const top = Math.max(0, Math.min(HEIGHT - 2 * CROP, Math.round(at.y - CROP)));
-        await page.screenshot({
-          path: `tests/output/kind-${kind}.png`,
-          clip: { x: left, y: top, width: 2 * CROP, height: 2 * CROP },
-        });
+browserTest(
+  "browser kinds: each kind bursts on screen (screenshots in tests/output/)",
+  async (t) => {
+    const server = await startTestServer();
+    const browser = await launchBrowser();
+    let client: TestClient | null = null;
+    let watcher: ScenePage | null = null;
+    try {
+      const scene = `kinds-${crypto.randomUUID().slice(0, 8)}`;
+      watcher = await openScene(browser, server.url, scene, {
+        name: "Watcher",
+        width: WIDTH,
+        height: HEIGHT,
       });
+      const page = watcher.page;
+      const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
+      client = joined.client;
+      const me = joined.welcome.you.id;
+      client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });
+      await page.waitForFunction(() => snowfire.settings()?.show === false, null, {
+        timeout: 20_000,
+      });
+      await Deno.mkdir("tests/output", { recursive: true });
+      const seed = await page.evaluate(() => snowfire.seed());
+
+      for (const [index, kind] of FIREWORK_KINDS.entries()) {
+        await t.step(kind, async () => {
+          // Alternate sides so the last kind's embers stay out of this one's picture.
+          const x = index % 2 === 0 ? -18 : 18;
+          const before = client!.events().length;
+          client!.submit({ type: "launch", x, z: 0, y: 36, kind });
+          const event = await client!.waitFor(
+            (m) =>
+              m.t === "event" && m.by === me && m.body.type === "launch" && m.body.kind === kind,
+            10_000,
+          );
+          assert.ok(client!.events().length > before);
+          const { seq, tick } = event as { seq: number; tick: number };
+          const launched = { ...(event as { body: LaunchShape }), tick };
+          // Mid-burst: the page's world 40 ticks (⅔ s) past the tick the plan bursts it.
+          const plan = planFirework(seed, seq, launched.body);
+          const burstTick = launched.tick + plan.riseTicks;
+          // The display is held on the first frame at least ½ s into the burst: a software-GL
+          // page moves in big steps, and the screenshot takes a while.
+          const burst = await (await page.waitForFunction(
+            ({ wanted, from }) => {
+              if (snowfire.tick() < from) return false;
+              const centroid = snowfire.fireworkCentroids().find((c) => c.seq === wanted);
+              if (!centroid || centroid.count <= 50) return false;
+              snowfire.holdDisplay(true);
+              return centroid;
+            },
+            { wanted: seq, from: burstTick + 30 },
+            { timeout: 40_000, polling: 50 },
+          )).jsonValue() as { count: number } | null;
+          try {
+            assert.ok(burst && burst.count > 50, `${kind} has sparks mid-burst (${burst?.count})`);
+            const at = await page.evaluate(
+              ({ x, y, z }) => snowfire.project(x, y, z),
+              { x, y: plan.burstY, z: 0 },
+            );
+            assert.ok(at, "the burst is in front of the camera");
+            assert.ok(
+              at.x > 0 && at.x < WIDTH && at.y > 0 && at.y < HEIGHT,
+              `${kind} bursts on screen at (${at.x.toFixed(0)}, ${at.y.toFixed(0)})`,
+            );
+            const left = Math.max(0, Math.min(WIDTH - 2 * CROP, Math.round(at.x - CROP)));
+            const top = Math.max(0, Math.min(HEIGHT - 2 * CROP, Math.round(at.y - CROP)));
+            await page.screenshot({
+              path: `tests/output/kind-${kind}.png`,
+              clip: { x: left, y: top, width: 2 * CROP, height: 2 * CROP },
+            });
+          } finally {
+            await page.evaluate(() => snowfire.holdDisplay(false));
+          }
+        });
+      }
+
+      await t.step("the gun fires a stream of tracers (tests/output/gun.png)", async () => {
+        await page.focus("#scene");
+        await page.keyboard.press("g");
+        await page.waitForFunction(
+          () => snowfire.recentEvents().some((e) => e.type === "gun" && e.by === snowfire.you),
+          null,
+          { timeout: 20_000 },
+        );
+        await page.waitForTimeout(400);
+        await page.screenshot({ path: "tests/output/gun.png" });
+      });
+
+      await t.step("no console error or warning", () => {
+        assert.deepEqual(watcher!.problems, []);
+      });
+    } finally {
+      await client?.close();
+      await browser.close();
+      await server.close();
     }
-
-    await t.step("the gun fires a stream of tracers (tests/output/gun.png)", async () => {
-      await page.focus("#scene");
-      await page.keyboard.press("g");
-      await page.waitForFunction(
-        () => snowfire.recentEvents().some((e) => e.type === "gun" && e.by === snowfire.you),
-        null,
-        { timeout: 20_000 },
-      );
-      await page.waitForTimeout(400);
-      await page.screenshot({ path: "tests/output/gun.png" });
-    });
-
-    await t.step("no console error or warning", () => {
-      assert.deepEqual(watcher!.problems, []);
-    });
-  } finally {
-    await client?.close();
-    await browser.close();
-    await server.close();
-  }
-});
+  },
+);
