@@ -68,9 +68,10 @@ export class NodeConnSocket implements ConnSocket {
       // Stop reading what an abuser still sends; the close frame gets a moment to leave.
       stopReading(ws);
       ws.pause();
-      // node:net under Deno keeps reading into memory while "paused": on loopback an abuser
-      // pushed ~20 MiB per connection during a fixed 100 ms grace. So drop the connection as
-      // soon as the close frame has left for the kernel, and at the latest after the grace.
+      // A paused socket still delivers reads under Deno's node:net (DESIGN.md measured this), so
+      // the connection is dropped as soon as the close frame has left for the kernel, and at
+      // the latest after the grace. (The flood test still sees ~25 MiB written per connection
+      // before the cut; where it goes is open, see README "Hostile clients".)
       const deadline = performance.now() + HARD_CLOSE_GRACE_MS;
       const socket = (ws as unknown as {
         _socket?: {
