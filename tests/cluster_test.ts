@@ -202,6 +202,31 @@ async function ownerOf(nodes: SnowfireNode[]): Promise<SnowfireNode> {
   return owner!;
 }
 
+/**
+ * Joins `scene` on the first node (which makes an owner), then puts one client on the owner
+ * and one on the other node; every client joined is pushed to `clients` for closing.
+ */
+async function joinOwnerAndOther(
+  nodes: SnowfireNode[],
+  scene: string,
+  clients: TestClient[],
+): Promise<{
+  owner: SnowfireNode;
+  other: SnowfireNode;
+  onOwner: Awaited<ReturnType<typeof TestClient.join>>;
+  onOther: Awaited<ReturnType<typeof TestClient.join>>;
+}> {
+  const first = await TestClient.join(nodes[0].url, scene);
+  clients.push(first.client);
+  const owner = await ownerOf(nodes);
+  const other = nodes.find((n) => n !== owner)!;
+  const onOwner = owner === nodes[0] ? first : await TestClient.join(owner.url, scene);
+  if (onOwner !== first) clients.push(onOwner.client);
+  const onOther = await TestClient.join(other.url, scene);
+  clients.push(onOther.client);
+  return { owner, other, onOwner, onOther };
+}
+
 /** Sends a launch every `everyMs` until stopped. */
 function launchEvery(client: TestClient, everyMs: number): () => void {
   let i = 0;
@@ -261,14 +286,11 @@ Deno.test({
     const stops: (() => void)[] = [];
     try {
       const scene = "cluster-kill-1";
-      const first = await TestClient.join(nodes[0].url, scene);
-      clients.push(first.client);
-      const owner = await ownerOf(nodes);
-      const survivor = nodes.find((n) => n !== owner)!;
-      const onOwner = owner === nodes[0] ? first : await TestClient.join(owner.url, scene);
-      if (onOwner !== first) clients.push(onOwner.client);
-      const onSurvivor = await TestClient.join(survivor.url, scene);
-      clients.push(onSurvivor.client);
+      const { owner, other: survivor, onOwner, onOther: onSurvivor } = await joinOwnerAndOther(
+        nodes,
+        scene,
+        clients,
+      );
       stops.push(launchEvery(onOwner.client, 300), launchEvery(onSurvivor.client, 300));
       await eventually(
         "traffic flows",
@@ -350,14 +372,7 @@ Deno.test({
     const stops: (() => void)[] = [];
     try {
       const scene = "cluster-stop-1";
-      const first = await TestClient.join(nodes[0].url, scene);
-      clients.push(first.client);
-      const owner = await ownerOf(nodes);
-      const other = nodes.find((n) => n !== owner)!;
-      const onOwner = owner === nodes[0] ? first : await TestClient.join(owner.url, scene);
-      if (onOwner !== first) clients.push(onOwner.client);
-      const onOther = await TestClient.join(other.url, scene);
-      clients.push(onOther.client);
+      const { owner, other, onOwner, onOther } = await joinOwnerAndOther(nodes, scene, clients);
       stops.push(launchEvery(onOther.client, 250), launchEvery(onOwner.client, 250));
       await eventually("traffic flows", () => onOther.client.events().length >= 6, 10_000);
 
