@@ -98,7 +98,9 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
       socket.send(
         JSON.stringify(errorMessage(refusal.code, refusal.message, refusal.retryAfterMs)),
       );
-      socket.close(refusal.closeCode, refusal.message);
+      // Hard: a refused socket is never read again (a flooder that kept writing to one was
+      // parsed at ~4M frames a second until the close handshake timed out).
+      socket.close(refusal.closeCode, refusal.message, true);
       return response;
     }
     const room = cluster ? cluster.open(id) : rooms.open(id);

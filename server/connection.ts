@@ -144,7 +144,7 @@ export function attachConnection(
     peer.gone = true;
     // Sent as soon as the socket opens (the socket queues it).
     socket.send(JSON.stringify(refusal));
-    socket.close(CLOSE_ROOM_FULL, refusal.message);
+    socket.close(CLOSE_ROOM_FULL, refusal.message, true);
     return peer;
   }
 
