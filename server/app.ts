@@ -47,7 +47,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
   app.get(
     "/",
-    async (c) => c.redirect(`/s/${cluster ? await cluster.create() : rooms.freshId()}`, 302),
+    async (c) => c.redirect(`/s/${cluster ? await cluster.freshId() : rooms.freshId()}`, 302),
   );
 
   app.get("/s/:id", async (c) => {
@@ -57,12 +57,15 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
       return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
     }
     const id = sceneId(c.req.param("id"));
-    const refusal = cluster ? null : rooms.admission(id, c.env?.remoteAddress ?? "", false);
+    const address = c.env?.remoteAddress ?? "";
+    const refusal = cluster
+      ? await cluster.admission(id, address, false)
+      : rooms.admission(id, address, false);
     if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
     return await files.page(c.req.raw);
   });
 
-  app.get("/s/:id/ws", (c) => {
+  app.get("/s/:id/ws", async (c) => {
     const id = sceneId(c.req.param("id"));
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
@@ -89,7 +92,9 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
         "too many new connections from your address; try again shortly",
       );
     }
-    const refusal = cluster ? null : rooms.admission(id, c.env.remoteAddress, true);
+    const refusal = cluster
+      ? await cluster.admission(id, c.env.remoteAddress, true)
+      : rooms.admission(id, c.env.remoteAddress, true);
     const { socket, response } = upgrade(c.req.raw);
     if (refusal) {
       // Over a scene limit: a browser cannot read an HTTP refusal of a WebSocket, so the socket

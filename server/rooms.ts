@@ -12,28 +12,14 @@ import { StorageUnavailableError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
-import type { RateLimit } from "./config.ts";
-import { AddressBudgets } from "./ratelimit.ts";
+import {
+  SceneGate,
+  type SceneLimits,
+  type SceneRefusal,
+  UNLIMITED_SCENES,
+} from "./scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
-import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./ws_socket.ts";
-
-/** Scene limits. */
-export interface SceneLimits {
-  /** Most rooms loaded at once. */
-  maxScenes: number;
-  /** Per client address: new scenes it may create. */
-  newScenes: RateLimit;
-}
-
-/** Why a scene cannot be opened now: for an HTTP page and for a WebSocket alike. */
-export interface SceneRefusal {
-  status: 429 | 503;
-  code: "server_busy" | "rate_limited";
-  message: string;
-  closeCode: number;
-  retryAfterMs?: number;
-}
 
 /** What `/api/scenes/:id` reports. */
 export interface SceneInfo {
@@ -51,20 +37,18 @@ export class Rooms {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;
-  readonly #limits: SceneLimits;
-  /** New-scene budgets by client address (IPv6 by /64). */
-  readonly #newScenes: AddressBudgets;
+  /** The loaded-scene cap and the new-scene budgets by client address (IPv6 by /64). */
+  readonly #gate: SceneGate;
   #lastPersistMs = -Infinity;
 
   constructor(
     deps: RoomDeps,
     idleMs: number,
-    limits: SceneLimits = { maxScenes: 1e7, newScenes: { perSecond: 1e6, burst: 1e6 } },
+    limits: SceneLimits = UNLIMITED_SCENES,
   ) {
     this.#deps = deps;
     this.#idleMs = idleMs;
-    this.#limits = limits;
-    this.#newScenes = new AddressBudgets(limits.newScenes);
+    this.#gate = new SceneGate(limits);
   }
 
   get #store(): SceneStore {
@@ -107,24 +91,10 @@ export class Rooms {
    */
   admission(id: string, address: string, take: boolean): SceneRefusal | null {
     if (this.#rooms.has(id)) return null;
-    if (this.#rooms.size >= this.#limits.maxScenes && !this.#unloadOneEmpty()) {
-      return {
-        status: 503,
-        code: "server_busy",
-        message: `this server already runs ${this.#limits.maxScenes} scenes; try again later`,
-        closeCode: CLOSE_TRY_LATER,
-      };
-    }
+    const busy = this.#gate.capacity(this.#rooms.size);
+    if (busy && !this.#unloadOneEmpty()) return busy;
     if (this.#store.getScene(id)) return null;
-    const wait = this.#newScenes.take(address, this.#clock.monotonicMs(), !take);
-    if (wait === 0) return null;
-    return {
-      status: 429,
-      code: "rate_limited",
-      message: `too many new scenes from your address; try again in ${Math.ceil(wait / 1000)} s`,
-      closeCode: CLOSE_POLICY,
-      retryAfterMs: Math.ceil(wait),
-    };
+    return this.#gate.newScene(address, this.#clock.monotonicMs(), take);
   }
 
   /**
@@ -223,7 +193,7 @@ export class Rooms {
         this.#unload(id, room);
       }
     }
-    this.#newScenes.sweep(nowMs);
+    this.#gate.sweep(nowMs);
   }
 
   /** Unloads the room empty for longest; false when every room has someone in it. */

@@ -77,6 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       arbiter,
       desyncLimits: config.desyncLimits,
       idleMs: config.roomIdleMs,
+      limits: { maxScenes: config.maxScenes, newScenes: config.newScenes },
       log: config.log,
     })
     : undefined;

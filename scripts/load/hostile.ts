@@ -102,8 +102,14 @@ async function fuzzStep(pid: number, port: number, observers: GapObserver[], rat
   const t0 = performance.now();
   const outputs = await Promise.all(
     Array.from({ length: processes }, () =>
-      new Deno.Command(Deno.execPath(), {
+      // At the lowest CPU priority, like the flood test's flooder: a real attacker writes from its
+      // own machine, and at full priority on these 2 cores the fuzzers would starve the server
+      // and the observers of CPU rather than test what the server does with the frames.
+      new Deno.Command("nice", {
         args: [
+          "-n",
+          "19",
+          Deno.execPath(),
           "run",
           "-A",
           join(ROOT, "scripts/load/fuzzer.ts"),

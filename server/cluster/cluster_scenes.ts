@@ -12,15 +12,21 @@ import type { HashArbiter } from "../hash_arbiter.ts";
 import { StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { PeerSocket } from "../peer.ts";
-import { randomSceneId, randomSeed, setPeerIdSuffix } from "../names.ts";
+import { randomSceneId, setPeerIdSuffix } from "../names.ts";
 import type { SceneInfo } from "../rooms.ts";
-import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
+import {
+  SceneGate,
+  type SceneLimits,
+  type SceneRefusal,
+  UNLIMITED_SCENES,
+} from "../scene_limits.ts";
+import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
-import { createRecord, getRecord } from "./scene_records.ts";
+import { getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, readEvents, readRange } from "./stream_log.ts";
 
 /** What the node needs. */
@@ -39,6 +45,8 @@ export interface ClusterScenesDeps {
   desyncLimits?: Partial<DesyncLimits>;
   /** A scene with no local clients for this long is closed here (and released if owned). */
   idleMs: number;
+  /** Scenes relayed on this node at most, and each address's budget for new scenes. */
+  limits?: SceneLimits;
   log: (msg: string) => void;
 }
 
@@ -50,9 +58,11 @@ export class ClusterScenes {
   readonly #owners = new Map<string, SceneOwner>();
   readonly #taking = new Set<string>();
   readonly #nextAttemptMs = new Map<string, number>();
+  readonly #gate: SceneGate;
 
   constructor(deps: ClusterScenesDeps) {
     this.#deps = deps;
+    this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
     this.metrics = new ClusterMetrics(deps.options.nodeId);
     setPeerIdSuffix(`.${nodeTag(deps.options.nodeId)}`);
   }
@@ -99,28 +109,57 @@ export class ClusterScenes {
     return this.#owners.get(scene)?.active ?? false;
   }
 
-  /** Creates a scene with a fresh friendly id; returns its id. */
-  create(): Promise<string> {
-    return this.#fromNats("creating a scene", () => this.#create());
+  /** A friendly id no scene in the cluster has (read from NATS; nothing is stored). */
+  freshId(): Promise<string> {
+    return this.#fromNats("choosing a scene id", async () => {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const id = randomSceneId();
+        if (!this.#edges.has(id) && !await getRecord(this.#deps.link, id)) return id;
+      }
+      throw new Error("could not find a free scene id after 20 attempts");
+    });
   }
 
-  async #create(): Promise<string> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const id = randomSceneId();
-      const created = await createRecord(this.#deps.link, id, {
-        seed: randomSeed(),
-        epoch: this.#deps.clock.wallMs(),
-        reserved: 0,
-        showCursor: 0,
-        snapshot: initialSnapshot(),
-        snapshotStreamSeq: 0,
-      });
-      if (created) {
-        this.#deps.metrics.scenesCreated++;
-        return id;
-      }
+  /**
+   * Whether `address` may open scene `id` on this node now: null when it may, else why not. As
+   * on a single node: a scene not relayed here needs room under `maxScenes` (an empty one is
+   * closed to make it), and one that does not exist in the cluster yet also needs a token from
+   * the address's new-scene budget, taken when `take`.
+   */
+  async admission(id: string, address: string, take: boolean): Promise<SceneRefusal | null> {
+    if (this.#edges.has(id)) return null;
+    const busy = this.#gate.capacity(this.#edges.size);
+    if (busy && !this.#closeOneEmpty()) return busy;
+    // Without NATS nothing can be stored: the socket opens, and its edge tells it the sky is
+    // paused and to try again (what a client of a known scene hears too).
+    if (this.#deps.link.state !== "connected") return null;
+    let stored: unknown;
+    try {
+      stored = await getRecord(this.#deps.link, id);
+    } catch {
+      return null;
     }
-    throw new Error("could not find a free scene id after 20 attempts");
+    if (stored) return null;
+    return this.#gate.newScene(address, this.#deps.clock.monotonicMs(), take);
+  }
+
+  /** Closes the edge that has been empty longest; false when none is empty. */
+  #closeOneEmpty(): boolean {
+    let oldest: [string, SceneEdge] | undefined;
+    for (const entry of this.#edges) {
+      const since = entry[1].emptySinceMs;
+      if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
+    }
+    if (!oldest) return false;
+    this.#closeEdge(oldest[0], oldest[1], "no viewers on this node");
+    return true;
+  }
+
+  #closeEdge(id: string, edge: SceneEdge, reason: string): void {
+    this.#edges.delete(id);
+    this.#owners.get(id)?.stepDown(reason);
+    this.#owners.delete(id);
+    edge.close(1001, "idle").catch(() => {});
   }
 
   /** The edge for `id` (opening it: the scene is created when it does not exist). */
@@ -223,6 +262,7 @@ export class ClusterScenes {
 
   /** One scheduler pass: owners first (they beat), then edges (pause state, takeovers, idling). */
   pass(nowMs: number): void {
+    this.#gate.sweep(nowMs);
     for (const [id, owner] of this.#owners) {
       if (!owner.active) {
         this.#owners.delete(id);
@@ -242,10 +282,7 @@ export class ClusterScenes {
         this.#deps.log(`error: scene ${id} edge pass: ${(e as Error).stack ?? e}`);
       }
       if (edge.emptySinceMs !== null && nowMs - edge.emptySinceMs >= this.#deps.idleMs) {
-        this.#edges.delete(id);
-        this.#owners.get(id)?.stepDown("no viewers on this node");
-        this.#owners.delete(id);
-        edge.close(1001, "idle").catch(() => {});
+        this.#closeEdge(id, edge, "no viewers on this node");
         continue;
       }
       if (edge.peers.size > 0 && !this.#owners.has(id)) this.#maybeTake(id, edge, nowMs);
@@ -277,8 +314,9 @@ export class ClusterScenes {
     const period = this.#deps.options.leaseTtlMs / 6;
     this.#nextAttemptMs.set(id, nowMs + period * (0.75 + Math.random() * 0.5));
     this.#taking.add(id);
+    // (An edge closed meanwhile, maybe before its scene was ever stored, takes nothing.)
     edge.ready.then(() =>
-      SceneOwner.take({
+      this.#edges.get(id) !== edge ? null : SceneOwner.take({
         link: this.#deps.link,
         nodeId: this.#deps.options.nodeId,
         clock: this.#deps.clock,

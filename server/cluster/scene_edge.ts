@@ -107,6 +107,8 @@ export class SceneEdge {
   #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
+  /** Resolved by the first hello (or by closing): a scene not stored yet waits for it. */
+  readonly #firstHello = Promise.withResolvers<void>();
   readonly #waiting: { peer: Peer; name?: string; lastSeq?: number }[] = [];
   /** Clients that saw more than this node has relayed so far. */
   readonly #ahead: { peer: Peer; lastSeq: number; sinceMs: number }[] = [];
@@ -170,16 +172,24 @@ export class SceneEdge {
 
   async #open(): Promise<void> {
     const { link } = this.#deps;
-    // Create the scene when nobody has yet (create is atomic: one creator wins).
-    await createRecord(link, this.id, {
-      seed: randomSeed(),
-      epoch: this.#deps.clock.wallMs(),
-      reserved: 0,
-      showCursor: 0,
-      snapshot: initialSnapshot(),
-      snapshotStreamSeq: 0,
-    });
-    const versioned = await getRecord(link, this.id);
+    let versioned = await getRecord(link, this.id);
+    if (!versioned) {
+      // A scene comes to exist when someone says hello in it, as on a single node: a socket
+      // alone (or a thousand to random ids) stores nothing.
+      await this.#firstHello.promise;
+      if (this.#closed) return;
+      // Create is atomic: when another node's visitor said hello first, theirs stands.
+      const created = await createRecord(link, this.id, {
+        seed: randomSeed(),
+        epoch: this.#deps.clock.wallMs(),
+        reserved: 0,
+        showCursor: 0,
+        snapshot: initialSnapshot(),
+        snapshotStreamSeq: 0,
+      });
+      if (created) this.#deps.metrics.scenesCreated++;
+      versioned = await getRecord(link, this.id);
+    }
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
     const { record } = versioned;
     this.#seed = record.seed;
@@ -233,6 +243,7 @@ export class SceneEdge {
     }
     if (!this.#ready) {
       this.#waiting.push({ peer, name, lastSeq });
+      this.#firstHello.resolve();
       return null;
     }
     if (lastSeq !== undefined && lastSeq > this.#relayedSeq) {
@@ -396,6 +407,7 @@ export class SceneEdge {
   /** Stops reading the log and closes local connections. */
   async close(code: number, reason: string): Promise<void> {
     this.#closed = true;
+    this.#firstHello.resolve();
     for (const timer of this.#retries) clearTimeout(timer);
     this.#retries.clear();
     for (const sub of this.#subs) unsubscribe(sub);
