@@ -13,6 +13,7 @@ import type { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./peer.ts";
 import { randomSceneId, randomSeed } from "./names.ts";
 import {
+  longestEmpty,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
@@ -198,11 +199,7 @@ export class Rooms {
 
   /** Unloads the room empty for longest; false when every room has someone in it. */
   #unloadOneEmpty(): boolean {
-    let oldest: [string, Room] | undefined;
-    for (const entry of this.#rooms) {
-      const since = entry[1].emptySinceMs;
-      if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
-    }
+    const oldest = longestEmpty(this.#rooms);
     if (!oldest) return false;
     this.#unload(oldest[0], oldest[1]);
     return true;

@@ -78,3 +78,23 @@ export class SceneGate {
     this.#newScenes.sweep(nowMs);
   }
 }
+
+/**
+ * The entry that has been empty longest (`emptySinceMs` smallest), or undefined when none is
+ * empty: the one to unload when the cap needs room.
+ *
+ * @example
+ * ```ts
+ * longestEmpty(new Map([["a", { emptySinceMs: 5 }], ["b", { emptySinceMs: null }]])); // ["a", …]
+ * ```
+ */
+export function longestEmpty<T extends { emptySinceMs: number | null }>(
+  entries: Iterable<[string, T]>,
+): [string, T] | undefined {
+  let oldest: [string, T] | undefined;
+  for (const entry of entries) {
+    const since = entry[1].emptySinceMs;
+    if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
+  }
+  return oldest;
+}

@@ -15,6 +15,7 @@ import type { PeerSocket } from "../peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../names.ts";
 import type { SceneInfo } from "../rooms.ts";
 import {
+  longestEmpty,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
@@ -145,11 +146,7 @@ export class ClusterScenes {
 
   /** Closes the edge that has been empty longest; false when none is empty. */
   #closeOneEmpty(): boolean {
-    let oldest: [string, SceneEdge] | undefined;
-    for (const entry of this.#edges) {
-      const since = entry[1].emptySinceMs;
-      if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
-    }
+    const oldest = longestEmpty(this.#edges);
     if (!oldest) return false;
     this.#closeEdge(oldest[0], oldest[1], "no viewers on this node");
     return true;
