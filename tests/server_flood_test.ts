@@ -195,7 +195,7 @@ Deno.test("a 60 MiB frame is refused from its header: close 1009, a few MiB at m
 });
 
 Deno.test("a socket refused at the door is never read: a flooder on it is cut off", async () => {
-  await withChild(async (server, port) => {
+  await withChild(async (_server, port) => {
     // The address's one new scene goes to door-0; door-1 is then refused with rate_limited.
     const first = await rawUpgrade(port, "door-0");
     first.close();
