@@ -54,8 +54,11 @@ export interface SnowfireDebug {
   drawn(): { flakes: number; fireworks: number };
   /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
   recentEvents(): { seq: number; tick: number; by: string; type: string; body: EventBody }[];
-  /** Holds the displayed time still (`true`) or lets it run (`false`): one frame for pixel reads. */
-  holdDisplay(held: boolean): void;
+  /**
+   * Holds the displayed time still (`true`), stops it at tick `held` when it gets there (a
+   * number), or lets it run (`false`): one frame for pixel reads.
+   */
+  holdDisplay(held: boolean | number): void;
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
   /** This viewer's peer id. */

@@ -21,6 +21,11 @@ export interface GlowPipelineOptions {
   camera: THREE.Camera;
   /** Glow strength (reduced motion uses a gentler glow). */
   bloomStrength: number;
+  /**
+   * Largest linear channel value before tone mapping (hue kept); reduced motion caps it so a
+   * burst never flashes white. Default: no cap.
+   */
+  highlightCeiling?: number;
 }
 
 function material(shader: {
@@ -82,6 +87,7 @@ export class GlowPipeline {
     this.gather.uniforms.tScene.value = this.sceneTarget.texture;
     this.gather.uniforms.uTexel.value = this.mipTexel;
     this.output.uniforms.tScene.value = this.sceneTarget.texture;
+    this.output.uniforms.uCeiling.value = options.highlightCeiling ?? 1e9;
   }
 
   /** Matches the renderer's CSS size and pixel ratio. */

@@ -49,22 +49,30 @@ void main() {
 `,
 };
 
-/** Scene + glow, then three's tone mapping and sRGB output. */
+/**
+ * Scene + glow, scaled down (hue kept) where its brightest channel passes `uCeiling` — reduced
+ * motion's "no flashes": a fresh burst cannot reach white — then three's tone mapping and sRGB
+ * output.
+ */
 export const GlowOutputShader = {
   uniforms: {
     tScene: { value: null },
     tGlow: { value: null },
     uStrength: { value: 1 },
+    uCeiling: { value: 1e9 },
   },
   vertexShader: FULL_SCREEN_VERTEX,
   fragmentShader: /* glsl */ `
 uniform sampler2D tScene;
 uniform sampler2D tGlow;
 uniform float uStrength;
+uniform float uCeiling;
 varying vec2 vUv;
 void main() {
   vec3 glow = texture2D(tGlow, vUv).rgb;
-  gl_FragColor = vec4(textureLod(tScene, vUv, 0.0).rgb + uStrength * glow, 1.0);
+  vec3 color = textureLod(tScene, vUv, 0.0).rgb + uStrength * glow;
+  float brightest = max(max(color.r, color.g), max(color.b, 1e-6));
+  gl_FragColor = vec4(color * min(1.0, uCeiling / brightest), 1.0);
   #include <tonemapping_fragment>
   #include <colorspace_fragment>
 }

@@ -39,12 +39,13 @@ export class Playout {
   }
 
   /**
-   * Holds the display at the current render time (`true`) or lets it run again (`false`). Test
-   * pages read pixels through several slow round trips; on software GL a burst could fade
-   * between them. The clock keeps following the server while held, so release catches up.
+   * Holds the display at the current render time (`true`), stops it when it reaches tick `held`
+   * (a number; pages compared at the same tick), or lets it run again (`false`). Test pages read
+   * pixels through several slow round trips; on software GL a burst could fade between them. The
+   * clock keeps following the server while held, so release catches up.
    */
-  hold(held: boolean): void {
-    this.heldAt = held ? this.renderTime : NaN;
+  hold(held: boolean | number): void {
+    this.heldAt = typeof held === "number" ? held : held ? this.renderTime : NaN;
   }
 
   /**

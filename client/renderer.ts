@@ -146,6 +146,8 @@ export class SceneRenderer {
       scene: this.scene,
       camera: this.camera,
       bloomStrength: reduced ? 0.6 : 1.5,
+      // Reduced motion: no white flashes (a burst tops out at about 80 % sRGB).
+      highlightCeiling: reduced ? 0.6 : undefined,
     });
     this.resize();
   }

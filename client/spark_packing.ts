@@ -5,6 +5,7 @@
  * shots and the fountain all go through it (they used to have near-copies of it).
  */
 import { STROBE_DIM } from "../shared/firework_colors.ts";
+import type { Block } from "../shared/particle_pool.ts";
 import type { FireworkView, ParticleView, StreakView } from "../shared/views.ts";
 
 /** Floats per packed spark: head xyz, tail offset xyz, rgba, size. */
@@ -23,9 +24,12 @@ export interface StreakTail {
 
 /**
  * Packs the visible particles of `view` at interpolation `alpha` ∈ [0, 1] between the previous
- * tick and the current one into `out` (SPARK_STRIDE floats each, from 0), keeping every
- * `keepEvery`-th visible particle (1: all). Strobing sparks (a firework view's `flicker`) are
- * lit or dark by `strobe(strobeTick, flicker)` (firework_colors.ts, inlined here); a NaN
+ * tick and the current one into `out` (SPARK_STRIDE floats each, from 0), keeping the visible
+ * particles of every `keepEvery`-th slot (1: all), counted from the start of the particle's
+ * event block when the view is a pool of blocks — not by rank among the visible, and not by raw
+ * slot (blocks slide down when earlier ones end) — so the same sparks stay drawn while others
+ * appear and die; else reduced motion would flicker. Strobing sparks (a firework view's
+ * `flicker`) are lit or dark by `strobe(strobeTick, flicker)` (firework_colors.ts, inlined here); a NaN
  * `strobeTick` keeps them steady (reduced motion: no flashing). Returns how many it wrote.
  * Allocates nothing.
  *
@@ -53,13 +57,26 @@ export function packSparks(
   const ticks = tail.ticks;
   const flicker = "flicker" in view && !Number.isNaN(strobeTick) ? view.flicker : null;
   const tick = strobeTick | 0;
+  // Event blocks of a pool view (fireworks, gun): thinning counts from each block's start.
+  const blocks = keepEvery > 1 && "blocks" in view
+    ? (view as { blocks: readonly Block[] }).blocks
+    : null;
+  let block = 0;
+  let blockStart = blocks && blocks.length > 0 ? blocks[0].start : 0;
+  let blockEnd = blocks && blocks.length > 0 ? blocks[0].start + blocks[0].size : Infinity;
   let n = 0;
-  let seen = 0;
   for (let i = 0; i < count; i++) {
     const c = i * 4;
     const a = color[c + 3];
     if (a <= 0) continue;
-    if (keepEvery > 1 && seen++ % keepEvery !== 0) continue;
+    if (keepEvery > 1) {
+      while (blocks && i >= blockEnd && block + 1 < blocks.length) {
+        block++;
+        blockStart = blocks[block].start;
+        blockEnd = blockStart + blocks[block].size;
+      }
+      if ((i - blockStart) % keepEvery !== 0) continue;
+    }
     const p = i * 3;
     const o = n * SPARK_STRIDE;
     const px = previous[p], py = previous[p + 1], pz = previous[p + 2];
