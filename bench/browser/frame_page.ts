@@ -2,7 +2,9 @@
  * In-page frame benchmark (bundled by bench/browser/run.ts, not part of the app): a local
  * World with heavy snow (100k flakes) kept at about 50k visible firework particles, drawn by the
  * real SceneRenderer. Each animation frame steps one tick (a 60 Hz display) and records the CPU
- * time of simulation, of preparing the buffers, and of the WebGL upload + draw calls.
+ * time of simulation, of preparing the buffers, and of the WebGL upload + draw calls. Now and
+ * then a frame is drawn again with and without the glow, waiting for the GPU each time, to
+ * measure what the glow costs.
  */
 import { initialSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
@@ -16,10 +18,21 @@ import { SceneRenderer } from "../../client/renderer.ts";
 export interface FrameBenchOptions {
   /** Visible firework particles to maintain. */
   fireworks: number;
-  /** Frames measured after warm-up, with the glow; as many again without it. */
+  /** Frames measured after warm-up. */
   frames: number;
   /** Ticks stepped (without drawing) before measuring, so the sky reaches its target. */
   warmup: number;
+  /**
+   * Glow on/off pairs: spread evenly over the measured frames, each pair draws that frame once
+   * with the glow and once without, each time waiting for the GPU.
+   */
+  pairs: number;
+}
+
+/** One frame drawn twice, waiting for the GPU each time: ms with and without the glow. */
+export interface GlowPair {
+  on: number;
+  off: number;
 }
 
 /** Per-frame timings in ms, in frame order. */
@@ -37,13 +50,12 @@ export interface FrameBenchResult {
   /** Animation frames per second over the measured frames (wall clock). */
   fps: number;
   /**
-   * The same frames with the glow passes off: upload + draw, and upload + draw + a 1-pixel
-   * readback that waits for the GPU, with (`drawSynced`) and without (`drawSyncedNoGlow`) glow.
+   * The glow's cost: the same frame drawn with and without it, each draw followed by a 1-pixel
+   * readback that waits until the GPU has finished it (after a readback that drained the queue).
    */
-  drawNoGlow: number[];
-  drawSynced: number[];
-  drawSyncedNoGlow: number[];
-  fpsNoGlow: number;
+  glowPairs: GlowPair[];
+  /** Whether `EXT_disjoint_timer_query_webgl2` (GPU timer queries) exists here. */
+  timerQueries: boolean;
   flakes: number;
   /** Mean visible firework particles over the measured frames. */
   fireworkParticles: number;
@@ -82,13 +94,13 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
   const simulate: number[] = [];
   const prepare: number[] = [];
   const draw: number[] = [];
-  const drawNoGlow: number[] = [];
-  const drawSynced: number[] = [];
-  const drawSyncedNoGlow: number[] = [];
+  const glowPairs: GlowPair[] = [];
+  const timerQueries = gl.getExtension("EXT_disjoint_timer_query_webgl2") !== null;
   const pixel = new Uint8Array(4);
-  let fps = 0;
   let frame = 0;
   let measuredFrom = 0;
+  /** Wall time spent in the glow pairs (left out of the frame rate). */
+  let pairMs = 0;
   const measured = options.frames;
   /**
    * Launches at a steady cadence: at about 2,000 reserved slots per launch, of which about a
@@ -134,6 +146,15 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
         reject(error);
       }
     };
+    const pairEvery = Math.max(1, Math.floor(measured / Math.max(1, options.pairs)));
+    /** Draws the prepared frame and waits for the GPU to finish it; returns the ms. */
+    const drawWaited = (glow: boolean) => {
+      renderer.bloom = glow;
+      const started = performance.now();
+      renderer.draw();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+      return performance.now() - started;
+    };
     const runFrame = (now: number) => {
       // Keep the sky near the target (counted outside the timed section).
       if (frame % 10 === 0) visible = visibleFireworks(world);
@@ -145,42 +166,36 @@ export function runFrameBench(options: FrameBenchOptions): Promise<FrameBenchRes
       const prepared = performance.now();
       renderer.draw();
       const drawn = performance.now();
-      // Every 4th frame waits for the GPU (a 1-pixel readback) to see what the passes cost there.
-      const synced = frame % 4 === 3;
-      if (synced) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
-      const finished = performance.now();
-      const glowOn = frame < measured;
-      if (frame === 0 || frame === measured) measuredFrom = now;
-      if (glowOn) {
-        simulate.push(stepped - started);
-        prepare.push(prepared - stepped);
-        draw.push(drawn - prepared);
-        if (synced) drawSynced.push(finished - prepared);
-      } else {
-        drawNoGlow.push(drawn - prepared);
-        if (synced) drawSyncedNoGlow.push(finished - prepared);
+      if (frame === 0) measuredFrom = now;
+      simulate.push(stepped - started);
+      prepare.push(prepared - stepped);
+      draw.push(drawn - prepared);
+      visibleSum += visible;
+      if (frame % pairEvery === pairEvery - 1 && glowPairs.length < options.pairs) {
+        // Drain the queue (this frame's draw), then the same frame with and without glow, in
+        // alternating order so a drifting machine does not favour one side.
+        const pairStarted = performance.now();
+        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+        const onFirst = glowPairs.length % 2 === 0;
+        const first = drawWaited(onFirst);
+        const second = drawWaited(!onFirst);
+        glowPairs.push(onFirst ? { on: first, off: second } : { on: second, off: first });
+        renderer.bloom = true;
+        pairMs += performance.now() - pairStarted;
       }
-      visibleSum += glowOn ? visible : 0;
       frame++;
-      if (frame === measured) {
-        fps = (measured - 1) / ((now - measuredFrom) / 1000);
-        renderer.bloom = false;
-      }
-      if (frame < 2 * measured) {
+      if (frame < measured) {
         requestAnimationFrame(tickFrame);
         return;
       }
-      const seconds = (now - measuredFrom) / 1000;
       renderer.dispose();
       resolve({
         simulate,
         prepare,
         draw,
-        fps,
-        drawNoGlow,
-        drawSynced,
-        drawSyncedNoGlow,
-        fpsNoGlow: seconds > 0 ? (measured - 1) / seconds : 0,
+        fps: (measured - 1) / Math.max(1e-3, (now - measuredFrom - pairMs) / 1000),
+        glowPairs,
+        timerQueries,
         flakes: Math.min(world.snow.count, MAX_FLAKES),
         fireworkParticles: Math.round(visibleSum / measured),
         renderer: rendererName,
