@@ -5,7 +5,12 @@
  * and bursts above it, as high as still fits on screen. Pure maths: no DOM, no state.
  */
 import * as THREE from "three";
-import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
+import {
+  BURST_HEIGHT_MAX,
+  BURST_HEIGHT_MIN,
+  BURST_RISE_MAX,
+  LAUNCH_HALF_EXTENT,
+} from "../shared/constants.ts";
 
 /** Lowest and highest burst heights a launch asks for, metres (the protocol's limits). */
 export const AIM_HEIGHT_MIN = BURST_HEIGHT_MIN;
@@ -14,6 +19,8 @@ export const AIM_HEIGHT_MAX = BURST_HEIGHT_MAX;
 export const AIM_HEIGHT_PREFERRED = 40;
 /** A ground click's burst centre stays below this NDC height (room for the sparks above it). */
 const SCREEN_TOP = 0.75;
+/** …and the top of its burst (BURST_RISE_MAX above the centre) below this one. */
+const BURST_TOP = 0.98;
 /** Ground this far outside the launch area still counts as a ground click (clamped), metres. */
 const GROUND_MARGIN = 6;
 
@@ -50,14 +57,17 @@ function boxSpan(ray: THREE.Ray): [number, number] | null {
 
 /**
  * The highest burst height (between the aim limits) above ground point (x, z) whose centre
- * `camera` shows below {@link SCREEN_TOP}; the lowest limit when none is shown.
+ * `camera` shows below {@link SCREEN_TOP} and whose top (its sparks' rise above the centre) is
+ * on screen; the lowest limit when none is.
  */
 export function visibleBurstTop(camera: THREE.Camera, x: number, z: number): number {
   const steps = 32;
   for (let k = 0; k <= steps; k++) {
     const y = AIM_HEIGHT_MAX - ((AIM_HEIGHT_MAX - AIM_HEIGHT_MIN) * k) / steps;
     scratch.set(x, y, z).project(camera);
-    if (scratch.z < 1 && Math.abs(scratch.y) <= SCREEN_TOP && Math.abs(scratch.x) <= 1) return y;
+    if (scratch.z >= 1 || Math.abs(scratch.y) > SCREEN_TOP || Math.abs(scratch.x) > 1) continue;
+    scratch.set(x, y + BURST_RISE_MAX, z).project(camera);
+    if (scratch.z < 1 && scratch.y <= BURST_TOP) return y;
   }
   return AIM_HEIGHT_MIN;
 }

@@ -4,7 +4,7 @@
  * longer distance; the target height is chosen to need the least distance.
  */
 import * as THREE from "three";
-import { LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
+import { BURST_RISE_MAX, LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
 import { AIM_HEIGHT_MAX } from "./aim.ts";
 
 /** The fitted camera: field of view (degrees), orbit target and position. */
@@ -18,23 +18,43 @@ export interface FittedView {
 
 /** Camera elevation above the target, radians: a little above, so the launch area reads as ground. */
 const ELEVATION = THREE.MathUtils.degToRad(9);
-/** Share of the half-screen the fitted points may use (the rest is room for the bursts' spread). */
-const SCREEN_SHARE = 0.86;
-/** Room above the highest burst centre for its sparks, metres. */
-const TOP_ROOM = 6;
+/**
+ * Share of the half-screen each kind of fit point may use. The launch area's ground corners may
+ * come close to the edge (nothing bursts on the ground); burst centres at the highest aim stay
+ * well inside (a click anywhere bursts visibly on screen, with room for the click marker); the
+ * tops of the highest bursts (burst height plus the sparks' rise) just fit.
+ */
+const GROUND_SHARE = 0.95;
+const CENTRE_SHARE = 0.86;
+const TOP_SHARE = 0.98;
 
 /** Vertical field of view for an aspect ratio: 50° in landscape, up to 76° on a tall phone. */
 export function fieldOfViewFor(aspect: number): number {
   return aspect >= 1 ? 50 : THREE.MathUtils.clamp(50 + (1 - aspect) * 48, 50, 76);
 }
 
-/** The points every default view must show: launch-area corners on the ground and at burst height. */
-function fitPoints(): THREE.Vector3[] {
-  const points: THREE.Vector3[] = [];
+/** A point every default view must show, and the share of the half-screen it may use. */
+interface FitPoint {
+  point: THREE.Vector3;
+  share: number;
+}
+
+/**
+ * The points every default view must show: the launch-area corners on the ground, at the highest
+ * burst height, and at the top of a burst there (BURST_RISE_MAX above it). Sideways the bursts at
+ * the launch area's edges may spread past the screen's edge; their centres never do.
+ */
+function fitPoints(): FitPoint[] {
+  const points: FitPoint[] = [];
   const l = LAUNCH_HALF_EXTENT;
+  const levels: [number, number][] = [
+    [0, GROUND_SHARE],
+    [AIM_HEIGHT_MAX, CENTRE_SHARE],
+    [AIM_HEIGHT_MAX + BURST_RISE_MAX, TOP_SHARE],
+  ];
   for (const x of [-l, l]) {
     for (const z of [-l, l]) {
-      for (const y of [0, AIM_HEIGHT_MAX + TOP_ROOM]) points.push(new THREE.Vector3(x, y, z));
+      for (const [y, share] of levels) points.push({ point: new THREE.Vector3(x, y, z), share });
     }
   }
   return points;
@@ -45,11 +65,9 @@ const scratch = new THREE.Vector3();
 
 /** True when every fit point projects inside the screen share of `camera`. */
 function fits(camera: THREE.PerspectiveCamera): boolean {
-  for (const point of POINTS) {
+  for (const { point, share } of POINTS) {
     scratch.copy(point).project(camera);
-    if (scratch.z > 1 || Math.abs(scratch.x) > SCREEN_SHARE || Math.abs(scratch.y) > SCREEN_SHARE) {
-      return false;
-    }
+    if (scratch.z > 1 || Math.abs(scratch.x) > share || Math.abs(scratch.y) > share) return false;
   }
   return true;
 }
@@ -57,7 +75,7 @@ function fits(camera: THREE.PerspectiveCamera): boolean {
 /** |top + bottom| of the fit points' NDC heights: 0 when they sit centred on the screen. */
 function verticalOffCentre(camera: THREE.PerspectiveCamera): number {
   let top = -Infinity, bottom = Infinity;
-  for (const point of POINTS) {
+  for (const { point } of POINTS) {
     scratch.copy(point).project(camera);
     top = Math.max(top, scratch.y);
     bottom = Math.min(bottom, scratch.y);

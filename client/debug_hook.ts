@@ -46,6 +46,14 @@ export interface SnowfireDebug {
    * simultaneous bursts.
    */
   fireworkCentroids(): { seq: number; x: number; y: number; z: number; count: number }[];
+  /**
+   * Launch `seq`'s horizontal extent on the canvas in CSS pixels: the 2nd and 98th percentiles
+   * of its visible particles' projected x (stray sparks aside), the canvas width, and how many
+   * particles; null when none is visible.
+   */
+  fireworkSpan(
+    seq: number,
+  ): { left: number; right: number; canvasWidth: number; count: number } | null;
   /** The latest event received from the server (`body` as received). */
   lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
   /** Sound state: running after the first gesture, muted, voices sounding. */
@@ -148,6 +156,29 @@ export function exposeDebugHook(
         }
       }
       return out;
+    },
+    fireworkSpan(seq) {
+      const view = sim.world?.fireworks;
+      const block = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
+        ?.blocks?.find((b) => b.seq === seq);
+      if (!view || !block) return null;
+      const xs: number[] = [];
+      const point = new THREE.Vector3();
+      for (let i = block.start; i < block.start + block.size && i < view.count; i++) {
+        if (view.color[i * 4 + 3] <= 0) continue;
+        point.fromArray(view.position, i * 3).project(renderer.camera);
+        if (point.z <= 1) xs.push(point.x);
+      }
+      if (xs.length === 0) return null;
+      xs.sort((a, b) => a - b);
+      const rect = renderer.renderer.domElement.getBoundingClientRect();
+      const css = (ndc: number) => rect.left + ((ndc + 1) / 2) * rect.width;
+      return {
+        left: css(xs[Math.floor(0.02 * (xs.length - 1))]),
+        right: css(xs[Math.ceil(0.98 * (xs.length - 1))]),
+        canvasWidth: rect.width,
+        count: xs.length,
+      };
     },
     lastEvent() {
       const event = sim.latestEvent;

@@ -5,7 +5,7 @@
  * orbit controls.
  */
 import * as THREE from "three";
-import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../shared/constants.ts";
+import { GUN_ORIGIN_HALF_EXTENT, GUN_ORIGIN_HEIGHT } from "../shared/constants.ts";
 import { aimLaunch } from "./aim.ts";
 
 /** What the input layer asks for. */
@@ -26,9 +26,12 @@ export interface InputOptions {
 
 /** Pointer travel (px) beyond which a press is a drag, not a click. */
 const DRAG_PIXELS = 8;
-/** The gun fires from this far right of and below the eye, metres. */
-const GUN_SIDE = 4;
-const GUN_DROP = 5;
+/**
+ * The gun fires from this far right of and below the eye, metres: like a hand-held gun, so the
+ * tracers run from the lower right into the view instead of sitting on the screen's centre.
+ */
+const GUN_SIDE = 3;
+const GUN_DROP = 3.5;
 /** A press held this long without moving fires the gun. */
 const LONG_PRESS_MS = 550;
 /** Pointer and keyboard handling for the scene canvas. */
@@ -73,28 +76,20 @@ export class Input {
     this.options.actions.launch(cm(burst.x), cm(burst.z), cm(burst.y));
   }
 
-  /** Fires the particle gun from the camera (clamped into the scene box) along the view. */
+  /** Fires the particle gun from the camera along the view (the shots fly into the scene). */
   fireGun(): void {
     const camera = this.options.camera;
     camera.getWorldDirection(this.forward);
-    // From a little below and right of the eye, like a hand-held gun: the tracers then read as a
-    // stream running into the view instead of dots straight ahead.
     this.side.crossVectors(this.forward, camera.up).normalize();
     this.below.crossVectors(this.side, this.forward).normalize();
     this.muzzle.copy(camera.position).addScaledVector(this.side, GUN_SIDE)
       .addScaledVector(this.below, -GUN_DROP);
-    const margin = 0.5;
-    const x = THREE.MathUtils.clamp(
-      this.muzzle.x,
-      -SCENE_HALF_EXTENT + margin,
-      SCENE_HALF_EXTENT - margin,
-    );
-    const y = THREE.MathUtils.clamp(this.muzzle.y, margin, SCENE_HEIGHT - margin);
-    const z = THREE.MathUtils.clamp(
-      this.muzzle.z,
-      -SCENE_HALF_EXTENT + margin,
-      SCENE_HALF_EXTENT - margin,
-    );
+    // The protocol takes any camera position the orbit controls allow; clamp for safety.
+    const reach = GUN_ORIGIN_HALF_EXTENT;
+    const cm = (value: number) => Math.round(value * 100) / 100;
+    const x = cm(THREE.MathUtils.clamp(this.muzzle.x, -reach, reach));
+    const y = cm(THREE.MathUtils.clamp(this.muzzle.y, 0, GUN_ORIGIN_HEIGHT));
+    const z = cm(THREE.MathUtils.clamp(this.muzzle.z, -reach, reach));
     this.options.actions.gun([x, y, z], [this.forward.x, this.forward.y, this.forward.z]);
   }
 

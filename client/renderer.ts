@@ -125,13 +125,13 @@ export class SceneRenderer {
       strobe: !reduced,
       renderOrder: 3,
     });
-    // Gun tracers: long, bright streaks.
+    // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
     this.gun = new SparkStreaks({
       uniforms,
       viewport,
-      glow: 3,
-      intensity: reduced ? 0.6 : 1.6,
-      tail: { ticks: 7 },
+      glow: 1.6,
+      intensity: reduced ? 0.6 : 2,
+      tail: { ticks: 2 },
       tailLight: 0.1,
       renderOrder: 3,
     });

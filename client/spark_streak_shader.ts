@@ -28,7 +28,11 @@ void main() {
     return;
   }
   vec4 viewTail = modelViewMatrix * vec4(head + tail, 1.0);
-  if (-viewTail.z < 0.1) viewTail = viewHead;
+  // A tail behind the camera (a gun tracer just fired from it) is cut where it crosses the near
+  // plane, so the streak still runs from the screen's edge to the head.
+  if (-viewTail.z < 0.1) {
+    viewTail = viewHead + (viewTail - viewHead) * ((-viewHead.z - 0.1) / (viewTail.z - viewHead.z));
+  }
   vec4 clipHead = projectionMatrix * viewHead;
   vec4 clipTail = projectionMatrix * viewTail;
   vec2 halfViewport = 0.5 * uViewport;

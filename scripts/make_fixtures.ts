@@ -41,6 +41,8 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
     at(20, { type: "gun", origin: [-55, 10, -55], direction: [1, 0.5, 1] }),
     at(20, { type: "gun", origin: [30, 1, 0], direction: [-3, 4, 0.5] }),
     at(90, { type: "gun", origin: [0, 80, 0], direction: [0.1, 1, 0] }),
+    // From a default view's camera outside the box, into the scene and out of its far side.
+    at(100, { type: "gun", origin: [3, 53.66, 133.86], direction: [0, -0.13, -1] }),
   ];
   seq = 0;
   const snow = [
@@ -119,7 +121,7 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
       every: 60,
     },
     gun: {
-      description: "Four gun volleys, from inside the box in several directions.",
+      description: "Five gun volleys: four from inside the box, one from a camera outside it.",
       seed: 55,
       settings: { ...quiet, snow: 0 },
       events: gun,

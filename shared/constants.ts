@@ -39,6 +39,14 @@ export const SCENE_HALF_EXTENT = 60;
 /** Height of the scene's bounding box, metres. Gun shots die when they leave the box. */
 export const SCENE_HEIGHT = 90;
 
+/**
+ * Where a viewer's camera can be, so where the particle gun may fire from: x, z within
+ * ±GUN_ORIGIN_HALF_EXTENT and y in [0, GUN_ORIGIN_HEIGHT], metres (the default views sit 130–195 m
+ * from the scene's centre, and the orbit controls allow 1.4 × that).
+ */
+export const GUN_ORIGIN_HALF_EXTENT = 400;
+export const GUN_ORIGIN_HEIGHT = 400;
+
 /** Launches must start inside [-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT] in x and z. */
 export const LAUNCH_HALF_EXTENT = 45;
 
@@ -54,13 +62,23 @@ export const BURST_HEIGHT_DEFAULT_MIN = 28;
 export const BURST_HEIGHT_DEFAULT_MAX = 46;
 
 /**
- * For camera fitting: no spark of any kind gets further than this from its burst point
- * horizontally or upwards (metres), and none falls further than BURST_DROOP_MAX below it
- * (willows droop most; sparks do not collide with the ground, the ground hides them).
- * Later breaks of a multi-break shell burst within BREAK_OFFSET_MAX of the first (each axis).
+ * Every burst's size in space relative to the recipes as authored: burst speeds and burst gravity
+ * are both multiplied by it, so a burst keeps its shape and timing and is this much larger. Real
+ * shells break about as wide as they are high; at 1 a peony spanned ~11 % of a 1280×720 default
+ * view, at 2.2 it spans about a quarter (tests/burst_scale_test.ts).
  */
-export const BURST_REACH_MAX = 20;
-export const BURST_DROOP_MAX = 36;
+export const BURST_SCALE = 2.4;
+
+/**
+ * For camera fitting: no spark of any kind gets further than BURST_REACH_MAX from its burst point
+ * horizontally, none rises more than BURST_RISE_MAX above it (gravity bends the upper half of a
+ * burst down: it rises less than it spreads), and none falls further than BURST_DROOP_MAX below
+ * it (willows droop most; sparks do not collide with the ground, the ground hides them). Later
+ * breaks of a multi-break shell burst within BREAK_OFFSET_MAX of the first (each axis).
+ */
+export const BURST_REACH_MAX = 15 * BURST_SCALE;
+export const BURST_RISE_MAX = 10 * BURST_SCALE;
+export const BURST_DROOP_MAX = 36 * BURST_SCALE;
 export const BREAK_OFFSET_MAX = 6;
 
 /** Ticks between the breaks of a multi-break shell. */

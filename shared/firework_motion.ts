@@ -13,7 +13,7 @@
  * const reach = REACH[a], drop = DROP[a]; // metres per m/s of spawn velocity; metres fallen
  * ```
  */
-import { DT } from "./constants.ts";
+import { BURST_SCALE, DT } from "./constants.ts";
 import {
   COLOR_STEPS,
   fireworkColor,
@@ -57,21 +57,24 @@ export const MOTION = {
   crackleChild: 12,
 } as const;
 
-/** The motion classes, in MOTION order. */
+/**
+ * The motion classes, in MOTION order. Burst classes' gravity is scaled with their speeds
+ * (firework_recipes.ts) by BURST_SCALE, so a burst is larger without changing its shape.
+ */
 export const MOTIONS: readonly Motion[] = [
   { name: "shell", drag: 1, gravity: SHELL_DECELERATION, mix: 0, gain: 1, size: 0.7 },
   { name: "trail", drag: 0.9, gravity: 3, mix: 0.15, gain: 0.8, size: 0.42 },
-  { name: "spark", drag: 0.982, gravity: 6.5, mix: 0.85, gain: 0.9, size: 0.55 },
-  { name: "child", drag: 0.97, gravity: 6, mix: 0.9, gain: 1, size: 0.45 },
-  { name: "ember", drag: 0.9, gravity: 2.2, mix: 0.6, gain: 0.5, size: 0.35 },
-  { name: "willow", drag: 0.985, gravity: 9, mix: 1, gain: 0.85, size: 0.5 },
-  { name: "willowEmber", drag: 0.92, gravity: 3.5, mix: 1, gain: 0.45, size: 0.35 },
-  { name: "comet", drag: 0.982, gravity: 7, mix: 0.8, gain: 1, size: 1.3 },
-  { name: "cometEmber", drag: 0.88, gravity: 3, mix: 0.6, gain: 0.8, size: 0.6 },
-  { name: "star", drag: 0.982, gravity: 6, mix: 0.85, gain: 0.95, size: 0.7 },
-  { name: "split", drag: 0.98, gravity: 6, mix: 0.9, gain: 1, size: 0.5 },
-  { name: "crackle", drag: 0.982, gravity: 6, mix: 0.7, gain: 0.9, size: 0.5 },
-  { name: "crackleChild", drag: 0.9, gravity: 3, mix: 0.5, gain: 1.1, size: 0.4 },
+  { name: "spark", drag: 0.982, gravity: 6.5 * BURST_SCALE, mix: 0.85, gain: 0.9, size: 0.55 },
+  { name: "child", drag: 0.97, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.45 },
+  { name: "ember", drag: 0.9, gravity: 2.2 * BURST_SCALE, mix: 0.6, gain: 0.5, size: 0.35 },
+  { name: "willow", drag: 0.985, gravity: 9 * BURST_SCALE, mix: 1, gain: 0.85, size: 0.5 },
+  { name: "willowEmber", drag: 0.92, gravity: 3.5 * BURST_SCALE, mix: 1, gain: 0.45, size: 0.35 },
+  { name: "comet", drag: 0.982, gravity: 7 * BURST_SCALE, mix: 0.8, gain: 1, size: 1.3 },
+  { name: "cometEmber", drag: 0.88, gravity: 3 * BURST_SCALE, mix: 0.6, gain: 0.8, size: 0.6 },
+  { name: "star", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.85, gain: 0.95, size: 0.7 },
+  { name: "split", drag: 0.98, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.5 },
+  { name: "crackle", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.7, gain: 0.9, size: 0.5 },
+  { name: "crackleChild", drag: 0.9, gravity: 3 * BURST_SCALE, mix: 0.5, gain: 1.1, size: 0.4 },
 ];
 
 /** Styles: `motion * PALETTE_SIZE + tint`. */

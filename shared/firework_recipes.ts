@@ -12,6 +12,7 @@
  * ```
  */
 import type { FireworkKind } from "./firework_kinds.ts";
+import { BURST_SCALE } from "./constants.ts";
 import { MOTION } from "./firework_motion.ts";
 
 /** Burst shapes: directions uniform on the sphere, a tilted planar circle, a heart curve, or palm fronds (the upper cap). */
@@ -81,8 +82,8 @@ export interface Recipe {
 /** Spark count factor for shells of 1, 2 and 3 breaks (each break is a full burst, smaller). */
 export const BREAK_SCALE: readonly number[] = [1, 0.7, 0.55];
 
-/** Every kind's recipe. */
-export const RECIPES: Readonly<Record<FireworkKind, Recipe>> = {
+/** Every kind's recipe as authored, at BURST_SCALE 1 (speeds in m/s before scaling). */
+const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
   peony: {
     shape: "sphere",
     sparks: [550, 900],
@@ -248,6 +249,22 @@ export const RECIPES: Readonly<Record<FireworkKind, Recipe>> = {
     trail: null,
   },
 };
+
+/** A recipe with every speed multiplied by BURST_SCALE (its motions' gravity is scaled too). */
+function scaled(r: Recipe): Recipe {
+  const times = ([lo, hi]: Range): Range => [lo * BURST_SCALE, hi * BURST_SCALE];
+  return {
+    ...r,
+    speed: times(r.speed),
+    split: r.split && { ...r.split, speed: times(r.split.speed) },
+    trail: r.trail && { ...r.trail, jitter: r.trail.jitter * BURST_SCALE },
+  };
+}
+
+/** Every kind's recipe: the authored ones, BURST_SCALE larger. */
+export const RECIPES: Readonly<Record<FireworkKind, Recipe>> = Object.fromEntries(
+  Object.entries(AUTHORED).map(([kind, recipe]) => [kind, scaled(recipe)]),
+) as Record<FireworkKind, Recipe>;
 
 /**
  * Ticks from a burst until every particle it spawned is dead: sparks, split children, embers

@@ -2,7 +2,8 @@
  * The particle gun: a stream of bright tracers from a viewer's camera along its view direction
  * (seed 001), fired over GUN_SPAWN_TICKS ticks with a tight spread. Shots fly straight and fast
  * (no drag, slight gravity) and die when they leave the scene's bounding box or at their maximum
- * life.
+ * life. The camera is usually outside the box (the default views stand back 130–195 m): shots from
+ * there fly in and are in play until they are outside the box and moving away from it.
  *
  * @example
  * ```ts
@@ -21,29 +22,33 @@ import type { Block } from "./particle_pool.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
 
 /** Shots per volley. */
-export const GUN_SHOTS = 72;
-/** The volley streams out over this many ticks (0.6 s), GUN_SHOTS / GUN_SPAWN_TICKS per tick. */
-export const GUN_SPAWN_TICKS = 36;
-/** Most ticks a shot lives; at GUN_SPEED it crosses the box's diagonal (≈ 192 m) in about that. */
-export const GUN_MAX_LIFE = 150;
+export const GUN_SHOTS = 45;
+/** Ticks between two shots: far enough apart that each tracer reads as its own dash. */
+export const GUN_SHOT_INTERVAL = 2;
+/** The volley streams out over this many ticks (1.5 s), one shot every GUN_SHOT_INTERVAL. */
+export const GUN_SPAWN_TICKS = GUN_SHOTS * GUN_SHOT_INTERVAL;
+/**
+ * Most ticks a shot lives: at GUN_SPEED, 360 m, enough to fly from a camera pulled back as far as
+ * the orbit controls allow (≈ 270 m) into the scene.
+ */
+export const GUN_MAX_LIFE = 240;
 /** Muzzle speed, m/s. */
-export const GUN_SPEED = 80;
+export const GUN_SPEED = 90;
 /** Largest sideways deviation of a shot's direction per axis (before renormalising). */
 export const GUN_SPREAD = 0.012;
 /** Tracer brightness: above 1, so tone mapping and bloom make them glow. */
 export const GUN_GAIN = 1.6;
-/** Shots start this far ahead of the camera so they do not fill the screen. */
+/** Shots start this far ahead of the muzzle (just in front of the camera). */
 export const GUN_MUZZLE_OFFSET = 2;
 /** Downward acceleration of shots, m/s² (a gentle arc). */
 export const GUN_GRAVITY = 2;
-/** Sprite diameter of a shot, metres. */
-export const GUN_SHOT_SIZE = 0.7;
+/** Sprite diameter of a shot, metres: thin, so a tracer near the camera is a dash, not a beam. */
+export const GUN_SHOT_SIZE = 0.3;
 /** Ticks over which a shot fades out at the end of its life. */
 const FADE_TICKS = 30;
 /** Ticks from the volley's tick to its end tick, by which every shot is dead. */
 export const GUN_LIFE_TICKS = GUN_SPAWN_TICKS + GUN_MAX_LIFE;
 
-const SHOTS_PER_TICK = GUN_SHOTS / GUN_SPAWN_TICKS;
 const GRAVITY_DT = GUN_GRAVITY * DT;
 const TINT_R = PALETTE[GUN_TINT][0] * GUN_GAIN;
 const TINT_G = PALETTE[GUN_TINT][1] * GUN_GAIN;
@@ -63,6 +68,34 @@ export interface VolleyBlock extends Block {
 export function insideScene(x: number, y: number, z: number): boolean {
   return x >= -SCENE_HALF_EXTENT && x <= SCENE_HALF_EXTENT && z >= -SCENE_HALF_EXTENT &&
     z <= SCENE_HALF_EXTENT && y >= 0 && y <= SCENE_HEIGHT;
+}
+
+/** Whether a coordinate outside [lo, hi] is closing in on it (inside: always true). */
+function closing(p: number, v: number, lo: number, hi: number): boolean {
+  return p < lo ? v > 0 : p > hi ? v < 0 : true;
+}
+
+/**
+ * Whether a shot at (x, y, z) moving at (vx, vy, vz) is in play: inside the scene's box, or
+ * outside it and closing in on every axis it is outside on (fired from a camera outside the box).
+ * A shot outside the box and moving away from it on some axis has left for good, or never comes.
+ *
+ * @example
+ * ```ts
+ * inPlay(0, 40, 130, 0, 0, -90); // true: a camera's shot flying towards the scene
+ * inPlay(0, 40, -61, 0, 0, -90); // false: it has left through the far side
+ * ```
+ */
+export function inPlay(
+  x: number,
+  y: number,
+  z: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): boolean {
+  return closing(x, vx, -SCENE_HALF_EXTENT, SCENE_HALF_EXTENT) &&
+    closing(z, vz, -SCENE_HALF_EXTENT, SCENE_HALF_EXTENT) && closing(y, vy, 0, SCENE_HEIGHT);
 }
 
 /** All gun volleys of a world. */
@@ -103,7 +136,9 @@ export class Gun extends BlockSystem<VolleyBlock> {
     const blocks = this.pool.blocks;
     for (let b = 0; b < blocks.length; b++) {
       const k = tick - blocks[b].tick;
-      if (k < GUN_SPAWN_TICKS) this.#spawn(blocks[b], k);
+      if (k < GUN_SPAWN_TICKS && k % GUN_SHOT_INTERVAL === 0) {
+        this.#spawn(blocks[b], k / GUN_SHOT_INTERVAL);
+      }
     }
     this.pool.expire(tick + 1);
   }
@@ -128,11 +163,12 @@ export class Gun extends BlockSystem<VolleyBlock> {
       previous[p + 2] = z;
       const vy = velocity[p + 1] - GRAVITY_DT;
       velocity[p + 1] = vy;
-      const nx = x + velocity[p] * DT, ny = y + vy * DT, nz = z + velocity[p + 2] * DT;
+      const vx = velocity[p], vz = velocity[p + 2];
+      const nx = x + vx * DT, ny = y + vy * DT, nz = z + vz * DT;
       position[p] = nx;
       position[p + 1] = ny;
       position[p + 2] = nz;
-      const remaining = insideScene(nx, ny, nz) ? left - 1 : 0;
+      const remaining = inPlay(nx, ny, nz, vx, vy, vz) ? left - 1 : 0;
       life[i] = remaining;
       if (remaining === 0) {
         color[i * 4 + 3] = 0;
@@ -144,44 +180,42 @@ export class Gun extends BlockSystem<VolleyBlock> {
     this.liveCount -= died;
   }
 
-  /** Fires the volley's shots for its `k`-th tick, spaced along the muzzle's first tick of flight. */
+  /** Fires the volley's `k`-th shot (on its k · GUN_SHOT_INTERVAL-th tick). */
   #spawn(block: VolleyBlock, k: number): void {
     const { position, previous, velocity, color, life, maxLife, size } = this.pool;
     const rng = this.#rng.reseed(streamKey(this.seed, STREAM.gun, block.seq, k));
-    let spawned = 0;
-    for (let n = 0; n < SHOTS_PER_TICK; n++) {
-      const i = block.start + k * SHOTS_PER_TICK + n;
-      let dx = block.dx + GUN_SPREAD * (2 * rng.next() - 1);
-      let dy = block.dy + GUN_SPREAD * (2 * rng.next() - 1);
-      let dz = block.dz + GUN_SPREAD * (2 * rng.next() - 1);
-      const norm = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz);
-      dx *= norm;
-      dy *= norm;
-      dz *= norm;
-      const speed = GUN_SPEED * (0.95 + 0.1 * rng.next());
-      const along = GUN_MUZZLE_OFFSET + speed * DT * ((n + rng.next()) / SHOTS_PER_TICK);
-      const p = i * 3;
-      const x = block.ox + dx * along, y = block.oy + dy * along, z = block.oz + dz * along;
-      position[p] = previous[p] = x;
-      position[p + 1] = previous[p + 1] = y;
-      position[p + 2] = previous[p + 2] = z;
-      velocity[p] = dx * speed;
-      velocity[p + 1] = dy * speed;
-      velocity[p + 2] = dz * speed;
-      maxLife[i] = GUN_MAX_LIFE;
-      size[i] = GUN_SHOT_SIZE;
-      const shade = 0.85 + 0.15 * rng.next();
-      const c = i * 4;
-      color[c] = TINT_R * shade;
-      color[c + 1] = TINT_G * shade;
-      color[c + 2] = TINT_B * shade;
-      // A muzzle offset can start a shot outside the box (camera at its edge): it is born dead.
-      if (insideScene(x, y, z)) {
-        life[i] = GUN_MAX_LIFE;
-        color[c + 3] = 1;
-        spawned++;
-      }
+    const i = block.start + k;
+    let dx = block.dx + GUN_SPREAD * (2 * rng.next() - 1);
+    let dy = block.dy + GUN_SPREAD * (2 * rng.next() - 1);
+    let dz = block.dz + GUN_SPREAD * (2 * rng.next() - 1);
+    const norm = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz);
+    dx *= norm;
+    dy *= norm;
+    dz *= norm;
+    const speed = GUN_SPEED * (0.95 + 0.1 * rng.next());
+    const p = i * 3;
+    const x = block.ox + dx * GUN_MUZZLE_OFFSET;
+    const y = block.oy + dy * GUN_MUZZLE_OFFSET;
+    const z = block.oz + dz * GUN_MUZZLE_OFFSET;
+    position[p] = previous[p] = x;
+    position[p + 1] = previous[p + 1] = y;
+    position[p + 2] = previous[p + 2] = z;
+    velocity[p] = dx * speed;
+    velocity[p + 1] = dy * speed;
+    velocity[p + 2] = dz * speed;
+    maxLife[i] = GUN_MAX_LIFE;
+    size[i] = GUN_SHOT_SIZE;
+    const shade = 0.85 + 0.15 * rng.next();
+    const c = i * 4;
+    color[c] = TINT_R * shade;
+    color[c + 1] = TINT_G * shade;
+    color[c + 2] = TINT_B * shade;
+    // A shot that starts outside the box heading away from it (a camera looking out of the
+    // scene) is born dead.
+    if (inPlay(x, y, z, velocity[p], velocity[p + 1], velocity[p + 2])) {
+      life[i] = GUN_MAX_LIFE;
+      color[c + 3] = 1;
+      this.liveCount++;
     }
-    this.liveCount += spawned;
   }
 }

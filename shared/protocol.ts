@@ -8,10 +8,10 @@ import { z } from "zod";
 import {
   BURST_HEIGHT_MAX,
   BURST_HEIGHT_MIN,
+  GUN_ORIGIN_HALF_EXTENT,
+  GUN_ORIGIN_HEIGHT,
   LAUNCH_HALF_EXTENT,
   NAME_MAX_LENGTH,
-  SCENE_HALF_EXTENT,
-  SCENE_HEIGHT,
 } from "./constants.ts";
 import { FIREWORK_KINDS, MAX_BREAKS } from "./firework_kinds.ts";
 import { THEMES } from "./themes.ts";
@@ -74,13 +74,17 @@ export type LaunchBody = z.infer<typeof LaunchBodySchema>;
 
 const vec3 = z.tuple([coord, coord, coord]);
 
-/** Fire the particle gun from a camera position along its view direction. */
+/**
+ * Fire the particle gun from a camera position along its view direction. The origin is where a
+ * viewer's camera can be (GUN_ORIGIN_HALF_EXTENT, GUN_ORIGIN_HEIGHT), inside or outside the
+ * scene's box: the tracers fly in from the camera and die once they leave the box.
+ */
 export const GunBodySchema = z.object({
   type: z.literal("gun"),
   origin: z.tuple([
-    finite.min(-SCENE_HALF_EXTENT).max(SCENE_HALF_EXTENT),
-    finite.min(0).max(SCENE_HEIGHT),
-    finite.min(-SCENE_HALF_EXTENT).max(SCENE_HALF_EXTENT),
+    finite.min(-GUN_ORIGIN_HALF_EXTENT).max(GUN_ORIGIN_HALF_EXTENT),
+    finite.min(0).max(GUN_ORIGIN_HEIGHT),
+    finite.min(-GUN_ORIGIN_HALF_EXTENT).max(GUN_ORIGIN_HALF_EXTENT),
   ]),
   /** Need not be normalised; the world normalises it deterministically. */
   direction: vec3.refine(
