@@ -86,7 +86,8 @@ export const BREAK_SCALE: readonly number[] = [1, 0.7, 0.55];
 const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
   peony: {
     shape: "sphere",
-    sparks: [550, 900],
+    // At BURST_SCALE the sphere is ~50 m across: enough sparks that it still reads as a full one.
+    sparks: [700, 1100],
     speed: [12.5, 16],
     speedNoise: 0.12,
     life: [110, 160],

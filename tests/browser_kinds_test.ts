@@ -17,8 +17,8 @@ import { TestClient } from "./helpers/server_harness.ts";
 
 const WIDTH = 1280;
 const HEIGHT = 720;
-/** Half the side of the saved crop around a burst, CSS pixels. */
-const CROP = 170;
+/** Half the side of the saved crop around a burst, CSS pixels (a peony is ~300 px across). */
+const CROP = 260;
 
 browserTest(
   "browser kinds: each kind bursts on screen (screenshots in tests/output/)",
@@ -101,13 +101,28 @@ browserTest(
       await t.step("the gun fires a stream of tracers (tests/output/gun.png)", async () => {
         await page.focus("#scene");
         await page.keyboard.press("g");
-        await page.waitForFunction(
-          () => snowfire.recentEvents().some((e) => e.type === "gun" && e.by === snowfire.you),
+        // The display stops a second into the volley (the page holds it the moment it sees it).
+        const fired = await (await page.waitForFunction(
+          () => {
+            const gun = snowfire.recentEvents().find((e) =>
+              e.type === "gun" && e.by === snowfire.you
+            );
+            if (!gun) return false;
+            snowfire.holdDisplay(gun.tick + 60);
+            return gun.tick + 60;
+          },
           null,
-          { timeout: 20_000 },
-        );
-        await page.waitForTimeout(400);
-        await page.screenshot({ path: "tests/output/gun.png" });
+          { timeout: 20_000, polling: 30 },
+        )).jsonValue() as number;
+        try {
+          await page.waitForFunction((at) => snowfire.renderTime() === at, fired, {
+            timeout: 40_000,
+          });
+          await page.evaluate(() => new Promise((done) => requestAnimationFrame(done)));
+          await page.screenshot({ path: "tests/output/gun.png" });
+        } finally {
+          await page.evaluate(() => snowfire.holdDisplay(false));
+        }
       });
 
       await t.step("no console error or warning", () => {
