@@ -25,7 +25,7 @@ function cpuMs(usage: { user: number; system: number }): number {
 /** Ticks timed per iteration: bursts are young, so no particle dies of old age meanwhile. */
 const TIMED_TICKS = 20;
 /** Live particles per launch right after its apex (trail tail + burst), measured. */
-const LIVE_PER_LAUNCH = 750;
+const LIVE_PER_LAUNCH = 980;
 
 /** A system with `launches` fireworks all just past their apex: the sky at its fullest. */
 function fullSky(launches: number): { fw: Fireworks; tick: number } {
