@@ -14,7 +14,7 @@
  * gun.live(); // tracers in flight
  * ```
  */
-import { DT, SCENE_HALF_EXTENT, SCENE_HEIGHT } from "./constants.ts";
+import { DT, SCENE_HALF_EXTENT, SCENE_HEIGHT, WINDOW_TICKS } from "./constants.ts";
 import { GUN_TINT, PALETTE } from "./firework_colors.ts";
 import { BlockSystem } from "./block_system.ts";
 import type { Hasher } from "./hash.ts";
@@ -48,6 +48,10 @@ export const GUN_SHOT_SIZE = 0.3;
 const FADE_TICKS = 30;
 /** Ticks from the volley's tick to its end tick, by which every shot is dead. */
 export const GUN_LIFE_TICKS = GUN_SPAWN_TICKS + GUN_MAX_LIFE;
+// A late joiner rebuilds the present from the window: every shot must die inside it.
+if (GUN_LIFE_TICKS > WINDOW_TICKS) {
+  throw new Error(`gun_life: ${GUN_LIFE_TICKS} ticks exceed WINDOW_TICKS = ${WINDOW_TICKS}`);
+}
 
 const GRAVITY_DT = GUN_GRAVITY * DT;
 const TINT_R = PALETTE[GUN_TINT][0] * GUN_GAIN;
