@@ -51,16 +51,33 @@ async function recordBursts(page: Page): Promise<void> {
 }
 
 /** Waits until `page` has seen the bursts of every launch in `seqs`; returns them. */
-async function seenBursts(page: Page, seqs: number[]): Promise<SeenBurst[]> {
-  const handle = await page.waitForFunction(
-    (wanted) => {
-      const seen = (globalThis as unknown as { seenBursts: Record<number, SeenBurst> }).seenBursts;
-      return wanted.every((seq) => seen[seq]) ? wanted.map((seq) => seen[seq]) : false;
-    },
-    seqs,
-    { timeout: 60_000, polling: 200 },
-  );
-  return await handle.jsonValue() as SeenBurst[];
+async function seenBursts(page: Page, seqs: number[], label: string): Promise<SeenBurst[]> {
+  try {
+    const handle = await page.waitForFunction(
+      (wanted) => {
+        const seen = (globalThis as unknown as { seenBursts: Record<number, SeenBurst> })
+          .seenBursts;
+        return wanted.every((seq) => seen[seq]) ? wanted.map((seq) => seen[seq]) : false;
+      },
+      seqs,
+      // A page on software GL under load can run seconds behind its horizon (1–3 fps).
+      { timeout: 90_000, polling: 200 },
+    );
+    return await handle.jsonValue() as SeenBurst[];
+  } catch (e) {
+    // Say what the page had: which bursts it saw, what it holds now, and how far behind it is.
+    const state = await page.evaluate((wanted) => {
+      const seen = (globalThis as unknown as { seenBursts: Record<number, SeenBurst> })
+        .seenBursts;
+      return JSON.stringify({
+        missing: wanted.filter((seq) => !seen[seq]),
+        holding: snowfire.fireworkCentroids().map((c) => [c.seq, c.count]),
+        tick: snowfire.tick(),
+        horizon: snowfire.horizon(),
+      });
+    }, seqs).catch((err) => `(page unreadable: ${err})`);
+    throw new Error(`${label}: not every burst was seen: ${state}`, { cause: e });
+  }
 }
 
 /** Clicks (or taps) the nine points in `page` and returns the seqs of the launches they made. */
@@ -162,14 +179,14 @@ browserTest("browser aim: clicks and taps burst on screen, here and for others",
 
     await t.step("clicks at 1280×720 burst inside both viewports", async () => {
       const seqs = await launchAtNinePoints(desk, 1280, 720, false);
-      assertInside(await seenBursts(desk.page, seqs), 1280, 720, "desk (clicker)");
-      assertInside(await seenBursts(phone.page, seqs), 390, 844, "phone (watcher)");
+      assertInside(await seenBursts(desk.page, seqs, "desk"), 1280, 720, "desk (clicker)");
+      assertInside(await seenBursts(phone.page, seqs, "phone"), 390, 844, "phone (watcher)");
     });
 
     await t.step("taps at 390×844 burst inside both viewports", async () => {
       const seqs = await launchAtNinePoints(phone, 390, 844, true);
-      assertInside(await seenBursts(phone.page, seqs), 390, 844, "phone (tapper)");
-      assertInside(await seenBursts(desk.page, seqs), 1280, 720, "desk (watcher)");
+      assertInside(await seenBursts(phone.page, seqs, "phone"), 390, 844, "phone (tapper)");
+      assertInside(await seenBursts(desk.page, seqs, "desk"), 1280, 720, "desk (watcher)");
     });
 
     await t.step("the first gesture started the sound", async () => {
