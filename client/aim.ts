@@ -15,8 +15,11 @@ import {
 /** Lowest and highest burst heights a launch asks for, metres (the protocol's limits). */
 export const AIM_HEIGHT_MIN = BURST_HEIGHT_MIN;
 export const AIM_HEIGHT_MAX = BURST_HEIGHT_MAX;
-/** The burst height of a ground click when the view has room for it, metres. */
-export const AIM_HEIGHT_PREFERRED = 40;
+/**
+ * The burst height of a ground click when the view has room for it, metres: high enough that a
+ * large burst (BURST_SCALE) mostly clears the ground.
+ */
+export const AIM_HEIGHT_PREFERRED = 44;
 /** A ground click's burst centre stays below this NDC height (room for the sparks above it). */
 const SCREEN_TOP = 0.75;
 /** …and the top of its burst (BURST_RISE_MAX above the centre) below this one. */

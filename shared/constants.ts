@@ -54,12 +54,13 @@ export const LAUNCH_HALF_EXTENT = 45;
  * Burst heights (metres above the ground) a launch may ask for with its `y` field. Low enough
  * that a burst with its sparks' reach fits the default camera, high enough to clear the fountain
  * and the snow's densest layer. A launch without `y` bursts at a height drawn from its own random
- * stream in [BURST_HEIGHT_DEFAULT_MIN, BURST_HEIGHT_DEFAULT_MAX].
+ * stream in [BURST_HEIGHT_DEFAULT_MIN, BURST_HEIGHT_DEFAULT_MAX]: high in that range, so that a
+ * BURST_SCALE-sized burst (~25 m radius) mostly clears the ground and fills the default view's sky.
  */
 export const BURST_HEIGHT_MIN = 18;
 export const BURST_HEIGHT_MAX = 55;
-export const BURST_HEIGHT_DEFAULT_MIN = 28;
-export const BURST_HEIGHT_DEFAULT_MAX = 46;
+export const BURST_HEIGHT_DEFAULT_MIN = 34;
+export const BURST_HEIGHT_DEFAULT_MAX = 50;
 
 /**
  * Every burst's size in space relative to the recipes as authored: burst speeds and burst gravity

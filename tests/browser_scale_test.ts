@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { AIM_HEIGHT_PREFERRED } from "../client/aim.ts";
 import { fitDefaultView } from "../client/camera_fit.ts";
 import { planFirework } from "../shared/firework_plan.ts";
 import {
@@ -81,7 +82,14 @@ browserTest(
 
       await t.step("a peony at the default view spans about a quarter of the width", async () => {
         // A ground click's burst height (client/aim.ts), over the middle of the launch area.
-        client!.submit({ type: "launch", x: 0, z: 0, y: 40, kind: "peony", theme: "red-gold" });
+        client!.submit({
+          type: "launch",
+          x: 0,
+          z: 0,
+          y: AIM_HEIGHT_PREFERRED,
+          kind: "peony",
+          theme: "red-gold",
+        });
         const event = await client!.waitFor(
           (m) => m.t === "event" && m.by === me && m.body.type === "launch",
           10_000,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as THREE from "three";
-import { AIM_HEIGHT_MAX } from "../client/aim.ts";
+import { AIM_HEIGHT_MAX, AIM_HEIGHT_PREFERRED } from "../client/aim.ts";
 import { fitDefaultView } from "../client/camera_fit.ts";
 import { LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
 import { FIREWORK_KINDS, type FireworkKind } from "../shared/firework_kinds.ts";
@@ -83,9 +83,9 @@ Deno.test("a peony at the default view spans about a quarter of the screen's wid
     await t.step(view.label, () => {
       const camera = defaultCamera(view.aspect);
       const spans: number[] = [];
-      // Ground clicks burst at 40 m; the show's launches at their own seeded heights.
+      // Ground clicks burst at AIM_HEIGHT_PREFERRED; the show's launches at their seeded heights.
       for (const seq of [1, 2, 3, 4, 5, 6]) {
-        spans.push(peonySpan(camera, seq, seq <= 3 ? 40 : undefined));
+        spans.push(peonySpan(camera, seq, seq <= 3 ? AIM_HEIGHT_PREFERRED : undefined));
       }
       for (const span of spans) {
         assert.ok(
