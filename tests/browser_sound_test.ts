@@ -10,7 +10,8 @@
  *
  * In the page (Chromium's default autoplay policy, under which an `AudioContext` started before a
  * gesture logs a console warning): no running context before the first gesture, a running one
- * after it, no console warning; the mute button mutes the sound, a reload remembers it, M unmutes.
+ * after it, a launch's cues reach the voices, no console warning; the mute button mutes the sound,
+ * a reload remembers it, M unmutes.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
@@ -235,6 +236,16 @@ browserTest(
         await page.keyboard.press("Shift");
         await page.waitForFunction(() => snowfire.sound()?.running === true, null, {
           timeout: 10_000,
+        });
+      });
+
+      await t.step("launches sound: their cues reach the voices (F, and the show)", async () => {
+        await page.keyboard.press("f");
+        // The launch cue plays when the display reaches its tick, the boom at the burst; each
+        // voice lasts 1–1.8 s, so polling sees them.
+        await page.waitForFunction(() => (snowfire.sound()?.voices ?? 0) > 0, null, {
+          timeout: 60_000,
+          polling: 100,
         });
       });
 
