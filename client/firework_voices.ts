@@ -110,13 +110,7 @@ export class FireworkVoices {
     const length = 1.0;
     const voice = this.voice(at, length, distanceGain(distance) * 0.35);
     if (!voice) return;
-    const thump = context.createOscillator();
-    thump.type = "sine";
-    thump.frequency.setValueAtTime(110, at);
-    thump.frequency.exponentialRampToValueAtTime(40, at + 0.18);
-    const thumpGain = context.createGain();
-    envelope(thumpGain.gain, at, 0.005, 0.22, 1);
-    thump.connect(thumpGain).connect(voice.gain);
+    const thump = fallingSine(context, voice.gain, at, [110, 40, 0.18], [0.005, 0.22, 1]);
     const whistle = context.createOscillator();
     whistle.type = "triangle";
     whistle.frequency.setValueAtTime(900, at);
@@ -152,13 +146,7 @@ export class FireworkVoices {
     const rumbleGain = context.createGain();
     envelope(rumbleGain.gain, at, 0.004, 1.4, 0.9);
     rumble.connect(filter).connect(rumbleGain).connect(voice.gain);
-    const body = context.createOscillator();
-    body.type = "sine";
-    body.frequency.setValueAtTime(70, at);
-    body.frequency.exponentialRampToValueAtTime(32, at + 0.5);
-    const bodyGain = context.createGain();
-    envelope(bodyGain.gain, at, 0.003, 0.6, 0.8);
-    body.connect(bodyGain).connect(voice.gain);
+    const body = fallingSine(context, voice.gain, at, [70, 32, 0.5], [0.003, 0.6, 0.8]);
     const sources: AudioScheduledSourceNode[] = [rumble, body];
     if (options.crackle) {
       const crackle = context.createBufferSource();
@@ -220,6 +208,27 @@ export class FireworkVoices {
     const now = this.context.currentTime;
     this.voices = this.voices.filter((voice) => voice.end > now);
   }
+}
+
+/**
+ * A sine falling from `from` to `to` Hz over `sweep` s, through an `envelope` of its own, into
+ * `out` (the launch thump and the boom's body): the oscillator, for the caller to start and stop.
+ */
+function fallingSine(
+  context: BaseAudioContext,
+  out: AudioNode,
+  at: number,
+  [from, to, sweep]: [number, number, number],
+  [attack, decay, peak]: [number, number, number],
+): OscillatorNode {
+  const sine = context.createOscillator();
+  sine.type = "sine";
+  sine.frequency.setValueAtTime(from, at);
+  sine.frequency.exponentialRampToValueAtTime(to, at + sweep);
+  const gain = context.createGain();
+  envelope(gain.gain, at, attack, decay, peak);
+  sine.connect(gain).connect(out);
+  return sine;
 }
 
 /** Attack to `peak` in `attack` s from `at`, then an exponential decay over `decay` s. */
