@@ -2,8 +2,8 @@
  * The `ws` WebSocket engine (default): Deno's `node:http` serves the Hono app (through
  * `@hono/node-server`'s request listener) and npm `ws` takes the upgrades. `ws` reads each frame's
  * header first and closes with 1009 when the announced length exceeds `maxPayload`, so an
- * oversized frame is refused before it is buffered; the TCP connection is then dropped at once
- * instead of reading the rest. Idle sockets are pinged every 30 s and dropped when they never
+ * oversized frame is refused before it is buffered; the rest is never parsed, and the TCP
+ * connection is dropped shortly after the close frame (see `close(…, hard)`). Idle sockets are pinged every 30 s and dropped when they never
  * answered the previous ping (a vanished client would otherwise hold its slot for good).
  */
 import http from "node:http";
@@ -71,13 +71,11 @@ export class NodeConnSocket implements ConnSocket {
       // Stop reading what an abuser still sends; the close frame gets a moment to leave.
       stopReading(ws);
       ws.pause();
-      // A paused socket still delivers reads under Deno's node:net (DESIGN.md measured this). Once
-      // the close frame has left for the kernel the write side is shut (FIN, so a polite client
-      // reads the close frame and closes); the connection is cut at the grace, or at once when
-      // the peer keeps sending past a small budget. Cutting earlier than the FIN resets the
-      // connection, and the client may then lose the close frame (seen in CI as code 0 for 1009).
-      // (The flood test still sees ~25 MiB written per connection before the cut; where it goes
-      // is open, see README "Hostile clients".)
+      // Once the close frame has left for the kernel the write side is shut (FIN, so a polite
+      // client reads the close frame and closes); the connection is cut at the grace, or at once
+      // when the peer keeps sending past a small budget (DESIGN.md saw Deno's node:net deliver
+      // reads to a paused socket). Cutting before the FIN resets the connection, and the client
+      // may then lose the close frame (seen in CI as code 0 instead of 1009).
       const deadline = performance.now() + HARD_CLOSE_GRACE_MS;
       const socket = (ws as unknown as {
         _socket?: {
