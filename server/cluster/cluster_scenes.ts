@@ -159,7 +159,7 @@ export class ClusterScenes {
     edge.close(1001, "idle").catch(() => {});
   }
 
-  /** The edge for `id`, opened when needed (a scene not stored yet is created by its first hello). */
+  /** The edge for `id`, opened when needed (a new scene is stored by its first hello). */
   open(id: string): SceneEdge {
     let edge = this.#edges.get(id);
     if (edge?.failed) {
