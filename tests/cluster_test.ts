@@ -268,6 +268,20 @@ function assertContiguous(log: SceneEvent[]): void {
   }
 }
 
+/**
+ * Copies of what clients have received so far, then the log read after them: every event in a
+ * copy had been stored before the read. (The show keeps stamping while a test winds down, so a
+ * log read first could miss an event that reaches a client a moment later.)
+ */
+async function receivedThenStored(
+  url: string,
+  scene: string,
+  streams: (readonly ServerMessage[])[],
+): Promise<{ received: ServerMessage[][]; log: SceneEvent[] }> {
+  const received = streams.map((messages) => messages.slice());
+  return { received, log: await storedLog(url, scene) };
+}
+
 /** Every event a client got is in the log, identical. */
 function assertAllStored(messages: readonly ServerMessage[], log: SceneEvent[]): void {
   const bySeq = new Map(log.map((e) => [e.seq, e]));
@@ -337,14 +351,12 @@ Deno.test({
           Math.max(...auditStream(onSurvivor.client.messages).events.keys());
       }, 5000);
 
-      const log = await storedLog(survivor.url, scene);
+      const { received, log } = await receivedThenStored(survivor.url, scene, [
+        onSurvivor.client.messages,
+        [...onOwner.client.messages, ...resumed.client.messages],
+      ]);
       assertContiguous(log);
-      for (
-        const messages of [
-          onSurvivor.client.messages,
-          [...onOwner.client.messages, ...resumed.client.messages],
-        ]
-      ) {
+      for (const messages of received) {
         assert.deepEqual(auditStream(messages).violations, []);
         assertAllStored(messages, log);
       }
@@ -406,13 +418,18 @@ Deno.test({
           Math.max(...auditStream(onOther.client.messages).events.keys());
       }, 5000);
 
-      const log = await storedLog(other.url, scene);
+      const clientsHere = [onOther.client, onOwner.client];
+      const { received, log } = await receivedThenStored(
+        other.url,
+        scene,
+        clientsHere.map((c) => c.messages),
+      );
       assertContiguous(log);
-      for (const client of [onOther.client, onOwner.client]) {
-        assert.deepEqual(auditStream(client.messages).violations, []);
-        assertAllStored(client.messages, log);
+      clientsHere.forEach((client, i) => {
+        assert.deepEqual(auditStream(received[i]).violations, []);
+        assertAllStored(received[i], log);
         assert.equal(client.socket.readyState, WebSocket.OPEN);
-      }
+      });
     } finally {
       for (const stop of stops) stop();
       await Promise.all(clients.map((c) => c.close()));
@@ -564,16 +581,19 @@ Deno.test({
         return (log.at(-1)?.seq ?? 0) >= Math.max(...auditStream(b.client.messages).events.keys());
       }, 5000);
 
-      const log = await storedLog(nodes[1].url, scene);
+      const { received, log } = await receivedThenStored(nodes[1].url, scene, [
+        a.client.messages,
+        b.client.messages,
+      ]);
       assertContiguous(log);
       for (const node of nodes) {
         const health = await fetch(`${node.url}/healthz`);
         assert.equal(health.status, 200, "the node lived through the outage and is healthy again");
         await health.body?.cancel();
       }
-      for (const { client } of [a, b]) {
-        assert.deepEqual(auditStream(client.messages).violations, []);
-        assertAllStored(client.messages, log);
+      for (const [i, { client }] of [a, b].entries()) {
+        assert.deepEqual(auditStream(received[i]).violations, []);
+        assertAllStored(received[i], log);
         assert.equal(client.socket.readyState, WebSocket.OPEN);
         const codes = new Set(client.errors().map((e) => e.code));
         codes.delete("paused");
