@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
-import type { SceneEvent } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { CLOSE_WRONG_HASHES } from "../server/room.ts";
 import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
+import { eventsOf } from "./helpers/cluster_streams.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 
 type Welcome = Extract<ServerMessage, { t: "welcome" }>;
@@ -27,16 +27,6 @@ function promisedTo(client: TestClient): number {
     else if (m.t === "tick") promised = Math.max(promised, m.n);
   }
   return promised;
-}
-
-function eventsOf(welcome: Welcome, client: TestClient): SceneEvent[] {
-  const out = new Map<number, SceneEvent>();
-  for (const e of welcome.events) out.set(e.seq, e);
-  for (const e of client.events()) {
-    const { t: _t, ...event } = e;
-    out.set(event.seq, event);
-  }
-  return [...out.values()].sort((a, b) => a.seq - b.seq);
 }
 
 Deno.test({

@@ -13,6 +13,21 @@ import { isEvent, LogReader, type StoredEntry } from "../server/cluster/stream_l
 import { initialSnapshot } from "../shared/settings.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 
+/** Stores a scene's record as a node's first hello does: seed 7, the show off. */
+async function createQuietScene(link: NatsLink, scene: string, clock: ServerClock) {
+  assert.ok(
+    await createRecord(link, scene, {
+      seed: 7,
+      epoch: clock.wallMs(),
+      reserved: 0,
+      showCursor: 0,
+      snapshot: initialSnapshot({ show: false }),
+      snapshotStreamSeq: 0,
+    }),
+    `scene ${scene} created`,
+  );
+}
+
 Deno.test({
   name:
     "a deposed owner's append is refused and it steps down; its successor starts above its reservation",
@@ -43,14 +58,7 @@ Deno.test({
     const owners: SceneOwner[] = [];
     try {
       const scene = "fence-1";
-      await createRecord(linkA, scene, {
-        seed: 7,
-        epoch: clock.wallMs(),
-        reserved: 0,
-        showCursor: 0,
-        snapshot: initialSnapshot({ show: false }),
-        snapshotStreamSeq: 0,
-      });
+      await createQuietScene(linkA, scene, clock);
       const depsA = deps(linkA, "a");
       const a = await SceneOwner.take(depsA, scene);
       assert.ok(a, "a takes the free scene");
@@ -118,14 +126,7 @@ Deno.test({
     let owner: SceneOwner | null = null;
     try {
       const scene = "retry-1";
-      await createRecord(link, scene, {
-        seed: 7,
-        epoch: clock.wallMs(),
-        reserved: 0,
-        showCursor: 0,
-        snapshot: initialSnapshot({ show: false }),
-        snapshotStreamSeq: 0,
-      });
+      await createQuietScene(link, scene, clock);
       owner = await SceneOwner.take({
         link,
         nodeId: "a",

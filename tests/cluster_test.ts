@@ -18,7 +18,7 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../testing/nats_cluster.ts";
-import { auditStream } from "./helpers/cluster_streams.ts";
+import { auditStream, eventsOf } from "./helpers/cluster_streams.ts";
 
 const haveNats = requireNats("cluster tests");
 
@@ -42,16 +42,6 @@ async function metricsOf(url: string): Promise<string> {
 function gauge(text: string, name: string): number {
   const line = text.split("\n").find((l) => l.startsWith(name + "{") || l.startsWith(name + " "));
   return line ? Number(line.split(" ").pop()) : NaN;
-}
-
-function eventsOf(welcome: Welcome, client: TestClient): SceneEvent[] {
-  const out = new Map<number, SceneEvent>();
-  for (const e of welcome.events) out.set(e.seq, e);
-  for (const e of client.events()) {
-    const { t: _t, ...event } = e;
-    out.set(event.seq, event);
-  }
-  return [...out.values()].sort((a, b) => a.seq - b.seq);
 }
 
 Deno.test({

@@ -4,6 +4,7 @@
  */
 import type { ServerMessage } from "../../shared/protocol.ts";
 import type { SceneEvent } from "../../shared/types.ts";
+import type { TestClient } from "./server_harness.ts";
 
 /** What one client's recorded frames say about the horizon promise and seq order. */
 export interface StreamAudit {
@@ -56,4 +57,18 @@ export function auditStream(messages: readonly ServerMessage[]): StreamAudit {
     }
   }
   return { events, violations };
+}
+
+/** A client's scene as it knows it: the welcome's events and every live one since, by seq. */
+export function eventsOf(
+  welcome: Extract<ServerMessage, { t: "welcome" }>,
+  client: TestClient,
+): SceneEvent[] {
+  const out = new Map<number, SceneEvent>();
+  for (const e of welcome.events) out.set(e.seq, e);
+  for (const e of client.events()) {
+    const { t: _t, ...event } = e;
+    out.set(event.seq, event);
+  }
+  return [...out.values()].sort((a, b) => a.seq - b.seq);
 }
