@@ -10,9 +10,9 @@ import { eventCost } from "../shared/budget.ts";
 import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../shared/constants.ts";
 import { World } from "../shared/world.ts";
 import * as THREE from "three";
-import { SparkStreaks } from "../client/spark_streaks.ts";
-import { createPointUniforms } from "../client/point_uniforms.ts";
-import { SnowPoints } from "../client/snow_points.ts";
+import { SparkStreaks } from "../client/render/spark_streaks.ts";
+import { createPointUniforms } from "../client/render/point_uniforms.ts";
+import { SnowPoints } from "../client/render/snow_points.ts";
 import { STREAK_SECONDS } from "../shared/views.ts";
 
 const SEED = 20_261_129;

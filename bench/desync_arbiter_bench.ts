@@ -7,7 +7,7 @@
 import { WINDOW_TICKS } from "../shared/constants.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { worldFromWindow } from "../shared/world.ts";
-import { HashArbiter } from "../server/hash_arbiter.ts";
+import { HashArbiter } from "../server/scene/hash_arbiter.ts";
 import { busyScenario } from "../testing/world_scenarios.ts";
 
 const SEED = 77;

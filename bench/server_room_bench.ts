@@ -6,11 +6,11 @@
  * 1000 peers ≤ 0.5 ms (avg); welcome ≤ 0.2 ms (avg).
  */
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
-import { ServerClock } from "../server/clock.ts";
+import { ServerClock } from "../server/scene/clock.ts";
 import { Metrics } from "../server/metrics.ts";
-import { Peer } from "../server/peer.ts";
-import { Room } from "../server/room.ts";
-import { SceneStore } from "../server/store.ts";
+import { Peer } from "../server/scene/peer.ts";
+import { Room } from "../server/local/room.ts";
+import { SceneStore } from "../server/local/store.ts";
 import { initialSnapshot } from "../shared/settings.ts";
 
 const PEERS = 1000;

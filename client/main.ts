@@ -11,24 +11,24 @@ import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import type { World } from "../shared/world.ts";
 import { z } from "zod";
-import { type DebugObserved, exposeDebugHook } from "./debug_hook.ts";
-import { cleanName } from "./display_name.ts";
-import { element } from "./dom.ts";
-import { FrameStats } from "./frame_stats.ts";
-import { FrameTimings } from "./frame_timings.ts";
-import { Hud } from "./hud.ts";
-import { Input } from "./input.ts";
-import { Invite, sceneLink } from "./invite.ts";
-import { LaunchPicker } from "./launch_picker.ts";
-import { Net } from "./net.ts";
-import { Playout } from "./playout.ts";
-import { QualityGovernor } from "./quality_governor.ts";
-import { SceneRenderer } from "./renderer.ts";
+import { type DebugObserved, exposeDebugHook } from "./debug/debug_hook.ts";
+import { cleanName } from "./hud/display_name.ts";
+import { element } from "./hud/dom.ts";
+import { FrameStats } from "./debug/frame_stats.ts";
+import { FrameTimings } from "./debug/frame_timings.ts";
+import { Hud } from "./hud/hud.ts";
+import { Input } from "./input/input.ts";
+import { Invite, sceneLink } from "./hud/invite.ts";
+import { LaunchPicker } from "./hud/launch_picker.ts";
+import { Net } from "./net/net.ts";
+import { Playout } from "./net/playout.ts";
+import { QualityGovernor } from "./render/quality_governor.ts";
+import { SceneRenderer } from "./render/renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
-import { SettingsPanel } from "./settings_panel.ts";
+import { SettingsPanel } from "./hud/settings_panel.ts";
 import { Sim } from "./sim.ts";
-import { FireworkSound } from "./sound.ts";
-import { SoundCues } from "./sound_cues.ts";
+import { FireworkSound } from "./audio/sound.ts";
+import { SoundCues } from "./audio/sound_cues.ts";
 
 /**
  * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame

@@ -5,8 +5,8 @@
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
-import type { DesyncLimits } from "./desync.ts";
-import { WS_ENGINES, type WsEngine } from "./ws_engine.ts";
+import type { DesyncLimits } from "./scene/desync.ts";
+import { WS_ENGINES, type WsEngine } from "./ws/ws_engine.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {

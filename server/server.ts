@@ -3,17 +3,17 @@
  * Hono app — and its graceful shutdown (sockets closed with 1001, progress flushed, DB closed).
  */
 import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
-import { createApp } from "./app.ts";
-import { HelloDeadlines } from "./connection.ts";
-import { AddressBudgets } from "./ratelimit.ts";
-import { listen, type Listener } from "./ws_engine.ts";
-import { ServerClock } from "./clock.ts";
-import { HashArbiter } from "./hash_arbiter.ts";
+import { createApp } from "./http/app.ts";
+import { HelloDeadlines } from "./ws/connection.ts";
+import { AddressBudgets } from "./scene/ratelimit.ts";
+import { listen, type Listener } from "./ws/ws_engine.ts";
+import { ServerClock } from "./scene/clock.ts";
+import { HashArbiter } from "./scene/hash_arbiter.ts";
 import { Metrics } from "./metrics.ts";
-import type { PeerSocket } from "./peer.ts";
-import { Rooms } from "./rooms.ts";
-import { PassScheduler } from "./scheduler.ts";
-import { SceneStore } from "./store.ts";
+import type { PeerSocket } from "./scene/peer.ts";
+import { Rooms } from "./local/rooms.ts";
+import { PassScheduler } from "./scene/scheduler.ts";
+import { SceneStore } from "./local/store.ts";
 import { ClusterScenes } from "./cluster/cluster_scenes.ts";
 import { NatsLink } from "./cluster/nats_link.ts";
 

@@ -12,7 +12,7 @@ import {
 } from "playwright-core";
 import { type RunningServer, startServer } from "../server/server.ts";
 import { buildClient } from "../tools/bundle.ts";
-import type { SnowfireDebug } from "../client/debug_hook.ts";
+import type { SnowfireDebug } from "../client/debug/debug_hook.ts";
 import { findBrowser, HOW_TO_GET_A_BROWSER } from "./find_browser.ts";
 
 declare global {

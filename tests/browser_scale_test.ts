@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { AIM_HEIGHT_PREFERRED } from "../client/aim.ts";
-import { fitDefaultView } from "../client/camera_fit.ts";
+import { AIM_HEIGHT_PREFERRED } from "../client/input/aim.ts";
+import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { planFirework } from "../shared/firework_plan.ts";
 import {
   browserTest,

@@ -27,7 +27,7 @@ import {
   type Rendered,
   rms,
 } from "./helpers/audio_measures.ts";
-import { MAX_VOICES, OUTPUT_CEILING, SPEED_OF_SOUND } from "../client/firework_voices.ts";
+import { MAX_VOICES, OUTPUT_CEILING, SPEED_OF_SOUND } from "../client/audio/firework_voices.ts";
 
 const RATE = 48_000;
 
@@ -45,7 +45,7 @@ async function render(
 ): Promise<Rendered & { voices: number }> {
   const { base64, voices } = await page.evaluate(async ({ seconds, calls, rate }) => {
     const { FireworkVoices } = (globalThis as unknown as {
-      SnowfireSound: typeof import("../client/firework_voices.ts");
+      SnowfireSound: typeof import("../client/audio/firework_voices.ts");
     }).SnowfireSound;
     const context = new OfflineAudioContext(1, Math.ceil(seconds * rate), rate);
     const voices = new FireworkVoices(context);
@@ -75,7 +75,7 @@ const show = (measures: unknown) =>
 
 browserTest("browser sound: the synthesised cues, rendered offline and measured", async (t) => {
   const script = await bundleScript(
-    new URL("../client/firework_voices.ts", import.meta.url),
+    new URL("../client/audio/firework_voices.ts", import.meta.url),
     "SnowfireSound",
   );
   const browser = await launchBrowser();

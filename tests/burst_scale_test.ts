@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import * as THREE from "three";
-import { AIM_HEIGHT_MAX, AIM_HEIGHT_PREFERRED } from "../client/aim.ts";
-import { fitDefaultView } from "../client/camera_fit.ts";
+import { AIM_HEIGHT_MAX, AIM_HEIGHT_PREFERRED } from "../client/input/aim.ts";
+import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
 import { FIREWORK_KINDS, type FireworkKind } from "../shared/firework_kinds.ts";
 import { Fireworks } from "../shared/fireworks.ts";

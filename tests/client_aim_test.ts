@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import * as THREE from "three";
-import { AIM_HEIGHT_MAX, AIM_HEIGHT_MIN, aimLaunch } from "../client/aim.ts";
-import { fitDefaultView } from "../client/camera_fit.ts";
+import { AIM_HEIGHT_MAX, AIM_HEIGHT_MIN, aimLaunch } from "../client/input/aim.ts";
+import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { LAUNCH_HALF_EXTENT } from "../shared/constants.ts";
 
 function ray(origin: [number, number, number], direction: [number, number, number]): THREE.Ray {

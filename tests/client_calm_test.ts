@@ -1,7 +1,7 @@
 /** The page's calm parts that need no browser: the settings gate and display names. */
 import assert from "node:assert/strict";
-import { ChangeGate, type GateTimers } from "../client/change_gate.ts";
-import { cleanName } from "../client/display_name.ts";
+import { ChangeGate, type GateTimers } from "../client/hud/change_gate.ts";
+import { cleanName } from "../client/hud/display_name.ts";
 import { NAME_MAX_LENGTH } from "../shared/constants.ts";
 
 /** Timers on a hand-advanced clock. */

@@ -1,6 +1,6 @@
 /** The client's quality governor: resolution follows the frame rate, with hysteresis. */
 import assert from "node:assert/strict";
-import { QualityGovernor } from "../client/quality_governor.ts";
+import { QualityGovernor } from "../client/render/quality_governor.ts";
 
 /** Feeds `seconds` of frames at `fps`; returns how many times the ratio changed. */
 function run(governor: QualityGovernor, fps: number, seconds: number): number {

@@ -4,7 +4,7 @@
  * when an earlier launch's block ends and the later blocks slide down — or the sky would flicker.
  */
 import assert from "node:assert/strict";
-import { packSparks, SPARK_STRIDE } from "../client/spark_packing.ts";
+import { packSparks, SPARK_STRIDE } from "../client/render/spark_packing.ts";
 import { Fireworks } from "../shared/fireworks.ts";
 
 /**

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { Sim } from "../client/sim.ts";
-import { Playout } from "../client/playout.ts";
-import { ClockSync } from "../client/clock_sync.ts";
+import { Playout } from "../client/net/playout.ts";
+import { ClockSync } from "../client/net/clock_sync.ts";
 import { CHECKPOINT_TICKS, DEFAULT_SKY_CAP, WINDOW_TICKS } from "../shared/constants.ts";
 import type { WelcomeMessage } from "../shared/protocol.ts";
 import { initialSnapshot } from "../shared/settings.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { worldFromWindow } from "../shared/world.ts";
-import { CLOSE_WRONG_HASHES } from "../server/room.ts";
+import { CLOSE_WRONG_HASHES } from "../server/local/room.ts";
 import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { eventsOf } from "./helpers/cluster_streams.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";

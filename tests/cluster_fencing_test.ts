@@ -4,7 +4,7 @@
  * it steps down, and the log holds no event of it after the takeover marker.
  */
 import assert from "node:assert/strict";
-import { ServerClock } from "../server/clock.ts";
+import { ServerClock } from "../server/scene/clock.ts";
 import { ClusterMetrics } from "../server/cluster/cluster_metrics.ts";
 import { NatsLink } from "../server/cluster/nats_link.ts";
 import { createRecord, getRecord } from "../server/cluster/scene_records.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { packSparks, SPARK_STRIDE } from "../client/spark_packing.ts";
+import { packSparks, SPARK_STRIDE } from "../client/render/spark_packing.ts";
 import { strobe, STROBE_DIM } from "../shared/firework_colors.ts";
 import { Fireworks } from "../shared/fireworks.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fitDefaultView } from "../client/camera_fit.ts";
+import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { GUN_ORIGIN_HALF_EXTENT, GUN_ORIGIN_HEIGHT } from "../shared/constants.ts";
 import { GunBodySchema } from "../shared/protocol.ts";
 

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import * as jsqr from "jsqr";
-import { encodeQr, formatBits, type QrCode, reedSolomon, versionBits } from "../client/qr_code.ts";
+import {
+  encodeQr,
+  formatBits,
+  type QrCode,
+  reedSolomon,
+  versionBits,
+} from "../client/hud/qr_code.ts";
 
 /** jsQR is CommonJS: its function is the module's default export (its types say otherwise). */
 const jsQR = (jsqr as unknown as {

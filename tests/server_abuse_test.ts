@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { eventCost } from "../shared/budget.ts";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
-import { CLOSE_SLOW_CONSUMER, Peer } from "../server/peer.ts";
+import { CLOSE_SLOW_CONSUMER, Peer } from "../server/scene/peer.ts";
 import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
 
 /** A submitted launch body with the given fields (valid or not). */

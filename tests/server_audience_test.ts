@@ -1,7 +1,7 @@
 /** The audience on its own: fan-out, presence within its limit, backpressure drops. */
 import assert from "node:assert/strict";
 import type { PeerInfo } from "../shared/protocol.ts";
-import { Audience, type Listener } from "../server/audience.ts";
+import { Audience, type Listener } from "../server/scene/audience.ts";
 
 class FakeListener implements Listener {
   readonly sent: string[] = [];

@@ -1,7 +1,7 @@
 /** The server clock and each scene's tick clock. */
 import assert from "node:assert/strict";
 import { TICK_MS } from "../shared/constants.ts";
-import { SceneClock, ServerClock } from "../server/clock.ts";
+import { SceneClock, ServerClock } from "../server/scene/clock.ts";
 
 function fakeTime(startWall: number) {
   const t = { wall: startWall, mono: 1000 };

@@ -1,6 +1,6 @@
 /** Desync detection by majority vote over checkpoint hashes. */
 import assert from "node:assert/strict";
-import { HashVotes } from "../server/desync.ts";
+import { HashVotes } from "../server/scene/desync.ts";
 
 Deno.test("hash votes find the minority once a majority reported", async (t) => {
   await t.step("waits for a majority of eligible peers", () => {

@@ -8,8 +8,8 @@ import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
-import { RESUME_MARGIN_TICKS } from "../server/room.ts";
-import { SceneStore } from "../server/store.ts";
+import { RESUME_MARGIN_TICKS } from "../server/local/room.ts";
+import { SceneStore } from "../server/local/store.ts";
 import { eventually, startTestServer, TestClient, withServer } from "./helpers/server_harness.ts";
 
 /** Scene time runs 4× faster than real time, so the window W passes in two real seconds. */

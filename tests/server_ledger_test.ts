@@ -1,6 +1,6 @@
 /** Sky admission control. */
 import assert from "node:assert/strict";
-import { SkyLedger } from "../server/ledger.ts";
+import { SkyLedger } from "../server/scene/ledger.ts";
 
 Deno.test("sky ledger admits up to its cap and says when room frees up", () => {
   const ledger = new SkyLedger(1000);

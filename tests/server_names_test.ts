@@ -1,6 +1,6 @@
 /** Friendly scene ids and peer names. */
 import assert from "node:assert/strict";
-import { randomPeerName, randomSceneId } from "../server/names.ts";
+import { randomPeerName, randomSceneId } from "../server/scene/names.ts";
 import { SceneId } from "../shared/protocol.ts";
 
 Deno.test("names are valid scene ids and readable peer names", () => {

@@ -1,6 +1,6 @@
 /** The WebSocket origin check. */
 import assert from "node:assert/strict";
-import { originAllowed } from "../server/app.ts";
+import { originAllowed } from "../server/http/app.ts";
 
 Deno.test("origin check allows same host, listed origins and non-browsers only", () => {
   const own = "http://localhost:8000";

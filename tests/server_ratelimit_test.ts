@@ -1,6 +1,6 @@
 /** Per-connection token buckets. */
 import assert from "node:assert/strict";
-import { TokenBucket } from "../server/ratelimit.ts";
+import { TokenBucket } from "../server/scene/ratelimit.ts";
 
 Deno.test("token bucket grants a burst then refills at its rate", () => {
   const bucket = new TokenBucket({ perSecond: 2, burst: 3 }, 0);

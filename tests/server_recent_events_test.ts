@@ -1,6 +1,6 @@
 /** The events a room keeps in memory for welcomes and resumes. */
 import assert from "node:assert/strict";
-import { RecentEvents } from "../server/recent_events.ts";
+import { RecentEvents } from "../server/scene/recent_events.ts";
 import type { SceneEvent } from "../shared/types.ts";
 
 function event(seq: number, tick: number): SceneEvent {

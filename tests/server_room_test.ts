@@ -4,12 +4,12 @@ import { TICK_MS, WINDOW_TICKS } from "../shared/constants.ts";
 import type { WelcomeMessage } from "../shared/protocol.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import type { SceneEvent } from "../shared/types.ts";
-import { ServerClock } from "../server/clock.ts";
+import { ServerClock } from "../server/scene/clock.ts";
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
 import { Metrics } from "../server/metrics.ts";
-import { Peer } from "../server/peer.ts";
-import { Room } from "../server/room.ts";
-import { SceneStore } from "../server/store.ts";
+import { Peer } from "../server/scene/peer.ts";
+import { Room } from "../server/local/room.ts";
+import { SceneStore } from "../server/local/store.ts";
 
 function fakePeer(id: string, sent: string[]): Peer {
   return new Peer({

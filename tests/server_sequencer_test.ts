@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { TICK_MS } from "../shared/constants.ts";
 import { initialSnapshot } from "../shared/settings.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
-import { ServerClock } from "../server/clock.ts";
-import type { LogPosition, SceneLog } from "../server/scene_log.ts";
-import { SceneSequencer, type SceneState } from "../server/sequencer.ts";
+import { ServerClock } from "../server/scene/clock.ts";
+import type { LogPosition, SceneLog } from "../server/scene/scene_log.ts";
+import { SceneSequencer, type SceneState } from "../server/scene/sequencer.ts";
 
 /** A SceneLog in memory, recording the order of calls. */
 class MemoryLog implements SceneLog {

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { StorageUnavailableError } from "../server/errors.ts";
-import { Room } from "../server/room.ts";
-import { WS_ENGINES } from "../server/ws_engine.ts";
+import { Room } from "../server/local/room.ts";
+import { WS_ENGINES } from "../server/ws/ws_engine.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { initialSnapshot } from "../shared/settings.ts";
-import { SceneStore } from "../server/store.ts";
+import { SceneStore } from "../server/local/store.ts";
 import { startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { spawnServer } from "../testing/server_process.ts";
 

@@ -12,7 +12,7 @@ import { DEFAULT_SKY_CAP, MAX_FLAKES } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
-import { SceneRenderer } from "../../client/renderer.ts";
+import { SceneRenderer } from "../../client/render/renderer.ts";
 
 /** What to measure. */
 export interface FrameBenchOptions {

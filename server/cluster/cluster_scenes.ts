@@ -6,21 +6,21 @@
  */
 import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
-import type { ServerClock } from "../clock.ts";
-import type { DesyncLimits } from "../desync.ts";
-import type { HashArbiter } from "../hash_arbiter.ts";
+import type { ServerClock } from "../scene/clock.ts";
+import type { DesyncLimits } from "../scene/desync.ts";
+import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
-import type { PeerSocket } from "../peer.ts";
-import { randomSceneId, setPeerIdSuffix } from "../names.ts";
-import type { SceneInfo } from "../rooms.ts";
+import type { PeerSocket } from "../scene/peer.ts";
+import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
+import type { SceneInfo } from "../local/rooms.ts";
 import {
   longestEmpty,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
   UNLIMITED_SCENES,
-} from "../scene_limits.ts";
+} from "../scene/scene_limits.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";

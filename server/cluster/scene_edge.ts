@@ -17,16 +17,16 @@ import {
 import type { ErrorMessage, WelcomeMessage } from "../../shared/protocol.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
-import { SceneClock, type ServerClock } from "../clock.ts";
+import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { Metrics } from "../metrics.ts";
-import { Audience } from "../audience.ts";
-import type { Peer } from "../peer.ts";
-import { RecentEvents } from "../recent_events.ts";
-import { randomSeed } from "../names.ts";
+import { Audience } from "../scene/audience.ts";
+import type { Peer } from "../scene/peer.ts";
+import { RecentEvents } from "../scene/recent_events.ts";
+import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { type DesyncVerdict, paused, type SubmitReply } from "./scene_owner.ts";
-import { CLOSE_WRONG_HASHES } from "../room.ts";
+import { CLOSE_WRONG_HASHES } from "../local/room.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import {

@@ -15,16 +15,16 @@ import { advanceSnapshot } from "../../shared/settings.ts";
 import { eventCost } from "../../shared/budget.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
-import { SceneClock, type ServerClock } from "../clock.ts";
+import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import {
   DEFAULT_DESYNC_LIMITS,
   type DesyncAction,
   DesyncJudge,
   type DesyncLimits,
   type DesyncStats,
-} from "../desync.ts";
-import type { HashArbiter } from "../hash_arbiter.ts";
-import { SkyLedger } from "../ledger.ts";
+} from "../scene/desync.ts";
+import type { HashArbiter } from "../scene/hash_arbiter.ts";
+import { SkyLedger } from "../scene/ledger.ts";
 import { errorMessage as refusal } from "../errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { acquireLease, type Lease, releaseLease, renewLease } from "./lease.ts";

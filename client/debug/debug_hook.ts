@@ -1,0 +1,230 @@
+/**
+ * `window.snowfire`: a small read-only window into the client for end-to-end tests and curious
+ * people in the console. It never changes the world.
+ */
+import * as THREE from "three";
+import type { EventBody, Settings } from "../../shared/types.ts";
+import type { FrameTimings } from "./frame_timings.ts";
+import type { Net } from "../net/net.ts";
+import type { Playout } from "../net/playout.ts";
+import type { SceneRenderer } from "../render/renderer.ts";
+import type { Sim } from "../sim.ts";
+import type { FireworkSound } from "../audio/sound.ts";
+
+/** What `window.snowfire` offers. */
+export interface SnowfireDebug {
+  /** The world's current tick (−1 before the first welcome). */
+  tick(): number;
+  /** The world's state hash now. */
+  hash(): string;
+  /** The hash recorded at a recent checkpoint tick. */
+  hashAt(tick: number): string | undefined;
+  /** Checkpoint ticks with a recorded hash, oldest first. */
+  checkpoints(): number[];
+  /** Live firework, gun and fountain particles. */
+  live(): number;
+  /** True while connected and welcomed. */
+  connected(): boolean;
+  /** The heartbeat horizon. */
+  horizon(): number;
+  /** The fractional tick being displayed. */
+  renderTime(): number;
+  /** The scene's seed. */
+  seed(): number;
+  /** Settings in force in the local world. */
+  settings(): Settings | null;
+  /** CSS-pixel position of a world point on the canvas, or null when behind the camera. */
+  project(x: number, y: number, z: number): { x: number; y: number } | null;
+  /** Per-frame CPU ms (simulate + upload/draw) of the latest frames, oldest first. */
+  frameTimes(): number[];
+  /** Forgets the recorded frame times (start of a measurement). */
+  clearFrameTimes(): void;
+  /** Visible firework particles and their mean position (null when there are none). */
+  fireworkCentroid(): { x: number; y: number; z: number; count: number } | null;
+  /**
+   * Per live launch (by seq): its visible particles and their mean position, for telling apart
+   * simultaneous bursts.
+   */
+  fireworkCentroids(): { seq: number; x: number; y: number; z: number; count: number }[];
+  /**
+   * Launch `seq`'s horizontal extent on the canvas in CSS pixels: the 2nd and 98th percentiles
+   * of its visible particles' projected x (stray sparks aside), the canvas width, and how many
+   * particles; null when none is visible.
+   */
+  fireworkSpan(
+    seq: number,
+  ): { left: number; right: number; canvasWidth: number; count: number } | null;
+  /** The latest event received from the server (`body` as received). */
+  lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
+  /** Sound state: running after the first gesture, muted, voices sounding. */
+  sound(): { running: boolean; muted: boolean; voices: number } | null;
+  /** Flakes and firework sparks drawn in the last frame. */
+  drawn(): { flakes: number; fireworks: number };
+  /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
+  recentEvents(): { seq: number; tick: number; by: string; type: string; body: EventBody }[];
+  /**
+   * Holds the displayed time still (`true`), stops it at tick `held` when it gets there (a
+   * number), or lets it run (`false`): one frame for pixel reads.
+   */
+  holdDisplay(held: boolean | number): void;
+  /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
+  setLayerVisible(layer: string, visible: boolean): void;
+  /** This viewer's peer id. */
+  you: string;
+  /** Error codes received from the server, in order. */
+  errors: string[];
+  /** Server frames that failed validation. */
+  invalidFrames: number;
+}
+
+/** Parts of the client the hook reads. */
+export interface DebugSources {
+  sim: Sim;
+  net: Net;
+  renderer: SceneRenderer;
+  playout: Playout;
+  timings: FrameTimings;
+  sound?: FireworkSound;
+}
+
+/** What the page observed, which the hook shows as `you`, `errors` and `invalidFrames`. */
+export interface DebugObserved {
+  you: string;
+  errors: string[];
+  invalidFrames: number;
+}
+
+/** Installs `window.snowfire` and returns it; `you`, `errors`, `invalidFrames` read `observed`. */
+export function exposeDebugHook(
+  sources: DebugSources,
+  observed: DebugObserved = { you: "", errors: [], invalidFrames: 0 },
+): SnowfireDebug {
+  const { sim, net, renderer, playout, timings } = sources;
+  const hook: SnowfireDebug = {
+    tick: () => sim.world?.tick ?? -1,
+    hash: () => sim.world?.hash() ?? "",
+    hashAt: (tick) => sim.hashAt(tick),
+    checkpoints: () => sim.checkpointTicks(),
+    live: () => sim.world?.liveParticles() ?? 0,
+    connected: () => net.connected,
+    horizon: () => sim.horizon,
+    renderTime: () => playout.renderTime,
+    seed: () => sim.seed,
+    settings: () => (sim.world ? { ...sim.world.settings } : null),
+    project(x, y, z) {
+      const point = new THREE.Vector3(x, y, z).project(renderer.camera);
+      if (point.z > 1) return null;
+      const rect = renderer.renderer.domElement.getBoundingClientRect();
+      return {
+        x: rect.left + ((point.x + 1) / 2) * rect.width,
+        y: rect.top + ((1 - point.y) / 2) * rect.height,
+      };
+    },
+    frameTimes: () => timings.totals(),
+    clearFrameTimes: () => timings.clear(),
+    fireworkCentroid() {
+      const view = sim.world?.fireworks;
+      if (!view) return null;
+      let x = 0, y = 0, z = 0, count = 0;
+      for (let i = 0; i < view.count; i++) {
+        if (view.color[i * 4 + 3] <= 0) continue;
+        x += view.position[i * 3];
+        y += view.position[i * 3 + 1];
+        z += view.position[i * 3 + 2];
+        count++;
+      }
+      return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
+    },
+    fireworkCentroids() {
+      const view = sim.world?.fireworks;
+      // The view is the firework pool; its per-launch blocks say which slots are whose.
+      const blocks = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
+        ?.blocks;
+      if (!view || !blocks) return [];
+      const out = [];
+      for (const block of blocks) {
+        let x = 0, y = 0, z = 0, count = 0;
+        for (let i = block.start; i < block.start + block.size && i < view.count; i++) {
+          if (view.color[i * 4 + 3] <= 0) continue;
+          x += view.position[i * 3];
+          y += view.position[i * 3 + 1];
+          z += view.position[i * 3 + 2];
+          count++;
+        }
+        if (count > 0) {
+          out.push({ seq: block.seq, x: x / count, y: y / count, z: z / count, count });
+        }
+      }
+      return out;
+    },
+    fireworkSpan(seq) {
+      const view = sim.world?.fireworks;
+      const block = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
+        ?.blocks?.find((b) => b.seq === seq);
+      if (!view || !block) return null;
+      const xs: number[] = [];
+      const point = new THREE.Vector3();
+      for (let i = block.start; i < block.start + block.size && i < view.count; i++) {
+        if (view.color[i * 4 + 3] <= 0) continue;
+        point.fromArray(view.position, i * 3).project(renderer.camera);
+        if (point.z <= 1) xs.push(point.x);
+      }
+      if (xs.length === 0) return null;
+      xs.sort((a, b) => a - b);
+      const rect = renderer.renderer.domElement.getBoundingClientRect();
+      const css = (ndc: number) => rect.left + ((ndc + 1) / 2) * rect.width;
+      return {
+        left: css(xs[Math.floor(0.02 * (xs.length - 1))]),
+        right: css(xs[Math.ceil(0.98 * (xs.length - 1))]),
+        canvasWidth: rect.width,
+        count: xs.length,
+      };
+    },
+    lastEvent() {
+      const event = sim.latestEvent;
+      return event
+        ? {
+          seq: event.seq,
+          tick: event.tick,
+          by: event.by,
+          type: event.body.type,
+          body: event.body,
+        }
+        : null;
+    },
+    sound: () =>
+      sources.sound
+        ? {
+          running: sources.sound.running,
+          muted: sources.sound.muted,
+          voices: sources.sound.activeVoices,
+        }
+        : null,
+    drawn: () => renderer.drawnCounts(),
+    recentEvents: () =>
+      sim.recentEvents().map((event) => ({
+        seq: event.seq,
+        tick: event.tick,
+        by: event.by,
+        type: event.body.type,
+        body: event.body,
+      })),
+    holdDisplay(held) {
+      playout.hold(held);
+    },
+    setLayerVisible(layer, visible) {
+      const object = renderer.layers()[layer];
+      if (!object) throw new Error(`unknown_layer: no render layer named ${layer}`);
+      object.visible = visible;
+    },
+    get you() {
+      return observed.you;
+    },
+    errors: observed.errors,
+    get invalidFrames() {
+      return observed.invalidFrames;
+    },
+  };
+  (globalThis as unknown as { snowfire: SnowfireDebug }).snowfire = hook;
+  return hook;
+}

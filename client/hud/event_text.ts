@@ -1,0 +1,85 @@
+/** Human sentences for what happened in the scene, used by the HUD's toasts. */
+import type { ErrorMessage } from "../../shared/protocol.ts";
+import type { EventBody, Settings } from "../../shared/types.ts";
+
+/** Words for a snow intensity in [0, 1]. */
+function snowWords(snow: number): string {
+  if (snow === 0) return "stopped the snow";
+  if (snow < 0.3) return "made the snow light";
+  if (snow < 0.7) return "made the snow steady";
+  return "made the snow heavy";
+}
+
+/** Describes a settings change, e.g. "turned the show off, made the snow heavy". */
+export function describeSettings(change: Partial<Settings>): string {
+  const parts: string[] = [];
+  if (change.snow !== undefined) parts.push(snowWords(change.snow));
+  if (change.windSpeed !== undefined) parts.push(`set the wind to ${change.windSpeed} m/s`);
+  if (change.windDirection !== undefined) parts.push(`turned the wind to ${change.windDirection}°`);
+  if (change.theme !== undefined) {
+    parts.push(
+      change.theme === "auto"
+        ? "let the fireworks pick their colours"
+        : `chose ${change.theme} fireworks`,
+    );
+  }
+  if (change.show !== undefined) parts.push(`turned the show ${change.show ? "on" : "off"}`);
+  if (change.fountain !== undefined) {
+    parts.push(`turned the fountain ${change.fountain ? "on" : "off"}`);
+  }
+  return parts.join(", ");
+}
+
+/** Words for a firework kind id, e.g. "chrysanthemum" or "multi-break" → "multi break". */
+export function kindWords(kind: string): string {
+  return kind.replace(/[-_]+/g, " ");
+}
+
+/**
+ * What `who` did, e.g. "Ana launched a blue-silver peony". `themeSetting` is the scene's theme
+ * setting, used when the launch named none.
+ */
+export function describeEvent(
+  who: string,
+  body: EventBody,
+  themeSetting: Settings["theme"],
+): string {
+  switch (body.type) {
+    case "launch": {
+      const theme = body.theme ?? (themeSetting === "auto" ? null : themeSetting);
+      const kind = (body as { kind?: string }).kind;
+      const what = kind ? kindWords(kind) : "firework";
+      return theme ? `${who} launched a ${theme} ${what}` : `${who} launched a ${what}`;
+    }
+    case "gun":
+      return `${who} fired the particle gun`;
+    case "settings":
+      return `${who} ${describeSettings(body.settings)}`;
+  }
+}
+
+/** Several launches by one person folded into one line, e.g. "Rae launched 5 fireworks". */
+export function describeLaunches(who: string, count: number): string {
+  return `${who} launched ${count} fireworks`;
+}
+
+/**
+ * A clear sentence for a refusal from the server. The retry time is not in it: the HUD counts
+ * it down next to the sentence.
+ */
+export function describeError(error: ErrorMessage): string {
+  switch (error.code) {
+    case "sky_full":
+      return error.retryAfterMs === undefined
+        ? "The sky is full of fireworks right now. Try again in a moment."
+        : "The sky is full of fireworks right now.";
+    case "rate_limited":
+      return "Easy there: you are going faster than the scene allows.";
+    case "room_full":
+      return "This scene is full. Try another scene name.";
+    case "paused":
+      return "The sky is paused while the server recovers; nothing was launched. Try again in a moment.";
+    default:
+      return `${error.message} (${error.code})`;
+  }
+}

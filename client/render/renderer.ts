@@ -1,0 +1,307 @@
+/**
+ * The three.js side: WebGL renderer, scene, camera with bounded orbit controls, the scenery and
+ * one renderer per particle system. It reads the world each frame and never writes it.
+ */
+import * as THREE from "three";
+import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
+import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../../shared/constants.ts";
+import { STREAK_SECONDS } from "../../shared/views.ts";
+import type { World } from "../../shared/world.ts";
+import { fitDefaultView } from "./camera_fit.ts";
+import { ClickMarker } from "./click_marker.ts";
+import { GlowPipeline } from "./glow_pipeline.ts";
+import { Ground } from "./ground.ts";
+import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
+import { SnowPoints } from "./snow_points.ts";
+import { SparkStreaks } from "./spark_streaks.ts";
+import { createSnowflakeAtlas } from "./sprite_textures.ts";
+
+/** Options for {@link SceneRenderer}. */
+export interface SceneRendererOptions {
+  canvas: HTMLCanvasElement;
+  /** Honour `prefers-reduced-motion`: fewer flakes, dimmer bursts, no twinkle. */
+  reducedMotion: boolean;
+  /** Keep the drawing buffer so tests can read pixels back. */
+  preserveDrawingBuffer?: boolean;
+}
+
+/** Lowest the camera may go, metres above the ground. */
+const MIN_CAMERA_HEIGHT = 1.5;
+
+/** Renders the world into a canvas. */
+export class SceneRenderer {
+  readonly renderer: THREE.WebGLRenderer;
+  readonly scene = new THREE.Scene();
+  readonly camera: THREE.PerspectiveCamera;
+  readonly controls: OrbitControls;
+  private readonly uniforms: PointUniforms = createPointUniforms();
+  private readonly atlas: THREE.Texture;
+  private readonly ground: Ground;
+  private readonly snow: SnowPoints;
+  private readonly viewport = { value: new THREE.Vector2(1, 1) };
+  private readonly fireworks: SparkStreaks;
+  private readonly gun: SparkStreaks;
+  private readonly fountainDrops: SparkStreaks;
+  private readonly fountain: SparkStreaks;
+  private readonly glow: GlowPipeline;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly marker: ClickMarker;
+  private seconds = 0;
+  private world: World | null = null;
+  private width = 0;
+  private height = 0;
+  private userMoved = false;
+  private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
+
+  constructor(options: SceneRendererOptions) {
+    this.canvas = options.canvas;
+    this.renderer = new THREE.WebGLRenderer({
+      canvas: options.canvas,
+      // The scene is drawn into an off-screen HDR target (glow_pipeline.ts); the canvas only gets
+      // the final full-screen pass, so canvas antialiasing would be wasted.
+      antialias: false,
+      powerPreference: "high-performance",
+      preserveDrawingBuffer: options.preserveDrawingBuffer ?? false,
+    });
+    this.renderer.setPixelRatio(Math.min(globalThis.devicePixelRatio || 1, 2));
+    this.renderer.outputColorSpace = THREE.SRGBColorSpace;
+    const gl = this.renderer.getContext();
+    const range = gl.getParameter(gl.ALIASED_POINT_SIZE_RANGE) as Float32Array | null;
+    this.uniforms.uMaxPointSize.value = range ? range[1] : 64;
+
+    this.scene.fog = this.fog;
+    this.camera = new THREE.PerspectiveCamera(55, 1, 0.5, 2000);
+    this.controls = new OrbitControls(this.camera, options.canvas);
+    this.controls.enableDamping = true;
+    this.controls.dampingFactor = 0.08;
+    this.controls.minDistance = 12;
+    this.controls.maxPolarAngle = Math.PI * 0.53;
+    this.controls.addEventListener("change", () => this.keepCameraInBounds());
+    // Until the viewer moves the camera, every resize re-fits the default view.
+    this.controls.addEventListener("start", () => this.userMoved = true);
+    // Arrow keys pan the view while the canvas has focus (keyboard users can look around).
+    this.controls.listenToKeyEvents(options.canvas);
+    this.controls.update();
+
+    const reduced = options.reducedMotion;
+    this.ground = new Ground({ twinkle: !reduced });
+    this.scene.add(this.ground.group);
+    this.atlas = createSnowflakeAtlas();
+    this.snow = new SnowPoints({
+      uniforms: this.uniforms,
+      atlas: this.atlas,
+      drawShare: reduced ? 0.35 : 1,
+    });
+    const uniforms = this.uniforms, viewport = this.viewport;
+    // Fountain water: thin streaks back along the velocity, fading out, plus soft drops.
+    this.fountain = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 0.3,
+      intensity: reduced ? 0.6 : 0.9,
+      tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
+      tailLight: 0,
+      renderOrder: 1,
+    });
+    this.fountainDrops = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 2,
+      intensity: 0.3,
+      tail: { ticks: 0 },
+      tailLight: 1,
+      renderOrder: 1,
+    });
+    // Firework sparks: streaks over their last ticks of motion (long where fast, points where
+    // slow); reduced motion draws half of them, dimmer.
+    this.fireworks = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 1.7,
+      intensity: reduced ? 0.5 : 1.3,
+      tail: { ticks: 5 },
+      tailLight: 0.2,
+      keepEvery: reduced ? 2 : 1,
+      strobe: !reduced,
+      renderOrder: 3,
+    });
+    // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
+    this.gun = new SparkStreaks({
+      uniforms,
+      viewport,
+      glow: 1.6,
+      intensity: reduced ? 0.6 : 2,
+      tail: { ticks: 2 },
+      tailLight: 0.1,
+      renderOrder: 3,
+    });
+    for (const object of [this.fountain.object, this.fountainDrops.object, this.snow.object]) {
+      this.scene.add(object);
+    }
+    this.scene.add(this.fireworks.object, this.gun.object);
+    this.marker = new ClickMarker(reduced);
+    this.scene.add(this.marker.group);
+    this.glow = new GlowPipeline({
+      renderer: this.renderer,
+      scene: this.scene,
+      camera: this.camera,
+      bloomStrength: reduced ? 0.6 : 1.5,
+      // Reduced motion: no white flashes (a burst tops out at about 80 % sRGB).
+      highlightCeiling: reduced ? 0.6 : undefined,
+    });
+    this.resize();
+  }
+
+  /** How many flakes and firework sparks the last frame drew. */
+  drawnCounts(): { flakes: number; fireworks: number } {
+    return { flakes: this.snow.drawnCount, fireworks: this.fireworks.drawnCount };
+  }
+
+  /** Named groups of drawables, so people (and the benchmark) can switch layers off. */
+  layers(): Record<string, THREE.Object3D> {
+    return {
+      scenery: this.ground.group,
+      snow: this.snow.object,
+      fireworks: this.fireworks.object,
+      gun: this.gun.object,
+      fountain: this.fountain.object,
+      fountainDrops: this.fountainDrops.object,
+    };
+  }
+
+  /** Starts drawing a (new) world. */
+  bindWorld(world: World): void {
+    this.world = world;
+    this.snow.bind(world.snow);
+    this.fireworks.bind(world.fireworks);
+    this.gun.bind(world.gun);
+    this.fountain.bind(world.fountain);
+    this.fountainDrops.bind(world.fountain);
+  }
+
+  /**
+   * Draws the world's state at fractional tick `time` (between `world.tick − 1` and
+   * `world.tick`). `seconds` drives purely decorative animation.
+   */
+  render(time: number, seconds: number): void {
+    this.prepare(time, seconds);
+    this.draw();
+  }
+
+  /**
+   * CPU side of a frame: moves the snow (uniforms; it re-evaluates the flakes only at a rebase),
+   * packs the visible particles, marks the live ranges of every particle attribute
+   * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
+   */
+  prepare(time: number, seconds: number): void {
+    this.resizeIfNeeded();
+    this.controls.update();
+    const world = this.world;
+    if (world) {
+      const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
+      const clamped = world.tick - 1 + alpha;
+      this.snow.update(clamped);
+      this.fireworks.update(alpha, world.tick);
+      this.gun.update(alpha, world.tick);
+      this.fountain.update(alpha, world.tick);
+      this.fountainDrops.update(alpha, world.tick);
+    }
+    this.ground.update(seconds);
+    this.marker.update(seconds);
+    this.seconds = seconds;
+  }
+
+  /** Marks a ground point where this viewer just asked for a launch (immediate feedback). */
+  markLaunch(x: number, z: number): void {
+    this.marker.mark(x, z, this.seconds);
+  }
+
+  /** Uploads the marked buffer ranges and issues the draw calls (scene, bloom, tone mapping). */
+  draw(): void {
+    this.glow.render();
+  }
+
+  /** Whether the bloom pass runs (on by default; the benchmark measures its share). */
+  get bloom(): boolean {
+    return this.glow.bloomEnabled;
+  }
+
+  set bloom(on: boolean) {
+    this.glow.bloomEnabled = on;
+  }
+
+  /** Renders at `ratio` device pixels per CSS pixel from the next frame on. */
+  setPixelRatio(ratio: number): void {
+    this.renderer.setPixelRatio(ratio);
+    this.resize();
+  }
+
+  /** Device pixels per CSS pixel currently rendered. */
+  get pixelRatio(): number {
+    return this.renderer.getPixelRatio();
+  }
+
+  /** Matches the drawing buffer and the point-size scale to the canvas' CSS size. */
+  resize(): void {
+    const width = Math.max(1, this.canvas.clientWidth);
+    const height = Math.max(1, this.canvas.clientHeight);
+    this.width = width;
+    this.height = height;
+    this.renderer.setSize(width, height, false);
+    this.glow.setSize(width, height);
+    this.camera.aspect = width / height;
+    if (!this.userMoved) this.fitView();
+    this.camera.updateProjectionMatrix();
+    const buffer = this.renderer.getDrawingBufferSize(this.viewport.value);
+    const bufferHeight = buffer.y;
+    const halfFov = THREE.MathUtils.degToRad(this.camera.fov) / 2;
+    this.uniforms.uPointScale.value = bufferHeight / (2 * Math.tan(halfFov));
+  }
+
+  /** Frees everything this renderer created. */
+  dispose(): void {
+    this.controls.stopListenToKeyEvents();
+    this.controls.dispose();
+    this.snow.dispose();
+    this.fireworks.dispose();
+    this.gun.dispose();
+    this.fountain.dispose();
+    this.fountainDrops.dispose();
+    this.ground.dispose();
+    this.marker.dispose();
+    this.glow.dispose();
+    this.atlas.dispose();
+    this.renderer.dispose();
+  }
+
+  /** Back to the default view for this screen's shape (fits the launch area and burst heights). */
+  fitView(): void {
+    const view = fitDefaultView(this.camera.aspect);
+    this.camera.fov = view.fov;
+    this.camera.position.copy(view.position);
+    this.controls.target.copy(view.target);
+    this.controls.maxDistance = Math.max(170, view.distance * 1.4);
+    // Fog thins with the viewing distance, so the fitted scene reads the same near and far.
+    this.fog.density = 0.78 / view.distance;
+    this.snow.setFarFade(view.distance, view.distance + 100);
+    this.camera.updateProjectionMatrix();
+    this.controls.update();
+    this.userMoved = false;
+  }
+
+  private resizeIfNeeded(): void {
+    if (this.canvas.clientWidth !== this.width || this.canvas.clientHeight !== this.height) {
+      this.resize();
+    }
+  }
+
+  /** Keeps the camera above the snow and the orbit target inside the scene. */
+  private keepCameraInBounds(): void {
+    const target = this.controls.target;
+    const limit = SCENE_HALF_EXTENT;
+    target.x = THREE.MathUtils.clamp(target.x, -limit, limit);
+    target.z = THREE.MathUtils.clamp(target.z, -limit, limit);
+    target.y = THREE.MathUtils.clamp(target.y, 2, SCENE_HEIGHT);
+    if (this.camera.position.y < MIN_CAMERA_HEIGHT) this.camera.position.y = MIN_CAMERA_HEIGHT;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Sparks (fireworks, gun tracers, fountain water) as instanced streak quads: each frame the
+ * visible particles of a view are packed (`spark_packing.ts`) into one preallocated interleaved
+ * instance buffer and only what was written is uploaded; the GPU never shades a dead slot.
+ */
+import * as THREE from "three";
+import type { FireworkView, ParticleView, StreakView } from "../../shared/views.ts";
+import type { PointUniforms } from "./point_uniforms.ts";
+import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
+import { SparkStreakShader } from "./spark_streak_shader.ts";
+import { uploadPrefix } from "./upload_range.ts";
+
+/** Options for {@link SparkStreaks}. */
+export interface SparkStreaksOptions {
+  uniforms: PointUniforms;
+  /** Shared `uViewport` uniform: the drawing buffer's size in pixels. */
+  viewport: THREE.IUniform<THREE.Vector2>;
+  /** Sprite diameter relative to the particle's size, so the glow halo has room. */
+  glow: number;
+  /** Overall brightness (linear, may exceed 1: tone mapping and bloom take the highlights). */
+  intensity: number;
+  /** Where each streak's tail is. */
+  tail: StreakTail;
+  /** Brightness at the tail end relative to the head (1: even; 0: fades out). */
+  tailLight: number;
+  /** Draw every n-th visible spark (reduced motion draws fewer); default 1. */
+  keepEvery?: number;
+  /** Strobing sparks flicker (reduced motion: no, they stay steady); default true. */
+  strobe?: boolean;
+  /** Draw order among the transparent layers. */
+  renderOrder: number;
+}
+
+/** Instanced streak renderer for a {@link ParticleView}. */
+export class SparkStreaks {
+  /** Add this to the scene. */
+  readonly object: THREE.Mesh;
+  private geometry = quadGeometry();
+  private readonly material: THREE.ShaderMaterial;
+  private readonly tail: StreakTail;
+  private readonly keepEvery: number;
+  private readonly strobe: boolean;
+  private buffer: THREE.InstancedInterleavedBuffer | null = null;
+  private packed: THREE.BufferAttribute | null = null;
+  private view: ParticleView | StreakView | FireworkView | null = null;
+  private drawn = 0;
+
+  constructor(options: SparkStreaksOptions) {
+    this.tail = options.tail;
+    this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
+    this.strobe = options.strobe ?? true;
+    this.material = new THREE.ShaderMaterial({
+      vertexShader: SparkStreakShader.vertexShader,
+      fragmentShader: SparkStreakShader.fragmentShader,
+      uniforms: {
+        ...options.uniforms,
+        uViewport: options.viewport,
+        uGlow: { value: options.glow },
+        uIntensity: { value: options.intensity },
+        uTailLight: { value: options.tailLight },
+      },
+      transparent: true,
+      depthWrite: false,
+      // Light adds up: the shader writes premultiplied light, which may exceed 1 in HDR.
+      blending: THREE.CustomBlending,
+      blendSrc: THREE.OneFactor,
+      blendDst: THREE.OneFactor,
+      blendSrcAlpha: THREE.OneFactor,
+      blendDstAlpha: THREE.OneFactor,
+    });
+    this.object = new THREE.Mesh(this.geometry, this.material);
+    this.object.frustumCulled = false;
+    this.object.renderOrder = options.renderOrder;
+  }
+
+  /** Sparks drawn by the last `update`. */
+  get drawnCount(): number {
+    return this.drawn;
+  }
+
+  /** Binds a (new) world's view; allocates only when its capacity exceeds the current one. */
+  bind(view: ParticleView | StreakView | FireworkView): void {
+    this.view = view;
+    const capacity = view.size.length;
+    if (this.buffer && this.buffer.count >= capacity) return;
+    // A fresh geometry: three caches an instanced geometry's largest instance count on first
+    // draw, so a grown buffer on the old geometry would still draw only the old count.
+    this.geometry.dispose();
+    this.geometry = quadGeometry();
+    this.object.geometry = this.geometry;
+    const buffer = new THREE.InstancedInterleavedBuffer(
+      new Float32Array(capacity * SPARK_STRIDE),
+      SPARK_STRIDE,
+    );
+    buffer.setUsage(THREE.DynamicDrawUsage);
+    this.buffer = buffer;
+    this.geometry.setAttribute("head", new THREE.InterleavedBufferAttribute(buffer, 3, 0));
+    this.geometry.setAttribute("tail", new THREE.InterleavedBufferAttribute(buffer, 3, 3));
+    this.geometry.setAttribute("color", new THREE.InterleavedBufferAttribute(buffer, 4, 6));
+    this.geometry.setAttribute("size", new THREE.InterleavedBufferAttribute(buffer, 1, 10));
+    // uploadPrefix works on anything with update ranges; the interleaved buffer is one.
+    this.packed = buffer as unknown as THREE.BufferAttribute;
+    this.geometry.instanceCount = 0;
+  }
+
+  /**
+   * Packs and uploads the visible sparks at interpolation `alpha` between ticks; `tick` is the
+   * world's tick (strobing sparks flicker by it).
+   */
+  update(alpha: number, tick: number): void {
+    const view = this.view;
+    // The world's pools grow (new, larger arrays) when a launch needs room: follow them.
+    if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
+    if (!view || !this.buffer || !this.packed) return;
+    const n = packSparks(
+      view,
+      alpha,
+      this.tail,
+      this.keepEvery,
+      this.strobe ? tick : NaN,
+      this.buffer.array as Float32Array,
+    );
+    uploadPrefix(this.packed, n * SPARK_STRIDE);
+    this.geometry.instanceCount = n;
+    this.drawn = n;
+  }
+
+  /** Frees GPU resources. */
+  dispose(): void {
+    this.geometry.dispose();
+    this.material.dispose();
+  }
+}
+
+/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
+function quadGeometry(): THREE.InstancedBufferGeometry {
+  const geometry = new THREE.InstancedBufferGeometry();
+  geometry.setAttribute(
+    "position",
+    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
+  );
+  geometry.setIndex([0, 1, 2, 2, 1, 3]);
+  geometry.instanceCount = 0;
+  return geometry;
+}

@@ -1,0 +1,277 @@
+/**
+ * The HTTP surface (Hono): scene creation and pages, the scene WebSocket, the JSON API, health,
+ * metrics and static files. One error handler turns every failure into `{error: {code, message}}`
+ * (or a small HTML page for browsers).
+ */
+import { type Context, Hono } from "hono";
+import { SceneId } from "../../shared/protocol.ts";
+import type { ServerConfig } from "../config.ts";
+import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
+import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Rooms } from "../local/rooms.ts";
+import { securityHeaders, styleHash } from "./security_headers.ts";
+import { StaticFiles } from "./static_files.ts";
+import type { SceneStore } from "../local/store.ts";
+import type { ClusterScenes } from "../cluster/cluster_scenes.ts";
+import type { ServerEnv } from "../ws/ws_engine.ts";
+import type { AddressBudgets } from "../scene/ratelimit.ts";
+
+/** Most events one `/log` page returns. */
+export const LOG_PAGE_MAX = 5000;
+
+/** What the routes need. */
+export interface AppContext {
+  config: ServerConfig;
+  rooms: Rooms;
+  store: SceneStore;
+  metrics: Metrics;
+  startedMs: number;
+  /** False once shutdown began: new WebSockets are refused. */
+  accepting: () => boolean;
+  /** Cluster mode (NATS_URL set): scenes live in NATS and this node is an edge/owner. */
+  cluster?: ClusterScenes;
+  /** Connections that have not said hello yet (closed when they wait too long). */
+  deadlines: HelloDeadlines;
+  /** Per client address: new WebSocket connections. */
+  connectionBudget: AddressBudgets;
+}
+
+/** Builds the Hono app. */
+export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
+  const app = new Hono<{ Bindings: ServerEnv }>();
+  const { config, rooms, store, metrics, cluster } = ctx;
+  const files = new StaticFiles(config.staticDir, { dev: config.dev });
+  app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
+
+  // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
+  app.get(
+    "/",
+    async (c) => c.redirect(`/s/${cluster ? await cluster.freshId() : rooms.freshId()}`, 302),
+  );
+
+  app.get("/s/:id", async (c) => {
+    // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty.
+    const lower = c.req.param("id").toLowerCase();
+    if (lower !== c.req.param("id") && SceneId.safeParse(lower).success) {
+      return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
+    }
+    const id = sceneId(c.req.param("id"));
+    const address = c.env?.remoteAddress ?? "";
+    const refusal = cluster
+      ? await cluster.admission(id, address, false)
+      : rooms.admission(id, address, false);
+    if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
+    return await files.page(c.req.raw);
+  });
+
+  app.get("/s/:id/ws", async (c) => {
+    const id = sceneId(c.req.param("id"));
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
+    }
+    const origin = c.req.header("origin");
+    if (!originAllowed(origin, ownOrigin(c.req.raw), config.allowedOrigins)) {
+      metrics.refuse("forbidden_origin");
+      throw new HttpError(403, "forbidden_origin", `origin ${origin} may not open this scene`);
+    }
+    if (!ctx.accepting()) throw new HttpError(503, "shutting_down", "the server is restarting");
+    const upgrade = c.env?.upgrade;
+    if (!upgrade) {
+      throw new HttpError(426, "upgrade_required", "this endpoint speaks WebSocket only");
+    }
+    // A reconnect loop costs a handshake each time: refused here, before the upgrade, it costs
+    // a small HTTP answer instead.
+    const wait = ctx.connectionBudget.take(c.env.remoteAddress, config.monotonic());
+    if (wait > 0) {
+      metrics.refuse("too_many_connections");
+      c.header("retry-after", String(Math.ceil(wait / 1000)));
+      throw new HttpError(
+        429,
+        "rate_limited",
+        "too many new connections from your address; try again shortly",
+      );
+    }
+    const refusal = cluster
+      ? await cluster.admission(id, c.env.remoteAddress, true)
+      : rooms.admission(id, c.env.remoteAddress, true);
+    const { socket, response } = upgrade(c.req.raw);
+    if (refusal) {
+      // Over a scene limit: a browser cannot read an HTTP refusal of a WebSocket, so the socket
+      // opens, carries the error and closes.
+      metrics.refuse(refusal.code);
+      socket.send(
+        JSON.stringify(errorMessage(refusal.code, refusal.message, refusal.retryAfterMs)),
+      );
+      // Hard: a refused socket is never read again (a flooder that kept writing to one was
+      // parsed at ~4M frames a second until the close handshake timed out).
+      socket.close(refusal.closeCode, refusal.message, true);
+      return response;
+    }
+    const room = cluster ? cluster.open(id) : rooms.open(id);
+    attachConnection(socket, room, config, metrics, ctx.deadlines);
+    return response;
+  });
+
+  app.get("/api/scenes/:id", async (c) => {
+    const id = sceneId(c.req.param("id"));
+    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
+    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+    return c.json(info);
+  });
+
+  app.get("/api/scenes/:id/log", async (c) => {
+    const id = sceneId(c.req.param("id"));
+    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
+    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+    const from = intParam(c.req.query("from"), "from", 1, 1);
+    const limit = Math.min(intParam(c.req.query("limit"), "limit", 1000, 1), LOG_PAGE_MAX);
+    const events = cluster
+      ? await cluster.readLog(id, from, limit)
+      : store.eventsFromSeq(id, from, limit);
+    const next = events.length === limit ? events[events.length - 1].seq + 1 : null;
+    return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
+  });
+
+  app.get("/healthz", (c) => {
+    // Touches the database: a damaged file or failing writes make the server unhealthy.
+    const storage = store.health();
+    // A cluster node cut off from NATS serves its sockets a paused sky: take it out of rotation.
+    const natsOk = !cluster || cluster.health().nats === "connected";
+    const ok = storage.ok && natsOk;
+    return c.json({
+      ok,
+      ...(storage.ok ? {} : { reason: storage.reason }),
+      ...(natsOk ? {} : { reason: "nats_unreachable" }),
+      uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
+      scenes: cluster ? cluster.size : rooms.size,
+      connections: cluster ? cluster.connections() : rooms.connections(),
+      ...(cluster ? { cluster: cluster.health() } : {}),
+    }, ok ? 200 : 503);
+  });
+
+  app.get("/metrics", (c) =>
+    c.text(
+      metrics.render({
+        scenesLoaded: cluster ? cluster.size : rooms.size,
+        scenesStored: store.countScenes(),
+        connections: cluster ? cluster.connections() : rooms.connections(),
+      }) + (cluster ? cluster.renderMetrics() : ""),
+      200,
+      { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    ));
+
+  app.get("/static/*", async (c) => {
+    const relative = c.req.path.slice("/static/".length);
+    return await files.serve(relative, c.req.raw);
+  });
+
+  // Known paths answer other methods with 405 and the methods they do allow.
+  for (const path of ROUTES) {
+    app.all(path, (c) => {
+      throw new HttpError(
+        405,
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${c.req.path}; use GET`,
+        { allow: "GET, HEAD" },
+      );
+    });
+  }
+
+  // Returned, not thrown: a thrown not-found skips the middleware (and its security headers).
+  app.notFound((c) => errorResponse(new HttpError(404, "not_found", "nothing here"), c));
+  app.onError((thrown, c) => errorResponse(thrown, c));
+
+  const errorResponse = (thrown: Error, c: Context) => {
+    const err = thrown instanceof StorageUnavailableError
+      ? new HttpError(503, thrown.code, thrown.message)
+      : thrown;
+    const known = err instanceof HttpError;
+    const status = known ? err.status : 500;
+    const code = known ? err.code : "internal";
+    const message = known ? err.message : "internal error";
+    if (!known) config.log(`error: ${c.req.method} ${c.req.path}: ${err.stack ?? err}`);
+    const headers = known ? err.headers : {};
+    if (c.req.header("accept")?.includes("text/html")) {
+      return c.html(errorPage(status, code, message), status as 404, headers);
+    }
+    return c.json({ error: { code, message } }, status as 404, headers);
+  };
+
+  return app;
+}
+
+/** Paths served (GET and HEAD only); every other method gets 405. */
+const ROUTES = [
+  "/",
+  "/s/:id",
+  "/s/:id/ws",
+  "/api/scenes/:id",
+  "/api/scenes/:id/log",
+  "/healthz",
+  "/metrics",
+  "/static/*",
+];
+
+/**
+ * Our own origin as the browser saw it: the scheme a TLS-terminating proxy reports in
+ * `X-Forwarded-Proto` (else the request's), and the Host header.
+ */
+export function ownOrigin(request: Request): string | undefined {
+  const host = request.headers.get("host");
+  if (!host) return undefined;
+  const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
+  const scheme = forwarded === "https" || forwarded === "http"
+    ? forwarded
+    : new URL(request.url).protocol.slice(0, -1);
+  return `${scheme}://${host}`;
+}
+
+/**
+ * The page's own origin passes — same scheme, host and port: an `http:` page may not speak for
+ * an `https:` site — as do those listed (or any, with `*`); no Origin (not a browser) passes.
+ */
+export function originAllowed(
+  origin: string | undefined,
+  own: string | undefined,
+  allowed: readonly string[],
+): boolean {
+  if (origin === undefined) return true;
+  if (allowed.includes("*") || allowed.includes(origin)) return true;
+  if (own === undefined) return false;
+  try {
+    return new URL(origin).origin === new URL(own).origin;
+  } catch {
+    return false;
+  }
+}
+
+function sceneId(raw: string): string {
+  const parsed = SceneId.safeParse(raw);
+  if (!parsed.success) throw new HttpError(404, "bad_scene", parsed.error.issues[0].message);
+  return parsed.data;
+}
+
+function intParam(text: string | undefined, name: string, fallback: number, min: number): number {
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) {
+    throw new HttpError(400, "bad_query", `${name} must be an integer >= ${min}, got ${text}`);
+  }
+  return value;
+}
+
+/** The error page's only styles, allowed by the CSP through their hash. */
+const ERROR_PAGE_STYLE =
+  "body{background:#0b1020;color:#dde;font:16px system-ui;display:grid;place-items:center;" +
+  "height:100vh;margin:0}a{color:#9cf}";
+const ERROR_PAGE_STYLE_HASH = styleHash(ERROR_PAGE_STYLE);
+
+function errorPage(status: number, code: string, message: string): string {
+  const escape = (s: string) =>
+    s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${status} · Snowfire</title>
+<style>${ERROR_PAGE_STYLE}</style>
+</head><body><main><h1>${status}</h1><p>${escape(message)} <small>(${escape(code)})</small></p>
+<p><a href="/">Start a new scene</a></p></main></body></html>`;
+}

@@ -1,0 +1,237 @@
+/**
+ * The rooms in memory: loaded from the store on first use, created when someone joins, unloaded
+ * after being empty for a while, and driven by one shared scheduler pass. Scene limits live here:
+ * at most `maxScenes` loaded (an empty one is unloaded early to make room), and per client
+ * address a token bucket for creating new scenes.
+ */
+import { TICK_MS } from "../../shared/constants.ts";
+import type { Settings } from "../../shared/types.ts";
+import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
+import type { ServerClock } from "../scene/clock.ts";
+import { StorageUnavailableError } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import type { PeerSocket } from "../scene/peer.ts";
+import { randomSceneId, randomSeed } from "../scene/names.ts";
+import {
+  longestEmpty,
+  SceneGate,
+  type SceneLimits,
+  type SceneRefusal,
+  UNLIMITED_SCENES,
+} from "../scene/scene_limits.ts";
+import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
+import type { SceneRow, SceneStore } from "./store.ts";
+
+/** What `/api/scenes/:id` reports. */
+export interface SceneInfo {
+  id: string;
+  seed: number;
+  epoch: number;
+  tick: number;
+  lastSeq: number;
+  settings: Settings;
+  people: { id: string; name: string; color: string }[];
+}
+
+/** All loaded rooms of this server. */
+export class Rooms {
+  readonly #rooms = new Map<string, Room>();
+  readonly #deps: RoomDeps;
+  readonly #idleMs: number;
+  /** The loaded-scene cap and the new-scene budgets by client address (IPv6 by /64). */
+  readonly #gate: SceneGate;
+  #lastPersistMs = -Infinity;
+
+  constructor(
+    deps: RoomDeps,
+    idleMs: number,
+    limits: SceneLimits = UNLIMITED_SCENES,
+  ) {
+    this.#deps = deps;
+    this.#idleMs = idleMs;
+    this.#gate = new SceneGate(limits);
+  }
+
+  get #store(): SceneStore {
+    return this.#deps.store;
+  }
+
+  get #clock(): ServerClock {
+    return this.#deps.clock;
+  }
+
+  get #metrics(): Metrics {
+    return this.#deps.metrics;
+  }
+
+  /** Number of rooms in memory. */
+  get size(): number {
+    return this.#rooms.size;
+  }
+
+  /** Number of connections across rooms. */
+  connections(): number {
+    let n = 0;
+    for (const room of this.#rooms.values()) n += room.peers.size;
+    return n;
+  }
+
+  /** A friendly id no stored or loaded scene has (nothing is stored). */
+  freshId(): string {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const id = randomSceneId();
+      if (!this.#rooms.has(id) && !this.#store.getScene(id)) return id;
+    }
+    throw new Error("could not find a free scene id after 20 attempts");
+  }
+
+  /**
+   * Whether `address` may open scene `id` now: null when it may, else why not. A scene that is
+   * not loaded needs room under `maxScenes` (an empty room is unloaded to make it); one that does
+   * not exist yet also needs a token from the address's new-scene budget, taken when `take`.
+   */
+  admission(id: string, address: string, take: boolean): SceneRefusal | null {
+    if (this.#rooms.has(id)) return null;
+    const busy = this.#gate.capacity(this.#rooms.size);
+    if (busy && !this.#unloadOneEmpty()) return busy;
+    if (this.#store.getScene(id)) return null;
+    return this.#gate.newScene(address, this.#clock.monotonicMs(), take);
+  }
+
+  /**
+   * The room for `id`: loaded, loaded from the store, or a new scene held in memory until its
+   * first hello stores it.
+   */
+  open(id: string): Room {
+    const loaded = this.#rooms.get(id);
+    if (loaded) return loaded;
+    const stored = this.#store.getScene(id);
+    if (stored) {
+      const room = new Room(stored, this.#deps);
+      this.#rooms.set(id, room);
+      return room;
+    }
+    // A new scene lives in memory until someone says hello in it; then it is stored.
+    const row: SceneRow = {
+      id,
+      seed: randomSeed(),
+      epoch: this.#clock.wallMs(),
+      snapshot: initialSnapshot(),
+      lastTick: 0,
+      showCursor: 0,
+    };
+    const room = new Room(row, this.#deps);
+    room.storeOnHello = () => {
+      if (this.#store.createScene(id, row.seed, row.epoch, row.snapshot)) {
+        this.#metrics.scenesCreated++;
+      }
+    };
+    this.#rooms.set(id, room);
+    return room;
+  }
+
+  /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */
+  describe(id: string): SceneInfo | undefined {
+    const room = this.#rooms.get(id);
+    if (room?.storeOnHello) return undefined;
+    if (room) {
+      return {
+        id,
+        seed: room.seed,
+        epoch: room.clock.epoch,
+        tick: room.clock.tick(),
+        lastSeq: room.lastSeq,
+        settings: { ...room.settings },
+        people: room.welcomedPeers().map((p) => p.info()),
+      };
+    }
+    const row = this.#store.getScene(id);
+    if (!row) return undefined;
+    const events = this.#store.eventsFromTick(id, row.snapshot.tick);
+    const settings = advanceSnapshot(row.snapshot, events, Infinity).settings;
+    const tick = Math.floor((this.#clock.wallMs() - row.epoch) / TICK_MS);
+    return {
+      id,
+      seed: row.seed,
+      epoch: row.epoch,
+      tick: Math.max(tick, row.lastTick),
+      lastSeq: this.#store.lastEvent(id)?.seq ?? 0,
+      settings,
+      people: [],
+    };
+  }
+
+  /**
+   * One scheduler pass over every room; every PERSIST_EVERY_MS it writes all rooms' progress in
+   * one transaction, and it unloads rooms empty for longer than the idle time.
+   */
+  pass(nowMs: number): void {
+    if (nowMs - this.#lastPersistMs >= PERSIST_EVERY_MS) {
+      this.#lastPersistMs = nowMs;
+      try {
+        this.#store.transaction(() => {
+          for (const room of this.#rooms.values()) room.persist();
+        });
+      } catch (e) {
+        // Storage faults are logged by the store when they start; others get a stack here.
+        if (!(e instanceof StorageUnavailableError)) {
+          this.#deps.log(`error: persisting progress failed: ${(e as Error).stack ?? e}`);
+        }
+      }
+    }
+    for (const [id, room] of this.#rooms) {
+      try {
+        room.pass(nowMs);
+      } catch (e) {
+        // One scene's failure (say a full disk) must not stop the others' heartbeats.
+        if (!(e instanceof StorageUnavailableError)) {
+          this.#deps.log(`error: scene ${id} pass failed: ${(e as Error).stack ?? e}`);
+        }
+      }
+      // A scene nobody said hello in was never stored: it goes as soon as it is empty.
+      const idleMs = room.storeOnHello ? 0 : this.#idleMs;
+      if (room.emptySinceMs !== null && nowMs - room.emptySinceMs >= idleMs) {
+        this.#unload(id, room);
+      }
+    }
+    this.#gate.sweep(nowMs);
+  }
+
+  /** Unloads the room empty for longest; false when every room has someone in it. */
+  #unloadOneEmpty(): boolean {
+    const oldest = longestEmpty(this.#rooms);
+    if (!oldest) return false;
+    this.#unload(oldest[0], oldest[1]);
+    return true;
+  }
+
+  #unload(id: string, room: Room): void {
+    try {
+      room.persist();
+    } catch (e) {
+      this.#deps.log(
+        `error: scene ${id} could not be persisted at unload: ${(e as Error).stack ?? e}`,
+      );
+    }
+    this.#rooms.delete(id);
+  }
+
+  /**
+   * Closes every connection with `code` and persists every room; returns the closed sockets. A
+   * room whose persisting fails (say the disk is full) is logged and the others still close.
+   */
+  closeAll(code: number, reason: string): PeerSocket[] {
+    const sockets: PeerSocket[] = [];
+    for (const [id, room] of this.#rooms) {
+      // Sockets first, so a storage error below cannot keep anyone from their close frame.
+      for (const peer of room.peers.values()) sockets.push(peer.socket);
+      try {
+        room.close(code, reason);
+      } catch (e) {
+        this.#deps.log(`error: scene ${id}: saving at shutdown failed: ${(e as Error).message}`);
+      }
+    }
+    this.#rooms.clear();
+    return sockets;
+  }
+}

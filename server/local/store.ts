@@ -1,0 +1,346 @@
+/**
+ * Durable scenes: node:sqlite in WAL mode under DATA_DIR. `scenes` holds each scene's seed, epoch,
+ * the snapshot kept at or before T − W, the last tick it promised and its show cursor; `events`
+ * the full event log. An event is written (committed) before it is broadcast.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { join } from "node:path";
+import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { StorageDamagedError, StorageUnavailableError } from "../errors.ts";
+
+/** Options of {@link SceneStore}. */
+export interface StoreOptions {
+  /**
+   * Most bytes the database file may hold (SQLite `max_page_count`); past it, writes fail like on
+   * a full disk. Default: no cap.
+   */
+  maxBytes?: number;
+  /** Where state changes (writes failing, writes working again) are logged. */
+  log?: (msg: string) => void;
+}
+
+/** SQLite's page size here (the default); `maxBytes` is rounded down to whole pages. */
+const PAGE_BYTES = 4096;
+
+/** Primary SQLite result codes that mean "the storage cannot take this write right now". */
+const STORAGE_FAULTS: ReadonlyMap<number, string> = new Map([
+  [5, "SQLITE_BUSY"],
+  [8, "SQLITE_READONLY"],
+  [10, "SQLITE_IOERR"],
+  [11, "SQLITE_CORRUPT"],
+  [13, "SQLITE_FULL"],
+  [14, "SQLITE_CANTOPEN"],
+  [26, "SQLITE_NOTADB"],
+]);
+
+/** One row of `scenes`. */
+export interface SceneRow {
+  id: string;
+  seed: number;
+  /** Wall ms of tick 0. */
+  epoch: number;
+  snapshot: WorldSnapshot;
+  /** Highest tick known to have been promised to clients (heartbeat or event). */
+  lastTick: number;
+  /** First tick whose show launches have not been emitted yet. */
+  showCursor: number;
+}
+
+/** The scene database. Every method is synchronous: a returned write is committed. */
+export class SceneStore {
+  readonly #db: DatabaseSync;
+  readonly #insertScene: StatementSync;
+  readonly #selectScene: StatementSync;
+  readonly #insertEvent: StatementSync;
+  readonly #selectEventsFromSeq: StatementSync;
+  readonly #selectEventsFromTick: StatementSync;
+  readonly #selectLastEvent: StatementSync;
+  readonly #updateProgress: StatementSync;
+  readonly #updateSnapshot: StatementSync;
+  readonly #countScenes: StatementSync;
+
+  readonly #path: string;
+  #checkpointer: Worker | undefined;
+
+  readonly #log: (msg: string) => void;
+  /** Why the last write failed, or null while writes work. */
+  #writeFault: string | null = null;
+  /** Damage a read ran into (corrupt page, I/O error), or null. It does not heal by itself. */
+  #damage: string | null = null;
+
+  /**
+   * Opens (creating when needed) `scenes.db` in `dataDir` and checks it with `PRAGMA
+   * quick_check`. Throws StorageDamagedError when the file is damaged.
+   */
+  constructor(dataDir: string, options: StoreOptions = {}) {
+    Deno.mkdirSync(dataDir, { recursive: true });
+    this.#path = join(dataDir, "scenes.db");
+    this.#log = options.log ?? (() => {});
+    try {
+      this.#db = new DatabaseSync(this.#path);
+      this.#check();
+    } catch (e) {
+      if (e instanceof StorageDamagedError) throw e;
+      const message = (e as Error).message;
+      if (/not a database|malformed|corrupt/i.test(message)) {
+        throw new StorageDamagedError(`${this.#path}: ${message}`, { cause: e });
+      }
+      throw e;
+    }
+    if (options.maxBytes !== undefined) {
+      const pages = Math.max(1, Math.floor(options.maxBytes / PAGE_BYTES));
+      this.#db.exec(`PRAGMA max_page_count = ${pages}`);
+    }
+    // WAL + synchronous=NORMAL: a commit survives the process being killed (the WAL is written
+    // before the call returns); only an OS crash can lose the last commits. ~25 µs per event.
+    // A small page cache (512 KiB): the server reads only when a scene loads. Checkpoints (the
+    // fsyncing part) run on a worker's connection, never on this thread: see checkpointer.ts.
+    this.#db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA busy_timeout = 2000;
+      PRAGMA cache_size = -512;
+      PRAGMA wal_autocheckpoint = 0;
+      CREATE TABLE IF NOT EXISTS scenes (
+        id TEXT PRIMARY KEY,
+        seed INTEGER NOT NULL,
+        epoch REAL NOT NULL,
+        snapshot TEXT NOT NULL,
+        last_tick INTEGER NOT NULL,
+        show_cursor INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS events (
+        scene TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        tick INTEGER NOT NULL,
+        by TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (scene, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS events_by_tick ON events (scene, tick);
+    `);
+    this.#insertScene = this.#db.prepare(
+      `INSERT OR IGNORE INTO scenes (id, seed, epoch, snapshot, last_tick, show_cursor)
+       VALUES (?, ?, ?, ?, 0, 0)`,
+    );
+    this.#selectScene = this.#db.prepare(
+      "SELECT id, seed, epoch, snapshot, last_tick, show_cursor FROM scenes WHERE id = ?",
+    );
+    this.#insertEvent = this.#db.prepare(
+      "INSERT INTO events (scene, seq, tick, by, body) VALUES (?, ?, ?, ?, ?)",
+    );
+    this.#selectEventsFromSeq = this.#db.prepare(
+      "SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ? ORDER BY seq LIMIT ?",
+    );
+    this.#selectEventsFromTick = this.#db.prepare(
+      "SELECT seq, tick, by, body FROM events WHERE scene = ? AND tick >= ? ORDER BY seq",
+    );
+    this.#selectLastEvent = this.#db.prepare(
+      "SELECT seq, tick FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1",
+    );
+    this.#updateProgress = this.#db.prepare(
+      "UPDATE scenes SET last_tick = max(last_tick, ?), show_cursor = ? WHERE id = ?",
+    );
+    this.#updateSnapshot = this.#db.prepare("UPDATE scenes SET snapshot = ? WHERE id = ?");
+    this.#countScenes = this.#db.prepare("SELECT count(*) AS n FROM scenes");
+  }
+
+  /** Creates a scene; returns false (changing nothing) when the id is taken. */
+  createScene(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): boolean {
+    const result = this.#write(
+      () => this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot)),
+      (r) => Number(r.changes) === 1,
+    );
+    return Number(result.changes) === 1;
+  }
+
+  /** The scene's row, or undefined. */
+  getScene(id: string): SceneRow | undefined {
+    const row = this.#read(() => this.#selectScene.get(id)) as
+      | Record<string, unknown>
+      | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id as string,
+      seed: Number(row.seed),
+      epoch: Number(row.epoch),
+      snapshot: JSON.parse(row.snapshot as string),
+      lastTick: Number(row.last_tick),
+      showCursor: Number(row.show_cursor),
+    };
+  }
+
+  /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
+  appendEvent(scene: string, event: SceneEvent): void {
+    this.#write(
+      () =>
+        this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body)),
+      () => true,
+    );
+  }
+
+  /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
+  eventsFromSeq(scene: string, fromSeq: number, limit: number): SceneEvent[] {
+    return this.#read(() => this.#selectEventsFromSeq.all(scene, fromSeq, limit)).map(toEvent);
+  }
+
+  /** Every event with tick ≥ `tick`, in seq order. */
+  eventsFromTick(scene: string, tick: number): SceneEvent[] {
+    return this.#read(() => this.#selectEventsFromTick.all(scene, tick)).map(toEvent);
+  }
+
+  /** Seq and tick of the scene's last event, or undefined when it has none. */
+  lastEvent(scene: string): { seq: number; tick: number } | undefined {
+    const row = this.#read(() => this.#selectLastEvent.get(scene)) as
+      | Record<string, unknown>
+      | undefined;
+    return row ? { seq: Number(row.seq), tick: Number(row.tick) } : undefined;
+  }
+
+  /** Records the highest tick promised and the show cursor. */
+  saveProgress(scene: string, lastTick: number, showCursor: number): void {
+    this.#write(() => this.#updateProgress.run(lastTick, showCursor, scene));
+  }
+
+  /** Replaces the stored snapshot (kept at or before T − W). */
+  saveSnapshot(scene: string, snapshot: WorldSnapshot): void {
+    this.#write(() => this.#updateSnapshot.run(JSON.stringify(snapshot), scene));
+  }
+
+  /** Runs `fn` in one transaction (one commit for many small writes); rolls back if it throws. */
+  transaction(fn: () => void): void {
+    this.#write(() => {
+      this.#db.exec("BEGIN");
+      try {
+        fn();
+        this.#db.exec("COMMIT");
+      } catch (e) {
+        // A failed COMMIT (full disk) can leave the transaction open: end it either way.
+        if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Whether the database answers and takes writes: reads one row of each table (cheap: one path
+   * from each b-tree's root) and reports the last write failure, if writes are failing.
+   */
+  health(): { ok: true } | { ok: false; reason: string } {
+    if (this.#damage !== null) return { ok: false, reason: `database damaged: ${this.#damage}` };
+    try {
+      this.#db.prepare("SELECT id FROM scenes ORDER BY id DESC LIMIT 1").get();
+      this.#db.prepare("SELECT seq FROM events ORDER BY scene DESC, seq DESC LIMIT 1").get();
+    } catch (e) {
+      return { ok: false, reason: `reading failed: ${(e as Error).message}` };
+    }
+    if (this.#writeFault !== null) {
+      return { ok: false, reason: `writes failing: ${this.#writeFault}` };
+    }
+    return { ok: true };
+  }
+
+  /**
+   * Runs `fn` (a read). Damage found while running (a page that went bad after the start-up
+   * check) is remembered: from then on `/healthz` reports it, instead of ok while routes fail.
+   */
+  #read<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      const errcode = (e as { errcode?: unknown }).errcode;
+      const primary = typeof errcode === "number" ? errcode & 0xff : -1;
+      if (primary === 11 || primary === 26 || primary === 10) {
+        const reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
+        if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
+        this.#damage = reason;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. The
+   * fault is over when `grew` says the write added a row: an in-place update can still succeed on
+   * a full disk, so it proves nothing (and would make the state flap).
+   */
+  #write<T>(fn: () => T, grew: (result: T) => boolean = () => false): T {
+    let result: T;
+    try {
+      result = fn();
+    } catch (e) {
+      const errcode = (e as { errcode?: unknown }).errcode;
+      const fault = typeof errcode === "number" ? STORAGE_FAULTS.get(errcode & 0xff) : undefined;
+      if (fault === undefined) throw e;
+      const reason = `${fault}: ${(e as Error).message}`;
+      if (this.#writeFault === null) {
+        this.#log(`error: store: writes failing (${reason}); launches get storage_unavailable`);
+      }
+      this.#writeFault = reason;
+      throw new StorageUnavailableError(`the server cannot save right now (${reason})`, {
+        cause: e,
+      });
+    }
+    if (this.#writeFault !== null && grew(result)) {
+      this.#writeFault = null;
+      this.#log("store: writes work again");
+    }
+    return result;
+  }
+
+  /** Refuses a damaged file: `quick_check` reports the first problems it finds. */
+  #check(): void {
+    const rows = this.#db.prepare("PRAGMA quick_check(3)").all() as Record<string, unknown>[];
+    const problems = rows.map((r) => String(Object.values(r)[0])).filter((r) => r !== "ok");
+    if (problems.length > 0) {
+      throw new StorageDamagedError(
+        `${this.#path} failed quick_check: ${problems.join("; ").replace(/\s+/g, " ")}`,
+      );
+    }
+  }
+
+  /** Number of scenes stored. */
+  countScenes(): number {
+    return Number((this.#countScenes.get() as Record<string, unknown>).n);
+  }
+
+  /**
+   * Starts checkpointing the WAL every `intervalMs` on a worker thread. Without it the log
+   * grows until `close`, which checkpoints.
+   */
+  startCheckpointer(intervalMs: number, log: (msg: string) => void): void {
+    if (this.#checkpointer) return;
+    const worker = new Worker(new URL("./checkpointer.ts", import.meta.url), { type: "module" });
+    worker.onmessage = (e: MessageEvent) => {
+      if (e.data !== "stopped") log(`store: ${e.data}`);
+    };
+    worker.postMessage({ path: this.#path, intervalMs });
+    this.#checkpointer = worker;
+  }
+
+  /** Stops the checkpoint worker (after its current checkpoint) and closes the database. */
+  async close(): Promise<void> {
+    const worker = this.#checkpointer;
+    this.#checkpointer = undefined;
+    if (worker) {
+      const stopped = new Promise<void>((resolve) => {
+        worker.onmessage = (e: MessageEvent) => e.data === "stopped" && resolve();
+      });
+      worker.postMessage("stop");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stopped, new Promise((r) => timer = setTimeout(r, 2000))]);
+      clearTimeout(timer);
+      worker.terminate();
+    }
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function toEvent(row: Record<string, unknown>): SceneEvent {
+  return {
+    seq: Number(row.seq),
+    tick: Number(row.tick),
+    by: row.by as string,
+    body: JSON.parse(row.body as string) as EventBody,
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * One connected person: identity, rate-limit buckets, refusal notices and a bounded outgoing
+ * queue. Sending never buffers without bound: a connection whose unsent bytes exceed the cap is
+ * closed with 1013 and dropped, so one slow reader cannot hold memory or slow the others. That
+ * holds for every socket, welcomed or not: direct replies (welcome, pong, error) are checked on
+ * every send, broadcasts at the heartbeat.
+ */
+import type { PeerInfo } from "../../shared/protocol.ts";
+import type { RateLimits } from "../config.ts";
+import { TokenBucket } from "./ratelimit.ts";
+
+/** What a peer needs from its socket (a real WebSocket, or a fake in unit tests). */
+export interface PeerSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  /** `hard`: an abuser; stop reading and drop the TCP connection soon (engines that can). */
+  close(code?: number, reason?: string, hard?: boolean): void;
+}
+
+/** Counters a peer updates. */
+export interface PeerStats {
+  messagesSent: number;
+  slowConsumersDropped: number;
+}
+
+/** Close code sent to a connection that reads too slowly ("try again later"). */
+export const CLOSE_SLOW_CONSUMER = 1013;
+
+const OPEN = 1;
+
+/** A connection in a room. */
+export class Peer {
+  readonly id: string;
+  name: string;
+  readonly color: string;
+  readonly socket: PeerSocket;
+  readonly #limits: RateLimits;
+  /** Created on first use: an idle connection holds none (a fresh bucket is full anyway). */
+  #launch: TokenBucket | undefined;
+  #gun: TokenBucket | undefined;
+  #settings: TokenBucket | undefined;
+  #frames: TokenBucket | undefined;
+  #refused: TokenBucket | undefined;
+  /** Per refusal kind: when the last notice went out (ms), and how many were not answered since. */
+  #noticeAt: Float64Array | undefined;
+  #unanswered: Uint32Array | undefined;
+  /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
+  welcomed = false;
+  /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */
+  joinHorizon = 0;
+  /** Position in the room's audience array, or -1 (kept by the room). */
+  audienceIndex = -1;
+  /** True once the peer was dropped or its socket closed. */
+  gone = false;
+  readonly #maxBuffered: number;
+  readonly #stats: PeerStats;
+
+  constructor(
+    init: {
+      id: string;
+      name: string;
+      color: string;
+      socket: PeerSocket;
+      limits: RateLimits;
+      maxBufferedBytes: number;
+      /** Shared counters (the server's metrics). */
+      stats: PeerStats;
+    },
+  ) {
+    this.id = init.id;
+    this.name = init.name;
+    this.color = init.color;
+    this.socket = init.socket;
+    this.#maxBuffered = init.maxBufferedBytes;
+    this.#stats = init.stats;
+    this.#limits = init.limits;
+  }
+
+  /** Takes a token of `kind`: 0 when granted, else the ms until one will be available. */
+  take(kind: keyof RateLimits, nowMs: number): number {
+    switch (kind) {
+      case "launch":
+        return (this.#launch ??= new TokenBucket(this.#limits.launch, nowMs)).take(nowMs);
+      case "gun":
+        return (this.#gun ??= new TokenBucket(this.#limits.gun, nowMs)).take(nowMs);
+      case "settings":
+        return (this.#settings ??= new TokenBucket(this.#limits.settings, nowMs)).take(nowMs);
+      case "frames":
+        return (this.#frames ??= new TokenBucket(this.#limits.frames, nowMs)).take(nowMs);
+      case "refused":
+        return (this.#refused ??= new TokenBucket(this.#limits.refused, nowMs)).take(nowMs);
+    }
+  }
+
+  /**
+   * Coalesces refusals: whether a refusal of `kind` (0 ≤ kind < `kinds`) gets an answer now —
+   * at most one per kind per `intervalMs`. Returns -1 when it stays unanswered, else how many of
+   * that kind went unanswered since the previous notice.
+   */
+  notice(kind: number, kinds: number, nowMs: number, intervalMs: number): number {
+    const at = this.#noticeAt ??= new Float64Array(kinds).fill(-Infinity);
+    const unanswered = this.#unanswered ??= new Uint32Array(kinds);
+    if (nowMs - at[kind] < intervalMs) {
+      unanswered[kind]++;
+      return -1;
+    }
+    at[kind] = nowMs;
+    const missed = unanswered[kind];
+    unanswered[kind] = 0;
+    return missed;
+  }
+
+  /** Public identity, as sent in welcome and presence. */
+  info(): PeerInfo {
+    return { id: this.id, name: this.name, color: this.color };
+  }
+
+  /** Sends a text frame (unless the peer is gone). */
+  send(text: string): void {
+    if (this.gone || this.socket.readyState !== OPEN) return;
+    this.socket.send(text);
+    this.#stats.messagesSent++;
+  }
+
+  /** Sends a direct reply (welcome, pong, error), dropping the peer when it is too far behind. */
+  reply(text: string): void {
+    this.sendChecked(text);
+  }
+
+  /**
+   * Like `send`, but first drops the peer when its socket is too far behind. Called for the
+   * heartbeat, which every peer gets at least every 50 ms: between two checks a peer can only
+   * accumulate the (rate-limited) events of one period, so the buffer stays bounded while the
+   * hot path for events skips the extra call into the runtime.
+   */
+  sendChecked(text: string): void {
+    if (this.gone) return;
+    if (this.socket.bufferedAmount > this.#maxBuffered) {
+      this.drop(CLOSE_SLOW_CONSUMER, "too slow: the server will not buffer more for you");
+      this.#stats.slowConsumersDropped++;
+      return;
+    }
+    this.send(text);
+  }
+
+  /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */
+  drop(code: number, reason: string, hard = false): void {
+    if (this.gone) return;
+    this.gone = true;
+    try {
+      this.socket.close(code, reason, hard);
+    } catch {
+      // Already closing: nothing more to do.
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/** Token buckets: per-connection rate limits, the abuse budget, per-address scene budgets. */
+import type { RateLimit } from "../config.ts";
+
+/** A token bucket refilled continuously at `perSecond`, holding at most `burst` tokens. */
+export class TokenBucket {
+  readonly #perMs: number;
+  readonly #burst: number;
+  #tokens: number;
+  #lastMs: number;
+
+  constructor(limit: RateLimit, nowMs: number) {
+    this.#perMs = limit.perSecond / 1000;
+    this.#burst = limit.burst;
+    this.#tokens = limit.burst;
+    this.#lastMs = nowMs;
+  }
+
+  /** Like `take` without taking: 0 when a token is there, else the ms until one will be. */
+  peek(nowMs: number): number {
+    const tokens = Math.min(
+      this.#burst,
+      this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs,
+    );
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.#perMs));
+  }
+
+  /** True when the bucket has refilled completely (it then remembers nothing). */
+  full(nowMs: number): boolean {
+    return this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs >= this.#burst;
+  }
+
+  /** Takes one token: returns 0 when granted, else the ms until one will be available. */
+  take(nowMs: number): number {
+    const elapsed = nowMs - this.#lastMs;
+    if (elapsed > 0) {
+      this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#perMs);
+      this.#lastMs = nowMs;
+    }
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - this.#tokens) / this.#perMs));
+  }
+}
+
+/** Forgotten once full again: a full bucket remembers nothing. Swept at most this often. */
+const ADDRESS_SWEEP_MS = 60_000;
+
+/**
+ * One token bucket per client address (IPv6 by /64), for budgets that follow a person across
+ * connections: new WebSocket connections, new scenes.
+ */
+export class AddressBudgets {
+  readonly #limit: RateLimit;
+  readonly #buckets = new Map<string, TokenBucket>();
+  #lastSweepMs = -Infinity;
+
+  constructor(limit: RateLimit) {
+    this.#limit = limit;
+  }
+
+  /** Addresses currently remembered. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** Takes a token for `address` (`peek`: only looks); 0 when granted, else ms to wait. */
+  take(address: string, nowMs: number, peek = false): number {
+    const key = addressKey(address);
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket(this.#limit, nowMs);
+      this.#buckets.set(key, bucket);
+    }
+    return peek ? bucket.peek(nowMs) : bucket.take(nowMs);
+  }
+
+  /** Forgets addresses whose buckets are full again (bounded memory). */
+  sweep(nowMs: number): void {
+    if (nowMs - this.#lastSweepMs < ADDRESS_SWEEP_MS) return;
+    this.#lastSweepMs = nowMs;
+    for (const [key, bucket] of this.#buckets) {
+      if (bucket.full(nowMs)) this.#buckets.delete(key);
+    }
+  }
+}
+
+/** The key a client address is budgeted under: IPv4 as is, IPv6 by its /64 prefix. */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, "")).join(":") + "::/64";
+}

@@ -1,0 +1,100 @@
+/**
+ * Scene limits, shared by the single-node rooms and the cluster's scenes: at most `maxScenes`
+ * loaded on this process, and per client address a token bucket for creating new scenes. The
+ * refusals read the same in both modes.
+ */
+import type { RateLimit } from "../config.ts";
+import { AddressBudgets } from "./ratelimit.ts";
+import { CLOSE_POLICY, CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
+
+/** Scene limits. */
+export interface SceneLimits {
+  /** Most scenes loaded at once. */
+  maxScenes: number;
+  /** Per client address: new scenes it may create. */
+  newScenes: RateLimit;
+}
+
+/** No limits (tests and tools that create scenes by the thousand). */
+export const UNLIMITED_SCENES: SceneLimits = {
+  maxScenes: 1e7,
+  newScenes: { perSecond: 1e6, burst: 1e6 },
+};
+
+/** Why a scene cannot be opened now: for an HTTP page and for a WebSocket alike. */
+export interface SceneRefusal {
+  status: 429 | 503;
+  code: "server_busy" | "rate_limited";
+  message: string;
+  closeCode: number;
+  retryAfterMs?: number;
+}
+
+/**
+ * The per-address budget for new scenes, and the two refusals.
+ *
+ * @example
+ * ```ts
+ * const gate = new SceneGate({ maxScenes: 2, newScenes: { perSecond: 0.1, burst: 1 } });
+ * gate.newScene("192.0.2.1", 0, true); // null: granted
+ * gate.newScene("192.0.2.1", 0, true)?.code; // "rate_limited"
+ * ```
+ */
+export class SceneGate {
+  readonly limits: SceneLimits;
+  readonly #newScenes: AddressBudgets;
+
+  constructor(limits: SceneLimits) {
+    this.limits = limits;
+    this.#newScenes = new AddressBudgets(limits.newScenes);
+  }
+
+  /** The refusal when `loaded` scenes fill the cap, else null. */
+  capacity(loaded: number): SceneRefusal | null {
+    if (loaded < this.limits.maxScenes) return null;
+    return {
+      status: 503,
+      code: "server_busy",
+      message: `this server already runs ${this.limits.maxScenes} scenes; try again later`,
+      closeCode: CLOSE_TRY_LATER,
+    };
+  }
+
+  /** Takes (or with `take` false only checks) a new-scene token for `address`; null when granted. */
+  newScene(address: string, nowMs: number, take: boolean): SceneRefusal | null {
+    const wait = this.#newScenes.take(address, nowMs, !take);
+    if (wait === 0) return null;
+    return {
+      status: 429,
+      code: "rate_limited",
+      message: `too many new scenes from your address; try again in ${Math.ceil(wait / 1000)} s`,
+      closeCode: CLOSE_POLICY,
+      retryAfterMs: Math.ceil(wait),
+    };
+  }
+
+  /** Forgets addresses whose budgets are full again. */
+  sweep(nowMs: number): void {
+    this.#newScenes.sweep(nowMs);
+  }
+}
+
+/**
+ * The entry that has been empty longest (`emptySinceMs` smallest), or undefined when none is
+ * empty: the one to unload when the cap needs room.
+ *
+ * @example
+ * ```ts
+ * longestEmpty(new Map([["a", { emptySinceMs: 5 }], ["b", { emptySinceMs: null }]])); // ["a", …]
+ * ```
+ */
+export function longestEmpty<T extends { emptySinceMs: number | null }>(
+  entries: Iterable<[string, T]>,
+): [string, T] | undefined {
+  let oldest: [string, T] | undefined;
+  for (const entry of entries) {
+    const since = entry[1].emptySinceMs;
+    if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
+  }
+  return oldest;
+}

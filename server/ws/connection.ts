@@ -1,0 +1,340 @@
+/**
+ * One WebSocket's lifecycle: admission into its scene, then every incoming frame checked in order
+ * — type, size, frame rate, JSON, the zod schema, the per-kind token bucket — before the scene
+ * sees it. Whatever is wrong, the sender gets an `error` with a code and a precise reason; nothing
+ * else changes and nobody else notices.
+ *
+ * Memory per connection stays bounded whatever it sends: refusals are coalesced (one `error` per
+ * kind per `refusalNoticeMs`, saying how many went unanswered), every reply checks the socket's
+ * unsent backlog, invalid frames spend an abuse budget (`rateLimits.refused`) whose exhaustion
+ * closes the connection with 1008, an oversized frame closes it with 1009, and a socket that has
+ * not said `hello` within `helloTimeoutMs` is closed with 1008.
+ *
+ * This layer does not know who stamps events: it talks to a `SceneEndpoint` (a local `Room`, or
+ * a cluster edge's proxy of a remote owner).
+ */
+import {
+  type ClientMessage,
+  ClientMessageSchema,
+  type ErrorMessage,
+} from "../../shared/protocol.ts";
+import type { EventBody } from "../../shared/types.ts";
+import type { RateLimits } from "../config.ts";
+import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
+import { nextPeerId, randomPeerColor, randomPeerName } from "../scene/names.ts";
+import { Peer, type PeerStats } from "../scene/peer.ts";
+import type { ConnSocket } from "./ws_socket.ts";
+import { CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_LATER } from "./ws_socket.ts";
+
+/** What a connection needs from the scene it joined: the single node's `Room`, or a cluster edge. */
+export interface SceneEndpoint {
+  readonly id: string;
+  /** Adds a fresh connection, or refuses it (say the scene is full). */
+  admit(peer: Peer): ErrorMessage | null;
+  /** The connection ended or was dropped (called at most once per admitted peer that leaves). */
+  leave(peer: Peer): void;
+  hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null;
+  /** A validated, rate-limited launch, gun shot or settings change to stamp. */
+  submit(peer: Peer, body: EventBody): ErrorMessage | null;
+  pong(peer: Peer, id: number, ct: number): void;
+  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
+}
+
+/** The former name of `SceneEndpoint`. */
+export type SceneRoom = SceneEndpoint;
+
+/** The settings a connection follows (a `ServerConfig` has them all). */
+export interface ConnectionConfig {
+  rateLimits: RateLimits;
+  maxBufferedBytes: number;
+  maxFrameBytes: number;
+  refusalNoticeMs: number;
+  monotonic: () => number;
+  log: (msg: string) => void;
+}
+
+/** Counters a connection updates (the server's `Metrics`). */
+export interface ConnectionStats extends PeerStats {
+  connectionsOpened: number;
+  /** Connections closed for spending their abuse budget, sending a too-large frame or silence. */
+  abusersClosed: number;
+  refuse(code: string): void;
+}
+
+/** Close code for a room that is full ("try again later"). */
+export const CLOSE_ROOM_FULL = CLOSE_TRY_LATER;
+
+/** The `t` of every client message, to name the message kind in error reasons. */
+const KNOWN_TYPES: ReadonlySet<string> = new Set(
+  ClientMessageSchema.options.map((option) => option.shape.t.value),
+);
+
+/** What each event body's token bucket is called in a `rate_limited` reason. */
+const BODY_NOUNS = { launch: "launches", gun: "gun shots", settings: "settings changes" } as const;
+
+/** Kinds of refusal, each coalesced on its own. */
+const Kind = {
+  Binary: 0,
+  NotJson: 1,
+  Invalid: 2,
+  HelloFirst: 3,
+  FrameRate: 4,
+  LaunchRate: 5,
+  GunRate: 6,
+  SettingsRate: 7,
+  SkyFull: 8,
+  Other: 9,
+  Count: 10,
+} as const;
+type Kind = typeof Kind[keyof typeof Kind];
+
+/**
+ * Closes connections that never said `hello`. Deadlines expire in the order they were set (the
+ * timeout is the same for all), so a sweep looks only at the expired ones.
+ */
+export class HelloDeadlines {
+  readonly #timeoutMs: number;
+  readonly #pending = new Map<Peer, [number, () => void]>();
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Connections still waiting for their hello. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Starts `peer`'s deadline; `expire` closes it. */
+  add(peer: Peer, nowMs: number, expire: () => void): void {
+    this.#pending.set(peer, [nowMs + this.#timeoutMs, expire]);
+  }
+
+  remove(peer: Peer): void {
+    this.#pending.delete(peer);
+  }
+
+  /** Closes every connection whose deadline passed without a welcome. */
+  sweep(nowMs: number): void {
+    for (const [peer, [at, expire]] of this.#pending) {
+      if (at > nowMs) break;
+      this.#pending.delete(peer);
+      if (!peer.welcomed) expire();
+    }
+  }
+}
+
+/** Wires a freshly upgraded socket to its scene. */
+export function attachConnection(
+  socket: ConnSocket,
+  scene: SceneEndpoint,
+  config: ConnectionConfig,
+  stats: ConnectionStats,
+  deadlines: HelloDeadlines,
+): Peer {
+  const peer = new Peer({
+    id: nextPeerId(),
+    name: randomPeerName(),
+    color: randomPeerColor(),
+    socket,
+    limits: config.rateLimits,
+    maxBufferedBytes: config.maxBufferedBytes,
+    stats,
+  });
+  stats.connectionsOpened++;
+  const refusal = scene.admit(peer);
+  if (refusal) {
+    stats.refuse(refusal.code);
+    peer.gone = true;
+    // Sent as soon as the socket opens (the socket queues it).
+    socket.send(JSON.stringify(refusal));
+    socket.close(CLOSE_ROOM_FULL, refusal.message, true);
+    return peer;
+  }
+
+  /** Closes the connection and takes it out of its scene now (a hostile peer may never reply). */
+  const expel = (code: number, reason: string) => {
+    if (!peer.gone) stats.abusersClosed++;
+    peer.drop(code, reason, true);
+    deadlines.remove(peer);
+    scene.leave(peer);
+  };
+
+  /** Counts a refusal, spends the abuse budget when `strike`, and answers unless coalesced. */
+  const refuse = (nowMs: number, kind: Kind, error: ErrorMessage, strike: boolean) => {
+    stats.refuse(error.code);
+    if (strike && peer.take("refused", nowMs) > 0) {
+      expel(CLOSE_POLICY, "too many refused messages");
+      return;
+    }
+    const missed = peer.notice(kind, Kind.Count, nowMs, config.refusalNoticeMs);
+    if (missed < 0) return;
+    if (missed > 0) {
+      error.message += ` (and ${missed} more like it since the last notice, not answered)`;
+    }
+    peer.reply(JSON.stringify(error));
+    if (peer.gone) scene.leave(peer);
+  };
+
+  const tooLarge = (size: number) => {
+    stats.refuse("too_large");
+    const message = `frame of ${size} bytes refused: the limit is ${config.maxFrameBytes} bytes`;
+    peer.reply(JSON.stringify(error("too_large", message)));
+    expel(CLOSE_TOO_BIG, message);
+  };
+
+  deadlines.add(peer, config.monotonic(), () => {
+    expel(CLOSE_POLICY, "no hello in time");
+  });
+
+  socket.listen({
+    message(text, bytes) {
+      if (peer.gone) return;
+      const nowMs = config.monotonic();
+      if (text === null) {
+        if (bytes > config.maxFrameBytes) return tooLarge(bytes);
+        return refuse(nowMs, Kind.Binary, binaryRefused(), true);
+      }
+      if (text.length > config.maxFrameBytes / 3) {
+        const size = utf8Length(text);
+        if (size > config.maxFrameBytes) return tooLarge(size);
+      }
+      const wait = peer.take("frames", nowMs);
+      if (wait > 0) return refuse(nowMs, Kind.FrameRate, rateLimited("messages", wait), true);
+      let outcome: Outcome;
+      try {
+        outcome = handleFrame(peer, scene, text, nowMs);
+      } catch (err) {
+        // A failure here (say the database cannot write) must not escape the event handler: that
+        // would end the whole process. The sender hears about it; nothing was broadcast.
+        if (err instanceof StorageUnavailableError) {
+          // Logged once by the store when writes start failing; the sender learns why.
+          outcome = [
+            Kind.Other,
+            error(err.code, `${err.message}; nothing changed, try again later`),
+            false,
+          ];
+        } else {
+          config.log(`error: scene ${scene.id} peer ${peer.id}: ${(err as Error).stack ?? err}`);
+          outcome = [
+            Kind.Other,
+            error("internal", "the server could not handle that message; nothing changed"),
+            false,
+          ];
+        }
+      }
+      if (outcome !== null) refuse(nowMs, outcome[0], outcome[1], outcome[2]);
+      if (peer.welcomed) deadlines.remove(peer);
+    },
+    oversized() {
+      stats.refuse("too_large");
+      expel(CLOSE_TOO_BIG, `frame over the limit of ${config.maxFrameBytes} bytes`);
+    },
+    close() {
+      peer.gone = true;
+      deadlines.remove(peer);
+      scene.leave(peer);
+    },
+  });
+  return peer;
+}
+
+/** A refusal: its coalescing kind, the error, and whether it spends the abuse budget. */
+type Outcome = [Kind, ErrorMessage, boolean] | null;
+
+/** Parses, validates and dispatches one text frame; returns the refusal, if any. */
+function handleFrame(peer: Peer, scene: SceneEndpoint, text: string, nowMs: number): Outcome {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return [Kind.NotJson, error("bad_message", `invalid JSON: ${(e as Error).message}`), true];
+  }
+  const parsed = ClientMessageSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return [
+      Kind.Invalid,
+      error("bad_message", `${issuePath(json, issue.path)}: ${issue.message}`),
+      true,
+    ];
+  }
+  return dispatch(peer, scene, parsed.data, nowMs);
+}
+
+/**
+ * Where in a frame a schema issue is, for the error reason: `launch.z`, `hash.tick`. A submitted
+ * body is named by its own `type` (`launch.x`, not `submit.body.x`).
+ */
+function issuePath(json: unknown, path: readonly PropertyKey[]): string {
+  const t = (json as { t?: unknown } | null)?.t;
+  let kind = typeof t === "string" && KNOWN_TYPES.has(t) ? t : "";
+  let rest = path.map(String);
+  if (kind === "submit" && rest[0] === "body") {
+    const type = (json as { body?: { type?: unknown } }).body?.type;
+    if (typeof type === "string" && Object.hasOwn(BODY_NOUNS, type)) {
+      kind = type;
+      rest = rest.slice(1);
+    }
+  }
+  return [kind, ...rest].filter(Boolean).join(".") || "message";
+}
+
+/** Each body type's rate-limit refusal kind. */
+const BODY_RATE_KIND = {
+  launch: Kind.LaunchRate,
+  gun: Kind.GunRate,
+  settings: Kind.SettingsRate,
+} as const;
+
+function dispatch(peer: Peer, scene: SceneEndpoint, msg: ClientMessage, nowMs: number): Outcome {
+  if (msg.t === "hello") return sceneOutcome(scene.hello(peer, msg.name, msg.lastSeq));
+  if (!peer.welcomed) {
+    const kind = msg.t === "submit" ? msg.body.type : msg.t;
+    return [Kind.HelloFirst, error("bad_message", `${kind}: send hello first`), true];
+  }
+  switch (msg.t) {
+    case "submit": {
+      const type = msg.body.type;
+      const wait = peer.take(type, nowMs);
+      if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
+      return sceneOutcome(scene.submit(peer, msg.body));
+    }
+    case "ping":
+      scene.pong(peer, msg.id, msg.ct);
+      return null;
+    case "hash":
+      return sceneOutcome(scene.reportHash(peer, msg.tick, msg.h));
+  }
+}
+
+/** A scene's refusal: a bad message spends the abuse budget, a full sky does not. */
+function sceneOutcome(refusal: ErrorMessage | null): Outcome {
+  if (refusal === null) return null;
+  if (refusal.code === "bad_message") return [Kind.Invalid, refusal, true];
+  if (refusal.code === "sky_full") return [Kind.SkyFull, refusal, false];
+  return [Kind.Other, refusal, false];
+}
+
+/** Bytes of `text` in UTF-8, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function binaryRefused(): ErrorMessage {
+  return error("bad_message", "binary frames are not accepted: send JSON text");
+}
+
+function rateLimited(what: string, waitMs: number): ErrorMessage {
+  return error("rate_limited", `too many ${what}; slow down`, waitMs);
+}
