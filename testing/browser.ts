@@ -1,7 +1,7 @@
 /**
- * Helpers for the end-to-end browser tests: headless Chromium through playwright-core, a real
- * scene server on a free port with a temporary data directory, and pages that join a scene while
- * recording every console problem.
+ * Helpers for the end-to-end browser tests: headless Chromium through playwright-core and pages
+ * that join a scene while recording every console problem. The server comes from
+ * `startTestServer({ client: true })` (testing/test_server.ts).
  */
 import {
   type Browser,
@@ -10,8 +10,6 @@ import {
   type ConsoleMessage,
   type Page,
 } from "playwright-core";
-import { type RunningServer, startServer } from "../server/server.ts";
-import { buildClient } from "../tools/bundle.ts";
 import type { SnowfireDebug } from "../client/debug/debug_hook.ts";
 import { findBrowser, HOW_TO_GET_A_BROWSER } from "./find_browser.ts";
 
@@ -65,41 +63,6 @@ export function launchBrowser(): Promise<Browser> {
     );
   }
   return chromium.launch({ executablePath: browser.path, args: CHROMIUM_ARGS });
-}
-
-/** A scene server for one test, with its temporary data directory. */
-export interface TestServer {
-  url: string;
-  /** Stops the server (connections get 1001) without removing its data. */
-  stop(): Promise<void>;
-  /** Starts it again on the same port and data directory (after `stop`). */
-  start(): Promise<void>;
-  /** Shuts the server down and removes its data directory. */
-  close(): Promise<void>;
-}
-
-/** Builds the client bundle if stale and starts a server on a free loopback port. */
-export async function startTestServer(): Promise<TestServer> {
-  await buildClient();
-  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-browser-" });
-  const options = { hostname: "127.0.0.1", dataDir, log: () => {} };
-  let server: RunningServer | null = await startServer({ ...options, port: 0 });
-  const port = server.port;
-  return {
-    url: server.url,
-    async stop() {
-      await server?.shutdown();
-      server = null;
-    },
-    async start() {
-      server ??= await startServer({ ...options, port });
-    },
-    async close() {
-      await server?.shutdown();
-      server = null;
-      await Deno.remove(dataDir, { recursive: true });
-    },
-  };
 }
 
 /**

@@ -17,7 +17,7 @@
  * });
  * ```
  */
-import { spawnServer } from "./server_process.ts";
+import { startTestServer } from "./test_server.ts";
 
 /** One server of a {@link NatsCluster}. */
 export interface NatsServer {
@@ -351,10 +351,10 @@ export async function startSnowfireNode(opts: SnowfireNodeOptions): Promise<Snow
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: `snowfire-${opts.nodeId}-` });
   let proc;
   try {
-    proc = await spawnServer(dataDir, {
-      NATS_URL: opts.natsUrls.join(","),
-      NODE_ID: opts.nodeId,
-      ...opts.env,
+    proc = await startTestServer({
+      process: true,
+      dataDir,
+      env: { NATS_URL: opts.natsUrls.join(","), NODE_ID: opts.nodeId, ...opts.env },
     });
   } catch (e) {
     if (ownDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});

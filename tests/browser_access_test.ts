@@ -3,16 +3,11 @@
  * (and says so in no console); the keyboard alone can launch a firework and change a setting.
  */
 import assert from "node:assert/strict";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 browserTest("browser access: reduced motion and keyboard-only use", async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
   try {

@@ -7,14 +7,9 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
-import { TestClient } from "./helpers/server_harness.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 /**
  * Viewport fractions clicked: three columns × top sky, middle, bottom 20 % (clear of the HUD's
@@ -145,7 +140,7 @@ function assertInside(bursts: SeenBurst[], width: number, height: number, label:
 }
 
 browserTest("browser aim: clicks and taps burst on screen, here and for others", async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
   try {

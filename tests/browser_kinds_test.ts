@@ -6,14 +6,9 @@
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { type LaunchShape, planFirework } from "../shared/firework_plan.ts";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
-import { TestClient } from "./helpers/server_harness.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const WIDTH = 1280;
 const HEIGHT = 720;
@@ -23,7 +18,7 @@ const CROP = 260;
 browserTest(
   "browser kinds: each kind bursts on screen (screenshots in tests/output/)",
   async (t) => {
-    const server = await startTestServer();
+    const server = await startTestServer({ client: true });
     const browser = await launchBrowser();
     let client: TestClient | null = null;
     let watcher: ScenePage | null = null;

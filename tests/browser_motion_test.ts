@@ -14,10 +14,10 @@ import {
   launchBrowser,
   openScene,
   type ScenePage,
-  startTestServer,
   waitConnected,
 } from "../testing/browser.ts";
-import { TestClient } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const WIDTH = 800;
 const HEIGHT = 500;
@@ -145,7 +145,7 @@ function change(a: Uint8Array, b: Uint8Array, light: number): number {
 browserTest(
   "browser motion: reduced motion draws fewer, dimmer sparks and no flashes",
   async (t) => {
-    const server = await startTestServer();
+    const server = await startTestServer({ client: true });
     const browser = await launchBrowser();
     let client: TestClient | null = null;
     const pages: ScenePage[] = [];

@@ -11,9 +11,9 @@ import {
   launchBrowser,
   openScene,
   type ScenePage,
-  startTestServer,
   waitConnected,
 } from "../testing/browser.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 interface Box {
   name: string;
@@ -128,7 +128,7 @@ async function closePage(scenePage: ScenePage): Promise<void> {
 }
 
 browserTest("browser page: layout, names, links, calm settings and toasts, offline", async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const problems: string[] = [];
   try {
@@ -499,7 +499,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       });
 
       await t.step("offline: the countdown decreases, latency clears, Reconnect now", async () => {
-        await server.stop();
+        await server.shutdown();
         await ana.page.waitForSelector("#banner:not([hidden])", { timeout: 20_000 });
         // Backoff doubles per attempt; wait for a wait long enough to watch it count down.
         await ana.page.waitForFunction(

@@ -4,19 +4,14 @@
  * agrees, hash for hash, with a page that joins afterwards.
  */
 import assert from "node:assert/strict";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 /** What Chromium itself logs while the server is down: failed reconnection attempts. */
 const REFUSED = /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|404|503/;
 
 browserTest("browser reconnect: a page survives a server restart and stays in sync", async () => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
   try {
@@ -25,7 +20,7 @@ browserTest("browser reconnect: a page survives a server restart and stays in sy
     pages.push(a);
     const before = await a.page.evaluate(() => snowfire.tick());
 
-    await server.stop();
+    await server.shutdown();
     await a.page.waitForFunction(() => !snowfire.connected(), null, { timeout: 20_000 });
     await a.page.waitForSelector("#banner:not([hidden])", { timeout: 10_000 });
     assert.match(await a.page.textContent("#banner") ?? "", /Disconnected/);

@@ -10,14 +10,9 @@ import type { Page } from "playwright-core";
 import { AIM_HEIGHT_PREFERRED } from "../client/input/aim.ts";
 import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { planFirework } from "../shared/firework_plan.ts";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
-import { TestClient } from "./helpers/server_harness.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const VIEWS = [
   { label: "1280x720", width: 1280, height: 720, touch: false, band: [0.18, 0.35] },
@@ -52,7 +47,7 @@ async function spanFraction(page: Page, seq: number): Promise<number> {
 browserTest(
   "browser scale: a peony spans about a quarter of the default view; the gun streams from the camera",
   async (t) => {
-    const server = await startTestServer();
+    const server = await startTestServer({ client: true });
     const browser = await launchBrowser();
     let client: TestClient | null = null;
     const pages: ScenePage[] = [];

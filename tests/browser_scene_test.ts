@@ -6,14 +6,9 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import {
-  browserTest,
-  launchBrowser,
-  openScene,
-  type ScenePage,
-  startTestServer,
-} from "../testing/browser.ts";
-import { brightPixelsAround } from "./helpers/browser_pixels.ts";
+import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import { brightPixelsAround } from "../testing/browser_pixels.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 /** Waits until `page` has a recorded hash at a checkpoint tick after `afterTick`; returns it. */
 async function checkpointAfter(page: Page, afterTick: number): Promise<number> {
@@ -36,7 +31,7 @@ async function hashAt(page: Page, tick: number): Promise<string> {
 }
 
 browserTest("browser scene: pages share fireworks, settings and hashes", async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
   try {

@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { bundleScript } from "../tools/bundle.ts";
-import { browserTest, launchBrowser, openScene, startTestServer } from "../testing/browser.ts";
+import { browserTest, launchBrowser, openScene } from "../testing/browser.ts";
 import {
   crossingRate,
   edge,
@@ -26,8 +26,9 @@ import {
   peak,
   type Rendered,
   rms,
-} from "./helpers/audio_measures.ts";
+} from "../testing/audio_measures.ts";
 import { MAX_VOICES, OUTPUT_CEILING, SPEED_OF_SOUND } from "../client/audio/firework_voices.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const RATE = 48_000;
 
@@ -211,7 +212,7 @@ browserTest("browser sound: the synthesised cues, rendered offline and measured"
 browserTest(
   "browser sound: starts on the first gesture; the mute button is remembered",
   async (t) => {
-    const server = await startTestServer();
+    const server = await startTestServer({ client: true });
     // Chromium's default policy: an AudioContext made (and resumed) before a gesture stays
     // suspended and logs "The AudioContext was not allowed to start…" as a console warning.
     const browser = await launchBrowser();

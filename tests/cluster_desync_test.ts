@@ -8,9 +8,11 @@ import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { CLOSE_WRONG_HASHES } from "../server/local/room.ts";
-import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { eventsOf } from "./helpers/cluster_streams.ts";
+import { eventsOf } from "../testing/cluster_streams.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
+import { eventually } from "../testing/wait.ts";
 
 type Welcome = Extract<ServerMessage, { t: "welcome" }>;
 

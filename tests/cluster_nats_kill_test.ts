@@ -10,13 +10,14 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { TICK_RATE } from "../shared/constants.ts";
 import type { ServerMessage } from "../shared/protocol.ts";
-import { eventually, sleep, TestClient } from "./helpers/server_harness.ts";
 import {
   requireNats,
   type SnowfireNode,
   startNatsCluster,
   startSnowfireNode,
 } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 type EventMessage = Extract<ServerMessage, { t: "event" }>;
 

@@ -4,7 +4,6 @@
  * each client address has a budget for new scenes, and a node relays at most `MAX_SCENES`.
  */
 import assert from "node:assert/strict";
-import { eventually, TestClient } from "./helpers/server_harness.ts";
 import {
   type NatsCluster,
   requireNats,
@@ -12,6 +11,8 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { eventually } from "../testing/wait.ts";
 
 const haveNats = requireNats("cluster scene limits tests");
 

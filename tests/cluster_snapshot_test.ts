@@ -11,9 +11,11 @@ import type { SceneEvent } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { SCENE_BUCKET } from "../server/cluster/subjects.ts";
 import type { SceneRecord } from "../server/cluster/scene_records.ts";
-import { eventually, startTestServer, TestClient } from "./helpers/server_harness.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
-import { auditStream } from "./helpers/cluster_streams.ts";
+import { auditStream } from "../testing/cluster_streams.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
+import { eventually } from "../testing/wait.ts";
 
 const SPEED = 10;
 const fastClock = {

@@ -10,7 +10,6 @@ import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { WINDOW_TICKS } from "../shared/constants.ts";
 import { worldFromWindow } from "../shared/world.ts";
-import { eventually, TestClient } from "./helpers/server_harness.ts";
 import {
   type NatsCluster,
   requireNats,
@@ -18,7 +17,9 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../testing/nats_cluster.ts";
-import { auditStream, eventsOf } from "./helpers/cluster_streams.ts";
+import { auditStream, eventsOf } from "../testing/cluster_streams.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { eventually } from "../testing/wait.ts";
 
 const haveNats = requireNats("cluster tests");
 

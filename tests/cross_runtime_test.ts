@@ -14,7 +14,7 @@ import {
   replayAll,
   type ReplayFixture,
   showHour,
-} from "./helpers/node_replay_probe.ts";
+} from "../testing/node_replay_probe.ts";
 import type { ShowLaunch } from "../shared/show.ts";
 
 const PROBES_PER_FUNCTION = 4000;
@@ -23,7 +23,7 @@ const DIVERGENT = ["cos", "pow", "acos"];
 const MIN_DIVERGENT = 50;
 
 const FIXTURE_DIR = fromFileUrl(new URL("./fixtures/replay/", import.meta.url));
-const PROBE_MODULE = fromFileUrl(new URL("./helpers/node_replay_probe.ts", import.meta.url));
+const PROBE_MODULE = fromFileUrl(new URL("../testing/node_replay_probe.ts", import.meta.url));
 
 const RUNNER = `
 import { readFileSync } from "node:fs";

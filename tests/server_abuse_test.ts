@@ -10,7 +10,9 @@ import { eventCost } from "../shared/budget.ts";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
 import { CLOSE_SLOW_CONSUMER, Peer } from "../server/scene/peer.ts";
-import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 /** A submitted launch body with the given fields (valid or not). */
 function launch(fields: Record<string, unknown>): unknown {

@@ -5,8 +5,6 @@
  * heartbeat gaps of an observer in another scene (quiet first, in the same test). Bounded in time.
  */
 import assert from "node:assert/strict";
-import { sleep } from "./helpers/server_harness.ts";
-import { type ServerProcess, spawnServer } from "../testing/server_process.ts";
 import { floodInChild } from "../testing/flooder.ts";
 import {
   BINARY,
@@ -21,6 +19,8 @@ import {
   rssPeak,
   TEXT,
 } from "../testing/raw_ws.ts";
+import { startTestServer, type TestServerProcess } from "../testing/test_server.ts";
+import { sleep } from "../testing/wait.ts";
 
 const MiB = 1024 * 1024;
 
@@ -51,12 +51,16 @@ const FLOOD_GAP_FACTOR = 1.5;
 const BIG_FRAME_RSS_BUDGET = 6 * MiB;
 
 async function withChild(
-  fn: (server: ServerProcess, port: number) => Promise<void>,
+  fn: (server: TestServerProcess, port: number) => Promise<void>,
   env: Record<string, string> = {},
 ) {
   const dataDir = await Deno.makeTempDir({ prefix: "snowfire-flood-" });
   // The V8 flags `deno task start` runs with: the memory bound is for what ships.
-  const server = await spawnServer(dataDir, { DENO_V8_FLAGS: START_V8_FLAGS, ...env });
+  const server = await startTestServer({
+    process: true,
+    dataDir,
+    env: { DENO_V8_FLAGS: START_V8_FLAGS, ...env },
+  });
   try {
     await fn(server, Number(new URL(server.url).port));
   } finally {
@@ -71,7 +75,7 @@ async function withChild(
  * On a miss the whole measurement runs once more, so one noisy spell does not decide it.
  */
 async function gapsAround<T>(
-  server: ServerProcess,
+  server: TestServerProcess,
   scene: string,
   attack: () => Promise<T>,
 ): Promise<{ quiet: number; gap: number; samples: number; result: T; attempts: number }> {

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { SceneId } from "../shared/protocol.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Metrics } from "../server/metrics.ts";
-import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 /** A bundle name as the build makes them: its content hash in the name. */
 const HASHED = "app-7QX4K2ZB.js";

@@ -10,7 +10,9 @@ import { worldFromWindow } from "../shared/world.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { RESUME_MARGIN_TICKS } from "../server/local/room.ts";
 import { SceneStore } from "../server/local/store.ts";
-import { eventually, startTestServer, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer, withServer } from "../testing/test_server.ts";
+import { eventually } from "../testing/wait.ts";
 
 /** Scene time runs 4× faster than real time, so the window W passes in two real seconds. */
 const SPEED = 4;

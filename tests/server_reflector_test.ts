@@ -3,7 +3,9 @@
  * presence and resume after a dropped connection (desync arbitration: server_desync_test.ts).
  */
 import assert from "node:assert/strict";
-import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 /** Settings that stop the show, so a test sees only its own events. */
 const QUIET = { t: "submit", body: { type: "settings", settings: { show: false } } };

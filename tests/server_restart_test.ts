@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { showLaunchBody, showLaunches } from "../shared/show.ts";
-import { startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "../testing/server_process.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 interface LogPage {
   events: SceneEvent[];
@@ -80,7 +80,7 @@ Deno.test("a graceful restart continues the scene and clients resume", async () 
 Deno.test("after kill -9 of a child server the scene continues with no lost or reused seq", async () => {
   const dataDir = await tempDir();
   const scene = "hard-stop-1";
-  let server = await spawnServer(dataDir);
+  let server = await startTestServer({ process: true, dataDir });
   try {
     const { client, welcome } = await TestClient.join(server.url, scene);
     for (let i = 0; i < 4; i++) client.submit({ type: "launch", x: i, z: i });
@@ -91,7 +91,7 @@ Deno.test("after kill -9 of a child server the scene continues with no lost or r
     assert.equal(status.signal, "SIGKILL");
     await client.closed;
 
-    server = await spawnServer(dataDir);
+    server = await startTestServer({ process: true, dataDir });
     const log = await fullLog(server.url, scene);
     assertGapFree(log.events);
     for (const event of seen) {

@@ -5,7 +5,9 @@
  * address are budgeted too.
  */
 import assert from "node:assert/strict";
-import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 /** Scene time 8× faster, so a few seconds hold many scheduled show launches. */
 const FAST = {

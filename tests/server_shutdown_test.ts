@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { StorageUnavailableError } from "../server/errors.ts";
 import { Room } from "../server/local/room.ts";
 import { WS_ENGINES } from "../server/ws/ws_engine.ts";
-import { startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "../testing/server_process.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 /** Clients per run, spread over a few scenes (the defect showed with 200). */
 const CLIENTS = 200;
@@ -19,7 +19,11 @@ for (const engine of WS_ENGINES) {
     const dataDir = await Deno.makeTempDir({ prefix: "snowfire-shutdown-" });
     try {
       for (let run = 0; run < RUNS; run++) {
-        const server = await spawnServer(dataDir, { WS_ENGINE: engine });
+        const server = await startTestServer({
+          process: true,
+          dataDir,
+          env: { WS_ENGINE: engine },
+        });
         const clients: TestClient[] = [];
         let status: Deno.CommandStatus;
         try {

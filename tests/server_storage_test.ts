@@ -9,8 +9,8 @@ import type { ServerMessage } from "../shared/protocol.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { initialSnapshot } from "../shared/settings.ts";
 import { SceneStore } from "../server/local/store.ts";
-import { startTestServer, TestClient } from "./helpers/server_harness.ts";
-import { spawnServer } from "../testing/server_process.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const MAIN = new URL("../server/main.ts", import.meta.url).pathname;
 const isError = (m: ServerMessage) => m.t === "error";
@@ -142,7 +142,11 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
   const fast = "5000/5000";
   // Every refusal answered (not coalesced), so each message gets its event or its error.
   const env = { RATE_SETTINGS: fast, RATE_FRAMES: fast, RATE_LAUNCH: fast, REFUSAL_NOTICE_MS: "0" };
-  let server = await spawnServer(dataDir, { ...env, DB_MAX_MB: "0.06" });
+  let server = await startTestServer({
+    process: true,
+    dataDir,
+    env: { ...env, DB_MAX_MB: "0.06" },
+  });
   const seen: SceneEvent[] = [];
   try {
     const { client } = await TestClient.join(server.url, scene);
@@ -187,7 +191,7 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
     await server.kill("SIGTERM");
   }
   try {
-    server = await spawnServer(dataDir, env);
+    server = await startTestServer({ process: true, dataDir, env });
     const log = await fullLog(server.url, scene);
     assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i + 1), "gap-free");
     const stored = new Map(log.map((e) => [e.seq, e]));

@@ -2,9 +2,9 @@
  * Checks on what a cluster client recorded: seq gap-free and never reused, ticks never going
  * back, and no event below a heartbeat (or welcome horizon) the client had already been given.
  */
-import type { ServerMessage } from "../../shared/protocol.ts";
-import type { SceneEvent } from "../../shared/types.ts";
-import type { TestClient } from "./server_harness.ts";
+import type { ServerMessage } from "../shared/protocol.ts";
+import type { SceneEvent } from "../shared/types.ts";
+import type { TestClient } from "./test_client.ts";
 
 /** What one client's recorded frames say about the horizon promise and seq order. */
 export interface StreamAudit {

@@ -2,10 +2,10 @@
  * Code that runs identically in Deno and, bundled by esbuild, in Node: replays fixtures and
  * probes engine maths. `tests/cross_runtime_test.ts` compares the two runtimes' outputs.
  */
-import { acos, atan2, cos, exp, log, pow, sin } from "../../shared/dmath.ts";
-import { Rng } from "../../shared/prng.ts";
-import { type Checkpoint, replay, type ReplayInput } from "../../shared/replay.ts";
-import { type ShowLaunch, showLaunches } from "../../shared/show.ts";
+import { acos, atan2, cos, exp, log, pow, sin } from "../shared/dmath.ts";
+import { Rng } from "../shared/prng.ts";
+import { type Checkpoint, replay, type ReplayInput } from "../shared/replay.ts";
+import { type ShowLaunch, showLaunches } from "../shared/show.ts";
 
 /** One fixture file's content: a replay input plus its committed checkpoints. */
 export interface ReplayFixture extends ReplayInput {

@@ -1,46 +1,29 @@
 /**
- * Test harness for the scene server: a real server on port 0 over a temp DATA_DIR, and WebSocket
- * clients that record every frame and can wait for the one a test expects.
+ * A recording WebSocket client for server tests: it keeps every frame and can wait for the one a
+ * test expects.
  */
-import type { ServerMessage } from "../../shared/protocol.ts";
-import type { EventBody } from "../../shared/types.ts";
-import { type RunningServer, type ServerOptions, startServer } from "../../server/server.ts";
-
-/** Starts a quiet server on a free loopback port; `dataDir` defaults to a fresh temp dir. */
-export async function startTestServer(
-  options: Partial<ServerOptions> = {},
-): Promise<RunningServer & { dataDir: string }> {
-  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "snowfire-test-" });
-  const server = await startServer({
-    port: 0,
-    hostname: "127.0.0.1",
-    log: () => {},
-    ...options,
-    dataDir,
-  });
-  return { ...server, dataDir };
-}
-
-/** Runs `fn` against a fresh server and always shuts it down and removes its data. */
-export async function withServer(
-  options: Partial<ServerOptions>,
-  fn: (server: RunningServer & { dataDir: string }) => Promise<void>,
-): Promise<void> {
-  const server = await startTestServer(options);
-  try {
-    await fn(server);
-  } finally {
-    await server.shutdown();
-    if (!options.dataDir) await Deno.remove(server.dataDir, { recursive: true });
-  }
-}
+import type { ServerMessage } from "../shared/protocol.ts";
+import type { EventBody } from "../shared/types.ts";
+import { eventually } from "./wait.ts";
 
 type Waiter = {
   match: (m: ServerMessage) => boolean;
   resolve: (m: ServerMessage) => void;
 };
 
-/** A recording WebSocket client. */
+/**
+ * A recording WebSocket client.
+ *
+ * @example
+ * ```ts
+ * const server = await startTestServer();
+ * const { client } = await TestClient.join(server.url, "demo");
+ * client.submit({ type: "launch", x: 1, z: 2 });
+ * await client.waitFor((m) => m.t === "event");
+ * await client.close();
+ * await server.close();
+ * ```
+ */
 export class TestClient {
   readonly socket: WebSocket;
   /** Every parsed frame received, in order. */
@@ -168,23 +151,5 @@ export class TestClient {
   async close(): Promise<CloseEvent> {
     if (this.socket.readyState < WebSocket.CLOSING) this.socket.close(1000, "test done");
     return await this.closed;
-  }
-}
-
-/** Sleeps `ms` (for letting time pass in a test; never as a performance assertion). */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` until it returns true; throws with `what` after `timeoutMs`. */
-export async function eventually(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
   }
 }

@@ -1,0 +1,53 @@
+/**
+ * Test tiers: a test file's tier is what it starts, read from the harness it imports. A file that
+ * imports `testing/browser.ts` drives a browser; `testing/nats_cluster.ts`, NATS servers;
+ * `testing/test_server.ts` or `scripts/raw_server.ts`, a server. Every other file is a unit test:
+ * it starts nothing and runs in seconds.
+ */
+
+/** The four tiers, in the order `deno task test` runs them. */
+export const TIERS = ["unit", "server", "browser", "cluster"] as const;
+
+/** One tier. */
+export type Tier = typeof TIERS[number];
+
+/** Module paths whose import puts a file in a tier; the first tier that matches wins. */
+const MARKERS: [Tier, RegExp][] = [
+  ["browser", /["']\.\.\/testing\/browser\.ts["']/],
+  ["cluster", /["']\.\.\/testing\/nats_cluster\.ts["']/],
+  ["server", /["']\.\.\/(testing\/test_server|scripts\/raw_server)\.ts["']/],
+];
+
+/**
+ * The tier of a test file in `tests/`, from its source text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(tierOf('import { launchBrowser } from "../testing/browser.ts";'), "browser");
+ * assert.equal(tierOf('import { Rng } from "../shared/prng.ts";'), "unit");
+ * ```
+ */
+export function tierOf(source: string): Tier {
+  for (const [tier, marker] of MARKERS) if (marker.test(source)) return tier;
+  return "unit";
+}
+
+/**
+ * The test files (`*_test.ts`) directly in `dir`, sorted, each with its tier.
+ *
+ * @example
+ * ```ts
+ * const files = await testFiles(new URL("../tests/", import.meta.url));
+ * const unit = files.filter((f) => f.tier === "unit").map((f) => f.path);
+ * ```
+ */
+export async function testFiles(dir: URL): Promise<{ path: string; tier: Tier }[]> {
+  const files: { path: string; tier: Tier }[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
+    const url = new URL(entry.name, dir);
+    files.push({ path: url.pathname, tier: tierOf(await Deno.readTextFile(url)) });
+  }
+  return files.sort((a, b) => a.path < b.path ? -1 : 1);
+}
