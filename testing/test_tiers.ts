@@ -1,8 +1,8 @@
 /**
  * Test tiers: a test file's tier is what it starts, read from the harness it imports. A file that
  * imports `testing/browser.ts` drives a browser; `testing/nats_cluster.ts`, NATS servers;
- * `testing/test_server.ts` or `scripts/raw_server.ts`, a server. Every other file is a unit test:
- * it starts nothing and runs in seconds.
+ * `testing/test_server.ts`, `scripts/raw_server.ts` or `scripts/load/target.ts`, a server. Every
+ * other file is a unit test: it starts nothing and runs in seconds.
  */
 
 /** The four tiers, in the order `deno task test` runs them. */
@@ -15,7 +15,7 @@ export type Tier = typeof TIERS[number];
 const MARKERS: [Tier, RegExp][] = [
   ["browser", /["']\.\.\/testing\/browser\.ts["']/],
   ["cluster", /["']\.\.\/testing\/nats_cluster\.ts["']/],
-  ["server", /["']\.\.\/(testing\/test_server|scripts\/raw_server)\.ts["']/],
+  ["server", /["']\.\.\/(testing\/test_server|scripts\/raw_server|scripts\/load\/target)\.ts["']/],
 ];
 
 /**

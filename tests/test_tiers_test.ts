@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { testFiles, tierOf } from "../testing/test_tiers.ts";
+
+Deno.test("test tiers come from the harness a file imports", () => {
+  assert.equal(tierOf('import { launchBrowser } from "../testing/browser.ts";'), "browser");
+  assert.equal(tierOf('import { startNatsCluster } from "../testing/nats_cluster.ts";'), "cluster");
+  assert.equal(tierOf('import { startTestServer } from "../testing/test_server.ts";'), "server");
+  assert.equal(tierOf('import { startRawServer } from "../scripts/raw_server.ts";'), "server");
+  assert.equal(tierOf('import { startTarget } from "../scripts/load/target.ts";'), "server");
+  assert.equal(tierOf('import { TestClient } from "../testing/test_client.ts";'), "unit");
+  assert.equal(tierOf('import { Rng } from "../shared/prng.ts";'), "unit");
+  // A cluster test also starts servers; a browser test may use NATS: the first marker wins.
+  const both = 'import "../testing/nats_cluster.ts";\nimport "../testing/test_server.ts";';
+  assert.equal(tierOf(both), "cluster");
+});
+
+Deno.test("unit test files start no server, browser or NATS of their own", async () => {
+  // What starting one looks like without a harness; such a file would land in the unit tier.
+  const starters = [
+    /Deno\.serve\(/,
+    /startServer\(|startRawServer\(|startTarget\(/,
+    /server\/main\.ts/,
+    /launchBrowser|chromium\.launch/,
+    /nats-server|startNatsCluster/,
+  ];
+  const files = await testFiles(new URL("./", import.meta.url));
+  const unit = files.filter((f) => f.tier === "unit");
+  assert.ok(unit.length > 10, `${unit.length} unit files`);
+  for (const { path } of unit) {
+    if (path.endsWith("/test_tiers_test.ts")) continue;
+    const source = await Deno.readTextFile(path);
+    for (const starter of starters) {
+      assert.doesNotMatch(source, starter, `${path} is a unit test but matches ${starter}`);
+    }
+  }
+});
