@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import type { DesyncLimits } from "./scene/desync.ts";
-import { WS_ENGINES, type WsEngine } from "./ws/ws_engine.ts";
+import { WS_ENGINES, type WsEngine } from "./ws/ws_types.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {
@@ -69,7 +69,10 @@ export interface ServerOptions {
   maxBufferedBytes?: number;
   /** A scene with nobody in it stays loaded this long, so reconnects resume. Default 60 s. */
   roomIdleMs?: number;
-  /** How long to wait for a majority of hash reports before deciding with what came. Default 3 s. */
+  /**
+   * How long a checkpoint's hash reports are gathered (unless every eligible peer reported)
+   * before a disagreement is arbitrated with what came. Default 3 s.
+   */
   desyncTimeoutMs?: number;
   /**
    * People per scene announced in welcome and presence; later ones are present silently. Default

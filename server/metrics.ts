@@ -9,7 +9,6 @@ export class Metrics {
   showSkippedSkyFull = 0;
   messagesSent = 0;
   desyncs = 0;
-  desyncTies = 0;
   /** Disputed checkpoints whose true hash the server computed. */
   desyncArbitrations = 0;
   /** Disputed checkpoints left undecided (rate limit, busy arbiter, window gone): nobody resynced. */
@@ -81,7 +80,8 @@ export class Metrics {
 /** What `/metrics` reads from the rest of the server when it renders. */
 export interface Gauges {
   scenesLoaded: number;
-  scenesStored: number;
+  /** Absent where counting them is not cheap (a cluster node: they are in NATS). */
+  scenesStored?: number;
   connections: number;
 }
 
@@ -106,7 +106,12 @@ function one(
 /** Everything `/metrics` reports, in order. */
 const FAMILIES: readonly Family[] = [
   one("snowfire_scenes_loaded", "gauge", "Scenes held in memory.", (_, g) => g.scenesLoaded),
-  one("snowfire_scenes_stored", "gauge", "Scenes in the database.", (_, g) => g.scenesStored),
+  {
+    name: "snowfire_scenes_stored",
+    type: "gauge",
+    help: "Scenes in the database.",
+    samples: (_, g) => g.scenesStored === undefined ? [] : [["", g.scenesStored]],
+  },
   one("snowfire_scenes_created_total", "counter", "Scenes created.", (m) => m.scenesCreated),
   one("snowfire_connections", "gauge", "Open WebSocket connections.", (_, g) => g.connections),
   one(
@@ -142,12 +147,6 @@ const FAMILIES: readonly Family[] = [
     "counter",
     "Peers sent resync after a hash disagreement.",
     (m) => m.desyncs,
-  ),
-  one(
-    "snowfire_desync_ties_total",
-    "counter",
-    "Hash votes without a majority.",
-    (m) => m.desyncTies,
   ),
   one(
     "snowfire_desync_arbitrations_total",

@@ -1,6 +1,8 @@
 /**
- * `startServer`: the scene server listening with the configured WebSocket engine (`ws_engine.ts`) — store, rooms, the shared scheduler and the
- * Hono app — and its graceful shutdown (sockets closed with 1001, progress flushed, DB closed).
+ * `startServer`: the scene server listening with the configured WebSocket engine (`ws_engine.ts`)
+ * — the scenes' home (`open_scene_host.ts`: the local store, or NATS in cluster mode), the shared
+ * scheduler and the Hono app — and its graceful shutdown (sockets closed with 1001, progress
+ * flushed, storage closed).
  */
 import { describeConfig, resolveConfig, type ServerOptions } from "./config.ts";
 import { createApp } from "./http/app.ts";
@@ -11,11 +13,9 @@ import { ServerClock } from "./scene/clock.ts";
 import { HashArbiter } from "./scene/hash_arbiter.ts";
 import { Metrics } from "./metrics.ts";
 import type { PeerSocket } from "./scene/peer.ts";
-import { Rooms } from "./local/rooms.ts";
 import { PassScheduler } from "./scene/scheduler.ts";
-import { SceneStore } from "./local/store.ts";
-import { ClusterScenes } from "./cluster/cluster_scenes.ts";
-import { NatsLink } from "./cluster/nats_link.ts";
+import { openSceneHost } from "./open_scene_host.ts";
+import { CLOSE_GOING_AWAY } from "./ws/ws_socket.ts";
 
 export type { ServerOptions } from "./config.ts";
 
@@ -28,62 +28,30 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-/** How often the database's write-ahead log is checkpointed (on a worker thread). */
-const CHECKPOINT_EVERY_MS = 1000;
-
-/** Close code sent to every connection at shutdown. */
-export const CLOSE_GOING_AWAY = 1001;
+/** Close code sent to every connection at shutdown ("going away"). */
+export { CLOSE_GOING_AWAY } from "./ws/ws_socket.ts";
 
 /**
- * Opens the store under `dataDir`, starts the scheduler and listens. With `cluster`, scenes live
- * in NATS JetStream and this node is one of many edges/owners (see server/cluster/).
+ * Opens the scenes' home (the store under `dataDir`; with `cluster`, NATS JetStream, this node
+ * one of many edges and owners: see server/cluster/), starts the scheduler and listens.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = resolveConfig(options);
-  const link = options.cluster ? await NatsLink.open(options.cluster, config.log) : undefined;
-  const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
   const metrics = new Metrics();
   const clock = new ServerClock(config.now, config.monotonic);
   // Computes true state hashes (on a worker) when clients' checkpoint hashes disagree.
   const arbiter = new HashArbiter();
-  const rooms = new Rooms(
-    {
-      store,
-      metrics,
-      clock,
-      skyCap: config.skyCap,
-      maxPeers: config.maxPeers,
-      desyncTimeoutMs: config.desyncTimeoutMs,
-      presenceLimit: config.presenceLimit,
-      log: config.log,
-      arbiter,
-      desyncLimits: config.desyncLimits,
-    },
-    config.roomIdleMs,
-    { maxScenes: config.maxScenes, newScenes: config.newScenes },
-  );
+  let scenes;
+  try {
+    scenes = await openSceneHost({ config, metrics, clock, arbiter }, options.cluster);
+  } catch (e) {
+    await arbiter.close();
+    throw e;
+  }
   const deadlines = new HelloDeadlines(config.helloTimeoutMs);
   const connectionBudget = new AddressBudgets(config.connections);
-  const cluster = link && options.cluster
-    ? new ClusterScenes({
-      link,
-      options: options.cluster,
-      clock,
-      metrics,
-      skyCap: config.skyCap,
-      maxPeers: config.maxPeers,
-      presenceLimit: config.presenceLimit,
-      desyncTimeoutMs: config.desyncTimeoutMs,
-      arbiter,
-      desyncLimits: config.desyncLimits,
-      idleMs: config.roomIdleMs,
-      limits: { maxScenes: config.maxScenes, newScenes: config.newScenes },
-      log: config.log,
-    })
-    : undefined;
   const scheduler = new PassScheduler(config.heartbeatMs, config.monotonic, (nowMs) => {
-    if (cluster) cluster.pass(nowMs);
-    else rooms.pass(nowMs);
+    scenes.pass(nowMs);
     deadlines.sweep(nowMs);
     connectionBudget.sweep(nowMs);
     metrics.pass(nowMs, config.monotonic());
@@ -91,12 +59,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let accepting = true;
   const app = createApp({
     config,
-    rooms,
-    store,
+    scenes,
     metrics,
     startedMs: config.monotonic(),
     accepting: () => accepting,
-    cluster,
     deadlines,
     connectionBudget,
   });
@@ -111,12 +77,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log: config.log,
     });
   } catch (e) {
-    await store.close();
-    await link?.close();
+    await scenes.close();
+    await arbiter.close();
     throw e;
   }
   const addr = { port: server.port };
-  store.startCheckpointer(CHECKPOINT_EVERY_MS, config.log);
   scheduler.start();
   const host = config.hostname === "0.0.0.0" || config.hostname === "::"
     ? "127.0.0.1"
@@ -132,10 +97,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       stopping ??= (async () => {
         accepting = false;
         scheduler.stop();
-        const sockets = [
-          ...rooms.closeAll(CLOSE_GOING_AWAY, "server shutting down"),
-          ...(cluster?.closeAll(CLOSE_GOING_AWAY, "server shutting down") ?? []),
-        ];
+        const sockets = scenes.closeAll(CLOSE_GOING_AWAY, "server shutting down");
         // The close frames are only queued: exiting now would cut them off (in 5 of 13 runs with
         // 200 clients, ~70 got none). Wait for the handshakes, bounded for peers that never answer.
         const open = await closedWithin(sockets, CLOSE_FLUSH_DEADLINE_MS);
@@ -144,12 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         }
         await server.close();
         await arbiter.close();
-        try {
-          await store.close();
-        } catch (e) {
-          config.log(`error: closing the database failed: ${(e as Error).message}`);
-        }
-        await link?.close();
+        await scenes.close();
       })();
       return stopping;
     },

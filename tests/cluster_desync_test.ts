@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { worldFromWindow } from "../shared/world.ts";
-import { CLOSE_WRONG_HASHES } from "../server/local/room.ts";
+import { CLOSE_WRONG_HASHES } from "../server/scene/relay.ts";
 import { eventsOf } from "../testing/cluster_streams.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 import { TestClient } from "../testing/test_client.ts";

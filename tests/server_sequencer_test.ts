@@ -1,11 +1,12 @@
 /** The sequencer on its own, over an in-memory SceneLog: stamping, ordering, durability, reload. */
 import assert from "node:assert/strict";
 import { TICK_MS } from "../shared/constants.ts";
+import type { ErrorMessage } from "../shared/protocol.ts";
 import { initialSnapshot } from "../shared/settings.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import { ServerClock } from "../server/scene/clock.ts";
-import type { LogPosition, SceneLog } from "../server/scene/scene_log.ts";
-import { SceneSequencer, type SceneState } from "../server/scene/sequencer.ts";
+import type { LoadedScene, SceneLog } from "../server/scene/scene_log.ts";
+import { SceneSequencer } from "../server/scene/sequencer.ts";
 
 /** A SceneLog in memory, recording the order of calls. */
 class MemoryLog implements SceneLog {
@@ -19,12 +20,19 @@ class MemoryLog implements SceneLog {
     this.events.push(event);
     this.calls.push(`append ${event.seq}`);
   }
-  last(): LogPosition | undefined {
+  /** The scene as a sequencer loads it (the store's floor rule: last promise + 30). */
+  load(base: Omit<LoadedScene, "events" | "lastSeq" | "lastTick" | "promised" | "floor">) {
     const last = this.events.at(-1);
-    return last && { seq: last.seq, tick: last.tick };
-  }
-  fromTick(tick: number): SceneEvent[] {
-    return this.events.filter((e) => e.tick >= tick);
+    const promised = this.progress?.[0] ?? 0;
+    return {
+      ...base,
+      showCursor: this.progress?.[1] ?? base.showCursor,
+      events: this.events.filter((e) => e.tick >= base.snapshot.tick),
+      lastSeq: last?.seq ?? 0,
+      lastTick: last?.tick ?? 0,
+      promised,
+      floor: promised > 0 ? promised + 30 : 0,
+    };
   }
   saveProgress(lastTick: number, showCursor: number): void {
     this.progress = [lastTick, showCursor];
@@ -37,14 +45,14 @@ class MemoryLog implements SceneLog {
 function setup(log = new MemoryLog(), skyCap = 1e9) {
   let mono = 0;
   const clock = new ServerClock(() => 0, () => mono);
-  const state: SceneState = {
+  const state = log.load({
     seed: 7,
     epoch: 0,
     snapshot: initialSnapshot({ show: false }),
-    lastTick: 0,
     showCursor: 0,
-  };
+  });
   const heard: SceneEvent[] = [];
+  const beats: number[] = [];
   const stats = { eventsClient: 0, eventsShow: 0, showSkippedSkyFull: 0 };
   const sequencer = new SceneSequencer(state, {
     log,
@@ -55,12 +63,13 @@ function setup(log = new MemoryLog(), skyCap = 1e9) {
       log.calls.push(`heard ${event.seq}`);
       heard.push(event);
     },
+    onHeartbeat: (n) => beats.push(n),
   });
-  return { sequencer, log, heard, stats, state, setMs: (ms: number) => mono = ms };
+  return { sequencer, log, heard, beats, stats, state, setMs: (ms: number) => mono = ms };
 }
 
 Deno.test("sequencer stamps bodies with gap-free seqs and the current tick", async (t) => {
-  const { sequencer, log, heard, stats, setMs } = setup();
+  const { sequencer, log, heard, beats, stats, setMs } = setup();
   const body = { type: "launch", x: 1, z: 2, y: 30 } as const;
   setMs(10.5 * TICK_MS);
   assert.equal(sequencer.submit("ana", body), null);
@@ -78,8 +87,10 @@ Deno.test("sequencer stamps bodies with gap-free seqs and the current tick", asy
     assert.equal(sequencer.promised, 12);
   });
   await t.step("a heartbeat is due only once the last promise is stale", () => {
-    assert.equal(sequencer.heartbeatDue(13), false);
-    assert.equal(sequencer.heartbeatDue(14), true);
+    sequencer.pass(13);
+    assert.deepEqual(beats, []);
+    sequencer.pass(14);
+    assert.deepEqual(beats, [14]);
     assert.equal(sequencer.promised, 14);
   });
   await t.step("a welcome window resumes after a seq still in memory", () => {
@@ -97,7 +108,7 @@ Deno.test("sequencer stamps bodies with gap-free seqs and the current tick", asy
 Deno.test("sequencer refuses what does not fit the sky and logs nothing for it", () => {
   const { sequencer, log, heard } = setup(new MemoryLog(), 10);
   const refusal = sequencer.submit("ana", { type: "launch", x: 0, z: 0 });
-  assert.equal(refusal?.code, "sky_full");
+  assert.equal((refusal as ErrorMessage | null)?.code, "sky_full");
   assert.deepEqual(log.events, []);
   assert.deepEqual(heard, []);
   assert.equal(sequencer.lastSeq, 0);

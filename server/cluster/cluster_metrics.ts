@@ -6,8 +6,6 @@ export class ClusterMetrics {
   readonly nodeId: string;
   /** Ownership changes on this node: takeovers and step-downs. */
   leaseChanges = 0;
-  eventsClient = 0;
-  eventsShow = 0;
   /** Events relayed from the log to local clients (one per event, not per client). */
   eventsRelayed = 0;
   /** Heartbeats relayed to local clients. */
@@ -32,7 +30,14 @@ export class ClusterMetrics {
   }
 
   /** Prometheus text for the cluster part. */
-  render(gauges: { owned: number; relayed: number; nats: NatsState; disconnects: number }): string {
+  render(gauges: {
+    owned: number;
+    relayed: number;
+    nats: NatsState;
+    disconnects: number;
+    /** Events this node stamped as owner (the node's `snowfire_events_total`). */
+    stamped: number;
+  }): string {
     const id = `node="${this.nodeId}"`;
     const lines: string[] = [];
     const metric = (name: string, type: string, help: string, value: number, labels = "") => {
@@ -63,7 +68,7 @@ export class ClusterMetrics {
       "snowfire_cluster_events_stamped_total",
       "counter",
       "Events this node stamped as owner.",
-      this.eventsClient + this.eventsShow,
+      gauges.stamped,
     );
     metric(
       "snowfire_cluster_events_relayed_total",

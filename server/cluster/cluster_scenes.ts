@@ -1,5 +1,5 @@
 /**
- * The scenes of one cluster node: an edge for each scene with local clients, and an owner for
+ * A cluster node's {@link SceneHost}: an edge for each scene with local clients, and an owner for
  * each scene whose lease this node holds. Every scene with viewers gets an owner: an edge whose
  * scene has gone quiet (no heartbeat) tries, with jitter, to take the lease; a scene nobody here
  * watches any more is released.
@@ -13,7 +13,7 @@ import { StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
-import type { SceneInfo } from "../local/rooms.ts";
+import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
 import {
   longestEmpty,
   SceneGate,
@@ -52,8 +52,8 @@ export interface ClusterScenesDeps {
 }
 
 /** All scenes this node serves or owns. */
-export class ClusterScenes {
-  readonly metrics: ClusterMetrics;
+export class ClusterScenes implements SceneHost {
+  readonly clusterMetrics: ClusterMetrics;
   readonly #deps: ClusterScenesDeps;
   readonly #edges = new Map<string, SceneEdge>();
   readonly #owners = new Map<string, SceneOwner>();
@@ -64,7 +64,7 @@ export class ClusterScenes {
   constructor(deps: ClusterScenesDeps) {
     this.#deps = deps;
     this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
-    this.metrics = new ClusterMetrics(deps.options.nodeId);
+    this.clusterMetrics = new ClusterMetrics(deps.options.nodeId);
     setPeerIdSuffix(`.${nodeTag(deps.options.nodeId)}`);
   }
 
@@ -85,23 +85,38 @@ export class ClusterScenes {
     return n;
   }
 
-  /** Node id, NATS state and scene counts for `/healthz`. */
-  health(): { node: string; nats: string; owned: number; relayed: number } {
+  /**
+   * Healthy while NATS is reachable: a node cut off from it serves its sockets a paused sky, so
+   * it is taken out of rotation. With the node id, NATS state and scene counts.
+   */
+  health(): HostHealth {
+    const nats = this.#deps.link.state;
     return {
-      node: this.#deps.options.nodeId,
-      nats: this.#deps.link.state,
-      owned: this.owned,
-      relayed: this.size,
+      ok: nats === "connected",
+      ...(nats === "connected" ? {} : { reason: "nats_unreachable" }),
+      scenes: this.size,
+      connections: this.connections(),
+      cluster: { node: this.#deps.options.nodeId, nats, owned: this.owned, relayed: this.size },
     };
   }
 
-  /** The cluster part of `/metrics`. */
-  renderMetrics(): string {
-    return this.metrics.render({
+  /** The cluster families of `/metrics` (the stored scenes are not counted: that is in NATS). */
+  metrics(): { text: string } {
+    return { text: this.#clusterMetrics() };
+  }
+
+  /** Closes the NATS connection (after `closeAll`). */
+  async close(): Promise<void> {
+    await this.#deps.link.close();
+  }
+
+  #clusterMetrics(): string {
+    return this.clusterMetrics.render({
       owned: this.owned,
       relayed: this.size,
       nats: this.#deps.link.state,
       disconnects: this.#deps.link.disconnects,
+      stamped: this.#deps.metrics.eventsClient + this.#deps.metrics.eventsShow,
     });
   }
 
@@ -175,7 +190,7 @@ export class ClusterScenes {
         maxPeers: this.#deps.maxPeers,
         presenceLimit: this.#deps.presenceLimit,
         metrics: this.#deps.metrics,
-        cluster: this.metrics,
+        cluster: this.clusterMetrics,
         log: this.#deps.log,
       });
       this.#edges.set(id, edge);
@@ -320,7 +335,8 @@ export class ClusterScenes {
         skyCap: this.#deps.skyCap,
         leaseTtlMs: this.#deps.options.leaseTtlMs,
         desyncTimeoutMs: this.#deps.desyncTimeoutMs,
-        metrics: this.metrics,
+        metrics: this.clusterMetrics,
+        stats: this.#deps.metrics,
         log: this.#deps.log,
         arbiter: this.#deps.arbiter,
         desyncLimits: this.#deps.desyncLimits,

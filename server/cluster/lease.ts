@@ -4,6 +4,7 @@
  * TTL has lost the scene; the log's fencing stops it writing even before it notices.
  */
 import type { NatsLink } from "./nats_link.ts";
+import { isStreamNotFound, isWrongLastSequence } from "./nats_errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -23,7 +24,8 @@ export async function acquireLease(
     const revision = await link.leases.create(scene, encoder.encode(nodeId));
     return { scene, revision };
   } catch (e) {
-    if (!/wrong last sequence|exists/i.test((e as Error).message)) throw e;
+    // Refused: the key holds a lease (a deleted or expired one would have been replaced).
+    if (!isWrongLastSequence(e)) throw e;
   }
   // Held: by us (say after a step-down that kept it), which we may take back by revision.
   const entry = await link.leases.get(scene);
@@ -38,9 +40,17 @@ export async function acquireLease(
   return null;
 }
 
-/** Renews a held lease; throws when it was lost (expired and taken, or rewritten). */
+/**
+ * Renews a held lease; throws when it was lost (expired and taken, or rewritten: see
+ * {@link isLeaseLost}) or NATS failed.
+ */
 export async function renewLease(link: NatsLink, lease: Lease, nodeId: string): Promise<void> {
   lease.revision = await link.leases.update(lease.scene, encoder.encode(nodeId), lease.revision);
+}
+
+/** The renewal failed because the lease is gone, not because NATS did: stop owning. */
+export function isLeaseLost(e: unknown): boolean {
+  return isWrongLastSequence(e) || isStreamNotFound(e);
 }
 
 /** Gives the lease up (only if still ours), so another node can take the scene at once. */

@@ -12,6 +12,7 @@ import {
 import { type KV, Kvm } from "@nats-io/kv";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { LEASE_BUCKET, LOG_STREAM, SCENE_BUCKET } from "./subjects.ts";
+import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -140,13 +141,15 @@ async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<vo
   };
   try {
     await jsm.streams.info(LOG_STREAM);
-  } catch {
-    try {
-      // deno-lint-ignore no-explicit-any
-      await jsm.streams.add(config as any);
-    } catch (e) {
-      // Another node created it at the same moment.
-      if (!/already in use|exists/i.test((e as Error).message)) throw e;
-    }
+    return;
+  } catch (e) {
+    if (!isStreamNotFound(e)) throw e;
+  }
+  try {
+    // deno-lint-ignore no-explicit-any
+    await jsm.streams.add(config as any);
+  } catch (e) {
+    // Another node created it at the same moment.
+    if (!isStreamNameInUse(e)) throw e;
   }
 }

@@ -8,25 +8,19 @@
  * relays it only once it has relayed every event up to seq, so no client here ever gets an event
  * below a heartbeat it got, however the two kinds of message race through NATS.
  */
-import {
-  CHECKPOINT_TICKS,
-  PROTOCOL_VERSION,
-  TICK_RATE,
-  WINDOW_TICKS,
-} from "../../shared/constants.ts";
-import type { ErrorMessage, WelcomeMessage } from "../../shared/protocol.ts";
-import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
-import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import type { ErrorMessage, PeerInfo } from "../../shared/protocol.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
+import type { EventBody, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
+import type { DesyncAction } from "../scene/desync.ts";
+import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
 import type { Metrics } from "../metrics.ts";
-import { Audience } from "../scene/audience.ts";
 import type { Peer } from "../scene/peer.ts";
-import { RecentEvents } from "../scene/recent_events.ts";
+import { type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { type DesyncVerdict, paused, type SubmitReply } from "./scene_owner.ts";
-import { CLOSE_WRONG_HASHES } from "../local/room.ts";
+import { paused, type SubmitReply } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import {
@@ -36,17 +30,13 @@ import {
   resyncSubject,
   submitSubject,
 } from "./subjects.ts";
-import type { PeerInfo } from "../../shared/protocol.ts";
 import { errorMessage as refusal } from "../errors.ts";
+import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
+import { isNoResponders } from "./nats_errors.ts";
 import type { Subscription } from "@nats-io/transport-node";
-
-/** Close code for clients whose scene could not be opened ("try again later"). */
-const CLOSE_TRY_AGAIN = 1013;
 
 /** Without a heartbeat for this long the sky counts as paused (the owner beats every ~50 ms). */
 export const PAUSE_AFTER_MS = 600;
-/** Events kept beyond the window W so clients can resume after a reconnect. */
-const RESUME_MARGIN_TICKS = 30 * TICK_RATE;
 /** Each edge publishes its announced people this often, so other nodes converge… */
 const ROSTER_EVERY_MS = 2000;
 /** …and forgets another node's people when its roster stops for this long (the node died). */
@@ -79,26 +69,23 @@ export interface EdgeDeps {
 const encoder = new TextEncoder();
 
 /** A scene's local audience and relay on this node. */
-export class SceneEdge {
+export class SceneEdge implements RelaySource {
   readonly id: string;
-  readonly peers = new Map<string, Peer>();
   readonly #deps: EdgeDeps;
-  /** Welcomed local peers and the local people announced (the single node's fan-out). */
-  readonly #audience: Audience<Peer>;
+  /** Welcomes, fan-out, presence and verdicts for the local clients (as on a single node). */
+  readonly #relay: SceneRelay;
   /** People announced by other nodes' edges of this scene, by node. */
   readonly #remote = new Map<string, { peers: Map<string, PeerInfo>; seenMs: number }>();
   #remoteCount = 0;
   #lastRosterMs = -Infinity;
-  readonly #recent = new RecentEvents();
+  /** The stored snapshot and the events relayed since (welcomes and resumes come from here). */
+  #window = new EventWindow(initialSnapshot());
   readonly #subs: Subscription[] = [];
   /** Pending submit retries (cleared on close). */
   readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #reader: LogReader | undefined;
   #seed = 0;
   #clock: SceneClock | undefined;
-  #snapshot: WorldSnapshot = initialSnapshot();
-  /** Highest seq relayed to clients. */
-  #relayedSeq = 0;
   /** Highest tick promised to clients here (heartbeat n or event tick). */
   #promised = 0;
   /** The newest heartbeat not relayed yet because its events have not all arrived. */
@@ -109,14 +96,12 @@ export class SceneEdge {
   #closed = false;
   /** Resolved by the first hello (or by closing): a scene not stored yet waits for it. */
   readonly #firstHello = Promise.withResolvers<void>();
-  readonly #waiting: { peer: Peer; name?: string; lastSeq?: number }[] = [];
+  readonly #waiting: { peer: Peer; lastSeq?: number }[] = [];
   /** Clients that saw more than this node has relayed so far. */
   readonly #ahead: { peer: Peer; lastSeq: number; sinceMs: number }[] = [];
   /** Monotonic ms of the last heartbeat or event from the owner. */
   lastBeatMs: number;
   #paused = false;
-  /** Monotonic ms since the edge has had no local peers, or null. */
-  emptySinceMs: number | null;
   /** True when opening failed (the node forgets the edge; a new connection opens it again). */
   failed = false;
   /** Resolves once the edge caught up with the stored log (or rejects). */
@@ -125,9 +110,34 @@ export class SceneEdge {
   constructor(id: string, deps: EdgeDeps) {
     this.id = id;
     this.#deps = deps;
-    this.#audience = new Audience(deps.presenceLimit);
+    const remote = this.#remote;
+    this.#relay = new SceneRelay({
+      scene: id,
+      skyCap: deps.skyCap,
+      maxPeers: deps.maxPeers,
+      presenceLimit: deps.presenceLimit,
+      clock: deps.clock,
+      stats: deps.metrics,
+      log: deps.log,
+      onHash: (peer, tick, h) => {
+        if (deps.link.state === "connected") {
+          deps.link.publish(hashSubject(id), JSON.stringify({ peer: peer.id, tick, h }));
+        }
+      },
+      onLeave: (peer, announced) => {
+        if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
+      },
+      onAnnounce: (peer) => this.#publishPresence({ kind: "join", peer: peer.info() }),
+      others: {
+        get size() {
+          let n = 0;
+          for (const r of remote.values()) n += r.peers.size;
+          return n;
+        },
+        list: () => [...remote.values()].flatMap((r) => [...r.peers.values()]),
+      },
+    }, this);
     this.lastBeatMs = deps.clock.monotonicMs();
-    this.emptySinceMs = deps.clock.monotonicMs();
     this.ready = this.#open();
     this.ready.catch((e) => {
       // NATS unreachable while opening: the waiting clients reconnect later (maybe elsewhere).
@@ -135,14 +145,24 @@ export class SceneEdge {
       this.failed = true;
       for (const { peer } of this.#waiting.splice(0)) {
         peer.send(JSON.stringify(paused()));
-        peer.drop(CLOSE_TRY_AGAIN, "scene unavailable, try again");
+        peer.drop(CLOSE_TRY_LATER, "scene unavailable, try again");
       }
     });
   }
 
+  /** Connections here, welcomed or not. */
+  get peers(): ReadonlyMap<string, Peer> {
+    return this.#relay.peers;
+  }
+
+  /** Monotonic ms since the edge has had no local peers, or null. */
+  get emptySinceMs(): number | null {
+    return this.#relay.emptySinceMs;
+  }
+
   /** Highest seq relayed here. */
   get lastSeq(): number {
-    return this.#relayedSeq;
+    return this.#window.lastSeq;
   }
 
   /** Scene seed (0 until ready). */
@@ -160,14 +180,24 @@ export class SceneEdge {
     return this.#promised;
   }
 
+  /** A welcome at the horizon relayed here (the relay's source). */
+  welcomeWindow(afterSeq: number | undefined): WelcomeWindow {
+    return this.#window.welcome(this.#promised, afterSeq);
+  }
+
+  /** The scene's fractional tick as this node's clock sees it, never below the horizon. */
+  exactTick(): number {
+    return Math.max(this.#clock?.exactTick() ?? 0, this.#promised);
+  }
+
   /** Welcomed local peers. */
   welcomedPeers(): Peer[] {
-    return this.#audience.members();
+    return this.#relay.welcomedPeers();
   }
 
   /** Settings after every relayed event. */
-  settings() {
-    return advanceSnapshot(this.#snapshot, this.#recent.all(), Infinity).settings;
+  settings(): Settings {
+    return { ...this.#window.settings };
   }
 
   async #open(): Promise<void> {
@@ -193,7 +223,7 @@ export class SceneEdge {
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
     const { record } = versioned;
     this.#seed = record.seed;
-    this.#snapshot = record.snapshot;
+    this.#window = new EventWindow(record.snapshot);
     this.#promised = record.snapshot.tick;
     this.#clock = new SceneClock(this.#deps.clock, record.epoch, 0);
     const last = await lastEntry(link, this.id);
@@ -207,86 +237,54 @@ export class SceneEdge {
     await caughtUp.promise;
     if (this.#closed) return;
     this.#ready = true;
-    for (const { peer, name, lastSeq } of this.#waiting.splice(0)) {
-      if (!peer.gone) this.hello(peer, name, lastSeq);
+    for (const { peer, lastSeq } of this.#waiting.splice(0)) {
+      if (!peer.gone) this.hello(peer, undefined, lastSeq);
     }
   }
 
   /** Adds a fresh connection, or refuses it when the scene is full on this node. */
   admit(peer: Peer): ErrorMessage | null {
-    if (this.peers.size >= this.#deps.maxPeers) {
-      return refusal("room_full", `this scene already has ${this.#deps.maxPeers} people here`);
-    }
-    this.peers.set(peer.id, peer);
-    this.emptySinceMs = null;
-    return null;
+    return this.#relay.admit(peer);
   }
 
-  /** Removes a peer. */
+  /** Removes a peer (and tells the other nodes when it had been announced). */
   leave(peer: Peer): void {
-    if (this.peers.get(peer.id) !== peer) return;
-    this.peers.delete(peer.id);
-    if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
-    const announced = this.#audience.announced().some((p) => p.id === peer.id);
-    this.#audience.remove(peer);
-    if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
+    this.#relay.leave(peer);
   }
 
-  /** Answers `hello` with a welcome built from this edge's window (after catching up). */
+  /**
+   * Answers `hello` with a welcome built from this edge's window, once the edge caught up with
+   * the log, and once it relayed what the client saw (briefly waited for: it may come from a
+   * node a little ahead).
+   */
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
-    if (peer.welcomed) return refusal("bad_message", "hello: already received on this connection");
+    if (peer.welcomed) return this.#relay.hello(peer, name, lastSeq);
     if (name !== undefined) peer.name = name;
     if (this.failed) {
       peer.send(JSON.stringify(paused()));
-      peer.drop(CLOSE_TRY_AGAIN, "scene unavailable, try again");
+      peer.drop(CLOSE_TRY_LATER, "scene unavailable, try again");
       return null;
     }
     if (!this.#ready) {
-      this.#waiting.push({ peer, name, lastSeq });
+      this.#waiting.push({ peer, lastSeq });
       this.#firstHello.resolve();
       return null;
     }
-    if (lastSeq !== undefined && lastSeq > this.#relayedSeq) {
-      // It saw events this node has not relayed yet (it comes from a node a little ahead):
-      // wait for them, briefly, so that it resumes instead of rebuilding.
+    if (lastSeq !== undefined && lastSeq > this.#window.lastSeq) {
       this.#ahead.push({ peer, lastSeq, sinceMs: this.#deps.clock.monotonicMs() });
       return null;
     }
-    this.#greet(peer, lastSeq);
-    return null;
+    return this.#relay.hello(peer, undefined, lastSeq);
   }
 
-  /** Sends the welcome (and the paused state), then announces the newcomer. */
-  #greet(peer: Peer, lastSeq: number | undefined): void {
-    const announce = this.#audience.announced().length + this.#remoteCount <
-        this.#deps.presenceLimit && this.#audience.announce(peer);
-    peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
-    if (this.#paused) peer.send(statusFrame(true));
-    if (announce) {
-      this.#audience.presenceJoin(peer);
-      this.#publishPresence({ kind: "join", peer: peer.info() });
-    }
-  }
-
-  /** Greets clients waiting for events they had seen; past the wait, says the history is lost. */
+  /** Greets clients waiting for events they had seen; past the wait, the history is lost. */
   #releaseAhead(nowMs: number): void {
     const waiting = this.#ahead.splice(0);
     for (const entry of waiting) {
       const { peer, lastSeq, sinceMs } = entry;
       if (peer.gone) continue;
-      if (lastSeq <= this.#relayedSeq) this.#greet(peer, lastSeq);
-      else if (nowMs - sinceMs >= AHEAD_WAIT_MS) {
-        this.#deps.metrics.historyLost++;
-        this.#deps.log(
-          `error: scene ${this.id}: a client remembers seq ${lastSeq} but the log has ` +
-            `${this.#relayedSeq}`,
-        );
-        peer.send(JSON.stringify(refusal(
-          "history_lost",
-          `the server lost this scene's history after seq ${this.#relayedSeq} (you saw up to ` +
-            `${lastSeq}); starting from what it still has`,
-        )));
-        this.#greet(peer, undefined);
+      if (lastSeq <= this.#window.lastSeq || nowMs - sinceMs >= AHEAD_WAIT_MS) {
+        this.#relay.hello(peer, undefined, lastSeq);
       } else this.#ahead.push(entry);
     }
   }
@@ -313,7 +311,7 @@ export class SceneEdge {
       (e): SubmitReply | null => {
         // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
         // stamped it and only the answer was lost; then the event arrives like any other.
-        if (/no responders|503/i.test(String((e as Error)?.message ?? e))) {
+        if (isNoResponders(e)) {
           if (attempt < SUBMIT_RETRIES && !peer.gone && !this.#closed) {
             const timer = setTimeout(() => {
               this.#retries.delete(timer);
@@ -343,27 +341,15 @@ export class SceneEdge {
 
   /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
   pong(peer: Peer, id: number, ct: number): void {
-    const n = Math.max(this.#clock?.exactTick() ?? 0, this.#promised);
-    peer.send(JSON.stringify({ t: "pong", id, ct, n }));
+    this.#relay.pong(peer, id, ct);
   }
 
-  /** Forwards a checkpoint hash to the owner's desync vote. */
+  /** Forwards a checkpoint hash to the owner's desync judge (see `SceneRelay.reportHash`). */
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null {
-    if (tick % CHECKPOINT_TICKS !== 0) {
-      return refusal("bad_message", `hash.tick: ${tick} is not a multiple of ${CHECKPOINT_TICKS}`);
-    }
-    if (tick > this.#promised) return refusal("bad_message", `hash.tick: ${tick} is in the future`);
-    if (tick < peer.joinHorizon) return null;
-    if (this.#deps.link.state === "connected") {
-      this.#deps.link.publish(
-        hashSubject(this.id),
-        JSON.stringify({ peer: peer.id, tick, h: hash }),
-      );
-    }
-    return null;
+    return this.#relay.reportHash(peer, tick, hash);
   }
 
-  /** One scheduler pass: the paused/live state, and trimming the window. */
+  /** One scheduler pass: the paused/live state, presence upkeep, and trimming the window. */
   pass(nowMs: number): void {
     if (!this.#ready) return;
     if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
@@ -380,11 +366,13 @@ export class SceneEdge {
       nowMs - this.lastBeatMs > PAUSE_AFTER_MS;
     if (paused !== this.#paused) {
       this.#paused = paused;
-      this.#broadcast(statusFrame(paused));
+      // A paused sky is also told to everyone welcomed while it lasts.
+      this.#relay.status(paused ? statusFrame(true) : null);
+      if (!paused) this.#relay.broadcast(statusFrame(false));
     }
     if (nowMs - this.#lastRosterMs >= ROSTER_EVERY_MS) {
       this.#lastRosterMs = nowMs;
-      const announced = this.#audience.announced();
+      const announced = this.#relay.announced();
       if (announced.length > 0) {
         this.#publishPresence({ kind: "roster", peers: announced });
       }
@@ -392,11 +380,8 @@ export class SceneEdge {
         if (nowMs - remote.seenMs > ROSTER_EXPIRY_MS) this.#reconcile(node, []);
       }
     }
-    const target = this.#promised - WINDOW_TICKS - RESUME_MARGIN_TICKS;
-    if (target - this.#snapshot.tick >= 10 * TICK_RATE) {
-      this.#snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), target);
-      this.#recent.dropBeforeTick(target);
-    }
+    const target = this.#window.trimTarget(this.#promised);
+    if (target !== undefined) this.#window.advance(target);
   }
 
   /** Whether clients here currently see the sky paused. */
@@ -411,9 +396,7 @@ export class SceneEdge {
     for (const timer of this.#retries) clearTimeout(timer);
     this.#retries.clear();
     for (const sub of this.#subs) unsubscribe(sub);
-    for (const peer of this.peers.values()) peer.drop(code, reason);
-    this.peers.clear();
-    this.#audience.clear();
+    this.#relay.close(code, reason);
     await this.ready.catch(() => {});
     await this.#reader?.close();
   }
@@ -443,31 +426,13 @@ export class SceneEdge {
     this.#subs.push(nc.subscribe(resyncSubject(this.id), {
       callback: (err, msg) => {
         if (err) return;
+        let actions: DesyncAction[];
         try {
-          const { kind, tick, peers } = msg.json<DesyncVerdict>();
-          for (const id of peers) {
-            const peer = this.peers.get(id);
-            if (!peer || !peer.welcomed) continue;
-            if (kind === "disconnect") {
-              this.#deps.metrics.desyncDisconnects++;
-              this.#deps.log(
-                `scene ${this.id}: peer ${id} disconnected: its state hashes keep disagreeing`,
-              );
-              peer.drop(CLOSE_WRONG_HASHES, "your state hashes keep disagreeing with the scene's");
-              this.leave(peer);
-              continue;
-            }
-            this.#deps.metrics.desyncs++;
-            peer.send(JSON.stringify({
-              t: "resync",
-              tick,
-              message: `your state hash at tick ${tick} differed from the scene's; rebuilding`,
-            }));
-            peer.send(JSON.stringify(this.#welcome(peer, undefined)));
-          }
+          actions = msg.json<DesyncAction[]>();
         } catch {
-          // Malformed: ignore.
+          return; // Malformed: ignore.
         }
+        if (Array.isArray(actions)) this.#relay.act(actions);
       },
     }));
   }
@@ -504,14 +469,14 @@ export class SceneEdge {
       if (wanted.has(id)) continue;
       remote.peers.delete(id);
       this.#remoteCount--;
-      this.#broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
+      this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
     }
     for (const [id, info] of wanted) {
       if (remote.peers.has(id)) continue;
-      if (this.#audience.announced().length + this.#remoteCount >= this.#deps.presenceLimit) break;
+      if (this.#relay.announced().length + this.#remoteCount >= this.#deps.presenceLimit) break;
       remote.peers.set(id, info);
       this.#remoteCount++;
-      this.#broadcast(JSON.stringify({ t: "presence", kind: "join", peer: info }));
+      this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "join", peer: info }));
     }
     if (remote.peers.size === 0) this.#remote.delete(node);
   }
@@ -519,16 +484,16 @@ export class SceneEdge {
   #onEntry({ entry }: StoredEntry): void {
     this.lastBeatMs = this.#deps.clock.monotonicMs();
     if (!isEvent(entry)) return;
-    if (entry.seq <= this.#relayedSeq) return;
-    if (this.#relayedSeq > 0 && entry.seq !== this.#relayedSeq + 1) {
-      this.#deps.log(`cluster: ${this.id}: log seq ${entry.seq} after ${this.#relayedSeq}`);
+    const relayed = this.#window.lastSeq;
+    if (entry.seq <= relayed) return;
+    if (relayed > 0 && entry.seq !== relayed + 1) {
+      this.#deps.log(`cluster: ${this.id}: log seq ${entry.seq} after ${relayed}`);
     }
-    this.#recent.push(entry);
-    this.#relayedSeq = entry.seq;
+    this.#window.push(entry);
     if (entry.tick > this.#promised) this.#promised = entry.tick;
     if (this.#ready) {
       this.#deps.cluster.eventsRelayed++;
-      this.#broadcast(JSON.stringify({ t: "event", ...entry }));
+      this.#relay.event(entry);
     }
     if (this.#ahead.length > 0) this.#releaseAhead(this.#deps.clock.monotonicMs());
     this.#flushBeat();
@@ -545,52 +510,14 @@ export class SceneEdge {
   /** Relays the pending heartbeat once every event it covers has been relayed. */
   #flushBeat(): void {
     const beat = this.#pendingBeat;
-    if (!beat || beat.seq > this.#relayedSeq) return;
+    if (!beat || beat.seq > this.#window.lastSeq) return;
     this.#pendingBeat = null;
     this.#pendingSinceMs = null;
     if (beat.n <= this.#promised) return;
     this.#promised = beat.n;
     if (!this.#ready) return;
     this.#deps.cluster.relayed(Math.max(0, this.#deps.clock.wallMs() - beat.w));
-    this.#audience.heartbeat(`{"t":"tick","n":${beat.n}}`, (peer) => this.leave(peer));
-  }
-
-  #welcome(peer: Peer, lastSeq: number | undefined): WelcomeMessage {
-    const horizon = this.#promised;
-    const from = Math.max(this.#snapshot.tick, horizon - WINDOW_TICKS);
-    const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
-    const first = this.#recent.firstSeq ?? this.#relayedSeq + 1;
-    const resumable = lastSeq !== undefined && lastSeq <= this.#relayedSeq && lastSeq + 1 >= first;
-    const events: SceneEvent[] = resumable
-      ? this.#recent.fromSeq(lastSeq + 1)
-      : this.#recent.fromTick(from);
-    peer.welcomed = true;
-    this.#audience.add(peer);
-    peer.joinHorizon = horizon;
-    return {
-      t: "welcome",
-      v: PROTOCOL_VERSION,
-      scene: this.id,
-      seed: this.#seed,
-      tickRate: TICK_RATE,
-      windowTicks: WINDOW_TICKS,
-      checkpointTicks: CHECKPOINT_TICKS,
-      skyCap: this.#deps.skyCap,
-      you: peer.info(),
-      horizon,
-      snapshot,
-      events,
-      lastSeq: this.#relayedSeq,
-      peers: [
-        ...this.#audience.announced(),
-        ...[...this.#remote.values()].flatMap((r) => [...r.peers.values()]),
-      ],
-      resumed: resumable,
-    };
-  }
-
-  #broadcast(text: string): void {
-    this.#audience.broadcast(text);
+    this.#relay.heartbeat(beat.n);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { WorldSnapshot } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
+import { isWrongLastSequence } from "./nats_errors.ts";
 
 /** A scene's record. */
 export interface SceneRecord {
@@ -50,7 +51,7 @@ export async function createRecord(
     await link.scenes.create(scene, encoder.encode(JSON.stringify(record)));
     return true;
   } catch (e) {
-    if (/wrong last sequence|exists/i.test((e as Error).message)) return false;
+    if (isWrongLastSequence(e)) return false;
     throw e;
   }
 }
@@ -70,7 +71,7 @@ export async function updateRecord(
   try {
     return await link.scenes.update(scene, encoder.encode(JSON.stringify(record)), revision);
   } catch (e) {
-    if (/wrong last sequence/i.test((e as Error).message)) {
+    if (isWrongLastSequence(e)) {
       throw new StaleRecordError(`scene ${scene}: record moved past revision ${revision}`);
     }
     throw e;

@@ -7,6 +7,7 @@ import { type ConsumerMessages, DeliverPolicy } from "@nats-io/jetstream";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { LOG_STREAM, logSubject } from "./subjects.ts";
+import { isWrongLastSequence } from "./nats_errors.ts";
 
 /** Written by a node taking a scene over, so the previous owner's next append is refused. */
 export interface OwnerMarker {
@@ -60,7 +61,7 @@ export async function appendEntry(
     });
     return ack.seq;
   } catch (e) {
-    if (/wrong last sequence/i.test((e as Error).message)) {
+    if (isWrongLastSequence(e)) {
       throw new FencedError(`scene ${scene}: log moved past ${expectLast}`);
     }
     throw e;
@@ -254,13 +255,8 @@ async function nextEntry(
   from: number,
 ): Promise<StoredEntry | null> {
   // STREAM.MSG.GET with next_by_subj (nats-server ≥ 2.9); the client's type lists only seq and
-  // last_by_subj.
+  // last_by_subj. Nothing there: the client returns null (JetStream API code 10037).
   const request = { seq: from, next_by_subj: logSubject(scene) } as unknown as { seq: number };
-  try {
-    const msg = await link.jsm.streams.getMessage(LOG_STREAM, request);
-    return msg ? { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq } : null;
-  } catch (e) {
-    if (/no message found/i.test((e as Error).message)) return null;
-    throw e;
-  }
+  const msg = await link.jsm.streams.getMessage(LOG_STREAM, request);
+  return msg ? { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq } : null;
 }

@@ -9,12 +9,10 @@ import type { ServerConfig } from "../config.ts";
 import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
 import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Rooms } from "../local/rooms.ts";
+import type { SceneHost } from "../scene/scene_host.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
-import type { SceneStore } from "../local/store.ts";
-import type { ClusterScenes } from "../cluster/cluster_scenes.ts";
-import type { ServerEnv } from "../ws/ws_engine.ts";
+import type { ServerEnv } from "../ws/ws_types.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
 
 /** Most events one `/log` page returns. */
@@ -23,14 +21,12 @@ export const LOG_PAGE_MAX = 5000;
 /** What the routes need. */
 export interface AppContext {
   config: ServerConfig;
-  rooms: Rooms;
-  store: SceneStore;
+  /** Where scenes live (the single node's store, or NATS): the routes never ask which. */
+  scenes: SceneHost;
   metrics: Metrics;
   startedMs: number;
   /** False once shutdown began: new WebSockets are refused. */
   accepting: () => boolean;
-  /** Cluster mode (NATS_URL set): scenes live in NATS and this node is an edge/owner. */
-  cluster?: ClusterScenes;
   /** Connections that have not said hello yet (closed when they wait too long). */
   deadlines: HelloDeadlines;
   /** Per client address: new WebSocket connections. */
@@ -40,15 +36,12 @@ export interface AppContext {
 /** Builds the Hono app. */
 export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   const app = new Hono<{ Bindings: ServerEnv }>();
-  const { config, rooms, store, metrics, cluster } = ctx;
+  const { config, scenes, metrics } = ctx;
   const files = new StaticFiles(config.staticDir, { dev: config.dev });
   app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
 
   // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
-  app.get(
-    "/",
-    async (c) => c.redirect(`/s/${cluster ? await cluster.freshId() : rooms.freshId()}`, 302),
-  );
+  app.get("/", async (c) => c.redirect(`/s/${await scenes.freshId()}`, 302));
 
   app.get("/s/:id", async (c) => {
     // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty.
@@ -58,9 +51,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     }
     const id = sceneId(c.req.param("id"));
     const address = c.env?.remoteAddress ?? "";
-    const refusal = cluster
-      ? await cluster.admission(id, address, false)
-      : rooms.admission(id, address, false);
+    const refusal = await scenes.admission(id, address, false);
     if (refusal) throw new HttpError(refusal.status, refusal.code, refusal.message);
     return await files.page(c.req.raw);
   });
@@ -92,9 +83,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
         "too many new connections from your address; try again shortly",
       );
     }
-    const refusal = cluster
-      ? await cluster.admission(id, c.env.remoteAddress, true)
-      : rooms.admission(id, c.env.remoteAddress, true);
+    const refusal = await scenes.admission(id, c.env.remoteAddress, true);
     const { socket, response } = upgrade(c.req.raw);
     if (refusal) {
       // Over a scene limit: a browser cannot read an HTTP refusal of a WebSocket, so the socket
@@ -108,58 +97,53 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
       socket.close(refusal.closeCode, refusal.message, true);
       return response;
     }
-    const room = cluster ? cluster.open(id) : rooms.open(id);
-    attachConnection(socket, room, config, metrics, ctx.deadlines);
+    attachConnection(socket, scenes.open(id), config, metrics, ctx.deadlines);
     return response;
   });
 
   app.get("/api/scenes/:id", async (c) => {
     const id = sceneId(c.req.param("id"));
-    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
+    const info = await scenes.describe(id);
     if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
     return c.json(info);
   });
 
   app.get("/api/scenes/:id/log", async (c) => {
     const id = sceneId(c.req.param("id"));
-    const info = cluster ? await cluster.describe(id) : rooms.describe(id);
+    const info = await scenes.describe(id);
     if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
     const from = intParam(c.req.query("from"), "from", 1, 1);
     const limit = Math.min(intParam(c.req.query("limit"), "limit", 1000, 1), LOG_PAGE_MAX);
-    const events = cluster
-      ? await cluster.readLog(id, from, limit)
-      : store.eventsFromSeq(id, from, limit);
+    const events = await scenes.readLog(id, from, limit);
     const next = events.length === limit ? events[events.length - 1].seq + 1 : null;
     return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
   });
 
   app.get("/healthz", (c) => {
-    // Touches the database: a damaged file or failing writes make the server unhealthy.
-    const storage = store.health();
-    // A cluster node cut off from NATS serves its sockets a paused sky: take it out of rotation.
-    const natsOk = !cluster || cluster.health().nats === "connected";
-    const ok = storage.ok && natsOk;
+    // The scenes' home is checked (the database is read; NATS must be reachable).
+    const { ok, reason, scenes: open, connections, cluster } = scenes.health();
     return c.json({
       ok,
-      ...(storage.ok ? {} : { reason: storage.reason }),
-      ...(natsOk ? {} : { reason: "nats_unreachable" }),
+      ...(reason === undefined ? {} : { reason }),
       uptimeMs: Math.round(config.monotonic() - ctx.startedMs),
-      scenes: cluster ? cluster.size : rooms.size,
-      connections: cluster ? cluster.connections() : rooms.connections(),
-      ...(cluster ? { cluster: cluster.health() } : {}),
+      scenes: open,
+      connections,
+      ...(cluster ? { cluster } : {}),
     }, ok ? 200 : 503);
   });
 
-  app.get("/metrics", (c) =>
-    c.text(
+  app.get("/metrics", (c) => {
+    const home = scenes.metrics();
+    return c.text(
       metrics.render({
-        scenesLoaded: cluster ? cluster.size : rooms.size,
-        scenesStored: store.countScenes(),
-        connections: cluster ? cluster.connections() : rooms.connections(),
-      }) + (cluster ? cluster.renderMetrics() : ""),
+        scenesLoaded: scenes.size,
+        scenesStored: home.scenesStored,
+        connections: scenes.connections(),
+      }) + home.text,
       200,
       { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
-    ));
+    );
+  });
 
   app.get("/static/*", async (c) => {
     const relative = c.req.path.slice("/static/".length);

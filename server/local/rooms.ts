@@ -1,11 +1,11 @@
 /**
- * The rooms in memory: loaded from the store on first use, created when someone joins, unloaded
- * after being empty for a while, and driven by one shared scheduler pass. Scene limits live here:
- * at most `maxScenes` loaded (an empty one is unloaded early to make room), and per client
- * address a token bucket for creating new scenes.
+ * The single node's {@link SceneHost}: the rooms in memory, loaded from the store on first use,
+ * created when someone joins, unloaded after being empty for a while, and driven by one shared
+ * scheduler pass. Scene limits live here: at most `maxScenes` loaded (an empty one is unloaded
+ * early to make room), and per client address a token bucket for creating new scenes.
  */
 import { TICK_MS } from "../../shared/constants.ts";
-import type { Settings } from "../../shared/types.ts";
+import type { SceneEvent } from "../../shared/types.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { ServerClock } from "../scene/clock.ts";
 import { StorageUnavailableError } from "../errors.ts";
@@ -21,20 +21,12 @@ import {
 } from "../scene/scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
+import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
 
-/** What `/api/scenes/:id` reports. */
-export interface SceneInfo {
-  id: string;
-  seed: number;
-  epoch: number;
-  tick: number;
-  lastSeq: number;
-  settings: Settings;
-  people: { id: string; name: string; color: string }[];
-}
+export type { SceneInfo } from "../scene/scene_host.ts";
 
 /** All loaded rooms of this server. */
-export class Rooms {
+export class Rooms implements SceneHost {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;
@@ -128,6 +120,36 @@ export class Rooms {
     };
     this.#rooms.set(id, room);
     return room;
+  }
+
+  /** Up to `limit` stored events with seq ≥ `from`, from the store. */
+  readLog(id: string, from: number, limit: number): SceneEvent[] {
+    return this.#store.eventsFromSeq(id, from, limit);
+  }
+
+  /** The store's health (it reads the database: a damaged file or failing writes show). */
+  health(): HostHealth {
+    const storage = this.#store.health();
+    return {
+      ok: storage.ok,
+      ...(storage.ok ? {} : { reason: storage.reason }),
+      scenes: this.size,
+      connections: this.connections(),
+    };
+  }
+
+  /** The scenes in the database; no families of its own. */
+  metrics(): { scenesStored: number; text: string } {
+    return { scenesStored: this.#store.countScenes(), text: "" };
+  }
+
+  /** Closes the database (after `closeAll`). */
+  async close(): Promise<void> {
+    try {
+      await this.#store.close();
+    } catch (e) {
+      this.#deps.log(`error: closing the database failed: ${(e as Error).message}`);
+    }
   }
 
   /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */

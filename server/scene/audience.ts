@@ -79,12 +79,12 @@ export class Audience<L extends Listener> {
     );
   }
 
-  /** Takes a listener out; tells the others when it had been announced. */
-  remove(listener: L): void {
+  /** Takes a listener out; tells the others when it had been announced (and returns true). */
+  remove(listener: L): boolean {
     this.#unlist(listener);
-    if (this.#announced.delete(listener)) {
-      this.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: listener.info() }));
-    }
+    if (!this.#announced.delete(listener)) return false;
+    this.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: listener.info() }));
+    return true;
   }
 
   /** Sends `text` to every welcomed listener except `except`. */

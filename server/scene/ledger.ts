@@ -50,6 +50,17 @@ export class SkyLedger {
     return { ok: false, retryAfterTicks: this.#ticksUntilFree(particles, tick) };
   }
 
+  /**
+   * Gives back a reservation `admit` made at `tick` (its event was never stored): the slots are
+   * free again at once, not when the reservation would have ended. Ticks must not have moved past
+   * `endTick` (nothing to give back then).
+   */
+  release(particles: number, endTick: number, tick: number): void {
+    if (particles <= 0 || endTick <= tick || endTick <= this.#releasedThrough) return;
+    this.#freeAt[endTick % HORIZON_TICKS] -= particles;
+    this.#used -= particles;
+  }
+
   /** Reserves without checking (rebuilding the ledger from stored events after a restart). */
   restore(particles: number, endTick: number, tick: number): void {
     if (particles <= 0 || endTick <= tick) return;

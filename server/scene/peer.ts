@@ -8,6 +8,7 @@
 import type { PeerInfo } from "../../shared/protocol.ts";
 import type { RateLimits } from "../config.ts";
 import { TokenBucket } from "./ratelimit.ts";
+import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 
 /** What a peer needs from its socket (a real WebSocket, or a fake in unit tests). */
 export interface PeerSocket {
@@ -25,7 +26,7 @@ export interface PeerStats {
 }
 
 /** Close code sent to a connection that reads too slowly ("try again later"). */
-export const CLOSE_SLOW_CONSUMER = 1013;
+export const CLOSE_SLOW_CONSUMER = CLOSE_TRY_LATER;
 
 const OPEN = 1;
 

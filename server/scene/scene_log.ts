@@ -1,59 +1,51 @@
 /**
  * Persistence of one scene, as the sequencer sees it: an append-only event log plus the two
  * progress records a restart needs (the last promised tick with the show cursor, and the snapshot
- * kept at or before T − W). `StoreSceneLog` keeps it in the local SQLite store; another backend
- * (a replicated stream, say) only has to implement this interface.
+ * kept at or before T − W). Two backends implement it: `StoreSceneLog`
+ * (`server/local/store_log.ts`: the single node's SQLite store, where every write is done when
+ * the call returns) and `JetStreamSceneLog` (`server/cluster/jetstream_log.ts`: a write completes
+ * later, and writes complete in the order they were made).
  */
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
-import type { SceneStore } from "../local/store.ts";
 
-/** Where a log ends: the seq and tick of its last event. */
-export interface LogPosition {
-  seq: number;
-  tick: number;
-}
+/**
+ * A write's completion: nothing when it is durable already (it threw if it failed), or a promise
+ * settled once it is (rejected when it failed).
+ */
+export type Written = void | Promise<void>;
 
-/** One scene's durable state. Every method returns once the write is durable. */
+/** One scene's durable state. */
 export interface SceneLog {
-  /** Appends a stamped event; it must be durable before it is broadcast. Throws on a reused seq. */
-  append(event: SceneEvent): void;
-  /** Seq and tick of the last event appended, or undefined when the log is empty. */
-  last(): LogPosition | undefined;
-  /** Every event with tick ≥ `tick`, in seq order. */
-  fromTick(tick: number): Iterable<SceneEvent>;
+  /**
+   * Appends a stamped event; it must be durable before anyone hears of it. Appends complete in
+   * the order they were made; once one fails, every later one fails too.
+   */
+  append(event: SceneEvent): Written;
   /** Records the highest tick promised to clients and the first tick whose show is not out. */
-  saveProgress(lastTick: number, showCursor: number): void;
-  /** Replaces the stored snapshot (kept at or before T − W). */
-  saveSnapshot(snapshot: WorldSnapshot): void;
+  saveProgress(promised: number, showCursor: number): Written;
+  /** Replaces the stored snapshot (kept at or before T − W); it covers events up to `coveredSeq`. */
+  saveSnapshot(snapshot: WorldSnapshot, coveredSeq: number): Written;
 }
 
-/** A scene's log in the local SQLite {@link SceneStore}. */
-export class StoreSceneLog implements SceneLog {
-  readonly #store: SceneStore;
-  readonly #scene: string;
-
-  constructor(store: SceneStore, scene: string) {
-    this.#store = store;
-    this.#scene = scene;
-  }
-
-  append(event: SceneEvent): void {
-    this.#store.appendEvent(this.#scene, event);
-  }
-
-  last(): LogPosition | undefined {
-    return this.#store.lastEvent(this.#scene);
-  }
-
-  fromTick(tick: number): SceneEvent[] {
-    return this.#store.eventsFromTick(this.#scene, tick);
-  }
-
-  saveProgress(lastTick: number, showCursor: number): void {
-    this.#store.saveProgress(this.#scene, lastTick, showCursor);
-  }
-
-  saveSnapshot(snapshot: WorldSnapshot): void {
-    this.#store.saveSnapshot(this.#scene, snapshot);
-  }
+/** A scene as its log holds it: what a sequencer starts from. */
+export interface LoadedScene {
+  seed: number;
+  /** Wall ms of tick 0. */
+  epoch: number;
+  /** Stored snapshot, at or before T − W. */
+  snapshot: WorldSnapshot;
+  /** Every stored event with tick ≥ snapshot.tick, in seq order. */
+  events: SceneEvent[];
+  /** Seq and tick of the last stored event (0 when none). */
+  lastSeq: number;
+  lastTick: number;
+  /** Highest tick known to have been promised to clients. */
+  promised: number;
+  /**
+   * Smallest tick the scene's clock may report: above every tick anyone could have been promised
+   * before this load (the log says how sure it can be of that).
+   */
+  floor: number;
+  /** First tick whose show launches had not been emitted. */
+  showCursor: number;
 }

@@ -1,57 +1,42 @@
 /**
- * Stamping and ordering for one scene: the scene's clock, the next seq, the show's cursor, sky
- * admission and the events kept in memory for welcomes and resumes. Every event, a client's or
- * the show's, is stamped here, appended to the {@link SceneLog} (durable first: it must survive
- * a crash) and then handed to `onEvent` for fan-out. It knows nothing about sockets.
+ * Stamping and ordering for one scene, in both modes: the scene's clock, the next seq, the show's
+ * cursor, sky admission, heartbeats and the events kept in memory for welcomes and resumes.
+ * Every event, a client's or the show's, is stamped here and appended to the {@link SceneLog};
+ * only once it is durable is it handed to `onEvent` (the single node's fan-out). It knows nothing
+ * about sockets or NATS.
+ *
+ * The log may finish a write before `append` returns (the single node's SQLite store: the hot
+ * path stays synchronous) or later (the cluster's JetStream log, which completes appends in
+ * order). Either way sky room is reserved before the append and given back at once when the
+ * write fails. After an asynchronous write failed the sequencer stamps nothing more: its owner
+ * has lost the scene (`onFailure`).
  */
-import { TICK_MS, TICK_RATE, WINDOW_TICKS } from "../../shared/constants.ts";
+import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { eventCost } from "../../shared/budget.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import { advanceSnapshot } from "../../shared/settings.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "./clock.ts";
 import { errorMessage } from "../errors.ts";
+import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
-import { RecentEvents } from "./recent_events.ts";
-import type { SceneLog } from "./scene_log.ts";
+import type { LoadedScene, SceneLog, Written } from "./scene_log.ts";
 
-/** Events stay in memory this many ticks beyond the window W, so reconnects can resume. */
-export const RESUME_MARGIN_TICKS = 60 * TICK_RATE;
-
-/** Past this many events in memory, the resume margin shrinks (the window W never does). */
-export const MAX_RECENT_EVENTS = 100_000;
-
-/** The stored snapshot moves forward once it lags T − W − margin by this many ticks. */
-const SNAPSHOT_STEP_TICKS = 10 * TICK_RATE;
+export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS, type WelcomeWindow } from "./event_window.ts";
 
 /**
- * On load the clock floor sits this far above the last stored tick: heartbeats sent after the
- * last progress write (at most PERSIST_EVERY_MS ago) can then never be undercut, even when the
- * wall clock stepped back across the restart.
+ * A heartbeat is skipped when the last promise (event or heartbeat) is at most this stale: the
+ * event told everyone nearly as much, and in a busy scene that saves a frame per peer most passes.
  */
-const FLOOR_MARGIN_TICKS = 30;
-
-/** A heartbeat is skipped when the last promise (event or heartbeat) is at most this stale. */
 const COVERED_TICKS = 1;
 
-/** Show launches scheduled more than this many ticks before a (re)load are skipped, not flooded. */
+/**
+ * Show launches scheduled more than this many ticks before a (re)load are skipped, not flooded:
+ * after a restart or a takeover the show goes on from about now.
+ */
 const SHOW_CATCH_UP_TICKS = TICK_RATE;
 
-/** Where a scene stood when it was last saved. */
-export interface SceneState {
-  seed: number;
-  /** Wall ms of tick 0. */
-  epoch: number;
-  /** Stored snapshot, at or before T − W. */
-  snapshot: WorldSnapshot;
-  /** Highest tick known to have been promised to clients. */
-  lastTick: number;
-  /** First tick whose show launches have not been emitted yet. */
-  showCursor: number;
-}
-
-/** Counters the sequencer updates. */
+/** Counters the sequencer updates (the node's metrics). */
 export interface SequencerStats {
   eventsClient: number;
   eventsShow: number;
@@ -66,74 +51,72 @@ export interface SequencerDeps {
   skyCap: number;
   /** Events kept in memory before the resume margin shrinks; default MAX_RECENT_EVENTS. */
   maxRecentEvents?: number;
-  /** Receives every stamped event, after it is durable, in seq order. */
-  onEvent: (event: SceneEvent) => void;
+  /**
+   * The highest tick it may stamp or promise now (the cluster owner's reserved horizon); no cap
+   * without it.
+   */
+  horizonCap?: () => number;
+  /** Receives every stamped event, once it is durable, in seq order. */
+  onEvent?: (event: SceneEvent) => void;
+  /** Sends a heartbeat: every event with tick < `n` has seq ≤ `seq` (and is durable). */
+  onHeartbeat: (n: number, seq: number) => void;
+  /** An asynchronous write failed: the sequencer has stopped stamping. */
+  onFailure?: (error: unknown) => void;
 }
 
-/** What a welcome carries about the scene's state. */
-export interface WelcomeWindow {
-  /** Every event with tick < horizon is in `events` or was sent before. */
-  horizon: number;
-  snapshot: WorldSnapshot;
-  events: SceneEvent[];
-  lastSeq: number;
-  /** True when `events` are just the ones after the requested seq. */
-  resumed: boolean;
-}
+/**
+ * What `submit` returns: a refusal; null once the event is durable (a synchronous log); or a
+ * promise that settles once it is (rejected when the write failed).
+ */
+export type Submitted = ErrorMessage | null | Promise<void>;
 
 /** Stamps and orders one scene's events. */
 export class SceneSequencer {
   readonly seed: number;
   readonly clock: SceneClock;
   readonly #deps: SequencerDeps;
-  readonly #recent = new RecentEvents();
+  readonly #window: EventWindow;
   readonly #ledger: SkyLedger;
-  /** Stored snapshot: at or before T − W, covering every event not in #recent. */
-  #snapshot: WorldSnapshot;
-  /** Settings after every event stamped so far. */
-  #settings: Settings;
-  #lastSeq: number;
+  readonly #cap: () => number;
   /** Highest tick broadcast as a promise (heartbeat n, or an event's tick). */
   #promised: number;
   /** First tick whose show launches are not emitted yet. */
   #showCursor: number;
+  /** Appends not yet durable (asynchronous logs): no heartbeat may pass them. */
+  #inflight = 0;
+  /** A heartbeat due while appends were in flight: sent once they are durable. */
+  #beatAfter = -1;
+  #failure: { error: unknown } | undefined;
   #persistedPromise = -1;
   #persistedCursor = -1;
 
-  /** Restores the scene from `state` and the events its log holds from the snapshot on. */
-  constructor(state: SceneState, deps: SequencerDeps) {
-    this.seed = state.seed;
+  /** Restores the scene from what its log holds. */
+  constructor(scene: LoadedScene, deps: SequencerDeps) {
+    this.seed = scene.seed;
     this.#deps = deps;
-    this.#snapshot = state.snapshot;
+    this.#cap = deps.horizonCap ?? (() => Infinity);
     this.#ledger = new SkyLedger(deps.skyCap);
-
-    const last = deps.log.last();
-    this.#lastSeq = last?.seq ?? 0;
-    const lastEventTick = last?.tick ?? 0;
-    const floor = Math.max(
-      state.lastTick > 0 ? state.lastTick + FLOOR_MARGIN_TICKS : 0,
-      lastEventTick,
-    );
-    this.clock = new SceneClock(deps.clock, state.epoch, floor);
-    const now = this.clock.tick();
-
-    this.#settings = { ...state.snapshot.settings };
-    for (const event of deps.log.fromTick(state.snapshot.tick)) {
-      this.#recent.push(event);
-      this.#track(event);
+    const floor = Math.max(scene.floor, scene.lastTick);
+    this.clock = new SceneClock(deps.clock, scene.epoch, floor);
+    const now = this.now();
+    this.#window = new EventWindow(scene.snapshot, scene.lastSeq);
+    for (const event of scene.events) {
+      this.#window.push(event);
       if (event.body.type !== "settings") {
         const cost = eventCost(this.seed, event);
         this.#ledger.restore(cost.particles, cost.endTick, now);
       }
     }
-    this.#promised = Math.max(state.lastTick, lastEventTick);
-    const resumeFrom = last ? lastEventTick + 1 : 0;
-    this.#showCursor = Math.max(state.showCursor, resumeFrom, now - SHOW_CATCH_UP_TICKS);
+    this.#promised = Math.max(scene.promised, scene.lastTick);
+    // Never below the floor: a launch between the last stored event and the floor would fall
+    // under a horizon promised before the load.
+    const resumeFrom = scene.lastSeq > 0 ? scene.lastTick + 1 : 0;
+    this.#showCursor = Math.max(scene.showCursor, resumeFrom, floor, now - SHOW_CATCH_UP_TICKS);
   }
 
   /** Highest seq stamped so far (0 when none). */
   get lastSeq(): number {
-    return this.#lastSeq;
+    return this.#window.lastSeq;
   }
 
   /** Highest tick promised so far (by an event or a heartbeat). */
@@ -143,17 +126,35 @@ export class SceneSequencer {
 
   /** Settings after every event so far. */
   get settings(): Readonly<Settings> {
-    return this.#settings;
+    return this.#window.settings;
+  }
+
+  /** Sky particle slots reserved now (stored events, and ones being written). */
+  skyUsed(): number {
+    return this.#ledger.used(this.now());
+  }
+
+  /** True once an asynchronous write failed (nothing more is stamped). */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** The tick to stamp: the clock, but never beyond the horizon cap. */
+  now(): number {
+    return Math.min(this.clock.tick(), this.#cap());
   }
 
   /**
-   * Stamps `body` from `by` with the next seq and the current tick and emits it; or refuses it
-   * when the sky is full. The body is forwarded as it is.
+   * Stamps `body` from `by` with the next seq and the current tick (after the show's launches
+   * due) and appends it; or refuses it when the sky is full. The body is forwarded as it is.
    */
-  submit(by: string, body: EventBody): ErrorMessage | null {
-    const now = this.clock.tick();
+  submit(by: string, body: EventBody): Submitted {
+    if (this.#failure) return Promise.reject(this.#failure.error);
+    const now = this.now();
     this.catchUpShow(now);
-    const event: SceneEvent = { seq: this.#lastSeq + 1, tick: now, by, body };
+    const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
+    let particles = 0;
+    let endTick = 0;
     if (body.type !== "settings") {
       const cost = eventCost(this.seed, event);
       const admission = this.#ledger.admit(cost.particles, cost.endTick, now);
@@ -170,30 +171,33 @@ export class SceneSequencer {
           Math.ceil(admission.retryAfterTicks * TICK_MS),
         );
       }
+      particles = cost.particles;
+      endTick = cost.endTick;
     }
-    this.#emit(event);
-    this.#deps.stats.eventsClient++;
-    return null;
+    const written = this.#append(event, particles, endTick, false);
+    return written === undefined ? null : written;
   }
 
   /** Emits the show's launches scheduled in [cursor, now] while the show is on. */
   catchUpShow(now: number): void {
-    if (now < this.#showCursor) return;
+    if (now < this.#showCursor || this.#failure) return;
     const from = this.#showCursor;
     this.#showCursor = now + 1;
-    if (!this.#settings.show) return;
+    if (!this.#window.settings.show) return;
     for (const launch of showLaunches(this.seed, from, now + 1)) {
       // Settings can only have changed at ticks before the cursor, so the current settings are
       // the ones in force at the launch tick.
-      const body: EventBody = showLaunchBody(launch, this.#settings.theme);
-      const event: SceneEvent = { seq: this.#lastSeq + 1, tick: launch.tick, by: "show", body };
+      const body: EventBody = showLaunchBody(launch, this.#window.settings.theme);
+      const seq = this.#window.lastSeq + 1;
+      const event: SceneEvent = { seq, tick: launch.tick, by: "show", body };
       const cost = eventCost(this.seed, event);
       if (!this.#ledger.admit(cost.particles, cost.endTick, launch.tick).ok) {
         this.#deps.stats.showSkippedSkyFull++;
         continue;
       }
-      this.#emit(event);
-      this.#deps.stats.eventsShow++;
+      // A failed asynchronous write is reported through onFailure; nobody waits for the show.
+      this.#append(event, cost.particles, cost.endTick, true)?.catch(() => {});
+      if (this.#failure) return;
     }
   }
 
@@ -206,14 +210,24 @@ export class SceneSequencer {
   }
 
   /**
-   * Promises tick `now` by heartbeat unless an event at this tick or the one before already did
-   * (it told everyone nearly as much; in a busy scene that saves a frame per peer most passes).
-   * True when the caller should send the heartbeat.
+   * One scheduler pass: emits the show's launches due, then promises tick `now` by heartbeat
+   * unless an event at this tick or the one before already did. While appends are not durable
+   * yet the heartbeat waits for them (it would promise past them).
    */
-  heartbeatDue(now: number): boolean {
-    if (now - this.#promised <= COVERED_TICKS) return false;
+  pass(now = this.now()): void {
+    this.catchUpShow(now);
+    if (this.#failure) return;
+    if (this.#inflight > 0) {
+      this.#beatAfter = now;
+      return;
+    }
+    this.#heartbeat(now);
+  }
+
+  #heartbeat(now: number): void {
+    if (now - this.#promised <= COVERED_TICKS) return;
     this.#promised = now;
-    return true;
+    this.#deps.onHeartbeat(now, this.#window.lastSeq);
   }
 
   /**
@@ -222,78 +236,92 @@ export class SceneSequencer {
    * events after it.
    */
   welcomeWindow(afterSeq: number | undefined): WelcomeWindow {
-    const horizon = this.clock.tick();
+    const horizon = this.now();
     this.catchUpShow(horizon);
-    const from = Math.max(this.#snapshot.tick, horizon - WINDOW_TICKS);
-    const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
-    const first = this.#recent.firstSeq ?? this.#lastSeq + 1;
-    const resumed = afterSeq !== undefined && afterSeq <= this.#lastSeq &&
-      afterSeq + 1 >= first;
-    // Events at the horizon tick itself may already be out; they are included too, so the
-    // welcome covers every seq up to lastSeq.
-    const events = resumed ? this.#recent.fromSeq(afterSeq + 1) : this.#recent.fromTick(from);
-    return { horizon, snapshot, events, lastSeq: this.#lastSeq, resumed };
+    return this.#window.welcome(horizon, afterSeq);
   }
 
   /**
-   * The window that decides the state at `tick`: the snapshot at tick − W and the events in
-   * [tick − W, tick); undefined when memory no longer reaches back that far (desync arbitration
-   * then has nothing to compute from).
+   * The window that decides the state at `tick` (snapshot at tick − W, events in [tick − W,
+   * tick)); undefined when memory no longer reaches back that far.
    */
   windowAt(tick: number): { snapshot: WorldSnapshot; events: SceneEvent[] } | undefined {
-    const from = Math.max(0, tick - WINDOW_TICKS);
-    if (from < this.#snapshot.tick) return undefined;
-    const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
-    const events = this.#recent.fromTick(from).filter((event) => event.tick < tick);
-    return { snapshot, events };
+    return this.#window.at(tick);
   }
 
   /**
    * Writes progress and moves the stored snapshot forward when it lags far enough. An `idle`
    * scene (nobody watching) writes only a promise not yet stored: an empty scene stores nothing.
    */
-  persist(now = this.clock.tick(), idle = false): void {
+  persist(now = this.now(), idle = false): void {
+    if (this.#failure) return;
     const log = this.#deps.log;
-    if (idle) {
-      if (this.#promised !== this.#persistedPromise) {
-        log.saveProgress(this.#promised, this.#showCursor);
-        this.#persistedPromise = this.#promised;
-        this.#persistedCursor = this.#showCursor;
-      }
-      return;
-    }
-    if (this.#promised !== this.#persistedPromise || this.#showCursor !== this.#persistedCursor) {
-      log.saveProgress(this.#promised, this.#showCursor);
+    const cursorMoved = this.#showCursor !== this.#persistedCursor;
+    if (this.#promised !== this.#persistedPromise || (!idle && cursorMoved)) {
+      this.#written(log.saveProgress(this.#promised, this.#showCursor));
       this.#persistedPromise = this.#promised;
       this.#persistedCursor = this.#showCursor;
     }
-    let target = now - WINDOW_TICKS - RESUME_MARGIN_TICKS;
-    let due = target - this.#snapshot.tick >= SNAPSHOT_STEP_TICKS;
-    const maxRecent = this.#deps.maxRecentEvents ?? MAX_RECENT_EVENTS;
-    if (this.#recent.length > maxRecent) {
-      // A flood: give up part of the resume margin (never the window W) to bound memory.
-      const overflowTick = this.#recent.tickFromEnd(maxRecent);
-      target = Math.max(target, Math.min(now - WINDOW_TICKS, overflowTick));
-      due = target > this.#snapshot.tick;
-    }
-    if (due) {
-      this.#snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), target);
-      log.saveSnapshot(this.#snapshot);
-      this.#recent.dropBeforeTick(target);
-    }
+    if (idle) return;
+    const target = this.#window.trimTarget(now, this.#deps.maxRecentEvents);
+    if (target === undefined) return;
+    const { snapshot, coveredSeq } = this.#window.advance(target);
+    this.#written(log.saveSnapshot(snapshot, coveredSeq));
   }
 
-  /** Logs, remembers and hands on a stamped event (logged first: it must survive a crash). */
-  #emit(event: SceneEvent): void {
-    this.#deps.log.append(event);
-    this.#recent.push(event);
-    this.#track(event);
+  /**
+   * Appends a stamped event whose sky room (`particles` until `endTick`) is reserved, and takes
+   * it in; the reservation is given back at once when the write fails. Returns the write's
+   * completion (see `Written`).
+   */
+  #append(event: SceneEvent, particles: number, endTick: number, show: boolean): Written {
+    let written: Written;
+    try {
+      written = this.#deps.log.append(event);
+    } catch (e) {
+      this.#ledger.release(particles, endTick, event.tick);
+      throw e;
+    }
+    this.#window.push(event);
     if (event.tick > this.#promised) this.#promised = event.tick;
-    this.#deps.onEvent(event);
+    if (written === undefined) {
+      this.#stored(event, show);
+      return;
+    }
+    this.#inflight++;
+    return written.then(
+      () => {
+        this.#inflight--;
+        this.#stored(event, show);
+        if (this.#inflight === 0 && this.#beatAfter >= 0 && !this.#failure) {
+          const beat = this.#beatAfter;
+          this.#beatAfter = -1;
+          this.#heartbeat(beat);
+        }
+      },
+      (e) => {
+        this.#inflight--;
+        this.#ledger.release(particles, endTick, this.now());
+        this.#fail(e);
+        throw e;
+      },
+    );
   }
 
-  #track(event: SceneEvent): void {
-    this.#lastSeq = event.seq;
-    if (event.body.type === "settings") Object.assign(this.#settings, event.body.settings);
+  #stored(event: SceneEvent, show: boolean): void {
+    if (show) this.#deps.stats.eventsShow++;
+    else this.#deps.stats.eventsClient++;
+    this.#deps.onEvent?.(event);
+  }
+
+  /** Watches an asynchronous progress or snapshot write. */
+  #written(written: Written): void {
+    written?.catch((e) => this.#fail(e));
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure) return;
+    this.#failure = { error };
+    this.#deps.onFailure?.(error);
   }
 }

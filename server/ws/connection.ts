@@ -40,9 +40,6 @@ export interface SceneEndpoint {
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
 }
 
-/** The former name of `SceneEndpoint`. */
-export type SceneRoom = SceneEndpoint;
-
 /** The settings a connection follows (a `ServerConfig` has them all). */
 export interface ConnectionConfig {
   rateLimits: RateLimits;

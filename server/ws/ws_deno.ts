@@ -6,7 +6,7 @@
  */
 import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
 import { closeReason } from "./ws_socket.ts";
-import type { FetchHandler, Listener, ListenOptions } from "./ws_engine.ts";
+import type { FetchHandler, Listener, ListenOptions } from "./ws_types.ts";
 
 const CONNECTING = 0;
 const OPEN = 1;

@@ -1,49 +1,22 @@
 /**
  * The WebSocket engines a server can listen with (`WS_ENGINE`): `ws` (npm `ws` on `node:http`,
  * the default: it refuses an oversized frame from its header, before buffering it) and `deno`
- * (`Deno.serve` + `Deno.upgradeWebSocket`). Both hand the Hono app the same `ServerEnv`, so
- * routes never know which one carries them.
+ * (`Deno.serve` + `Deno.upgradeWebSocket`). Both hand the Hono app the same `ServerEnv`
+ * (`ws_types.ts`), so routes never know which one carries them.
  */
-import type { ConnSocket } from "./ws_socket.ts";
 import { listenDeno } from "./ws_deno.ts";
 import { listenNode } from "./ws_node.ts";
+import type { FetchHandler, Listener, ListenOptions, WsEngine } from "./ws_types.ts";
 
-/** Engine names, as in `WS_ENGINE`. */
-export const WS_ENGINES = ["ws", "deno"] as const;
-export type WsEngine = typeof WS_ENGINES[number];
-
-/** Turns an upgrade request into a socket and the response that completes the upgrade. */
-export type Upgrade = (request: Request) => { socket: ConnSocket; response: Response };
-
-/** What every request carries besides itself (Hono's `c.env`). */
-export interface ServerEnv {
-  /** The TCP peer's address (per-address budgets key on it). */
-  remoteAddress: string;
-  /** Present on requests that may be upgraded to a WebSocket. */
-  upgrade?: Upgrade;
-}
-
-/** The app's entry point. */
-export type FetchHandler = (request: Request, env: ServerEnv) => Response | Promise<Response>;
-
-/** Where and how to listen. */
-export interface ListenOptions {
-  port: number;
-  hostname: string;
-  /** Largest WebSocket message accepted, bytes (engines that can enforce it early do). */
-  maxFrameBytes: number;
-  /** `ws` engine: idle sockets are pinged this often; no pong by the next ping: dropped. */
-  keepaliveMs?: number;
-  log: (msg: string) => void;
-}
-
-/** A listening server. */
-export interface Listener {
-  readonly engine: WsEngine;
-  readonly port: number;
-  /** Stops accepting, lets open sockets finish closing (bounded), and resolves when done. */
-  close(): Promise<void>;
-}
+export {
+  type FetchHandler,
+  type Listener,
+  type ListenOptions,
+  type ServerEnv,
+  type Upgrade,
+  WS_ENGINES,
+  type WsEngine,
+} from "./ws_types.ts";
 
 /** Starts listening with `engine`. */
 export function listen(

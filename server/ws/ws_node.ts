@@ -13,7 +13,7 @@ import { getRequestListener } from "@hono/node-server";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
 import { closeReason } from "./ws_socket.ts";
-import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_engine.ts";
+import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_types.ts";
 
 /** A live socket that did not answer the last ping within this long is dropped. */
 export const KEEPALIVE_MS = 30_000;
@@ -35,6 +35,8 @@ const OPEN = 1;
 /** An `npm:ws` socket as a `ConnSocket`; it exists (and may be used) before the handshake ends. */
 export class NodeConnSocket implements ConnSocket {
   #ws: WebSocket | undefined;
+  /** The TCP connection, as the `upgrade` event handed it over. */
+  #tcp: Duplex | undefined;
   #handlers: ConnSocketHandlers | undefined;
   /** Frames sent before the handshake finished (created only when that happens). */
   #early: string[] | undefined;
@@ -77,14 +79,7 @@ export class NodeConnSocket implements ConnSocket {
       // reads to a paused socket). Cutting before the FIN resets the connection, and the client
       // may then lose the close frame (seen in CI as code 0 instead of 1009).
       const deadline = performance.now() + HARD_CLOSE_GRACE_MS;
-      const socket = (ws as unknown as {
-        _socket?: {
-          writableLength?: number;
-          end(): void;
-          removeAllListeners(event: string): void;
-          on(event: string, listener: (chunk: Uint8Array) => void): void;
-        };
-      })._socket;
+      const socket = this.#tcp;
       // What it still sends is read (the runtime does) but never parsed: parsing a backlog of
       // tiny frames held the event loop for hundreds of ms per abuser.
       let discarded = 0;
@@ -134,9 +129,13 @@ export class NodeConnSocket implements ConnSocket {
     return true;
   }
 
-  /** The handshake finished: wires `ws` and delivers what was sent or asked for meanwhile. */
-  attach(ws: WebSocket): void {
+  /**
+   * The handshake finished: wires `ws` (over `tcp`, the connection the `upgrade` event handed
+   * over) and delivers what was sent or asked for meanwhile.
+   */
+  attach(ws: WebSocket, tcp: Duplex): void {
     this.#ws = ws;
+    this.#tcp = tcp;
     ws.on("message", (data: Buffer, isBinary: boolean) => {
       // A socket nobody listens to (refused at the door) is closing hard: nothing to parse.
       const handlers = this.#handlers;
@@ -175,9 +174,28 @@ export class NodeConnSocket implements ConnSocket {
   }
 }
 
-/** The parts of `ws` 8's internals that `stopReading` touches (pinned version: 8.23). */
-interface WsInternals {
-  _receiver?: { _loop: boolean; _buffers: unknown[]; _bufferedBytes: number };
+/**
+ * The one private part of `ws` this engine touches (pinned version: 8.23): the receiver's parse
+ * loop flag and its buffered input, which `stopReading` clears. `wsReceiver` checks their shape,
+ * so a `ws` upgrade that changes them fails its test (tests/server_ws_internals_test.ts) instead
+ * of silently parsing an abuser's backlog again.
+ */
+interface WsReceiver {
+  _loop: boolean;
+  _buffers: unknown[];
+  _bufferedBytes: number;
+}
+
+/** `ws`'s receiver of a socket, or an error saying what no longer matches. */
+export function wsReceiver(ws: WebSocket): WsReceiver | Error {
+  const receiver = (ws as unknown as { _receiver?: Partial<WsReceiver> })._receiver;
+  if (!receiver) return new Error("ws: a socket has no _receiver");
+  if (typeof receiver._loop !== "boolean") return new Error("ws: _receiver._loop is no boolean");
+  if (!Array.isArray(receiver._buffers)) return new Error("ws: _receiver._buffers is no array");
+  if (typeof receiver._bufferedBytes !== "number") {
+    return new Error("ws: _receiver._bufferedBytes is no number");
+  }
+  return receiver as WsReceiver;
 }
 
 /**
@@ -186,13 +204,11 @@ interface WsInternals {
  * (measured: 7 ms of CPU per flooding connection, against 2 ms without the rest).
  */
 function stopReading(ws: WebSocket): void {
-  const internals = ws as unknown as WsInternals;
-  const receiver = internals._receiver;
-  if (receiver) {
-    receiver._loop = false;
-    receiver._buffers = [];
-    receiver._bufferedBytes = 0;
-  }
+  const receiver = wsReceiver(ws);
+  if (receiver instanceof Error) return;
+  receiver._loop = false;
+  receiver._buffers = [];
+  receiver._bufferedBytes = 0;
 }
 
 /** Serves `fetch` on `node:http`; upgrades with npm `ws` (`maxPayload` = the frame limit). */
@@ -315,7 +331,7 @@ async function upgradeNode(
   tcp.once("close", unfinished);
   wss.handleUpgrade(req, tcp, head, (ws) => {
     tcp.off("close", unfinished);
-    socket.attach(ws);
+    socket.attach(ws, tcp);
   });
 }
 

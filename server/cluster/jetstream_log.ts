@@ -1,0 +1,231 @@
+/**
+ * A scene's {@link SceneLog} on JetStream, for the node that owns the scene: events go to the
+ * scene's subject of the log stream, progress and snapshots to its record in the scenes bucket.
+ *
+ * It owns everything about writing there. Appends are chained (each names the stream sequence of
+ * the one before, which only the previous ack tells), so they complete in order. Each carries a
+ * message id (`<ownership token>-<expected last sequence>`), the same for every retry of one
+ * entry, so a retry after a failure that hid a success is deduplicated by the stream. A failed
+ * publish (a timeout, no responders, a stream leader election after a lost NATS server) is sent
+ * again after a short wait, for at most the lease TTL: a lost server then costs a pause instead
+ * of a step-down plus a takeover. A refused one (another node appended since: fenced), a closed
+ * connection or a stopped log fails at once, and so does every append after it. Record writes go
+ * by revision, one at a time; a stale revision (another owner wrote the record) fails the log.
+ */
+import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import type { ServerClock } from "../scene/clock.ts";
+import type { LoadedScene, SceneLog } from "../scene/scene_log.ts";
+import type { ClusterMetrics } from "./cluster_metrics.ts";
+import type { NatsLink } from "./nats_link.ts";
+import { getRecord, type SceneRecord, StaleRecordError, updateRecord } from "./scene_records.ts";
+import {
+  appendEntry,
+  FencedError,
+  isEvent,
+  lastEntry,
+  type LogEntry,
+  readRange,
+} from "./stream_log.ts";
+
+/**
+ * Waits before publishing a failed append again; the last delay repeats. Retries stop once the
+ * next one would start past the lease TTL (the owner then steps down, as it would without a
+ * renewal).
+ */
+export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500, 1000];
+
+/** What the log needs. */
+export interface JetStreamLogDeps {
+  link: NatsLink;
+  /** Written into the ownership marker. */
+  nodeId: string;
+  clock: ServerClock;
+  leaseTtlMs: number;
+  metrics: ClusterMetrics;
+  log: (msg: string) => void;
+}
+
+/** One owned scene's log and record. */
+export class JetStreamSceneLog implements SceneLog {
+  readonly scene: string;
+  readonly #deps: JetStreamLogDeps;
+  /** This ownership's id, in every append's message id. */
+  readonly #token = crypto.randomUUID();
+  /** Appends run one after another through this chain. */
+  #appends: Promise<unknown> = Promise.resolve();
+  /** Record writes, likewise. */
+  #writes: Promise<unknown> = Promise.resolve();
+  #lastStreamSeq: number;
+  /** Stream sequences of the events not yet covered by the stored snapshot, by seq. */
+  readonly #streamSeqs = new Map<number, number>();
+  #record: SceneRecord;
+  #revision: number;
+  #showCursor: number;
+  #failure: Error | undefined;
+  #stopped = false;
+
+  private constructor(
+    scene: string,
+    deps: JetStreamLogDeps,
+    record: SceneRecord,
+    revision: number,
+    lastStreamSeq: number,
+  ) {
+    this.scene = scene;
+    this.#deps = deps;
+    this.#record = record;
+    this.#revision = revision;
+    this.#showCursor = record.showCursor;
+    this.#lastStreamSeq = lastStreamSeq;
+  }
+
+  /**
+   * Reads the scene for a new owner — record, last stored entry, the events after the stored
+   * snapshot — and appends an ownership marker, which fences the previous owner: its next
+   * append names an older last sequence and is refused. Throws `FencedError` when another node
+   * appended meanwhile.
+   */
+  static async open(
+    deps: JetStreamLogDeps,
+    scene: string,
+  ): Promise<{ log: JetStreamSceneLog; loaded: LoadedScene }> {
+    const { link } = deps;
+    const versioned = await getRecord(link, scene);
+    if (!versioned) throw new Error(`scene ${scene} has no record`);
+    const { record, revision } = versioned;
+    const last = await lastEntry(link, scene);
+    const stored = last ? await readRange(link, scene, record.snapshotStreamSeq + 1, last) : [];
+    const events: SceneEvent[] = [];
+    const streamSeqs: [number, number][] = [];
+    for (const { entry, streamSeq } of stored) {
+      if (!isEvent(entry)) continue;
+      events.push(entry);
+      streamSeqs.push([entry.seq, streamSeq]);
+    }
+    const lastSeq = last ? last.entry.seq : 0;
+    const lastTick = last ? last.entry.tick : 0;
+    const marker: LogEntry = { owner: deps.nodeId, seq: lastSeq, tick: lastTick };
+    const markerSeq = await appendEntry(link, scene, marker, last?.streamSeq ?? 0);
+    const log = new JetStreamSceneLog(scene, deps, record, revision, markerSeq);
+    for (const [seq, streamSeq] of streamSeqs) log.#streamSeqs.set(seq, streamSeq);
+    return {
+      log,
+      loaded: {
+        seed: record.seed,
+        epoch: record.epoch,
+        snapshot: record.snapshot,
+        events,
+        lastSeq,
+        lastTick,
+        promised: lastTick,
+        // Above every horizon a previous owner could have promised, whatever the clocks say
+        // (nothing, when none ever reserved one).
+        floor: record.reserved > 0 ? record.reserved + 1 : 0,
+        showCursor: record.showCursor,
+      },
+    };
+  }
+
+  /** The horizon reserved in the record: no owner promises beyond it. */
+  get reserved(): number {
+    return this.#record.reserved;
+  }
+
+  /** Stops retrying and refuses further writes (the owner stepped down). */
+  stop(): void {
+    this.#stopped = true;
+    this.#failure ??= new Error(`scene ${this.scene}: the log was closed`);
+  }
+
+  append(event: SceneEvent): Promise<void> {
+    const run = this.#appends.then(async () => {
+      if (this.#failure) throw this.#failure;
+      try {
+        const streamSeq = await this.#publish(event, this.#lastStreamSeq);
+        this.#lastStreamSeq = streamSeq;
+        this.#streamSeqs.set(event.seq, streamSeq);
+      } catch (e) {
+        this.#failure ??= e as Error;
+        throw e;
+      }
+    });
+    this.#appends = run.catch(() => {});
+    return run;
+  }
+
+  /** Remembered; written with the next record write (a reservation or a snapshot). */
+  saveProgress(_promised: number, showCursor: number): void {
+    this.#showCursor = showCursor;
+  }
+
+  /**
+   * Stores `snapshot` in the record with the stream sequence of the last event it covers (read
+   * from there on, the log has every event after it). A write NATS fails is skipped (the next
+   * one moves further); a stale record fails the log.
+   */
+  async saveSnapshot(snapshot: WorldSnapshot, coveredSeq: number): Promise<void> {
+    // The covered events' acks must be in (they are long stored: the snapshot trails T − W).
+    await this.#appends;
+    const snapshotStreamSeq = this.#streamSeqs.get(coveredSeq) ?? this.#record.snapshotStreamSeq;
+    const written = await this.#write((record) => ({ ...record, snapshot, snapshotStreamSeq }));
+    if (!written) return;
+    for (const seq of this.#streamSeqs.keys()) {
+      if (seq <= coveredSeq) this.#streamSeqs.delete(seq);
+    }
+  }
+
+  /**
+   * Reserves the horizon up to `tick` in the record (with the show cursor); true once stored.
+   * False when NATS failed (try again later); rejects when the record was stale.
+   */
+  reserve(tick: number): Promise<boolean> {
+    return this.#write((record) => ({ ...record, reserved: Math.max(record.reserved, tick) }));
+  }
+
+  /** Writes `change(record)` with the show cursor by revision, after the writes before it. */
+  #write(change: (record: SceneRecord) => SceneRecord): Promise<boolean> {
+    const run = this.#writes.then(async () => {
+      if (this.#failure) throw this.#failure;
+      const next = { ...change(this.#record), showCursor: this.#showCursor };
+      try {
+        this.#revision = await updateRecord(this.#deps.link, this.scene, next, this.#revision);
+        this.#record = next;
+        return true;
+      } catch (e) {
+        if (e instanceof StaleRecordError) {
+          this.#failure ??= e;
+          throw e;
+        }
+        return false;
+      }
+    });
+    this.#writes = run.catch(() => {});
+    return run;
+  }
+
+  /** Publishes one entry until the stream acknowledges it (see the module comment). */
+  async #publish(event: SceneEvent, expectLast: number): Promise<number> {
+    const { link, clock, leaseTtlMs, metrics } = this.#deps;
+    const msgId = `${this.#token}-${expectLast}`;
+    const startMs = clock.monotonicMs();
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await appendEntry(link, this.scene, event, expectLast, msgId);
+      } catch (e) {
+        const delayMs =
+          APPEND_RETRY_DELAYS_MS[Math.min(attempt, APPEND_RETRY_DELAYS_MS.length - 1)];
+        const late = clock.monotonicMs() - startMs + delayMs >= leaseTtlMs;
+        if (e instanceof FencedError || this.#stopped || link.nc.isClosed() || late) throw e;
+        metrics.appendRetries++;
+        if (attempt === 0) {
+          this.#deps.log(
+            `cluster: ${this.scene}: append of seq ${event.seq} failed ` +
+              `(${(e as Error).message}); retrying`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, delayMs));
+        if (this.#stopped) throw e;
+      }
+    }
+  }
+}

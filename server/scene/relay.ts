@@ -1,0 +1,299 @@
+/**
+ * What one scene does for the connections one server holds, in both modes: admitting them,
+ * welcoming them (resumed when their last seq is still in memory; told when the scene's history
+ * lost what they saw), announcing them, fanning events and heartbeats out, answering pings,
+ * checking hash reports and carrying out desync verdicts. The single node's `Room` puts a
+ * sequencer behind it; a cluster edge puts the scene's log read from NATS behind it, and adds
+ * only what is its own (holding heartbeats until their events arrived, clients ahead of it,
+ * people on other nodes).
+ */
+import {
+  CHECKPOINT_TICKS,
+  PROTOCOL_VERSION,
+  TICK_RATE,
+  WINDOW_TICKS,
+} from "../../shared/constants.ts";
+import type { ErrorMessage, PeerInfo, WelcomeMessage } from "../../shared/protocol.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import { errorMessage } from "../errors.ts";
+import { Audience } from "./audience.ts";
+import type { ServerClock } from "./clock.ts";
+import type { DesyncAction } from "./desync.ts";
+import type { WelcomeWindow } from "./event_window.ts";
+import type { Peer } from "./peer.ts";
+import { CLOSE_POLICY } from "../ws/ws_socket.ts";
+
+/**
+ * Hash reports for ticks this far behind the horizon are ignored: the window a true hash is
+ * computed from may be gone, a verdict on them would come too late to matter (the client has
+ * moved on, and will report again at the next checkpoint, every CHECKPOINT_TICKS), and ignoring
+ * them spares the judge (and, in a cluster, NATS) replayed or hoarded reports.
+ */
+export const HASH_MAX_AGE_TICKS = 30 * TICK_RATE;
+
+/** Close code for a peer whose hashes keep disagreeing with the scene's (policy violation). */
+export const CLOSE_WRONG_HASHES = CLOSE_POLICY;
+
+/** Where a relay's welcomes come from: the sequencer, or an edge's copy of the log. */
+export interface RelaySource {
+  readonly seed: number;
+  /** Highest seq the relay's clients can have been sent. */
+  readonly lastSeq: number;
+  /**
+   * Highest tick a client here may have been promised (by an event, a heartbeat or a welcome):
+   * the clock where events are stamped, the last relayed promise on a cluster edge.
+   */
+  readonly horizon: number;
+  /** What a welcome now carries (see `EventWindow.welcome`). */
+  welcomeWindow(afterSeq: number | undefined): WelcomeWindow;
+  /** The scene's fractional tick now, as a pong reports it. */
+  exactTick(): number;
+}
+
+/** Counters a relay updates (the node's metrics). */
+export interface RelayStats {
+  historyLost: number;
+  desyncs: number;
+  desyncDisconnects: number;
+}
+
+/** What a relay needs. */
+export interface RelayDeps {
+  scene: string;
+  skyCap: number;
+  /** At most this many connections (on this server). */
+  maxPeers: number;
+  /** At most this many people per scene are announced (welcome list, join/leave presence). */
+  presenceLimit: number;
+  clock: ServerClock;
+  stats: RelayStats;
+  log: (msg: string) => void;
+  /** Takes a hash report that passed the checks (the room's judge, or the cluster's owner). */
+  onHash: (peer: Peer, tick: number, hash: string) => void;
+  /** A peer left; `announced` when the others had been told it was here. */
+  onLeave?: (peer: Peer, announced: boolean) => void;
+  /** A newcomer was announced to the others here. */
+  onAnnounce?: (peer: Peer) => void;
+  /** People announced by other servers (a cluster's other edges): they count against the limit. */
+  others?: { readonly size: number; list(): PeerInfo[] };
+}
+
+/** One scene's connections on this server. */
+export class SceneRelay {
+  readonly peers = new Map<string, Peer>();
+  /** Monotonic ms since the relay has had no peers (for unloading), or null. */
+  emptySinceMs: number | null;
+  readonly #deps: RelayDeps;
+  readonly #source: RelaySource;
+  readonly #audience: Audience<Peer>;
+  /** Sent after every welcome, and to everyone when it changes (a cluster's paused sky). */
+  #status: string | null = null;
+  /** A listener the heartbeat dropped for backpressure leaves at once (made once, not per beat). */
+  readonly #dropped = (peer: Peer) => this.leave(peer);
+
+  constructor(deps: RelayDeps, source: RelaySource) {
+    this.#deps = deps;
+    this.#source = source;
+    this.#audience = new Audience(deps.presenceLimit);
+    this.emptySinceMs = deps.clock.monotonicMs();
+  }
+
+  /** Welcomed connections. */
+  get audience(): number {
+    return this.#audience.size;
+  }
+
+  /** Connections that got their welcome. */
+  welcomedPeers(): Peer[] {
+    return this.#audience.members();
+  }
+
+  /** People announced here (this server's). */
+  announced(): PeerInfo[] {
+    return this.#audience.announced();
+  }
+
+  /** Adds a fresh connection, or refuses it when the scene is full here. */
+  admit(peer: Peer): ErrorMessage | null {
+    if (this.peers.size >= this.#deps.maxPeers) {
+      return errorMessage(
+        "room_full",
+        `this scene already has ${this.#deps.maxPeers} people in it`,
+      );
+    }
+    this.peers.set(peer.id, peer);
+    this.emptySinceMs = null;
+    return null;
+  }
+
+  /** Removes a peer (its socket closed or it was dropped) and tells the others. */
+  leave(peer: Peer): void {
+    if (this.peers.get(peer.id) !== peer) return;
+    this.peers.delete(peer.id);
+    if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
+    const announced = this.#audience.remove(peer);
+    this.#deps.onLeave?.(peer, announced);
+  }
+
+  /**
+   * Answers `hello`: a welcome (resumed when `lastSeq` is still in memory; after a
+   * `history_lost` error when the scene never had it), then a presence join.
+   */
+  hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
+    if (peer.welcomed) {
+      return errorMessage("bad_message", "hello: already received on this connection");
+    }
+    if (name !== undefined) peer.name = name;
+    if (lastSeq !== undefined && lastSeq > this.#source.lastSeq) this.#historyLost(peer, lastSeq);
+    const others = this.#deps.others?.size ?? 0;
+    const announce = this.#audience.announced().length + others < this.#deps.presenceLimit &&
+      this.#audience.announce(peer);
+    peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
+    if (this.#status !== null) peer.send(this.#status);
+    if (announce) {
+      this.#audience.presenceJoin(peer);
+      this.#deps.onAnnounce?.(peer);
+    }
+    return null;
+  }
+
+  /** Answers `ping` with the scene's fractional tick. */
+  pong(peer: Peer, id: number, ct: number): void {
+    peer.send(JSON.stringify({ t: "pong", id, ct, n: this.#source.exactTick() }));
+  }
+
+  /**
+   * Checks a checkpoint hash: refuses ticks that are not checkpoints or not promised yet, ignores
+   * ticks the peer cannot judge (before its welcome) or too old, and hands the rest on.
+   */
+  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null {
+    if (tick % CHECKPOINT_TICKS !== 0) {
+      return errorMessage(
+        "bad_message",
+        `hash.tick: ${tick} is not a multiple of ${CHECKPOINT_TICKS}`,
+      );
+    }
+    const horizon = this.#source.horizon;
+    if (tick > horizon) return errorMessage("bad_message", `hash.tick: ${tick} is in the future`);
+    // A peer welcomed at horizon H started from H − W: it cannot know earlier ticks' particles.
+    if (tick < peer.joinHorizon || tick < horizon - HASH_MAX_AGE_TICKS) return null;
+    this.#deps.onHash(peer, tick, hash);
+    return null;
+  }
+
+  /** Sends a stored event to everyone welcomed. */
+  event(event: SceneEvent): void {
+    this.#audience.broadcast(JSON.stringify({ t: "event", ...event }));
+  }
+
+  /** Promises tick `n` to everyone welcomed (slow readers are dropped, see `Audience`). */
+  heartbeat(n: number): void {
+    this.#audience.heartbeat(`{"t":"tick","n":${n}}`, this.#dropped);
+  }
+
+  /** Sends `text` to everyone welcomed. */
+  broadcast(text: string): void {
+    this.#audience.broadcast(text);
+  }
+
+  /** Sets the status frame sent after every welcome (null: none) and tells everyone. */
+  status(frame: string | null): void {
+    this.#status = frame;
+    if (frame !== null) this.#audience.broadcast(frame);
+  }
+
+  /** How many welcomed peers could report a hash for `tick` (welcomed at or before it). */
+  eligible(tick: number): number {
+    let n = 0;
+    for (const peer of this.peers.values()) {
+      if (peer.welcomed && peer.joinHorizon <= tick) n++;
+    }
+    return n;
+  }
+
+  /** Carries out desync verdicts on peers held here (others are ignored). */
+  act(actions: readonly DesyncAction[]): void {
+    const stats = this.#deps.stats;
+    for (const action of actions) {
+      const peer = this.peers.get(action.peer);
+      if (!peer || peer.gone || !peer.welcomed) continue;
+      if (action.kind === "resync") {
+        stats.desyncs++;
+        this.resync(peer, action.tick);
+      } else {
+        stats.desyncDisconnects++;
+        this.#deps.log(
+          `scene ${this.#deps.scene}: peer ${peer.id} disconnected: ${action.strikes} wrong ` +
+            `state hashes (last at tick ${action.tick})`,
+        );
+        peer.drop(CLOSE_WRONG_HASHES, "your state hashes keep disagreeing with the scene's");
+        this.leave(peer);
+      }
+    }
+  }
+
+  /** A fresh welcome after a hash disagreement. */
+  resync(peer: Peer, tick: number): void {
+    peer.send(JSON.stringify({
+      t: "resync",
+      tick,
+      message: `your state hash at tick ${tick} differed from the scene's; rebuilding`,
+    }));
+    peer.send(JSON.stringify(this.#welcome(peer, undefined)));
+  }
+
+  /** Closes every connection (shutdown, or the scene closing here) without telling anyone. */
+  close(code: number, reason: string): void {
+    for (const peer of this.peers.values()) peer.drop(code, reason);
+    this.peers.clear();
+    this.#audience.clear();
+  }
+
+  #welcome(peer: Peer, lastSeq: number | undefined): WelcomeMessage {
+    const window = this.#source.welcomeWindow(lastSeq);
+    if (!peer.welcomed) {
+      peer.welcomed = true;
+      this.#audience.add(peer);
+    }
+    peer.joinHorizon = window.horizon;
+    const others = this.#deps.others;
+    const announced = this.#audience.announced();
+    return {
+      t: "welcome",
+      v: PROTOCOL_VERSION,
+      scene: this.#deps.scene,
+      seed: this.#source.seed,
+      tickRate: TICK_RATE,
+      windowTicks: WINDOW_TICKS,
+      checkpointTicks: CHECKPOINT_TICKS,
+      skyCap: this.#deps.skyCap,
+      you: peer.info(),
+      horizon: window.horizon,
+      snapshot: window.snapshot,
+      events: window.events,
+      lastSeq: window.lastSeq,
+      peers: others && others.size > 0 ? [...announced, ...others.list()] : announced,
+      resumed: window.resumed,
+    };
+  }
+
+  /**
+   * A client remembers events the scene's log does not have: the database was emptied, replaced
+   * or restored from an older copy (or a cluster lost its stream). Never passed over in silence:
+   * logged, counted, and the client is told before the fresh welcome that follows.
+   */
+  #historyLost(peer: Peer, lastSeq: number): void {
+    const have = this.#source.lastSeq;
+    this.#deps.stats.historyLost++;
+    const stored = have === 0 ? "no events" : `events up to seq ${have}`;
+    this.#deps.log(
+      `error: scene ${this.#deps.scene}: a client remembers seq ${lastSeq} but storage has ` +
+        `${stored} (database emptied, replaced or restored from an older copy?)`,
+    );
+    peer.send(JSON.stringify(errorMessage(
+      "history_lost",
+      `the server lost this scene's history after seq ${have} (you saw up to ${lastSeq}); ` +
+        "starting from what it still has",
+    )));
+  }
+}

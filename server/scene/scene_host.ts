@@ -1,0 +1,71 @@
+/**
+ * What the HTTP routes and the server need from wherever scenes live: the single node's `Rooms`
+ * (scenes in the local SQLite store) or a cluster node's `ClusterScenes` (scenes in NATS). The
+ * routes and the server call only this, so neither knows which mode it runs in.
+ */
+import type { SceneEvent, Settings } from "../../shared/types.ts";
+import type { SceneEndpoint } from "../ws/connection.ts";
+import type { PeerSocket } from "./peer.ts";
+import type { SceneRefusal } from "./scene_limits.ts";
+
+/** What `/api/scenes/:id` reports. */
+export interface SceneInfo {
+  id: string;
+  seed: number;
+  epoch: number;
+  tick: number;
+  lastSeq: number;
+  settings: Settings;
+  people: { id: string; name: string; color: string }[];
+}
+
+/** What `/healthz` reports about the scenes' home. */
+export interface HostHealth {
+  /** False when this node cannot serve scenes (storage damaged or failing, NATS unreachable). */
+  ok: boolean;
+  /** Why not, when not ok. */
+  reason?: string;
+  /** Scenes open here and connections across them. */
+  scenes: number;
+  connections: number;
+  /** Mode-specific facts (a cluster node's id, NATS state, scenes owned and relayed). */
+  cluster?: { node: string; nats: string; owned: number; relayed: number };
+}
+
+/** Where scenes live: loaded, opened, described, driven by the scheduler and closed. */
+export interface SceneHost {
+  /** Scenes open on this node. */
+  readonly size: number;
+  /** Connections across scenes. */
+  connections(): number;
+  /** A friendly id no scene has (nothing is stored: a scene exists once someone joins). */
+  freshId(): string | Promise<string>;
+  /**
+   * Whether `address` may open scene `id` now: null when it may, else why not (too many scenes
+   * open here, or the address's budget for new scenes spent; the token is taken when `take`).
+   */
+  admission(
+    id: string,
+    address: string,
+    take: boolean,
+  ): SceneRefusal | null | Promise<SceneRefusal | null>;
+  /** The scene a new connection joins (a new scene is stored by its first hello). */
+  open(id: string): SceneEndpoint;
+  /** Scene facts for the API; undefined when no such scene is stored. */
+  describe(id: string): SceneInfo | undefined | Promise<SceneInfo | undefined>;
+  /** Up to `limit` stored events with seq ≥ `from`. */
+  readLog(id: string, from: number, limit: number): SceneEvent[] | Promise<SceneEvent[]>;
+  /** One scheduler pass over every scene. */
+  pass(nowMs: number): void;
+  /** Whether this node can serve scenes now. */
+  health(): HostHealth;
+  /**
+   * What `/metrics` adds about the scenes' home: the number of scenes stored (when it is cheap to
+   * know) and the mode's own metric families.
+   */
+  metrics(): { scenesStored?: number; text: string };
+  /** Closes every connection with `code`, saves what must be saved; returns the sockets. */
+  closeAll(code: number, reason: string): PeerSocket[];
+  /** Releases the storage (the database, the NATS connection); after `closeAll`. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,289 @@
+/**
+ * The scene engine's contract, one set of tests run against every `SceneLog` backend: the single
+ * node's SQLite store (tests/server_scene_contract_test.ts) and the cluster's JetStream log
+ * (tests/cluster_scene_contract_test.ts). Each test drives a real `SceneSequencer` over the
+ * backend with an injected clock and checks what the backend stored and what a reload from it
+ * gives back: stamping order, sky admission, show catch-up, resume, snapshot advance, desync
+ * judging, and a failed append.
+ *
+ * @example
+ * ```ts
+ * Deno.test("scene contract: my log", async (t) => {
+ *   await runSceneContract(t, myBackend);
+ * });
+ * ```
+ */
+import assert from "node:assert/strict";
+import { TICK_MS, WINDOW_TICKS } from "../shared/constants.ts";
+import { eventCost } from "../shared/budget.ts";
+import type { ErrorMessage } from "../shared/protocol.ts";
+import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
+import { showLaunches } from "../shared/show.ts";
+import type { EventBody, SceneEvent, WorldSnapshot } from "../shared/types.ts";
+import { worldFromWindow } from "../shared/world.ts";
+import { ServerClock } from "../server/scene/clock.ts";
+import { DEFAULT_DESYNC_LIMITS, type DesyncAction, DesyncJudge } from "../server/scene/desync.ts";
+import { RESUME_MARGIN_TICKS, SNAPSHOT_STEP_TICKS } from "../server/scene/event_window.ts";
+import type { LoadedScene, SceneLog } from "../server/scene/scene_log.ts";
+import { SceneSequencer, type Submitted } from "../server/scene/sequencer.ts";
+
+/** Wall ms of every contract scene's tick 0 (the injected wall clock starts there). */
+const EPOCH = 1_700_000_000_000;
+
+/** One scene in a backend under test. */
+export interface ContractScene {
+  /** Opens the scene's log as a sequencer would (a cluster owner: a takeover). */
+  load(): Promise<{ log: SceneLog; loaded: LoadedScene }>;
+  /** Every stored event, in seq order. */
+  stored(): Promise<SceneEvent[]>;
+  /** The stored snapshot. */
+  storedSnapshot(): Promise<WorldSnapshot>;
+  /** Another writer appends to the log (the next append of ours at that position must fail). */
+  intrude(): Promise<void>;
+}
+
+/** A log backend under test. */
+export interface ContractBackend {
+  /** Creates scene `id` with `seed`, tick 0 at `epoch`, starting from `snapshot`. */
+  create(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): Promise<ContractScene>;
+}
+
+/** A sequencer over a backend's scene, with everything it did recorded. */
+class Harness {
+  mono = 0;
+  readonly clock = new ServerClock(() => EPOCH, () => this.mono);
+  readonly heard: SceneEvent[] = [];
+  readonly beats: [number, number][] = [];
+  readonly failures: unknown[] = [];
+  readonly stats = { eventsClient: 0, eventsShow: 0, showSkippedSkyFull: 0 };
+  sequencer!: SceneSequencer;
+  log!: SceneLog;
+
+  constructor(readonly scene: ContractScene, readonly skyCap = 1e9) {}
+
+  /** Sets the clock to the middle of `tick`. */
+  at(tick: number): this {
+    this.mono = (tick + 0.5) * TICK_MS;
+    return this;
+  }
+
+  async open(): Promise<this> {
+    const { log, loaded } = await this.scene.load();
+    this.log = log;
+    this.sequencer = new SceneSequencer(loaded, {
+      log,
+      clock: this.clock,
+      stats: this.stats,
+      skyCap: this.skyCap,
+      onEvent: (event) => this.heard.push(event),
+      onHeartbeat: (n, seq) => this.beats.push([n, seq]),
+      onFailure: (e) => this.failures.push(e),
+    });
+    return this;
+  }
+
+  /** Submits and waits until the event is stored (or refused). */
+  async submit(by: string, body: EventBody): Promise<ErrorMessage | null> {
+    return await settle(this.sequencer.submit(by, body));
+  }
+}
+
+/** A submit's outcome once the write is done. */
+async function settle(submitted: Submitted): Promise<ErrorMessage | null> {
+  if (submitted instanceof Promise) {
+    await submitted;
+    return null;
+  }
+  return submitted;
+}
+
+/** Waits until `check` holds (asynchronous logs write in the background), at most 5 s. */
+async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = performance.now() + 5000;
+  while (!await check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const strip = (e: SceneEvent): SceneEvent => ({ seq: e.seq, tick: e.tick, by: e.by, body: e.body });
+
+let scenes = 0;
+
+/** Runs every contract test against `backend`, each on a fresh scene. */
+export async function runSceneContract(
+  t: Deno.TestContext,
+  backend: ContractBackend,
+): Promise<void> {
+  const fresh = (show = false, seed = 7) =>
+    backend.create(
+      `contract-${++scenes}-${Date.now() % 1e6}`,
+      seed,
+      EPOCH,
+      initialSnapshot({ show }),
+    );
+
+  await t.step("events are stamped in seq order and heard only once stored", async () => {
+    const h = await new Harness(await fresh()).open();
+    h.at(10);
+    const first = h.sequencer.submit("ana", { type: "launch", x: 1, z: 2 });
+    h.at(12);
+    const second = h.sequencer.submit("bo", { type: "settings", settings: { snow: 0.5 } });
+    const third = h.sequencer.submit("cy", { type: "launch", x: -1, z: 0 });
+    assert.equal(h.sequencer.lastSeq, 3, "stamped at once");
+    for (const s of [first, second, third]) assert.equal(await settle(s), null);
+    assert.deepEqual(h.heard.map((e) => [e.seq, e.tick, e.by]), [
+      [1, 10, "ana"],
+      [2, 12, "bo"],
+      [3, 12, "cy"],
+    ]);
+    assert.deepEqual((await h.scene.stored()).map(strip), h.heard.map(strip));
+    assert.equal(h.sequencer.settings.snow, 0.5);
+    assert.equal(h.stats.eventsClient, 3);
+    h.at(13).sequencer.pass();
+    assert.deepEqual(h.beats, [], "tick 13 is covered by the events at 12");
+    h.at(20).sequencer.pass();
+    assert.deepEqual(h.beats, [[20, 3]], "a heartbeat names the last seq it covers");
+  });
+
+  await t.step("the sky admits up to its cap and says when to retry", async () => {
+    const probe: SceneEvent = { seq: 1, tick: 10, by: "x", body: { type: "launch", x: 0, z: 0 } };
+    const { particles, endTick } = eventCost(7, probe);
+    const h = await new Harness(await fresh(), Math.ceil(particles * 1.5)).open();
+    h.at(10);
+    assert.equal(await h.submit("ana", { type: "launch", x: 0, z: 0 }), null);
+    const refused = await h.submit("bo", { type: "launch", x: 0, z: 0 });
+    assert.equal(refused?.code, "sky_full");
+    assert.ok((refused?.retryAfterMs ?? 0) > 0, "it says when to retry");
+    const huge = await new Harness(await fresh(), 10).open();
+    assert.equal(
+      (await huge.at(10).submit("cy", { type: "launch", x: 0, z: 0 }))?.retryAfterMs,
+      undefined,
+      "a launch larger than the sky never fits: no retry time",
+    );
+    h.at(endTick + 1);
+    assert.equal(await h.submit("bo", { type: "launch", x: 0, z: 0 }), null, "room again");
+    assert.deepEqual((await h.scene.stored()).map((e) => e.seq), [1, 2], "refusals store nothing");
+  });
+
+  await t.step("the show catches up from about now and then keeps its schedule", async () => {
+    const seed = 11;
+    const h = await new Harness(await fresh(true, seed)).at(1000).open();
+    h.sequencer.pass();
+    h.at(1300).sequencer.pass();
+    const expected = showLaunches(seed, 1000 - 60, 1301).map((l) => l.tick);
+    await until(
+      "the show's launches are stored",
+      async () => (await h.scene.stored()).length === expected.length,
+    );
+    const stored = await h.scene.stored();
+    assert.ok(expected.length > 0, "the schedule has launches in that span");
+    assert.deepEqual(stored.map((e) => e.tick), expected, "nothing from before the last second");
+    assert.ok(stored.every((e) => e.by === "show"));
+    assert.deepEqual(stored.map((e) => e.seq), expected.map((_, i) => i + 1));
+    assert.equal(h.stats.eventsShow, expected.length);
+  });
+
+  await t.step("a reloaded scene resumes: seq continues, memory serves resumes", async () => {
+    const scene = await fresh();
+    const h = await new Harness(scene).open();
+    for (let i = 1; i <= 5; i++) {
+      await h.at(i * 10).submit("ana", { type: "settings", settings: { windSpeed: i } });
+    }
+    h.sequencer.persist();
+    const again = await new Harness(scene).at(60).open();
+    assert.equal(again.sequencer.lastSeq, 5);
+    assert.equal(again.sequencer.settings.windSpeed, 5);
+    const resumed = again.sequencer.welcomeWindow(2);
+    assert.equal(resumed.resumed, true);
+    assert.deepEqual(resumed.events.map((e) => e.seq), [3, 4, 5]);
+    const full = again.sequencer.welcomeWindow(undefined);
+    assert.equal(full.resumed, false);
+    assert.deepEqual(full.events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    assert.equal(again.sequencer.welcomeWindow(9).resumed, false, "a seq never stamped");
+    assert.ok(again.sequencer.clock.tick() >= 50, "the clock never goes below stored events");
+    assert.equal(await again.submit("bo", { type: "launch", x: 0, z: 0 }), null);
+    assert.deepEqual((await scene.stored()).map((e) => e.seq), [1, 2, 3, 4, 5, 6]);
+  });
+
+  await t.step("the stored snapshot moves forward and a reload starts from it", async () => {
+    const scene = await fresh();
+    const h = await new Harness(scene).open();
+    await h.at(100).submit("ana", { type: "settings", settings: { windSpeed: 3 } });
+    await h.at(200).submit("ana", { type: "settings", settings: { snow: 0.25 } });
+    const now = 200 + WINDOW_TICKS + RESUME_MARGIN_TICKS + SNAPSHOT_STEP_TICKS;
+    await h.at(now - 1).submit("bo", { type: "settings", settings: { theme: "blue-silver" } });
+    h.at(now).sequencer.persist();
+    const target = now - WINDOW_TICKS - RESUME_MARGIN_TICKS;
+    await until(
+      "the snapshot is stored",
+      async () => (await scene.storedSnapshot()).tick === target,
+    );
+    const all = await scene.stored();
+    const start = initialSnapshot({ show: false });
+    assert.deepEqual(await scene.storedSnapshot(), advanceSnapshot(start, all, target));
+    const again = await new Harness(scene).at(now + 1).open();
+    const welcome = again.sequencer.welcomeWindow(undefined);
+    assert.ok(welcome.horizon >= now + 1);
+    assert.deepEqual(welcome.snapshot, advanceSnapshot(start, all, welcome.horizon - WINDOW_TICKS));
+    assert.deepEqual(welcome.events.map((e) => e.seq), [3], "only what the window needs");
+    assert.equal(again.sequencer.welcomeWindow(1).resumed, false, "seq 1 is behind the snapshot");
+    assert.equal(again.sequencer.settings.theme, "blue-silver");
+  });
+
+  await t.step("desync judging computes the truth from the window, loaded or live", async () => {
+    const seed = 5;
+    const scene = await fresh(false, seed);
+    const h = await new Harness(scene).open();
+    for (let i = 0; i < 4; i++) {
+      await h.at(30 + i * 40).submit("ana", { type: "launch", x: i * 5 - 10, z: 3 });
+    }
+    const tick = 240;
+    h.at(tick + 5);
+    const truthOf = (sequencer: SceneSequencer) => {
+      const window = sequencer.windowAt(tick);
+      assert.ok(window, "memory reaches back to the window");
+      return worldFromWindow({ seed, capacity: 1e9, tick, ...window }).hash();
+    };
+    const truth = truthOf(h.sequencer);
+    const again = await new Harness(scene).at(tick + 5).open();
+    assert.equal(truthOf(again.sequencer), truth, "a reload computes the same truth");
+    const acted: DesyncAction[][] = [];
+    const judge = new DesyncJudge(
+      DEFAULT_DESYNC_LIMITS,
+      () => Promise.resolve(truthOf(again.sequencer)),
+    );
+    judge.report(tick, "honest", truth, 0);
+    judge.report(tick, "liar1", "0000000000000000", 0);
+    judge.report(tick, "liar2", "0000000000000000", 0);
+    judge.decide(10, () => 3, (actions) => acted.push(actions));
+    await until("the verdict", () => acted.length > 0);
+    assert.deepEqual(acted, [[
+      { kind: "resync", peer: "liar1", tick },
+      { kind: "resync", peer: "liar2", tick },
+    ]]);
+  });
+
+  await t.step(
+    "a failed append is heard by nobody and gives its sky room back at once",
+    async () => {
+      const scene = await fresh();
+      const h = await new Harness(scene).open();
+      h.at(10);
+      assert.equal(await h.submit("ana", { type: "launch", x: 0, z: 0 }), null);
+      const before = h.sequencer.skyUsed();
+      await scene.intrude();
+      // A synchronous log throws from submit; an asynchronous one rejects what it returns.
+      const failed = await Promise.resolve().then(() =>
+        settle(h.sequencer.submit("bo", { type: "launch", x: 5, z: 5 }))
+      ).then(() => false, () => true);
+      assert.equal(failed, true, "the append failed");
+      assert.equal(h.sequencer.skyUsed(), before, "its reservation is gone at once");
+      assert.deepEqual(h.heard.map((e) => e.seq), [1]);
+      const stored = (await scene.stored()).filter((e) => e.by !== "intruder");
+      assert.deepEqual(stored.map((e) => [e.seq, e.by]), [[1, "ana"]], "nothing of it stored");
+      // An asynchronous log is lost for good (its owner steps down); a synchronous one is not.
+      if (h.failures.length > 0) assert.equal(h.sequencer.failed, true);
+    },
+  );
+}
