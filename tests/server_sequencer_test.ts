@@ -129,3 +129,65 @@ Deno.test("sequencer reloaded from its log continues the seq and keeps the setti
   again.sequencer.submit("bo", { type: "launch", x: -3, z: -3 });
   assert.deepEqual(first.log.events.map((e) => e.seq), [1, 2, 3]);
 });
+
+/** A SceneLog whose appends complete when the test says so (as JetStream's do, in order). */
+class AsyncLog extends MemoryLog {
+  readonly pending: PromiseWithResolvers<void>[] = [];
+  override append(event: SceneEvent): Promise<void> {
+    super.append(event);
+    const done = Promise.withResolvers<void>();
+    this.pending.push(done);
+    return done.promise;
+  }
+}
+
+Deno.test("sequencer over an asynchronous log: heard once stored, heartbeats wait", async (t) => {
+  const log = new AsyncLog();
+  const { sequencer, heard, beats, stats, setMs } = setup(log);
+  setMs(10.5 * TICK_MS);
+  const first = sequencer.submit("ana", { type: "launch", x: 0, z: 0 });
+  const second = sequencer.submit("bo", { type: "launch", x: 1, z: 0 });
+  assert.ok(first instanceof Promise && second instanceof Promise);
+
+  await t.step("stamping is immediate, hearing waits for the write", () => {
+    assert.equal(sequencer.lastSeq, 2);
+    assert.deepEqual(heard, []);
+    assert.equal(stats.eventsClient, 0);
+  });
+  await t.step("a heartbeat due meanwhile goes out once every append is stored", async () => {
+    setMs(20.5 * TICK_MS);
+    sequencer.pass();
+    assert.deepEqual(beats, []);
+    log.pending[0].resolve();
+    await first;
+    assert.deepEqual(heard.map((e) => e.seq), [1]);
+    assert.deepEqual(beats, [], "seq 2 is still being written");
+    log.pending[1].resolve();
+    await second;
+    assert.deepEqual(heard.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(beats, [20]);
+    assert.equal(stats.eventsClient, 2);
+  });
+});
+
+Deno.test("sequencer over an asynchronous log stops at a failed write and gives the room back", async () => {
+  const log = new AsyncLog();
+  const failures: unknown[] = [];
+  const { sequencer, heard, setMs } = setup(log);
+  // (setup's deps have no onFailure: watch the flag and the rejections instead.)
+  setMs(10.5 * TICK_MS);
+  const doomed = sequencer.submit("ana", { type: "launch", x: 0, z: 0 }) as Promise<void>;
+  const used = sequencer.skyUsed();
+  assert.ok(used > 0, "reserved while it is written");
+  log.pending[0].reject(new Error("fenced"));
+  await doomed.catch((e) => failures.push(e));
+  assert.equal(failures.length, 1);
+  assert.equal(sequencer.skyUsed(), 0, "released at once, not when the launch would end");
+  assert.equal(sequencer.failed, true);
+  assert.deepEqual(heard, []);
+  await assert.rejects(
+    sequencer.submit("bo", { type: "launch", x: 1, z: 0 }) as Promise<void>,
+    /fenced/,
+    "nothing more is stamped",
+  );
+});
