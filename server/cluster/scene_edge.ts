@@ -1,8 +1,10 @@
 /**
- * One scene as an edge node serves it: the local clients, the scene's log read from the stream
- * (events reach clients only once stored), heartbeats from the owner relayed only after every
- * event they cover, welcomes and resumes built from the edge's own window, and clients' submits
- * forwarded to the owner by request/reply.
+ * One scene as an edge node serves it: the local clients, served by the same `SceneRelay` as the
+ * single node's room (welcomes, resumes, presence, fan-out, hash checks, verdicts), over the
+ * scene's log read from the stream (events reach clients only once stored). What is the edge's
+ * own: heartbeats from the owner relayed only after every event they cover, clients that saw more
+ * than this node relayed, people on other nodes, the paused state, and submits forwarded to the
+ * owner by request/reply.
  *
  * Horizon rule: a heartbeat `{n, seq}` says every event with tick < n has seq ≤ seq. The edge
  * relays it only once it has relayed every event up to seq, so no client here ever gets an event

@@ -43,9 +43,13 @@ import type { Subscription } from "@nats-io/transport-node";
 
 export { APPEND_RETRY_DELAYS_MS } from "./jetstream_log.ts";
 
-/** The owner reserves this many ticks ahead of its clock (1 s)… */
+/**
+ * The owner reserves this many ticks ahead of its clock (1 s): a successor starts at most this
+ * far ahead of the scene's clock (a jump clients see once), while the record is written only
+ * about twice a second…
+ */
 export const RESERVE_AHEAD_TICKS = TICK_RATE;
-/** …and tops the reservation up when less than this is left. */
+/** …topping the reservation up when less than this is left (a write's round trip fits in it). */
 const RESERVE_LOW_TICKS = TICK_RATE / 2;
 
 /** What an owner needs. */

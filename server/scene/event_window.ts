@@ -18,7 +18,11 @@ import { RecentEvents } from "./recent_events.ts";
  */
 export const RESUME_MARGIN_TICKS = 60 * TICK_RATE;
 
-/** Past this many events in memory, the resume margin shrinks (the window W never does). */
+/**
+ * Past this many events in memory, the resume margin shrinks (the window W never does): a flood
+ * of settings changes (which cost no sky room) could otherwise hold unbounded memory for a minute;
+ * 100 000 small events are some tens of MB, far above any rate-limited scene's minute.
+ */
 export const MAX_RECENT_EVENTS = 100_000;
 
 /**
