@@ -120,11 +120,6 @@ export class ClusterScenes implements SceneHost {
     });
   }
 
-  /** Whether this node owns `scene` now. */
-  owns(scene: string): boolean {
-    return this.#owners.get(scene)?.active ?? false;
-  }
-
   /** A friendly id no scene in the cluster has (read from NATS; nothing is stored). */
   freshId(): Promise<string> {
     return this.#fromNats("choosing a scene id", async () => {

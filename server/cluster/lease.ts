@@ -61,9 +61,3 @@ export async function releaseLease(link: NatsLink, lease: Lease): Promise<void> 
     // Already gone or taken: nothing to release.
   }
 }
-
-/** The node holding the scene's lease, or null. */
-export async function leaseHolder(link: NatsLink, scene: string): Promise<string | null> {
-  const entry = await link.leases.get(scene);
-  return entry && entry.operation === "PUT" ? entry.string() : null;
-}

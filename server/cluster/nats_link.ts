@@ -39,7 +39,6 @@ export class NatsLink {
   #state: NatsState = "connected";
   /** Times the connection was lost. */
   disconnects = 0;
-  readonly #listeners = new Set<(state: NatsState) => void>();
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, leases: KV, scenes: KV) {
     this.nc = nc;
@@ -84,11 +83,6 @@ export class NatsLink {
     return this.#state;
   }
 
-  /** Calls `fn` whenever the state changes. */
-  onState(fn: (state: NatsState) => void): void {
-    this.#listeners.add(fn);
-  }
-
   /** Drains nothing, closes the connection. */
   async close(): Promise<void> {
     this.#set("closed");
@@ -99,7 +93,6 @@ export class NatsLink {
     if (this.#state === state) return;
     this.#state = state;
     if (state === "disconnected") this.disconnects++;
-    for (const fn of this.#listeners) fn(state);
   }
 
   /**

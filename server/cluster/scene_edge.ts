@@ -386,11 +386,6 @@ export class SceneEdge implements RelaySource {
     if (target !== undefined) this.#window.advance(target);
   }
 
-  /** Whether clients here currently see the sky paused. */
-  get paused(): boolean {
-    return this.#paused;
-  }
-
   /** Stops reading the log and closes local connections. */
   async close(code: number, reason: string): Promise<void> {
     this.#closed = true;

@@ -98,8 +98,6 @@ export class SceneOwner {
   #renewing = false;
   #lastRenewMs: number;
   #stopped = false;
-  /** Called once when the owner stops (stepped down or released). */
-  onStop: (reason: string) => void = () => {};
 
   private constructor(
     deps: OwnerDeps,
@@ -215,7 +213,6 @@ export class SceneOwner {
     this.#deps.metrics.leaseChanges++;
     this.#deps.log(`cluster: ${this.#deps.nodeId} steps down from ${this.scene}: ${reason}`);
     releaseLease(this.#deps.link, this.#lease).catch(() => {});
-    this.onStop(reason);
   }
 
   /**

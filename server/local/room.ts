@@ -207,9 +207,4 @@ export class Room {
     this.#relay.close(code, reason);
     this.persist();
   }
-
-  /** A fresh welcome after a hash disagreement. */
-  resync(peer: Peer, tick: number): void {
-    this.#relay.resync(peer, tick);
-  }
 }
