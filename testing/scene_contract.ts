@@ -3,8 +3,8 @@
  * node's SQLite store (tests/server_scene_contract_test.ts) and the cluster's JetStream log
  * (tests/cluster_scene_contract_test.ts). Each test drives a real `SceneSequencer` over the
  * backend with an injected clock and checks what the backend stored and what a reload from it
- * gives back: stamping order, sky admission, show catch-up, resume, snapshot advance, desync
- * judging, and a failed append.
+ * gives back: stamping order, sky admission, show catch-up (and launches the sky cannot hold),
+ * resume, snapshot advance, desync judging, and a failed append.
  *
  * @example
  * ```ts
@@ -182,6 +182,18 @@ export async function runSceneContract(
     assert.ok(stored.every((e) => e.by === "show"));
     assert.deepEqual(stored.map((e) => e.seq), expected.map((_, i) => i + 1));
     assert.equal(h.stats.eventsShow, expected.length);
+  });
+
+  await t.step("show launches the sky cannot hold are skipped, counted, not stored", async () => {
+    const seed = 11;
+    const h = await new Harness(await fresh(true, seed), 10).at(1000).open();
+    h.sequencer.pass();
+    const scheduled = showLaunches(seed, 1000 - 60, 1001).length;
+    assert.ok(scheduled > 0);
+    assert.equal(h.stats.showSkippedSkyFull, scheduled);
+    assert.equal(h.stats.eventsShow, 0);
+    assert.deepEqual(await h.scene.stored(), []);
+    assert.equal(h.sequencer.lastSeq, 0, "no seq spent on them");
   });
 
   await t.step("a reloaded scene resumes: seq continues, memory serves resumes", async () => {
