@@ -172,6 +172,11 @@ Deno.test({
         1,
       );
       assert.equal(gauge(ma, "snowfire_cluster_nats_connected"), 1);
+      // The owner's stamps count in its node's own families, as on a single node.
+      const stamped = (m: string) => gauge(m, 'snowfire_events_total{by="client"}');
+      const clientEvents = streamA.filter((e: SceneEvent) => e.by !== "show").length;
+      assert.ok(stamped(ma) + stamped(mb) >= clientEvents, "client events counted by the owner");
+      assert.doesNotMatch(ma, /^snowfire_scenes_stored /m, "scenes in NATS are not counted");
       const health = await (await fetch(`${a.url}/healthz`)).json();
       assert.equal(health.ok, true);
       assert.equal(health.cluster.node, "node-a");
