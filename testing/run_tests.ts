@@ -13,8 +13,8 @@ import { testFiles, type Tier, TIERS } from "./test_tiers.ts";
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
 
 /**
- * Tiers whose files run two at a time (`--parallel`, one per core here). Not the server tier: its
- * flood and load tests measure the server's latency and memory, which another file's work skews.
+ * Tiers whose files run as many at a time as there are cores (`deno test --parallel`). Files marked
+ * `// test tiers: alone` never do: they run after the others, one at a time.
  */
 const PARALLEL: ReadonlySet<Tier> = new Set(["unit"]);
 
@@ -42,7 +42,7 @@ function summaryOf(output: string): Counts | null {
 }
 
 /** Runs `deno` with `args`, echoing its output, and resolves with its exit code and output. */
-async function run(args: string[]): Promise<{ code: number; output: string }> {
+async function runDeno(args: string[]): Promise<{ code: number; output: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
     stdout: "piped",
@@ -72,7 +72,7 @@ const flags = args.filter((a) => a.startsWith("-"));
 
 if (named.length > 0) {
   // Files or folders named: run exactly those, as plain `deno test` would.
-  const { code } = await run([...FLAGS, ...args]);
+  const { code } = await runDeno([...FLAGS, ...args]);
   Deno.exit(code);
 }
 
@@ -83,18 +83,26 @@ const lines: string[] = [];
 let status = 0;
 const started = performance.now();
 for (const tier of chosen) {
-  const paths = files.filter((f) => f.tier === tier).map((f) => f.path);
-  if (paths.length === 0) continue;
-  console.log(`\n== ${tier} tests: ${paths.length} files ==\n`);
+  const inTier = files.filter((f) => f.tier === tier);
+  if (inTier.length === 0) continue;
+  console.log(`\n== ${tier} tests: ${inTier.length} files ==\n`);
   const tierStarted = performance.now();
   const parallel = PARALLEL.has(tier) ? ["--parallel"] : [];
-  const { code, output } = await run([...FLAGS, ...parallel, ...flags, ...paths]);
-  const counts = summaryOf(output);
-  if (code !== 0) status = code;
-  if (!counts) {
-    lines.push(`${tier}: no summary (exit code ${code})`);
-    status ||= 1;
-    continue;
+  const runs = [
+    [...parallel, ...inTier.filter((f) => !f.alone).map((f) => f.path)],
+    inTier.filter((f) => f.alone).map((f) => f.path),
+  ].filter((run) => run.some((arg) => !arg.startsWith("-")));
+  const counts: Counts = { passed: 0, steps: 0, failed: 0, ignored: 0 };
+  for (const run of runs) {
+    const { code, output } = await runDeno([...FLAGS, ...flags, ...run]);
+    const summary = summaryOf(output);
+    if (code !== 0) status = code;
+    if (!summary) {
+      lines.push(`${tier}: no summary (exit code ${code})`);
+      status ||= 1;
+      continue;
+    }
+    for (const key of Object.keys(counts) as (keyof Counts)[]) counts[key] += summary[key];
   }
   for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
   lines.push(

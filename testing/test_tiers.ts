@@ -3,6 +3,9 @@
  * imports `testing/browser.ts` drives a browser; `testing/nats_cluster.ts`, NATS servers;
  * `testing/test_server.ts`, `scripts/raw_server.ts` or `scripts/load/target.ts`, a server. Every
  * other file is a unit test: it starts nothing and runs in seconds.
+ *
+ * A file that measures timing or memory against a baseline (a flood's heartbeat-gap ratio) says
+ * `// test tiers: alone` on a line of its own; it then runs by itself, after the rest of its tier.
  */
 
 /** The four tiers, in the order `deno task test` runs them. */
@@ -17,6 +20,9 @@ const MARKERS: [Tier, RegExp][] = [
   ["cluster", /["']\.\.\/testing\/nats_cluster\.ts["']/],
   ["server", /["']\.\.\/(testing\/test_server|scripts\/raw_server|scripts\/load\/target)\.ts["']/],
 ];
+
+/** The line that makes a test file run by itself. */
+const ALONE = /^\/\/ test tiers: alone$/m;
 
 /**
  * The tier of a test file in `tests/`, from its source text.
@@ -34,6 +40,26 @@ export function tierOf(source: string): Tier {
 }
 
 /**
+ * Whether a test file must run by itself (it measures timing or memory against a baseline).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(runsAlone("// test tiers: alone\nDeno.test(...)"), true);
+ * ```
+ */
+export function runsAlone(source: string): boolean {
+  return ALONE.test(source);
+}
+
+/** A test file, its tier, and whether it runs by itself. */
+export interface TestFile {
+  path: string;
+  tier: Tier;
+  alone: boolean;
+}
+
+/**
  * The test files (`*_test.ts`) directly in `dir`, sorted, each with its tier.
  *
  * @example
@@ -42,12 +68,13 @@ export function tierOf(source: string): Tier {
  * const unit = files.filter((f) => f.tier === "unit").map((f) => f.path);
  * ```
  */
-export async function testFiles(dir: URL): Promise<{ path: string; tier: Tier }[]> {
-  const files: { path: string; tier: Tier }[] = [];
+export async function testFiles(dir: URL): Promise<TestFile[]> {
+  const files: TestFile[] = [];
   for await (const entry of Deno.readDir(dir)) {
     if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
     const url = new URL(entry.name, dir);
-    files.push({ path: url.pathname, tier: tierOf(await Deno.readTextFile(url)) });
+    const source = await Deno.readTextFile(url);
+    files.push({ path: url.pathname, tier: tierOf(source), alone: runsAlone(source) });
   }
   return files.sort((a, b) => a.path < b.path ? -1 : 1);
 }

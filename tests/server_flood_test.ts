@@ -4,6 +4,7 @@
  * flooder, and a 60 MiB frame. Each measures the child's RSS from /proc and, where it matters, the
  * heartbeat gaps of an observer in another scene (quiet first, in the same test). Bounded in time.
  */
+// test tiers: alone
 import assert from "node:assert/strict";
 import { floodInChild } from "../testing/flooder.ts";
 import {

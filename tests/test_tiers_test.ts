@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { testFiles, tierOf } from "../testing/test_tiers.ts";
+import { runsAlone, testFiles, tierOf } from "../testing/test_tiers.ts";
 
 Deno.test("test tiers come from the harness a file imports", () => {
   assert.equal(tierOf('import { launchBrowser } from "../testing/browser.ts";'), "browser");
@@ -12,6 +12,15 @@ Deno.test("test tiers come from the harness a file imports", () => {
   // A cluster test also starts servers; a browser test may use NATS: the first marker wins.
   const both = 'import "../testing/nats_cluster.ts";\nimport "../testing/test_server.ts";';
   assert.equal(tierOf(both), "cluster");
+});
+
+Deno.test("a file runs alone only when a line of its own says so", async () => {
+  assert.equal(runsAlone("/** A test. */\n// test tiers: alone\nimport x;"), true);
+  assert.equal(runsAlone("const note = '// test tiers: alone';"), false);
+  assert.equal(runsAlone("// test tiers: alone, please"), false);
+  // The flood test compares heartbeat gaps under attack with a quiet baseline: others' work skews it.
+  const flood = await Deno.readTextFile(new URL("./server_flood_test.ts", import.meta.url));
+  assert.equal(runsAlone(flood), true);
 });
 
 Deno.test("unit test files start no server, browser or NATS of their own", async () => {
