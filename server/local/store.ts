@@ -81,9 +81,11 @@ export class SceneStore {
       this.#check();
     } catch (e) {
       if (e instanceof StorageDamagedError) throw e;
-      const message = (e as Error).message;
-      if (/not a database|malformed|corrupt/i.test(message)) {
-        throw new StorageDamagedError(`${this.#path}: ${message}`, { cause: e });
+      // SQLITE_CORRUPT (11) or SQLITE_NOTADB (26), by node:sqlite's `errcode`, not the text.
+      const errcode = (e as { errcode?: unknown }).errcode;
+      const primary = typeof errcode === "number" ? errcode & 0xff : -1;
+      if (primary === 11 || primary === 26) {
+        throw new StorageDamagedError(`${this.#path}: ${(e as Error).message}`, { cause: e });
       }
       throw e;
     }
