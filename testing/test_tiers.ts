@@ -4,8 +4,9 @@
  * `testing/test_server.ts`, `scripts/raw_server.ts` or `scripts/load/target.ts`, a server. Every
  * other file is a unit test: it starts nothing and runs in seconds.
  *
- * A file that measures timing or memory against a baseline (a flood's heartbeat-gap ratio) says
- * `// test tiers: alone` on a line of its own; it then runs by itself, after the rest of its tier.
+ * A file whose assertions depend on timing (a rate counted over a second, a heartbeat-gap ratio
+ * against a quiet baseline) says `// test tiers: alone` on a line of its own; it then runs by
+ * itself, after the rest of its tier, which may run files in parallel.
  */
 
 /** The four tiers, in the order `deno task test` runs them. */
@@ -40,7 +41,7 @@ export function tierOf(source: string): Tier {
 }
 
 /**
- * Whether a test file must run by itself (it measures timing or memory against a baseline).
+ * Whether a test file must run by itself (its assertions depend on timing).
  *
  * @example
  * ```ts

@@ -2,6 +2,7 @@
  * The reflector over real WebSockets: same events for everyone, heartbeats at the promised rate,
  * presence and resume after a dropped connection (desync arbitration: server_desync_test.ts).
  */
+// test tiers: alone
 import assert from "node:assert/strict";
 import { TestClient } from "../testing/test_client.ts";
 import { withServer } from "../testing/test_server.ts";
