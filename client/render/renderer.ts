@@ -25,6 +25,14 @@ export interface SceneRendererOptions {
   preserveDrawingBuffer?: boolean;
 }
 
+/**
+ * Per firework motion class (MOTION order: shell, trail, spark, child, ember, willow, willowEmber,
+ * comet, cometEmber, star, split, crackle, crackleChild), a factor on the 5-tick streak: crossette
+ * stars and their splits stay crisp points with short tails (a cross of stars, not of dashes) and
+ * a crackle pop is a round flash.
+ */
+const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 0.3, 1, 0.2];
+
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
 
@@ -119,7 +127,7 @@ export class SceneRenderer {
       viewport,
       glow: 1.7,
       intensity: reduced ? 0.5 : 1.3,
-      tail: { ticks: 5 },
+      tail: { ticks: 5, classTicks: FIREWORK_TAIL_TICKS },
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
