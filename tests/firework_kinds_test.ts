@@ -222,7 +222,9 @@ Deno.test("crackle flickers and has a crackling second break", () => {
   assert.ok(secondBreakTick >= plan.riseTicks + RECIPES.crackle.split!.delay[0], "pops come later");
   // Changed deliberately (issue 15: "the crackle has no visible pops"): a pop is a steady flash,
   // brighter and wider than the burst's sparks, not one more strobing spark.
-  for (let k = 0; k < childCount; k++) assert.equal(flicker[children + k], 0, "pops flash steadily");
+  for (let k = 0; k < childCount; k++) {
+    assert.equal(flicker[children + k], 0, "pops flash steadily");
+  }
   const pop = MOTIONS[RECIPES.crackle.split!.motion], spark = MOTIONS[RECIPES.crackle.motion];
   assert.ok(pop.gain >= 2 * spark.gain && pop.size > spark.size, "a pop outshines a spark");
   // The strobe: steady particles stay lit, strobing ones alternate lit and dim.

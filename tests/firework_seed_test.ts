@@ -239,4 +239,15 @@ Deno.test("a young burst draws short rays from its centre, not streaks through i
     checked++;
   }
   assert.ok(checked > 500, `${checked} sparks checked`);
+  // And they are dimmed while still packed round the centre (by (distance / 10 m)²).
+  const youth = new Array(13).fill(0);
+  youth[MOTION.spark] = 10;
+  const dimmed = new Float32Array(out.length);
+  packSparks(view, 1, { ticks: 5, classYouth: youth }, 1, Number.NaN, dimmed);
+  let full = 0, shown = 0;
+  for (let n = 0; n < drawn; n++) {
+    full += out[n * SPARK_STRIDE + 6];
+    shown += dimmed[n * SPARK_STRIDE + 6];
+  }
+  assert.ok(shown < 0.1 * full, `a two-tick-old burst shines ${(shown / full).toFixed(3)} of full`);
 });

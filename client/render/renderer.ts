@@ -33,6 +33,13 @@ export interface SceneRendererOptions {
  */
 const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 0.3, 1, 0.2];
 
+/**
+ * Per firework motion class (MOTION order), the radius (metres) within which a burst's sparks
+ * are dimmed by (distance from the burst point / radius)², so a young burst is a star of
+ * sparks, not a saturated disc: the burst classes only (spark, willow, comet, star, crackle).
+ */
+const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 10, 0, 0, 8, 0, 6, 0, 6, 0, 10, 0];
+
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
 
@@ -127,7 +134,7 @@ export class SceneRenderer {
       viewport,
       glow: 1.7,
       intensity: reduced ? 0.5 : 1.3,
-      tail: { ticks: 5, classTicks: FIREWORK_TAIL_TICKS },
+      tail: { ticks: 5, classTicks: FIREWORK_TAIL_TICKS, classYouth: FIREWORK_YOUTH_RADIUS },
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
@@ -208,7 +215,7 @@ export class SceneRenderer {
     if (world) {
       const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
       const clamped = world.tick - 1 + alpha;
-      this.snow.update(clamped);
+      this.snow.update(clamped, this.camera);
       this.fireworks.update(alpha, world.tick);
       this.gun.update(alpha, world.tick);
       this.fountain.update(alpha, world.tick);

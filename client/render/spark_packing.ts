@@ -25,6 +25,13 @@ export interface StreakTail {
    * crisp stars get short tails, fast sparks long ones. Missing entries are 1.
    */
   classTicks?: readonly number[];
+  /**
+   * Per motion class, a radius R in metres (0 or missing: none): a particle closer than R to its
+   * birth point shines by (distance / R)², so the sparks of a young burst, all still packed
+   * round its centre, add up to no more light per pixel than a burst R wide — sparks, not a
+   * saturated disc. Pool views only.
+   */
+  classYouth?: readonly number[];
 }
 
 /**
@@ -65,6 +72,7 @@ export function packSparks(
   const origin = "origin" in view ? (view as { origin: Float32Array }).origin : null;
   const style = "style" in view ? (view as { style: Float32Array }).style : null;
   const classTicks = style ? tail.classTicks : undefined;
+  const classYouth = style && origin ? tail.classYouth : undefined;
   const flicker = "flicker" in view && !Number.isNaN(strobeTick) ? view.flicker : null;
   const tick = strobeTick | 0;
   // Event blocks of a pool view (fireworks, gun): thinning counts from each block's start.
@@ -121,10 +129,19 @@ export function packSparks(
       out[o + 5] = tz;
     }
     let light = 1;
+    if (classYouth) {
+      const radius = classYouth[(style![i] / PALETTE_SIZE) | 0] ?? 0;
+      if (radius > 0) {
+        const bx = out[o] - origin![p], by = out[o + 1] - origin![p + 1];
+        const bz = out[o + 2] - origin![p + 2];
+        const near = (bx * bx + by * by + bz * bz) / (radius * radius);
+        if (near < 1) light = near;
+      }
+    }
     if (flicker) {
       // strobe(tick, flicker[i]), inlined: lit about 7 ticks in 16, rhythm and phase per spark.
       const f = flicker[i] | 0;
-      if (f !== 0 && ((tick * (3 + (f & 1) * 2) + f * 7) & 15) >= 7) light = STROBE_DIM;
+      if (f !== 0 && ((tick * (3 + (f & 1) * 2) + f * 7) & 15) >= 7) light *= STROBE_DIM;
     }
     out[o + 6] = color[c] * light;
     out[o + 7] = color[c + 1] * light;
