@@ -66,6 +66,7 @@ export class SceneRenderer {
   private width = 0;
   private height = 0;
   private userMoved = false;
+  private pendingPixelRatio = NaN;
   private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
 
   constructor(options: SceneRendererOptions) {
@@ -209,6 +210,11 @@ export class SceneRenderer {
    * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
    */
   prepare(time: number, seconds: number): void {
+    if (!Number.isNaN(this.pendingPixelRatio)) {
+      this.renderer.setPixelRatio(this.pendingPixelRatio);
+      this.pendingPixelRatio = NaN;
+      this.resize();
+    }
     this.resizeIfNeeded();
     this.controls.update();
     const world = this.world;
@@ -245,15 +251,21 @@ export class SceneRenderer {
     this.glow.bloomEnabled = on;
   }
 
-  /** Renders at `ratio` device pixels per CSS pixel from the next frame on. */
+  /**
+   * Renders at `ratio` device pixels per CSS pixel from the next frame on. The drawing buffer is
+   * resized at the start of that frame's {@link prepare}, not now: resizing it clears the
+   * canvas, and a clear after this frame's draw is what the browser would show (two fully black
+   * phone frames were seen when the governor changed the resolution between draw and display).
+   */
   setPixelRatio(ratio: number): void {
-    this.renderer.setPixelRatio(ratio);
-    this.resize();
+    this.pendingPixelRatio = ratio;
   }
 
-  /** Device pixels per CSS pixel currently rendered. */
+  /** Device pixels per CSS pixel currently rendered (or about to be, from the next frame). */
   get pixelRatio(): number {
-    return this.renderer.getPixelRatio();
+    return Number.isNaN(this.pendingPixelRatio)
+      ? this.renderer.getPixelRatio()
+      : this.pendingPixelRatio;
   }
 
   /** Matches the drawing buffer and the point-size scale to the canvas' CSS size. */
