@@ -4,12 +4,15 @@
  * cells of the upper half of the view (the sky where the bursts are), and some flakes near the
  * camera are at least 12 px across (their shape and tumbling can be seen). Each view is saved to
  * `tests/output/snow-<w>x<h>.png` (snow alone) and `tests/output/scene-<w>x<h>-{young,bloom}.png`
- * (everything, a peony 0.15 s and 0.75 s after its burst) for people to look at.
+ * (everything, one launch of every kind side by side, 0.15 s and 0.75 s after the last burst) for
+ * people to look at.
  */
 import assert from "node:assert/strict";
-import { browserTest, launchBrowser, openScene, startTestServer } from "../testing/browser.ts";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { planFirework } from "../shared/firework_plan.ts";
-import { TestClient } from "./helpers/server_harness.ts";
+import { browserTest, launchBrowser, openScene } from "../testing/browser.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
 
 const VIEWPORTS = [
   { width: 1280, height: 720 },
@@ -31,7 +34,7 @@ interface SnowReading {
 }
 
 browserTest("browser snow: the view is inside the snowfall at every viewport", async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   let client: TestClient | null = null;
   try {
@@ -85,14 +88,23 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
           for (const layer of OTHER_LAYERS) {
             await page.evaluate((l) => snowfire.setLayerVisible(l, true), layer);
           }
-          const body = { type: "launch" as const, x: 0, z: 0, y: 40, kind: "peony" as const };
-          client!.submit(body);
-          const event = await client!.waitFor(
-            (m) => m.t === "event" && m.body.type === "launch" && m.by === joined.welcome.you.id,
-            10_000,
-          ) as { seq: number; tick: number };
+          // Every kind at once, side by side at the same height (so they burst together).
           const seed = await page.evaluate(() => snowfire.seed());
-          const burstTick = event.tick + planFirework(seed, event.seq, body).riseTicks;
+          let burstTick = 0;
+          // Peony last, so the "young" picture shows a peony 0.15 s after its burst.
+          for (const [k, kind] of [...FIREWORK_KINDS.entries()].reverse()) {
+            const body = { type: "launch" as const, x: -35 + 10 * k, z: 0, y: 40, kind };
+            client!.submit(body);
+            const event = await client!.waitFor(
+              (m) => m.t === "event" && m.body.type === "launch" && m.body.kind === kind,
+              10_000,
+            ) as { seq: number; tick: number };
+            burstTick = Math.max(
+              burstTick,
+              event.tick + planFirework(seed, event.seq, body).riseTicks,
+            );
+            await new Promise((done) => setTimeout(done, 300)); // within the launch rate limit
+          }
           // A young burst (0.15 s: sparks, not a disc) and one in full bloom (0.75 s).
           for (const [age, name] of [[9, "young"], [45, "bloom"]] as const) {
             await page.evaluate((at) => snowfire.holdDisplay(at), burstTick + age);
