@@ -133,6 +133,21 @@ void main() {
 }
 `;
 
+/**
+ * The shader's rule for flakes joining after an intensity change, in TypeScript: a flake whose
+ * height is `height` (box heights, [0, 1)) and which has fallen `fallen` box heights since the
+ * change has come in through the top since then. (It was at height + fallen at the change, so
+ * it wrapped iff that is ≥ 1.) A leaving flake shows while this is false.
+ *
+ * @example
+ * ```ts
+ * enteredFromTop(0.9, 0.2); // true: it was at 1.1 box heights, so it wrapped
+ * ```
+ */
+export function enteredFromTop(height: number, fallen: number): boolean {
+  return fallen >= 1 - height;
+}
+
 /** Options for {@link SnowPoints}. */
 export interface SnowPointsOptions {
   uniforms: PointUniforms;
