@@ -44,8 +44,11 @@ export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
  * axis (seed 003's FRAND · V_VARIATION).
  */
 export const SNOW_DRIFT = 0.35;
-/** Range of the flake sprite diameter, metres (a flake a few metres away is tens of pixels). */
-export const SNOW_SIZE = [0.06, 0.16] as const;
+/**
+ * Range of the flake sprite diameter, metres: a flake a few metres away is tens of pixels
+ * (seed 000's flakes are 0.3 % of its snow box; these are 0.07–0.17 %).
+ */
+export const SNOW_SIZE = [0.08, 0.2] as const;
 /**
  * Range of the tumbling speed, radians per second, about the flake's own x and y axes alike
  * (seed 000: RotationSpeed = 5.0–5.9, added to both RotationX and RotationY).

@@ -43,6 +43,7 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
     client = joined.client;
     client.submit({ type: "settings", settings: { show: false, snow: 0.5, windSpeed: 2 } });
     await Deno.mkdir("tests/output", { recursive: true });
+    let lastSeq = 0;
     for (const { width, height } of VIEWPORTS) {
       await t.step(`${width}×${height}`, async () => {
         const { page, problems } = await openScene(browser, server.url, scene, {
@@ -95,10 +96,15 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
           for (const [k, kind] of [...FIREWORK_KINDS.entries()].reverse()) {
             const body = { type: "launch" as const, x: -35 + 10 * k, z: 0, y: 40, kind };
             client!.submit(body);
+            // Only this step's launches: the client's history holds the earlier viewports' too.
+            const after = lastSeq;
             const event = await client!.waitFor(
-              (m) => m.t === "event" && m.body.type === "launch" && m.body.kind === kind,
+              (m) =>
+                m.t === "event" && m.seq > after && m.body.type === "launch" &&
+                m.body.kind === kind,
               10_000,
             ) as { seq: number; tick: number };
+            lastSeq = event.seq;
             burstTick = Math.max(
               burstTick,
               event.tick + planFirework(seed, event.seq, body).riseTicks,
