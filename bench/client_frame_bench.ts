@@ -52,6 +52,9 @@ const snow = new SnowPoints({
   drawShare: 1,
 });
 snow.bind(world.snow);
+const camera = new THREE.PerspectiveCamera(50, 16 / 9, 0.5, 2000);
+camera.position.set(0, 57, 133);
+camera.lookAt(0, 25, 0);
 const common = {
   uniforms: createPointUniforms(),
   viewport: { value: new THREE.Vector2(960, 540) },
@@ -78,7 +81,7 @@ Deno.bench("client frame: world.step with 100k flakes and ~50k sparks", { group:
 });
 
 Deno.bench("client frame: snow between rebases (uniforms only)", { group: "frame" }, () => {
-  snow.update(world.tick - 0.5);
+  snow.update(world.tick - 0.5, camera);
 });
 
 Deno.bench("snow rebase: fillPhases of 100k flakes (every 240 ticks)", { group: "rebase" }, () => {

@@ -1,37 +1,31 @@
 /**
- * Colour over a firework particle's life: a heat curve hot white → yellow → orange → red → dark,
- * brightness ∝ √(remaining life), mixed with the particle's theme tint, alpha fading at the end.
- * The hot start stays below pure white (the tint shows through early), so a young burst does not
- * saturate into a white disc; the client's tone mapping and bloom supply the glow.
+ * Colour over a firework particle's life, seed 002's law: with r = 1 − age/maxLife the life left,
+ * rgb = √r · (1, 0.3 + 0.7r, 0.1 + 0.9r²) — white → yellow → orange → dark red — and
+ * α = min(1, 10r), fading over the last 10 % of life. The particle's theme tint is mixed in over
+ * the first TINT_RISE of life (by its motion class's `mix`). A young burst does not read as a
+ * white disc because its streaks start at the burst point (client/render/spark_packing.ts) and
+ * its sparks spread over a 2.67× range of speeds, not because its colour is held below white.
  * Pure arithmetic only (no Math.pow/exp), so every engine agrees to the bit.
  */
 import type { Theme } from "./types.ts";
 
-/** Heat curve keyframes: [t, r, g, b], t = age / maxLife in [0, 1]. */
-const HEAT_KEYS: readonly (readonly [number, number, number, number])[] = [
-  [0, 1, 0.9, 0.68], // hot white, a little warm
-  [0.18, 1, 0.82, 0.32], // yellow
-  [0.4, 1, 0.45, 0.08], // orange
-  [0.65, 0.75, 0.08, 0.02], // red
-  [1, 0.06, 0.01, 0], // dark
-];
-
-/** Share of life after which the alpha starts to fade to 0. */
-export const FADE_START = 0.8;
+/** Share of life after which the alpha starts to fade to 0 (seed 002: α = min(1, 10 · life left)). */
+export const FADE_START = 0.9;
 
 /** Share of life over which the theme tint blends in fully. */
 const TINT_RISE = 0.12;
 
-/** Writes the heat curve's rgb at `t` (clamped to [0, 1]) into out[0..2]. */
+/**
+ * Writes seed 002's heat colour at `t` = age / maxLife (clamped to [0, 1]) into out[0..2],
+ * before brightness: with r = 1 − t the life left, (1, 0.3 + 0.7r, 0.1 + 0.9r²). Times the
+ * brightness √r this is the seed's law exactly: white → yellow → orange → dark red.
+ */
 export function heatColor(t: number, out: Float64Array | number[]): void {
   const c = t < 0 ? 0 : t > 1 ? 1 : t;
-  let k = 1;
-  while (k < HEAT_KEYS.length - 1 && HEAT_KEYS[k][0] < c) k++;
-  const a = HEAT_KEYS[k - 1], b = HEAT_KEYS[k];
-  const f = (c - a[0]) / (b[0] - a[0]);
-  out[0] = a[1] + (b[1] - a[1]) * f;
-  out[1] = a[2] + (b[2] - a[2]) * f;
-  out[2] = a[3] + (b[3] - a[3]) * f;
+  const r = 1 - c;
+  out[0] = 1;
+  out[1] = 0.3 + 0.7 * r;
+  out[2] = 0.1 + 0.9 * r * r;
 }
 
 /** Brightness at `t`: proportional to the square root of the life left. */

@@ -65,16 +65,18 @@ export const MOTIONS: readonly Motion[] = [
   { name: "shell", drag: 1, gravity: SHELL_DECELERATION, mix: 0, gain: 1, size: 0.7 },
   { name: "trail", drag: 0.9, gravity: 3, mix: 0.15, gain: 0.8, size: 0.42 },
   { name: "spark", drag: 0.982, gravity: 6.5 * BURST_SCALE, mix: 0.85, gain: 0.9, size: 0.55 },
-  { name: "child", drag: 0.97, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.45 },
+  // Secondary-burst children are warmer than their parent (seed 002): less tint, more heat.
+  { name: "child", drag: 0.97, gravity: 6 * BURST_SCALE, mix: 0.4, gain: 1, size: 0.45 },
   { name: "ember", drag: 0.9, gravity: 2.2 * BURST_SCALE, mix: 0.6, gain: 0.5, size: 0.35 },
   { name: "willow", drag: 0.985, gravity: 9 * BURST_SCALE, mix: 1, gain: 0.85, size: 0.5 },
   { name: "willowEmber", drag: 0.92, gravity: 3.5 * BURST_SCALE, mix: 1, gain: 0.45, size: 0.35 },
   { name: "comet", drag: 0.982, gravity: 7 * BURST_SCALE, mix: 0.8, gain: 1, size: 1.3 },
   { name: "cometEmber", drag: 0.88, gravity: 3 * BURST_SCALE, mix: 0.6, gain: 0.8, size: 0.6 },
   { name: "star", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.85, gain: 0.95, size: 0.7 },
-  { name: "split", drag: 0.98, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.5 },
+  { name: "split", drag: 0.98, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.65 },
   { name: "crackle", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.7, gain: 0.9, size: 0.5 },
-  { name: "crackleChild", drag: 0.9, gravity: 3 * BURST_SCALE, mix: 0.5, gain: 1.1, size: 0.4 },
+  // A crackle pop is a flash: brighter than any spark and wider, for a fifth of a second.
+  { name: "crackleChild", drag: 0.9, gravity: 3 * BURST_SCALE, mix: 0.3, gain: 2.4, size: 0.8 },
 ];
 
 /** Styles: `motion * PALETTE_SIZE + tint`. */

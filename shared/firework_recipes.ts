@@ -41,8 +41,11 @@ export interface SplitRecipe {
   readonly carry: number;
   readonly life: Range;
   readonly motion: number;
-  /** Children's tint: the theme's other tint, the parent's, or silver. */
-  readonly tint: "other" | "same" | "silver";
+  /**
+   * Children's tint: `warm` (seed 002: secondary bursts are warmer: the parent's tint on a
+   * warmer motion class, `child`, whose heat curve shows through more), the parent's, or silver.
+   */
+  readonly tint: "warm" | "same" | "silver";
   /** Whether children strobe (see `strobe` in firework_colors.ts). */
   readonly flicker: boolean;
 }
@@ -66,9 +69,16 @@ export interface Recipe {
   readonly shape: Shape;
   /** Sparks per break (scaled down for multi-break shells, see BREAK_SCALE). */
   readonly sparks: Range;
-  /** Base burst speed, m/s; each spark's is base · (1 ± speedNoise). */
+  /** Base burst speed, m/s, drawn per break. */
   readonly speed: Range;
-  readonly speedNoise: number;
+  /**
+   * Each spark's speed is base · U(spread[0], spread[1]) (seed 002 draws speeds in 150–400, a
+   * 2.67× spread, so a burst is a filled ball, not a thin shell). Shapes that must stay crisp
+   * (ring, heart, palm fronds, crossette stars) keep a narrow spread.
+   */
+  readonly spread: Range;
+  /** Whether seed 002's 3D direction noise (firework_noise.ts) shapes the burst. */
+  readonly noise: boolean;
   /** Lifetimes of sparks that do not split, ticks. */
   readonly life: Range;
   readonly motion: number;
@@ -89,7 +99,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     // At BURST_SCALE the sphere is ~50 m across: enough sparks that it still reads as a full one.
     sparks: [700, 1100],
     speed: [12.5, 16],
-    speedNoise: 0.12,
+    spread: [0.42, 1.12],
+    noise: true,
     life: [110, 160],
     motion: MOTION.spark,
     palette: "theme",
@@ -104,7 +115,7 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
       carry: 0.3,
       life: [35, 60],
       motion: MOTION.child,
-      tint: "other",
+      tint: "warm",
       flicker: false,
     },
     trail: null,
@@ -113,7 +124,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "sphere",
     sparks: [500, 750],
     speed: [12, 15.5],
-    speedNoise: 0.1,
+    spread: [0.42, 1.1],
+    noise: true,
     life: [100, 140],
     motion: MOTION.spark,
     palette: "theme",
@@ -133,7 +145,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "sphere",
     sparks: [300, 420],
     speed: [8.5, 11],
-    speedNoise: 0.1,
+    spread: [0.5, 1.1],
+    noise: true,
     life: [150, 195],
     motion: MOTION.willow,
     palette: "gold",
@@ -153,9 +166,12 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
   palm: {
     shape: "palm",
     sparks: [18, 28],
-    speed: [15, 18.5],
-    speedNoise: 0.08,
-    life: [90, 130],
+    // Flatter than before (fronds arc out and droop), so a little slower: the reach bound holds.
+    speed: [12.5, 15],
+    spread: [0.92, 1.08],
+    noise: false,
+    // Long enough to arc over and droop: a frond rises ~1 s and hangs ~1 s.
+    life: [125, 160],
     motion: MOTION.comet,
     palette: "theme",
     flicker: false,
@@ -163,8 +179,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     trail: {
       share: 1,
       every: 1,
-      ring: 30,
-      life: [20, 30],
+      ring: 40,
+      life: [30, 40],
       motion: MOTION.cometEmber,
       carry: 0.15,
       jitter: 0.6,
@@ -174,7 +190,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "ring",
     sparks: [300, 450],
     speed: [13, 16],
-    speedNoise: 0.03,
+    spread: [0.97, 1.03],
+    noise: false,
     life: [100, 140],
     motion: MOTION.spark,
     palette: "theme",
@@ -186,7 +203,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "heart",
     sparks: [400, 550],
     speed: [13, 15],
-    speedNoise: 0.02,
+    spread: [0.98, 1.02],
+    noise: false,
     life: [100, 130],
     motion: MOTION.spark,
     palette: "theme",
@@ -198,7 +216,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "sphere",
     sparks: [120, 180],
     speed: [11, 14],
-    speedNoise: 0.1,
+    spread: [0.9, 1.1],
+    noise: false,
     life: [32, 50],
     motion: MOTION.star,
     palette: "theme",
@@ -229,7 +248,8 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     shape: "sphere",
     sparks: [500, 700],
     speed: [11, 14],
-    speedNoise: 0.12,
+    spread: [0.42, 1.12],
+    noise: true,
     life: [90, 130],
     motion: MOTION.crackle,
     palette: "crackle",
@@ -238,14 +258,15 @@ const AUTHORED: Readonly<Record<FireworkKind, Recipe>> = {
     split: {
       share: [0.3, 0.4],
       delay: [35, 60],
-      children: 6,
+      // A pop is a flash: a tight star of bright bits that burn out in a fifth of a second.
+      children: 8,
       pattern: "sphere",
-      speed: [3, 6],
+      speed: [5, 8],
       carry: 0.4,
-      life: [8, 18],
+      life: [8, 14],
       motion: MOTION.crackleChild,
       tint: "silver",
-      flicker: true,
+      flicker: false,
     },
     trail: null,
   },

@@ -60,6 +60,7 @@ import {
   TRAIL_RING_TICKS,
   trailSlot,
 } from "./firework_plan.ts";
+import { directionNoise, NOISE_FREQUENCY, NOISE_STRENGTH, noiseFactor } from "./firework_noise.ts";
 import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import type { Block } from "./particle_pool.ts";
@@ -73,6 +74,9 @@ import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 // - break k's slots all lie at or above hi when it goes off (breaks are laid out in order);
 // - a spark's split children and ember ring lie above that spark, which lives while it drops
 //   embers and until the very step it splits (children spawn in that step, before lo is raised).
+
+/** Palm fronds' cos φ (from the vertical) range: a band between ~45° and ~84° from vertical. */
+export const PALM_COS_PHI = [0.1, 0.7] as const;
 
 /** Stratified trail sampling: sample n of a tick lies in (n + 0.5 ± TRAIL_JITTER / 2) / N. */
 const TRAIL_JITTER = 0.3;
@@ -142,6 +146,24 @@ function paint(color: Float32Array, i: number, style: number, age: number, maxLi
   color[c + 3] = STYLE_COLORS[o + 3];
 }
 
+/**
+ * The tint of each theme's trails: seed 002's red-gold has gold trails, blue-silver silver
+ * ones; the others keep the shell's warm white.
+ */
+const THEME_TRAIL_TINT: Readonly<Record<Theme, number>> = {
+  "red-gold": GOLD_TINT,
+  "blue-silver": SILVER_TINT,
+  "green-purple": WARM_WHITE,
+  "rainbow": WARM_WHITE,
+};
+
+/**
+ * Trail sparks are born slightly downward (seed 002: vy −50…−20 and vx ±20 px/s under a
+ * 400 px/s rise), so the trail falls behind the shell: vy in −TRAIL_SINK, ±TRAIL_SIDE sideways.
+ */
+export const TRAIL_SINK = [1.2, 3] as const;
+export const TRAIL_SIDE = 1;
+
 /** A strobe key in 1..255 for spark `n` of stream `key` (0 means steady). */
 function flickerKey(key: number, n: number): number {
   return 1 + ((key + Math.imul(n, 0x9e3779b1)) >>> 24) % 255;
@@ -161,6 +183,8 @@ export interface FireworkBlock extends Block {
   readonly secondary: Uint8Array;
   /** Per break: ticks after the break at which each splitting spark splits. */
   readonly delays: readonly Uint8Array[];
+  /** Palette tint of the rising shell's trail and of every ember trail (red-gold: gold). */
+  readonly trailTint: number;
   /**
    * The slots that may be alive, relative to `start`: below `lo` all are dead for good, from
    * `hi` on none has spawned yet. The hot loop visits only [lo, hi).
@@ -203,12 +227,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     for (let b = 0; b < plan.breaks; b++) {
       primary[b] = secondary[b] = RAINBOW_FIRST;
       if (theme === "rainbow") continue;
-      // Later breaks rotate the theme's tints, so a multi-break shell changes colour.
+      // Seed 002's themes: red with gold, blue with silver, green and purple. Later breaks
+      // rotate the theme's tints, so a multi-break shell changes colour.
       const tints = THEME_TINTS[theme];
-      const p = Math.floor(plan.primaryRoll * tints.length) + b;
-      primary[b] = tints[p % tints.length];
-      secondary[b] =
-        tints[(p + 1 + Math.floor(plan.secondaryRoll * (tints.length - 1))) % tints.length];
+      primary[b] = tints[b % tints.length];
+      secondary[b] = tints[(b + 1) % tints.length];
     }
     const delays: Uint8Array[] = [];
     for (let b = 0; b < plan.breaks; b++) {
@@ -231,6 +254,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       primary,
       secondary,
       delays,
+      trailTint: THEME_TRAIL_TINT[theme],
       lo: 0,
       hi: 1,
     };
@@ -518,10 +542,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const x0 = from[0], y0 = from[1], z0 = from[2];
     const to = this.#storedPositionAt(shell, k + 1);
     const dx = to[0] - x0, dy = to[1] - y0, dz = to[2] - z0;
-    const sv = this.velocityAt(shell, k + 1, this.#scratch64);
-    const svx = sv[0], svy = sv[1], svz = sv[2];
     const { life, maxLife, style, size, color } = this.pool;
-    const trailStyle = styleOf(MOTION.trail, WARM_WHITE);
+    const trailStyle = styleOf(MOTION.trail, block.trailTint);
     const first = shell + trailSlot(k, 0);
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       const i = first + n;
@@ -532,9 +554,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         x0 + dx * f,
         y0 + dy * f,
         z0 + dz * f,
-        svx * 0.1 + rng.range(-1.2, 1.2),
-        svy * 0.1 + rng.range(-1.2, 1.2),
-        svz * 0.1 + rng.range(-1.2, 1.2),
+        rng.range(-TRAIL_SIDE, TRAIL_SIDE),
+        -rng.range(TRAIL_SINK[0], TRAIL_SINK[1]),
+        rng.range(-TRAIL_SIDE, TRAIL_SIDE),
       );
       const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
       life[i] = maxLife[i] = lifetime;
@@ -546,11 +568,16 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     this.liveCount += TRAIL_PER_TICK;
   }
 
-  /** The tint of burst spark `n` of break `b` from its uniform `pick`. */
-  #sparkTint(block: FireworkBlock, b: number, pick: number): number {
+  /**
+   * The tint of burst spark `n` of break `b` from its uniform `pick`: willow gold, rainbow a hue
+   * per spark, crackle half gold, green-purple alternating spark by spark (seed 002), the other
+   * themes 70 % their main tint (red, blue) and 30 % their second (gold, silver).
+   */
+  #sparkTint(block: FireworkBlock, b: number, n: number, pick: number): number {
     if (block.recipe.palette === "gold") return pick < 0.6 ? GOLD_TINT : AMBER_TINT;
     if (block.theme === "rainbow") return RAINBOW_FIRST + Math.floor(pick * RAINBOW_HUES);
     if (block.recipe.palette === "crackle") return pick < 0.5 ? GOLD_TINT : block.primary[b];
+    if (block.theme === "green-purple") return n & 1 ? block.secondary[b] : block.primary[b];
     return pick < 0.7 ? block.primary[b] : block.secondary[b];
   }
 
@@ -578,7 +605,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       this.liveCount--;
     }
     const count = plan.sparkCount[b], splits = plan.splitCount[b];
-    const base = plan.sparkSpeed[b], noise = recipe.speedNoise;
+    const base = plan.sparkSpeed[b];
+    const spreadLo = recipe.spread[0], spreadSpan = recipe.spread[1] - recipe.spread[0];
+    // Seed 002's direction noise: a frequency, a strength and a lattice key per break.
+    const frequency = NOISE_FREQUENCY[0] + rng.next() * (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]);
+    const strengthRoll = rng.next();
+    const strength = recipe.noise
+      ? NOISE_STRENGTH[0] + strengthRoll * (NOISE_STRENGTH[1] - NOISE_STRENGTH[0])
+      : 0;
+    const noiseKey = rng.nextU32() | 0;
     const pl = b * 6;
     const e1x = plan.plane[pl], e1y = plan.plane[pl + 1], e1z = plan.plane[pl + 2];
     const e2x = plan.plane[pl + 3], e2y = plan.plane[pl + 4], e2z = plan.plane[pl + 5];
@@ -587,15 +622,30 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     for (let n = 0; n < count; n++) {
       const i = first + n;
       const u1 = rng.next(), u2 = rng.next();
-      const speed = base * (1 + noise * (2 * rng.next() - 1));
+      const speed = base * (spreadLo + spreadSpan * rng.next());
       const pick = rng.next();
       const lifeRoll = rng.next();
       switch (recipe.shape) {
-        case "sphere":
-          placeSpherical(this, i, ax, ay, az, svx, svy, svz, 1 - 2 * u1, TAU * u2, speed);
+        case "sphere": {
+          const cosPhi = 1 - 2 * u1, theta = TAU * u2;
+          let bumped = speed;
+          if (strength > 0) {
+            const ring = Math.sqrt(1 - cosPhi * cosPhi);
+            const n = directionNoise(
+              ring * cos(theta),
+              cosPhi,
+              ring * sin(theta),
+              frequency,
+              noiseKey,
+            );
+            bumped = speed * noiseFactor(n, strength);
+          }
+          placeSpherical(this, i, ax, ay, az, svx, svy, svz, cosPhi, theta, bumped);
           break;
+        }
         case "palm":
-          // The upper cap, stratified around the vertical so the fronds spread evenly.
+          // A wide band above the horizon, stratified around the vertical so the fronds spread
+          // evenly and arc over: the steep ones climb, the flat ones reach out, all droop.
           placeSpherical(
             this,
             i,
@@ -605,7 +655,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
             svx,
             svy,
             svz,
-            0.3 + 0.7 * u1,
+            PALM_COS_PHI[0] + (PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1,
             (TAU * (n + u2)) / count,
             speed,
           );
@@ -649,11 +699,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const lifetime = n < splits
         ? block.delays[b][n]
         : recipe.life[0] + Math.floor(lifeRoll * (recipe.life[1] - recipe.life[0] + 1));
-      const s = styleOf(recipe.motion, this.#sparkTint(block, b, pick));
+      const tint = this.#sparkTint(block, b, n, pick);
+      const s = styleOf(recipe.motion, tint);
       life[i] = maxLife[i] = lifetime;
       style[i] = s;
       size[i] = sparkSize;
-      flicker[i] = recipe.flicker ? flickerKey(key, n) : 0;
+      // Blue-silver's silver sparks twinkle (seed 002); crackle strobes.
+      flicker[i] = recipe.flicker || (tint === SILVER_TINT && block.theme === "blue-silver")
+        ? flickerKey(key, n)
+        : 0;
       paint(color, i, s, 0, lifetime);
     }
     block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
@@ -676,15 +730,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const cx = pvx * split.carry, cy = pvy * split.carry, cz = pvz * split.carry;
     const { life, maxLife, style, size, color, flicker } = this.pool;
     const parentTint = (style[parent] | 0) % PALETTE_SIZE;
-    const tint = split.tint === "silver"
-      ? SILVER_TINT
-      : split.tint === "same"
-      ? parentTint
-      : block.theme === "rainbow"
-      ? RAINBOW_FIRST + (parentTint - RAINBOW_FIRST + 3) % RAINBOW_HUES
-      : parentTint === block.primary[b]
-      ? block.secondary[b]
-      : block.primary[b];
+    // "warm" children keep the parent's tint; their motion class mixes in less of it.
+    const tint = split.tint === "silver" ? SILVER_TINT : parentTint;
     const s = styleOf(split.motion, tint);
     const childSize = MOTIONS[split.motion].size;
     const first = block.start + plan.childStart[b] + j * split.children;
@@ -768,7 +815,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const { life, maxLife, style, size, color, flicker } = this.pool;
     const lifetime = trail.life[0] +
       Math.floor(hashUnit(key, index + 3) * (trail.life[1] - trail.life[0] + 1));
-    const s = styleOf(trail.motion, (style[spark] | 0) % PALETTE_SIZE);
+    const s = styleOf(
+      trail.motion,
+      block.trailTint === GOLD_TINT ? GOLD_TINT : (style[spark] | 0) % PALETTE_SIZE,
+    );
     life[i] = maxLife[i] = lifetime;
     style[i] = s;
     size[i] = MOTIONS[trail.motion].size;

@@ -1,14 +1,15 @@
 /**
  * The fountain: a tall central jet and a ring of arcing jets in a round basin at the origin.
- * Water falls on two shallow conical dishes (an upper and a lower tier), slides off their edges
- * and dies at the pool surface. Storage is a ring of rows, one row per spawn tick, so the layout
+ * Water (white, as in seed 004) falls on two shallow conical dishes (an upper and a lower tier),
+ * slides off their edges and splashes at the pool surface: a drop that reaches the pool jumps
+ * back up once as a smaller splash droplet, scattered at random, and dies when it falls back. Storage is a ring of rows, one row per spawn tick, so the layout
  * (and the hash) depends only on the last FOUNTAIN_MAX_LIFE ticks of on/off input.
  */
 import { DT, FOUNTAIN_BASIN_RADIUS } from "./constants.ts";
 import { cos, sin, TAU } from "./dmath.ts";
 import type { Hasher } from "./hash.ts";
 import { wordsOf } from "./hash.ts";
-import { Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 import { staggeredArrays } from "./staggered_buffer.ts";
 import type { StreakView } from "./views.ts";
 
@@ -130,7 +131,22 @@ export const FOUNTAIN_JETS: readonly Jet[] = Object.freeze([
   ...ringJets(),
 ]);
 
-const WATER_RGB = [0.72, 0.84, 1.0] as const;
+/** Water colour: white (seed 004), shaded per drop. */
+const WATER_RGB = [1, 1, 1] as const;
+/** Drop diameters (metres): a fresh drop's range, and a splash droplet's. */
+const DROP_SIZE = [0.05, 0.09] as const;
+export const SPLASH_SIZE = 0.035;
+/**
+ * A drop hitting the pool faster than this (m/s, downward) splashes: it jumps back up with
+ * SPLASH_LIFT of its speed, keeps SPLASH_CARRY of its horizontal velocity and scatters by up
+ * to SPLASH_SCATTER m/s sideways. A slower one, or a droplet coming down again, just dies.
+ */
+export const SPLASH_MIN_SPEED = 1.5;
+const SPLASH_LIFT = [0.18, 0.38] as const;
+const SPLASH_CARRY = 0.25;
+const SPLASH_SCATTER = 0.9;
+/** Second key word of the splashes' random numbers (the spawns use the tick's high word). */
+const SPLASH_STREAM = 0x53504c41;
 const STAGGER_BYTES = 64;
 const GRAVITY_STEP = FOUNTAIN_GRAVITY * DT;
 // A particle within this distance under a surface still counts as having come from above:
@@ -285,7 +301,9 @@ export class Fountain {
     // The row spawned FOUNTAIN_MAX_LIFE ticks ago dies; this tick's spawns take its place.
     this.#clearRow(rowOfTick);
     if (on) this.#spawn(tick, rowOfTick);
-    const { position, previous, velocity, color } = this.#view;
+    const { position, previous, velocity, color, size } = this.#view;
+    // The splashes' random numbers: random access by slot, keyed by the tick (made on first use).
+    let splashKey = 0;
     let live = 0;
     // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
@@ -304,8 +322,25 @@ export class Fountain {
         const x = px + vx * DT, z = pz + vz * DT;
         let y = py + vy * DT;
         const r2 = x * x + z * z;
-        if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) { // the pool surface kills
-          this.#clearSlot(i);
+        if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) {
+          // The pool surface: a fast drop splashes back up once as a droplet; the rest die.
+          if (vy > -SPLASH_MIN_SPEED || size[i] < DROP_SIZE[0]) {
+            this.#clearSlot(i);
+            continue;
+          }
+          const key = splashKey ||
+            (splashKey = streamKey(this.seed, STREAM.fountain, tick >>> 0, SPLASH_STREAM));
+          const u = hashUnit(key, i * 3), v = hashUnit(key, i * 3 + 1);
+          const w = hashUnit(key, i * 3 + 2);
+          position[p] = x;
+          position[p + 1] = POOL_LEVEL;
+          position[p + 2] = z;
+          velocity[p] = vx * SPLASH_CARRY + SPLASH_SCATTER * (2 * u - 1);
+          velocity[p + 1] = -vy * (SPLASH_LIFT[0] + (SPLASH_LIFT[1] - SPLASH_LIFT[0]) * w);
+          velocity[p + 2] = vz * SPLASH_CARRY + SPLASH_SCATTER * (2 * v - 1);
+          size[i] = SPLASH_SIZE;
+          color[i * 4 + 3] = alpha;
+          live++;
           continue;
         }
         if (y < HIGHEST_SURFACE) {
@@ -368,7 +403,7 @@ export class Fountain {
         color[c] = WATER_RGB[0] * shade;
         color[c + 1] = WATER_RGB[1] * shade;
         color[c + 2] = WATER_RGB[2] * shade;
-        size[i] = 0.05 + 0.04 * rng.next();
+        size[i] = DROP_SIZE[0] + (DROP_SIZE[1] - DROP_SIZE[0]) * rng.next();
         color[c + 3] = WATER_ALPHA; // alive: `step` moves it through this tick like the rest
       }
     }

@@ -1,8 +1,14 @@
 /**
- * Snow: a box of flakes over the ground, each falling at its own constant speed, drifting with
+ * Snow: a 120 m cube of flakes over the ground (seed 000's snow region is a cube), each falling
+ * at its own constant speed, drifting sideways and in depth at its own constant velocity (seed
+ * 003: v = V0 + FRAND · V_VARIATION, so windless snow does not fall straight down), carried by
  * the wind (scaled by a per-flake factor) and swaying gently. A flake's position is a closed form
  * of the fractional tick and the wind's integral, so nothing is ever stepped: a late joiner, a
  * renderer between ticks and the state hash all evaluate the same formula.
+ *
+ * The field is periodic: x and z wrap with the scene's width, y with SNOW_HEIGHT. The renderer
+ * draws each flake at its periodic image nearest the camera (client/render/snow_points.ts), so
+ * the viewer stands inside the snowfall wherever the camera is, as in seed 000.
  */
 import { DT, MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
 import { cos, sin, TAU } from "./dmath.ts";
@@ -19,8 +25,12 @@ import {
 import type { WorldSnapshot } from "./types.ts";
 import type { SnowView } from "./views.ts";
 
-/** Height of the snow box, metres: flakes fall from here to the ground (y = 0) and wrap. */
-export const SNOW_HEIGHT = 45;
+/**
+ * Height of the snow box, metres: flakes fall from here to the ground (y = 0) and wrap. As tall
+ * as the scene is wide (seed 000's cube), so the snowfall reaches above the default cameras
+ * (57–90 m up) and every burst height.
+ */
+export const SNOW_HEIGHT = 120;
 /** Slowest and fastest fall speed, metres per second. */
 export const SNOW_FALL_SPEED = [0.6, 1.6] as const;
 /** Range of the per-flake multiplier on the wind's drift. */
@@ -29,12 +39,23 @@ export const SNOW_WIND_FACTOR = [0.6, 1.4] as const;
 export const SNOW_SWAY_AMPLITUDE = [0.1, 0.6] as const;
 /** Range of the sway period, seconds. */
 export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
-/** Range of the flake sprite diameter, metres. */
-export const SNOW_SIZE = [0.05, 0.14] as const;
-/** Range of the spin speed magnitude, radians per second (either direction). */
-export const SNOW_SPIN = [0.4, 2.4] as const;
-/** Number of flake sprite variants. */
-export const SNOW_VARIANTS = 4;
+/**
+ * Largest windless drift along x and along z, m/s: each flake's drift is uniform in ±this per
+ * axis (seed 003's FRAND · V_VARIATION).
+ */
+export const SNOW_DRIFT = 0.35;
+/**
+ * Range of the flake sprite diameter, metres: a flake a few metres away is tens of pixels
+ * (seed 000's flakes are 0.3 % of its snow box; these are 0.07–0.17 %).
+ */
+export const SNOW_SIZE = [0.08, 0.2] as const;
+/**
+ * Range of the tumbling speed, radians per second, about the flake's own x and y axes alike
+ * (seed 000: RotationSpeed = 5.0–5.9, added to both RotationX and RotationY).
+ */
+export const SNOW_SPIN = [5, 5.9] as const;
+/** Number of flake sprite variants (seed 000: six textures, snow1–6). */
+export const SNOW_VARIANTS = 6;
 /** `hashInto` hashes every `SNOW_HASH_STRIDE`-th active flake. */
 export const SNOW_HASH_STRIDE = 64;
 
@@ -44,7 +65,7 @@ const INV_HEIGHT = 1 / SNOW_HEIGHT;
 // Bytes between consecutive per-flake arrays beyond their length, so equal indices of different
 // arrays do not land on the same cache set.
 const STAGGER_BYTES = 64;
-const FIELDS = 13;
+const FIELDS = 16;
 
 const UNIT32 = 1 / 4294967296;
 const UNIT16 = 1 / 65536;
@@ -76,8 +97,8 @@ export function sway(u: number): number {
 
 /**
  * The snowflakes. Per-flake constants are drawn once, in the constructor, from the seed's snow
- * stream: flake i always takes its 8 words at [8i, 8i + 8), so its constants are a function of
- * (seed, i) and a prefix of the flakes never changes with the count.
+ * stream: flake i always takes its 10 words at [10i, 10i + 10), so its constants are a function
+ * of (seed, i) and a prefix of the flakes never changes with the count.
  */
 export class Snow implements SnowView {
   /** Scene seed. */
@@ -104,12 +125,18 @@ export class Snow implements SnowView {
   readonly swayPhase: Float32Array;
   /** Per flake, sprite diameter in metres. */
   readonly size: Float32Array;
-  /** Per flake, sprite variant 0..3. */
+  /** Per flake, sprite variant 0..SNOW_VARIANTS − 1. */
   readonly variant: Float32Array;
-  /** Per flake, radians per second. */
+  /** Per flake, tumbling speed about its own x and y axes, radians per second. */
   readonly spin: Float32Array;
-  /** Per flake, radians. */
+  /** Per flake, the angle about its own x axis at time 0, radians. */
   readonly phase: Float32Array;
+  /** Per flake, the angle about its own y axis at time 0, radians. */
+  readonly phaseY: Float32Array;
+  /** Per flake, windless drift along x, metres per tick. */
+  readonly driftX: Float32Array;
+  /** Per flake, windless drift along z, metres per tick. */
+  readonly driftZ: Float32Array;
 
   #count = 0;
   #climate: WorldSnapshot = initialSnapshot();
@@ -142,6 +169,9 @@ export class Snow implements SnowView {
     this.variant = field(10);
     this.spin = field(11);
     this.phase = field(12);
+    this.phaseY = field(13);
+    this.driftX = field(14);
+    this.driftZ = field(15);
     this.#hashScratch = new Float32Array(Math.ceil(capacity / SNOW_HASH_STRIDE) * 3);
     this.#hashWords = wordsOf(this.#hashScratch);
     this.#drawFlakes();
@@ -150,8 +180,8 @@ export class Snow implements SnowView {
 
   #drawFlakes(): void {
     const { originX, originY, originZ, fallPerTick, windFactor, swayX, swayZ } = this;
-    const { swayFrequency, swayPhase, size, variant, spin, phase } = this;
-    // Exactly 8 words per flake from one stream (reseeding a stream per flake costs 12 warm-up
+    const { swayFrequency, swayPhase, size, variant, spin, phase, phaseY, driftX, driftZ } = this;
+    // Exactly 10 words per flake from one stream (reseeding a stream per flake costs 12 warm-up
     // rounds each). Positions take a whole 32-bit word; the other constants need far less
     // resolution and share words as 16-bit halves. Late joiners build 100k flakes, so this loop is
     // on their critical path.
@@ -174,11 +204,15 @@ export class Snow implements SnowView {
       swayPhase[i] = high16(word);
       word = rng.nextU32();
       size[i] = between(SNOW_SIZE, low16(word));
-      const turn = between(SNOW_SPIN, high16(word));
+      spin[i] = between(SNOW_SPIN, high16(word));
       word = rng.nextU32();
-      variant[i] = word & (SNOW_VARIANTS - 1);
-      spin[i] = word & SNOW_VARIANTS ? -turn : turn;
+      variant[i] = Math.floor(low16(word) * SNOW_VARIANTS);
       phase[i] = high16(word) * TAU;
+      word = rng.nextU32();
+      driftX[i] = (2 * low16(word) - 1) * SNOW_DRIFT * DT;
+      driftZ[i] = (2 * high16(word) - 1) * SNOW_DRIFT * DT;
+      word = rng.nextU32();
+      phaseY[i] = low16(word) * TAU;
     }
   }
 
@@ -221,7 +255,15 @@ export class Snow implements SnowView {
 
   /** See {@link SnowView.fillPhases}. Never allocates. */
   fillPhases(time: number, out: Float32Array): void {
-    const count = this.#count;
+    this.fillPhasesOf(time, out, this.#count);
+  }
+
+  /**
+   * {@link fillPhases} for the first `count` flakes, active or not (up to the capacity): a
+   * renderer letting flakes leave after the intensity dropped still needs theirs.
+   */
+  fillPhasesOf(time: number, out: Float32Array, count: number): void {
+    count = Math.min(count, this.capacity);
     if (out.length < count * 4) {
       throw new RangeError(`snow_fill_short: out holds ${out.length} floats, ${count * 4} needed`);
     }
@@ -230,10 +272,13 @@ export class Snow implements SnowView {
     const originX = this.originX, originY = this.originY, originZ = this.originZ;
     const fall = this.fallPerTick, wind = this.windFactor;
     const frequency = this.swayFrequency, phase = this.swayPhase;
+    const driftX = this.driftX, driftZ = this.driftZ;
     for (let i = 0, o = 0; i < count; i++, o += 4) {
-      const widthsX = (originX[i] + wind[i] * windX + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const x = originX[i] + driftX[i] * time + wind[i] * windX;
+      const z = originZ[i] + driftZ[i] * time + wind[i] * windZ;
+      const widthsX = (x + SCENE_HALF_EXTENT) * INV_WIDTH;
       const heights = (originY[i] - fall[i] * time) * INV_HEIGHT;
-      const widthsZ = (originZ[i] + wind[i] * windZ + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const widthsZ = (z + SCENE_HALF_EXTENT) * INV_WIDTH;
       const cycle = frequency[i] * time + phase[i];
       out[o] = widthsX - Math.floor(widthsX);
       out[o + 1] = heights - Math.floor(heights);
@@ -257,6 +302,7 @@ export class Snow implements SnowView {
     const fall = this.fallPerTick, wind = this.windFactor;
     const swayX = this.swayX, swayZ = this.swayZ;
     const frequency = this.swayFrequency, phase = this.swayPhase;
+    const driftX = this.driftX, driftZ = this.driftZ;
     const count = this.#count;
     let o = 0;
     for (let i = 0; i < count; i += stride) {
@@ -266,8 +312,10 @@ export class Snow implements SnowView {
       const cycle = frequency[i] * time + phase[i];
       const s = sway(cycle - Math.floor(cycle));
       const drift = wind[i];
-      const widthsX = (originX[i] + drift * windX + swayX[i] * s + SCENE_HALF_EXTENT) * INV_WIDTH;
-      const widthsZ = (originZ[i] + drift * windZ + swayZ[i] * s + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const x = originX[i] + driftX[i] * time + drift * windX + swayX[i] * s;
+      const z = originZ[i] + driftZ[i] * time + drift * windZ + swayZ[i] * s;
+      const widthsX = (x + SCENE_HALF_EXTENT) * INV_WIDTH;
+      const widthsZ = (z + SCENE_HALF_EXTENT) * INV_WIDTH;
       out[o] = (widthsX - Math.floor(widthsX)) * WIDTH - SCENE_HALF_EXTENT;
       out[o + 1] = y;
       out[o + 2] = (widthsZ - Math.floor(widthsZ)) * WIDTH - SCENE_HALF_EXTENT;

@@ -1,6 +1,6 @@
 /** The client's quality governor: resolution follows the frame rate, with hysteresis. */
 import assert from "node:assert/strict";
-import { QualityGovernor } from "../client/render/quality_governor.ts";
+import { QualityGovernor, SHARPNESS_FLOOR } from "../client/render/quality_governor.ts";
 
 /** Feeds `seconds` of frames at `fps`; returns how many times the ratio changed. */
 function run(governor: QualityGovernor, fps: number, seconds: number): number {
@@ -14,7 +14,11 @@ Deno.test("quality governor lowers the pixel ratio while frames are slow, down t
   assert.equal(run(governor, 20, 2.1), 1);
   assert.equal(governor.pixelRatio, 1.6);
   run(governor, 20, 60);
-  assert.equal(governor.pixelRatio, 0.5);
+  // Changed deliberately (issue 15: "a blocky quarter resolution"): never below 0.75 per CSS px.
+  assert.equal(governor.pixelRatio, SHARPNESS_FLOOR);
+  const lowDevice = new QualityGovernor({ maxPixelRatio: 0.6, minPixelRatio: 0.5 });
+  run(lowDevice, 20, 60);
+  assert.equal(lowDevice.pixelRatio, 0.6, "a device below the floor keeps its own ratio");
 });
 
 Deno.test("quality governor raises the ratio only after several fast windows", () => {

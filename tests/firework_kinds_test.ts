@@ -220,7 +220,13 @@ Deno.test("crackle flickers and has a crackling second break", () => {
     if (live > 0 && secondBreakTick < 0) secondBreakTick = t + 1;
   }
   assert.ok(secondBreakTick >= plan.riseTicks + RECIPES.crackle.split!.delay[0], "pops come later");
-  for (let k = 0; k < childCount; k++) assert.ok(flicker[children + k] > 0, "pops strobe too");
+  // Changed deliberately (issue 15: "the crackle has no visible pops"): a pop is a steady flash,
+  // brighter and wider than the burst's sparks, not one more strobing spark.
+  for (let k = 0; k < childCount; k++) {
+    assert.equal(flicker[children + k], 0, "pops flash steadily");
+  }
+  const pop = MOTIONS[RECIPES.crackle.split!.motion], spark = MOTIONS[RECIPES.crackle.motion];
+  assert.ok(pop.gain >= 2 * spark.gain && pop.size > spark.size, "a pop outshines a spark");
   // The strobe: steady particles stay lit, strobing ones alternate lit and dim.
   assert.equal(strobe(123, 0), 1);
   const seen = new Set<number>();

@@ -76,22 +76,19 @@ Deno.test("fireworks burst with directions uniform on the sphere", () => {
 
 Deno.test("firework colours follow the life curve", async (t) => {
   await t.step(
-    "the curve runs hot white, yellow, orange, red, dark with brightness ∝ √life",
+    "the curve is seed 002's: white, yellow, orange, dark red with brightness ∝ √life",
     () => {
+      // Expectation changed deliberately (issue 15): the curve is now seed 002's formula, white at
+      // the start and dark red (not near black) at the end; see tests/firework_seed_test.ts.
       const rgb = [0, 0, 0];
       heatColor(0, rgb);
-      assert.ok(
-        rgb[0] === 1 && rgb[1] > 0.85 && rgb[2] > 0.6 && rgb[2] < 0.8,
-        "hot, below pure white",
-      );
-      heatColor(0.18, rgb);
-      assert.ok(rgb[0] === 1 && rgb[1] > 0.8 && rgb[2] < 0.5, "yellow");
-      heatColor(0.4, rgb);
-      assert.ok(rgb[0] === 1 && rgb[1] > 0.3 && rgb[1] < 0.6 && rgb[2] < 0.15, "orange");
-      heatColor(0.65, rgb);
-      assert.ok(rgb[0] > 0.6 && rgb[1] < 0.15 && rgb[2] < 0.05, "red");
+      assert.deepEqual(rgb, [1, 1, 1], "white");
+      heatColor(0.3, rgb);
+      assert.ok(rgb[0] === 1 && rgb[1] > 0.75 && rgb[2] < 0.6, "yellow");
+      heatColor(0.6, rgb);
+      assert.ok(rgb[0] === 1 && rgb[1] > 0.45 && rgb[1] < 0.65 && rgb[2] < 0.3, "orange");
       heatColor(1, rgb);
-      assert.ok(rgb[0] < 0.1, "dark");
+      assert.ok(rgb[0] === 1 && rgb[1] <= 0.3 && rgb[2] <= 0.1, "red at the end");
       for (let j = 1; j <= COLOR_STEPS; j++) {
         const t0 = (j - 1) / COLOR_STEPS, t1 = j / COLOR_STEPS;
         assert.ok(brightnessAt(t1) < brightnessAt(t0), "brightness falls");

@@ -123,11 +123,26 @@ Deno.test("fountain bounce obeys v' = (1 − μ)·v_t − ε·v_n", async (t) =>
   });
 });
 
-Deno.test("fountain kill plane kills particles at the pool surface", () => {
+Deno.test("fountain drops splash once at the pool surface, then die there", () => {
+  // Changed deliberately (issue 15: "a splash at impacts"): a drop reaching the pool fast jumps
+  // back up once as a smaller, scattered droplet; the droplet dies when it comes down again.
   const f = new Fountain(2);
   const slot = 4 * f.perTick + 1;
-  inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -2, 0]);
+  inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -4, 0]);
+  f.view.size[slot] = 0.07;
   f.step(50, false);
+  assert.ok(alive(f, slot), "it splashed");
+  const vy = f.view.velocity[slot * 3 + 1];
+  assert.ok(vy > 0.5 && vy < 2, `the droplet jumps up at ${vy} m/s`);
+  assert.equal(f.view.position[slot * 3 + 1], Math.fround(POOL_LEVEL));
+  assert.ok(f.view.size[slot] < 0.05, "a smaller droplet");
+  let tick = 51;
+  while (alive(f, slot) && tick < 200) f.step(tick++, false);
+  assert.ok(tick < 120, "the droplet dies when it falls back");
+  // A slow drop does not splash.
+  inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -0.5, 0]);
+  f.view.size[slot] = 0.07;
+  f.step(tick, false);
   assert.equal(alive(f, slot), false);
   assert.equal(f.live(), 0);
   assert.equal(f.view.count, 0);

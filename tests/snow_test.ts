@@ -4,8 +4,10 @@ import { Hasher } from "../shared/hash.ts";
 import { applySettings, initialSnapshot } from "../shared/settings.ts";
 import {
   Snow,
+  SNOW_DRIFT,
   SNOW_FALL_SPEED,
   SNOW_HEIGHT,
+  SNOW_SPIN,
   SNOW_SWAY_AMPLITUDE,
   SNOW_VARIANTS,
   SNOW_WIND_FACTOR,
@@ -75,7 +77,7 @@ Deno.test("snow flakes fall at their own speed and wrap to the top at the ground
   await t.step("flakes reaching the ground reappear at the top", () => {
     let wrapped = 0;
     let previous = start;
-    for (let tick = 1; tick <= 120; tick++) {
+    for (let tick = 1; tick <= 300; tick++) {
       const now = positions(snow, tick);
       for (let i = 0; i < snow.count; i++) {
         const before = previous[i * 3 + 1], after = now[i * 3 + 1];
@@ -87,16 +89,19 @@ Deno.test("snow flakes fall at their own speed and wrap to the top at the ground
       }
       previous = now;
     }
-    // ~2 s of fall at ~1.1 m/s over a 45 m box: about 5% of flakes wrap.
+    // ~5 s of fall at ~1.1 m/s over a 120 m box: about 4.5 % of flakes wrap.
     assert.ok(wrapped > snow.count * 0.02, `only ${wrapped} flakes wrapped`);
   });
 
-  await t.step("without wind, flakes only sway around their origin", () => {
+  await t.step("without wind, flakes drift at their own velocity and sway around it", () => {
+    // Changed deliberately (issue 15, seed 003): windless flakes drift sideways and in depth.
     const later = positions(snow, 777.5);
     for (let i = 0; i < snow.count; i++) {
       const reach = Math.hypot(snow.swayX[i], snow.swayZ[i]) * 1.002 + F32_SLACK;
-      assert.ok(Math.abs(wrappedDelta(start[i * 3], later[i * 3], WIDTH)) <= 2 * reach);
-      assert.ok(Math.abs(wrappedDelta(start[i * 3 + 2], later[i * 3 + 2], WIDTH)) <= 2 * reach);
+      const dx = wrappedDelta(start[i * 3], later[i * 3], WIDTH) - snow.driftX[i] * 777.5;
+      const dz = wrappedDelta(start[i * 3 + 2], later[i * 3 + 2], WIDTH) - snow.driftZ[i] * 777.5;
+      assert.ok(Math.abs(wrappedDelta(0, dx, WIDTH)) <= 2 * reach + 0.01);
+      assert.ok(Math.abs(wrappedDelta(0, dz, WIDTH)) <= 2 * reach + 0.01);
     }
   });
 });
@@ -125,9 +130,10 @@ Deno.test("snow drifts with the wind, scaled per flake", () => {
     const dx = wrappedDelta(before[i * 3], after[i * 3], WIDTH);
     const dz = wrappedDelta(before[i * 3 + 2], after[i * 3 + 2], WIDTH);
     const swayReach = 2 * Math.hypot(snow.swayX[i], snow.swayZ[i]) * 1.002 + F32_SLACK;
-    assert.ok(Math.abs(dx - 10 * snow.windFactor[i]) <= swayReach, `flake ${i} dx ${dx}`);
-    assert.ok(Math.abs(dz) <= swayReach, `flake ${i} dz ${dz}`);
-    const drift = dx / 10;
+    const ownX = snow.driftX[i] * 60, ownZ = snow.driftZ[i] * 60;
+    assert.ok(Math.abs(dx - ownX - 10 * snow.windFactor[i]) <= swayReach, `flake ${i} dx ${dx}`);
+    assert.ok(Math.abs(dz - ownZ) <= swayReach, `flake ${i} dz ${dz}`);
+    const drift = (dx - ownX) / 10;
     sum += drift;
     least = Math.min(least, drift);
     most = Math.max(most, drift);
@@ -181,10 +187,17 @@ Deno.test("snow intensity selects a prefix of the flakes", () => {
 Deno.test("snow per-flake attributes cover their ranges", () => {
   const snow = new Snow(4, CAPACITY);
   const variants = new Set<number>();
-  let clockwise = 0;
+  let left = 0, near = 0;
   for (let i = 0; i < CAPACITY; i++) {
     variants.add(snow.variant[i]);
-    if (snow.spin[i] < 0) clockwise++;
+    // Seed 000: tumbling at 5.0–5.9 rad/s about the flake's x and y axes, from random angles.
+    assert.ok(snow.spin[i] >= SNOW_SPIN[0] && snow.spin[i] <= SNOW_SPIN[1] + 1e-6);
+    assert.ok(snow.phaseY[i] >= 0 && snow.phaseY[i] < 6.3);
+    // Seed 003: a random windless drift, either way along x and z.
+    assert.ok(Math.abs(snow.driftX[i]) <= SNOW_DRIFT / 60 + 1e-9);
+    assert.ok(Math.abs(snow.driftZ[i]) <= SNOW_DRIFT / 60 + 1e-9);
+    if (snow.driftX[i] < 0) left++;
+    if (snow.driftZ[i] < 0) near++;
     const amplitude = Math.hypot(snow.swayX[i], snow.swayZ[i]);
     assert.ok(amplitude >= SNOW_SWAY_AMPLITUDE[0] - 1e-6);
     assert.ok(amplitude <= SNOW_SWAY_AMPLITUDE[1] + 1e-6);
@@ -192,7 +205,9 @@ Deno.test("snow per-flake attributes cover their ranges", () => {
     assert.ok(snow.phase[i] >= 0 && snow.phase[i] < 6.3);
   }
   assert.deepEqual([...variants].sort(), Array.from({ length: SNOW_VARIANTS }, (_, k) => k));
-  assert.ok(clockwise > CAPACITY * 0.45 && clockwise < CAPACITY * 0.55);
+  assert.equal(SNOW_VARIANTS, 6, "seed 000's six flake textures");
+  assert.ok(left > CAPACITY * 0.45 && left < CAPACITY * 0.55, "drifts either way along x");
+  assert.ok(near > CAPACITY * 0.45 && near < CAPACITY * 0.55, "drifts either way along z");
 });
 
 Deno.test("snow sway approximates a sine within 0.0011", () => {
@@ -249,9 +264,12 @@ Deno.test("snow phases carried forward by ticks and wind equal the closed form (
       // The vertex shader's arithmetic, in box units (client/snow_points.ts).
       const cycle = phases[i * 4 + 3] + snow.swayFrequency[i] * elapsed;
       const s = sway(cycle - Math.floor(cycle)) / WIDTH;
-      const x = phases[i * 4] + snow.windFactor[i] * windX + snow.swayX[i] * s;
+      const x = phases[i * 4] + (snow.driftX[i] / WIDTH) * elapsed + snow.windFactor[i] * windX +
+        snow.swayX[i] * s;
       const y = phases[i * 4 + 1] - snow.fallPerTick[i] / SNOW_HEIGHT * elapsed;
-      const z = phases[i * 4 + 2] + snow.windFactor[i] * windZ + snow.swayZ[i] * s;
+      const z = phases[i * 4 + 2] + (snow.driftZ[i] / WIDTH) * elapsed +
+        snow.windFactor[i] * windZ +
+        snow.swayZ[i] * s;
       const carried = [
         (x - Math.floor(x)) * WIDTH - SCENE_HALF_EXTENT,
         (y - Math.floor(y)) * SNOW_HEIGHT,

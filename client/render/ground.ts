@@ -4,6 +4,7 @@
  */
 import * as THREE from "three";
 import { FOUNTAIN_BASIN_RADIUS, SCENE_HALF_EXTENT } from "../../shared/constants.ts";
+import { FOUNTAIN_JETS, FOUNTAIN_SURFACES } from "../../shared/fountain.ts";
 
 const SKY_VERTEX = /* glsl */ `
 varying vec3 vDirection;
@@ -256,16 +257,79 @@ export class Ground {
     water.rotation.x = -Math.PI / 2;
     water.position.y = 0.35;
     this.group.add(water);
-    const column = new THREE.Mesh(
-      this.keep(new THREE.CylinderGeometry(0.35, 0.6, 1.4, 24)),
-      stone,
-    );
-    column.position.y = 0.7;
-    this.group.add(column);
+    this.addFountainBody(stone);
     const light = new THREE.PointLight(0xffa860, 60, 40, 1.6);
     light.position.set(0, 2.5, 0);
     this.group.add(light);
     return light;
+  }
+
+  /**
+   * The fountain as the simulation builds it (shared/fountain.ts): the two dishes the water
+   * bounces off, drawn from FOUNTAIN_SURFACES as shallow cones (centre high, so water slides off
+   * their rims), the central column carrying them up to the nozzle of the tall jet, and a short
+   * spout under each ring jet.
+   */
+  private addFountainBody(stone: THREE.Material): void {
+    const wet = this.keep(
+      new THREE.MeshStandardMaterial({
+        color: 0x9a97a2,
+        roughness: 0.35,
+        metalness: 0.15,
+        side: THREE.DoubleSide,
+      }),
+    );
+    const shaft = 0.16;
+    let top = 0;
+    for (const surface of FOUNTAIN_SURFACES) {
+      if (!Number.isFinite(surface.rMax) || surface.slope === 0) continue; // the rim and ground
+      const { apexY, slope, rMax } = surface;
+      const inner = shaft;
+      const drop = slope * (rMax - inner);
+      // The top face: exactly the bounce cone from the column out to rMax.
+      const face = new THREE.Mesh(
+        this.keep(new THREE.CylinderGeometry(inner, rMax, drop, 48, 1, true)),
+        wet,
+      );
+      face.position.y = apexY - slope * inner - drop / 2;
+      this.group.add(face);
+      // A thin underside and a rounded lip, so the dish reads as a solid basin edge.
+      const under = new THREE.Mesh(
+        this.keep(new THREE.CylinderGeometry(inner + 0.1, rMax, drop + 0.14, 48, 1, true)),
+        stone,
+      );
+      under.position.y = face.position.y - 0.09;
+      this.group.add(under);
+      const lip = new THREE.Mesh(this.keep(new THREE.TorusGeometry(rMax, 0.05, 8, 64)), wet);
+      lip.rotation.x = Math.PI / 2;
+      lip.position.y = apexY - slope * rMax - 0.02;
+      this.group.add(lip);
+      top = Math.max(top, apexY);
+    }
+    // The column from the pool floor to the central nozzle, which sits just above the top dish.
+    const nozzle = FOUNTAIN_JETS[0];
+    const base = new THREE.Mesh(this.keep(new THREE.CylinderGeometry(0.3, 0.6, 0.7, 24)), stone);
+    base.position.y = 0.35;
+    this.group.add(base);
+    const column = new THREE.Mesh(
+      this.keep(new THREE.CylinderGeometry(shaft, shaft * 1.3, top, 16)),
+      stone,
+    );
+    column.position.y = top / 2;
+    this.group.add(column);
+    const tip = new THREE.Mesh(
+      this.keep(new THREE.CylinderGeometry(0.06, 0.12, nozzle.y - top + 0.02, 12)),
+      wet,
+    );
+    tip.position.y = (nozzle.y + top) / 2;
+    this.group.add(tip);
+    // Ring jets: a spout under each nozzle, standing in the pool.
+    const spout = this.keep(new THREE.CylinderGeometry(0.07, 0.12, 0.3, 10));
+    for (const jet of FOUNTAIN_JETS.slice(1)) {
+      const mesh = new THREE.Mesh(spout, wet);
+      mesh.position.set(jet.x, jet.y - 0.15, jet.z);
+      this.group.add(mesh);
+    }
   }
 
   /** A ring of snowy pines: three instanced meshes (trunks, green tiers, snow caps). */

@@ -1,7 +1,10 @@
 /**
  * Keeps the frame rate up on weak GPUs by rendering fewer pixels: over windows of about two
  * seconds it lowers the pixel ratio when frames are slow and raises it again, carefully, when
- * they are comfortably fast. The simulation is unaffected; only sharpness changes.
+ * they are comfortably fast. The simulation is unaffected; only sharpness changes. It never goes
+ * below SHARPNESS_FLOOR device pixels per CSS pixel: at 0.5 a phone showed a blocky quarter
+ * resolution, which costs more in looks than it saves in time (the bloom and the sparks' fill,
+ * not the pixel count, dominate a slow frame).
  */
 
 /** Length of one measurement window, ms. */
@@ -12,6 +15,8 @@ const SLOW_FPS = 40;
 const FAST_FPS = 57;
 /** Consecutive fast windows needed before raising (avoids see-sawing). */
 const FAST_WINDOWS = 3;
+/** Lowest pixel ratio the governor picks, whatever its options allow (unless the device's is lower). */
+export const SHARPNESS_FLOOR = 0.75;
 /** Intervals longer than this are hiccups or a hidden tab, not rendering cost. */
 const HICCUP_MS = 1_000;
 
@@ -19,7 +24,7 @@ const HICCUP_MS = 1_000;
 export interface QualityOptions {
   /** Highest pixel ratio (the device's, capped). */
   maxPixelRatio: number;
-  /** Lowest pixel ratio it will go to. */
+  /** Lowest pixel ratio it may go to (raised to SHARPNESS_FLOOR). */
   minPixelRatio: number;
 }
 
@@ -32,7 +37,8 @@ export class QualityGovernor {
   private fastWindows = 0;
 
   constructor(options: QualityOptions) {
-    this.options = options;
+    const floor = Math.min(options.maxPixelRatio, Math.max(options.minPixelRatio, SHARPNESS_FLOOR));
+    this.options = { maxPixelRatio: options.maxPixelRatio, minPixelRatio: floor };
     this.ratio = options.maxPixelRatio;
   }
 

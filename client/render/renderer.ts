@@ -25,6 +25,21 @@ export interface SceneRendererOptions {
   preserveDrawingBuffer?: boolean;
 }
 
+/**
+ * Per firework motion class (MOTION order: shell, trail, spark, child, ember, willow, willowEmber,
+ * comet, cometEmber, star, split, crackle, crackleChild), a factor on the 5-tick streak: crossette
+ * stars and their splits stay crisp points with short tails (a cross of stars, not of dashes) and
+ * a crackle pop is a round flash.
+ */
+const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 0.3, 1, 0.2];
+
+/**
+ * Per firework motion class (MOTION order), the radius (metres) within which a burst's sparks
+ * are dimmed by (distance from the burst point / radius)², so a young burst is a star of
+ * sparks, not a saturated disc: the burst classes only (spark, willow, comet, star, crackle).
+ */
+const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 10, 0, 0, 8, 0, 6, 0, 6, 0, 10, 0];
+
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
 
@@ -51,6 +66,7 @@ export class SceneRenderer {
   private width = 0;
   private height = 0;
   private userMoved = false;
+  private pendingPixelRatio = NaN;
   private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
 
   constructor(options: SceneRendererOptions) {
@@ -119,7 +135,7 @@ export class SceneRenderer {
       viewport,
       glow: 1.7,
       intensity: reduced ? 0.5 : 1.3,
-      tail: { ticks: 5 },
+      tail: { ticks: 5, classTicks: FIREWORK_TAIL_TICKS, classYouth: FIREWORK_YOUTH_RADIUS },
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
@@ -194,13 +210,18 @@ export class SceneRenderer {
    * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
    */
   prepare(time: number, seconds: number): void {
+    if (!Number.isNaN(this.pendingPixelRatio)) {
+      this.renderer.setPixelRatio(this.pendingPixelRatio);
+      this.pendingPixelRatio = NaN;
+      this.resize();
+    }
     this.resizeIfNeeded();
     this.controls.update();
     const world = this.world;
     if (world) {
       const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
       const clamped = world.tick - 1 + alpha;
-      this.snow.update(clamped);
+      this.snow.update(clamped, this.camera);
       this.fireworks.update(alpha, world.tick);
       this.gun.update(alpha, world.tick);
       this.fountain.update(alpha, world.tick);
@@ -230,15 +251,21 @@ export class SceneRenderer {
     this.glow.bloomEnabled = on;
   }
 
-  /** Renders at `ratio` device pixels per CSS pixel from the next frame on. */
+  /**
+   * Renders at `ratio` device pixels per CSS pixel from the next frame on. The drawing buffer is
+   * resized at the start of that frame's {@link prepare}, not now: resizing it clears the
+   * canvas, and a clear after this frame's draw is what the browser would show (two fully black
+   * phone frames were seen when the governor changed the resolution between draw and display).
+   */
   setPixelRatio(ratio: number): void {
-    this.renderer.setPixelRatio(ratio);
-    this.resize();
+    this.pendingPixelRatio = ratio;
   }
 
-  /** Device pixels per CSS pixel currently rendered. */
+  /** Device pixels per CSS pixel currently rendered (or about to be, from the next frame). */
   get pixelRatio(): number {
-    return this.renderer.getPixelRatio();
+    return Number.isNaN(this.pendingPixelRatio)
+      ? this.renderer.getPixelRatio()
+      : this.pendingPixelRatio;
   }
 
   /** Matches the drawing buffer and the point-size scale to the canvas' CSS size. */

@@ -1,19 +1,37 @@
 /**
- * The snowfall as one `THREE.Points`: rotating flake sprites from the atlas, sized by distance.
+ * The snowfall as one `THREE.Points`, with the viewer inside it (seed 000): each flake is drawn
+ * at its periodic image nearest a box around the camera (the world's snow field wraps every
+ * scene width sideways and every SNOW_HEIGHT vertically), so flakes surround the camera and fill
+ * the whole view, the sky above the bursts included. Flakes tumble about their own x and y axes
+ * (seed 000: no billboarding), drawn from a six-shape atlas and sized by distance.
+ *
  * The world's closed form is evaluated on the CPU only at a base tick (every few seconds, and
  * when the wind or the intensity changes); the vertex shader carries it forward with the elapsed
- * ticks and the wind's integral since then, so a frame uploads no flake data at all.
+ * ticks and the wind's integral since then, so a frame uploads no flake data at all. When the
+ * intensity changes, the flakes that join (or leave) do so at the top of the snowfall (seed
+ * 003's `Emit`): a joining flake shows once it has wrapped through the top since the change, a
+ * leaving one until it reaches the ground.
  */
 import * as THREE from "three";
 import { SCENE_HALF_EXTENT, TICK_RATE } from "../../shared/constants.ts";
-import { SNOW_HEIGHT } from "../../shared/snow.ts";
+import { Snow, SNOW_FALL_SPEED, SNOW_HEIGHT } from "../../shared/snow.ts";
 import type { SnowView } from "../../shared/views.ts";
 import { POINT_SIZE_GLSL, type PointUniforms } from "./point_uniforms.ts";
+import { SNOW_ATLAS_COLUMNS, SNOW_ATLAS_ROWS } from "./sprite_textures.ts";
 
 /** Re-evaluate the closed form on the CPU at least this often, keeping GPU float32 offsets small. */
 const REBASE_TICKS = 240;
 
 const WIDTH = 2 * SCENE_HALF_EXTENT;
+
+/**
+ * How far behind the camera the drawn box of flakes reaches, metres (the rest of its width lies
+ * ahead, along the camera's horizontal view direction).
+ */
+const BEHIND = 25;
+
+/** Ticks after an intensity change by which every flake has wrapped through the top once. */
+const TRANSITION_TICKS = Math.ceil((SNOW_HEIGHT / SNOW_FALL_SPEED[0]) * TICK_RATE);
 
 // The same closed form as shared/snow.ts, carried forward from the base tick: `position` holds
 // x, height, z in box units and `cycle` the sway cycle at the base tick (Snow.fillPhases).
@@ -21,15 +39,17 @@ const VERTEX = /* glsl */ `
 attribute float size;
 attribute float variant;
 attribute float spin;
-attribute float phase;
+attribute vec2 phases;  // angles about the flake's x and y axes at time 0
 attribute float cycle;
-attribute vec4 motion; // box heights per tick, wind factor, sway cycles per tick, sway x (m)
-attribute float swayZ;
+attribute vec4 motion;  // box heights per tick, wind factor, sway cycles per tick, sway x (m)
+attribute vec3 drift;   // windless drift x, z (box widths per tick), sway z (m)
 uniform float uSeconds;
 uniform float uTicks;   // since the base tick
 uniform vec2 uWind;     // wind integral since the base tick, in box widths
 uniform vec2 uFarFade;  // depths (m) where far flakes start and finish melting into the night
-varying float vAngle;
+uniform vec4 uCentre;   // centre of the drawn box: x, z in metres, then in box units
+uniform vec4 uTransition; // flakes [x, y) join (w = 1) or leave (w = 0); z: ticks since the change at the base
+varying vec2 vAngles;
 varying float vVariant;
 varying float vFade;
 ${POINT_SIZE_GLSL}
@@ -40,23 +60,36 @@ float sway(float u) {
 }
 void main() {
   float s = sway(fract(cycle + motion.z * uTicks)) / ${WIDTH.toFixed(1)};
+  float u = position.x + drift.x * uTicks + motion.y * uWind.x + motion.w * s;
+  float w = position.z + drift.y * uTicks + motion.y * uWind.y + drift.z * s;
+  float h = fract(position.y - motion.x * uTicks);
+  float id = float(gl_VertexID);
+  if (id >= uTransition.x && id < uTransition.y) {
+    // Box heights fallen since the change: the flake has come in through the top iff ≥ 1 − h.
+    bool entered = motion.x * (uTicks + uTransition.z) >= 1.0 - h;
+    if (entered != (uTransition.w > 0.5)) {
+      gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+      gl_PointSize = 0.0;
+      return;
+    }
+  }
+  // The flake's periodic image nearest the drawn box's centre.
   vec3 world = vec3(
-    fract(position.x + motion.y * uWind.x + motion.w * s) * ${WIDTH.toFixed(1)} - ${
-  SCENE_HALF_EXTENT.toFixed(1)
-},
-    fract(position.y - motion.x * uTicks) * ${SNOW_HEIGHT.toFixed(1)},
-    fract(position.z + motion.y * uWind.y + swayZ * s) * ${WIDTH.toFixed(1)} - ${
-  SCENE_HALF_EXTENT.toFixed(1)
-}
+    (fract(u - uCentre.z + 0.5) - 0.5) * ${WIDTH.toFixed(1)} + uCentre.x,
+    h * ${SNOW_HEIGHT.toFixed(1)},
+    (fract(w - uCentre.w + 0.5) - 0.5) * ${WIDTH.toFixed(1)} + uCentre.y
   );
   vec4 viewPosition = modelViewMatrix * vec4(world, 1.0);
   gl_Position = projectionMatrix * viewPosition;
   float depth = -viewPosition.z;
   float pixels = attenuatedPointSize(size, depth);
-  // Sub-pixel flakes fade instead of flickering; very far flakes melt into the night.
-  vFade = clamp(pixels / 2.0, 0.0, 1.0) * (1.0 - smoothstep(uFarFade.x, uFarFade.y, depth));
-  gl_PointSize = max(pixels, 1.0);
-  vAngle = phase + spin * uSeconds;
+  // Sub-pixel flakes fade instead of flickering; very far flakes melt into the night; a flake
+  // about to touch the lens fades rather than filling the screen.
+  vFade = clamp(pixels / 2.0, 0.0, 1.0) * (1.0 - smoothstep(uFarFade.x, uFarFade.y, depth)) *
+    smoothstep(0.4, 1.2, depth);
+  // Room for the tumbling quad's corners: its projection fits in √2 of its size.
+  gl_PointSize = max(pixels * 1.4142, 1.0);
+  vAngles = phases + spin * uSeconds;
   vVariant = variant;
 }
 `;
@@ -65,27 +98,55 @@ const FRAGMENT = /* glsl */ `
 uniform sampler2D uAtlas;
 uniform vec3 uTint;
 uniform float uOpacity;
-varying float vAngle;
+varying vec2 vAngles;
 varying float vVariant;
 varying float vFade;
 void main() {
-  vec2 p = gl_PointCoord - 0.5;
-  float c = cos(vAngle);
-  float s = sin(vAngle);
-  vec2 r = vec2(c * p.x - s * p.y, s * p.x + c * p.y) + 0.5;
+  // The flake is a square in its own plane, turned by a about x then b about y (seed 000's
+  // yaw · pitch): its edges project to U = (cos b, 0) and V = (sin a sin b, cos a) on the
+  // screen. Solve p = s U + t V for the flake's own coordinates (s, t).
+  vec2 p = (gl_PointCoord - 0.5) * 1.4142;
+  float ca = cos(vAngles.x), sa = sin(vAngles.x);
+  float cb = cos(vAngles.y), sb = sin(vAngles.y);
+  float edgeA = ca < 0.0 ? min(ca, -0.06) : max(ca, 0.06);
+  float edgeB = cb < 0.0 ? min(cb, -0.06) : max(cb, 0.06);
+  float t = p.y / edgeA;
+  float s = (p.x - t * sa * sb) / edgeB;
+  vec2 r = vec2(s, t) + 0.5;
   if (r.x < 0.0 || r.y < 0.0 || r.x > 1.0 || r.y > 1.0) discard;
   float cell = floor(vVariant + 0.5);
-  vec2 offset = vec2(mod(cell, 2.0), floor(cell / 2.0));
-  vec4 texel = texture2D(uAtlas, (r * 0.96 + 0.02 + offset) * 0.5);
+  vec2 offset = vec2(mod(cell, ${SNOW_ATLAS_COLUMNS.toFixed(1)}), floor(cell / ${
+  SNOW_ATLAS_COLUMNS.toFixed(1)
+}));
+  vec4 texel = texture2D(
+    uAtlas,
+    (r * 0.96 + 0.02 + offset) / vec2(${SNOW_ATLAS_COLUMNS.toFixed(1)}, ${
+  SNOW_ATLAS_ROWS.toFixed(1)
+})
+  );
+  // A flake facing the viewer catches more light than one seen edge-on.
+  float facing = 0.65 + 0.35 * abs(ca * cb);
   float alpha = texel.a * vFade * uOpacity;
   if (alpha < 0.01) discard;
-  gl_FragColor = vec4(texel.rgb * uTint, alpha);
+  gl_FragColor = vec4(texel.rgb * uTint * facing, alpha);
   #include <colorspace_fragment>
 }
 `;
 
-/** Per-flake constants copied from the view once per world. */
-const PER_FLAKE = ["size", "variant", "spin", "phase"] as const;
+/**
+ * The shader's rule for flakes joining after an intensity change, in TypeScript: a flake whose
+ * height is `height` (box heights, [0, 1)) and which has fallen `fallen` box heights since the
+ * change has come in through the top since then. (It was at height + fallen at the change, so
+ * it wrapped iff that is ≥ 1.) A leaving flake shows while this is false.
+ *
+ * @example
+ * ```ts
+ * enteredFromTop(0.9, 0.2); // true: it was at 1.1 box heights, so it wrapped
+ * ```
+ */
+export function enteredFromTop(height: number, fallen: number): boolean {
+  return fallen >= 1 - height;
+}
 
 /** Options for {@link SnowPoints}. */
 export interface SnowPointsOptions {
@@ -103,16 +164,22 @@ export class SnowPoints {
   private readonly material: THREE.ShaderMaterial;
   private readonly drawShare: number;
   private readonly wind = new THREE.Vector2();
+  private readonly centre = new THREE.Vector4();
+  private readonly transition = new THREE.Vector4();
+  private readonly forward = new THREE.Vector3();
   /** x, height, z (box units) and sway cycle per flake at the base tick, interleaved. */
   private phases: THREE.InterleavedBuffer | null = null;
-  private motion: THREE.BufferAttribute | null = null;
-  private swayZ: THREE.BufferAttribute | null = null;
   private view: SnowView | null = null;
   private drawn = 0;
   private baseTick = NaN;
   private baseCount = -1;
   private baseWindX = 0;
   private baseWindZ = 0;
+  /** The intensity change being played out: flakes [lo, hi) join (growing) or leave. */
+  private changeTick = NaN;
+  private changeLo = 0;
+  private changeHi = 0;
+  private growing = true;
 
   constructor(options: SnowPointsOptions) {
     this.drawShare = options.drawShare;
@@ -124,6 +191,8 @@ export class SnowPoints {
         uSeconds: { value: 0 },
         uTicks: { value: 0 },
         uWind: { value: this.wind },
+        uCentre: { value: this.centre },
+        uTransition: { value: this.transition },
         uAtlas: { value: options.atlas },
         uTint: { value: new THREE.Color(0.9, 0.94, 1.0) },
         uOpacity: { value: 0.9 },
@@ -145,70 +214,107 @@ export class SnowPoints {
     if (view === this.view) return;
     this.view = view;
     this.baseTick = NaN;
+    this.baseCount = -1;
+    this.changeTick = NaN;
+    this.changeLo = this.changeHi = 0;
     const capacity = view.capacity;
     if (!this.phases || this.phases.count !== capacity) {
       this.geometry.dispose();
       this.phases = new THREE.InterleavedBuffer(new Float32Array(capacity * 4), 4);
       this.phases.setUsage(THREE.DynamicDrawUsage);
-      this.geometry.setAttribute(
-        "position",
-        new THREE.InterleavedBufferAttribute(this.phases, 3, 0),
-      );
-      this.geometry.setAttribute("cycle", new THREE.InterleavedBufferAttribute(this.phases, 1, 3));
-      this.motion = new THREE.BufferAttribute(new Float32Array(capacity * 4), 4);
-      this.swayZ = new THREE.BufferAttribute(new Float32Array(capacity), 1);
-      this.geometry.setAttribute("motion", this.motion);
-      this.geometry.setAttribute("swayZ", this.swayZ);
-      for (const name of PER_FLAKE) {
-        this.geometry.setAttribute(name, new THREE.BufferAttribute(new Float32Array(capacity), 1));
+      const g = this.geometry;
+      g.setAttribute("position", new THREE.InterleavedBufferAttribute(this.phases, 3, 0));
+      g.setAttribute("cycle", new THREE.InterleavedBufferAttribute(this.phases, 1, 3));
+      g.setAttribute("motion", new THREE.BufferAttribute(new Float32Array(capacity * 4), 4));
+      g.setAttribute("drift", new THREE.BufferAttribute(new Float32Array(capacity * 3), 3));
+      g.setAttribute("phases", new THREE.BufferAttribute(new Float32Array(capacity * 2), 2));
+      for (const name of ["size", "variant", "spin"]) {
+        g.setAttribute(name, new THREE.BufferAttribute(new Float32Array(capacity), 1));
       }
     }
-    for (const name of PER_FLAKE) {
-      const attribute = this.geometry.getAttribute(name) as THREE.BufferAttribute;
-      (attribute.array as Float32Array).set(view[name].subarray(0, capacity));
-      attribute.needsUpdate = true;
+    const attribute = (name: string) => this.geometry.getAttribute(name) as THREE.BufferAttribute;
+    for (const name of ["size", "variant", "spin"] as const) {
+      (attribute(name).array as Float32Array).set(view[name].subarray(0, capacity));
+      attribute(name).needsUpdate = true;
     }
-    const motion = this.motion!.array as Float32Array;
+    // The tumbling's second angle and the windless drift are the Snow class's (not every view's).
+    const snow = view instanceof Snow ? view : null;
+    const motion = attribute("motion").array as Float32Array;
+    const drift = attribute("drift").array as Float32Array;
+    const angles = attribute("phases").array as Float32Array;
     for (let i = 0; i < capacity; i++) {
       motion[i * 4] = view.fallPerTick[i] / SNOW_HEIGHT;
       motion[i * 4 + 1] = view.windFactor[i];
       motion[i * 4 + 2] = view.swayFrequency[i];
       motion[i * 4 + 3] = view.swayX[i];
+      drift[i * 3] = snow ? snow.driftX[i] / WIDTH : 0;
+      drift[i * 3 + 1] = snow ? snow.driftZ[i] / WIDTH : 0;
+      drift[i * 3 + 2] = view.swayZ[i];
+      angles[i * 2] = view.phase[i];
+      angles[i * 2 + 1] = snow ? snow.phaseY[i] : view.phase[i] * 1.618;
     }
-    (this.swayZ!.array as Float32Array).set(view.swayZ.subarray(0, capacity));
-    this.motion!.needsUpdate = true;
-    this.swayZ!.needsUpdate = true;
+    for (const name of ["motion", "drift", "phases"]) attribute(name).needsUpdate = true;
   }
 
   /**
-   * Moves the flakes to fractional tick `time`: only uniforms change, except at a rebase (every
-   * REBASE_TICKS, or when the wind or the intensity changed), which evaluates the closed form
-   * at `time` and uploads the active range.
+   * Moves the flakes to fractional tick `time` around `camera`: only uniforms change, except at
+   * a rebase (every REBASE_TICKS, or when the wind or the intensity changed), which evaluates
+   * the closed form at `time` and uploads the range drawn. Never allocates.
    */
-  update(time: number): void {
+  update(time: number, camera: THREE.Camera): void {
     const view = this.view;
     const phases = this.phases;
     if (!view || !phases) return;
+    const count = view.count;
+    if (count !== this.baseCount && this.baseCount >= 0) {
+      // The intensity changed: the difference joins or leaves through the top (render only).
+      this.changeTick = time;
+      this.growing = count > this.baseCount;
+      this.changeLo = Math.min(count, this.baseCount);
+      this.changeHi = Math.max(count, this.baseCount);
+    }
+    const changing = time - this.changeTick < TRANSITION_TICKS;
+    const range = changing ? Math.max(count, this.changeHi) : count;
     const windMoved = view.windOffsetX(this.baseTick) !== this.baseWindX ||
       view.windOffsetZ(this.baseTick) !== this.baseWindZ;
     if (
       !(time >= this.baseTick && time - this.baseTick <= REBASE_TICKS) ||
-      view.count !== this.baseCount || windMoved
+      count !== this.baseCount || windMoved
     ) {
-      view.fillPhases(time, phases.array as Float32Array);
+      const out = phases.array as Float32Array;
+      if (view instanceof Snow) view.fillPhasesOf(time, out, range);
+      else view.fillPhases(time, out);
       this.baseTick = time;
-      this.baseCount = view.count;
+      this.baseCount = count;
       this.baseWindX = view.windOffsetX(time);
       this.baseWindZ = view.windOffsetZ(time);
       phases.clearUpdateRanges();
-      phases.addUpdateRange(0, view.count * 4);
+      phases.addUpdateRange(0, range * 4);
       phases.needsUpdate = true;
+    }
+    if (changing) {
+      this.transition.set(
+        this.changeLo,
+        this.changeHi,
+        this.baseTick - this.changeTick,
+        this.growing ? 1 : 0,
+      );
+    } else {
+      this.transition.set(0, 0, 0, 1);
     }
     this.wind.set(
       (view.windOffsetX(time) - this.baseWindX) / WIDTH,
       (view.windOffsetZ(time) - this.baseWindZ) / WIDTH,
     );
-    const drawn = Math.floor(view.count * this.drawShare);
+    // The drawn box: BEHIND metres behind the camera, the rest of its width ahead.
+    camera.getWorldDirection(this.forward);
+    this.forward.y = 0;
+    const flat = this.forward.length();
+    if (flat > 1e-3) this.forward.multiplyScalar((WIDTH / 2 - BEHIND) / flat);
+    else this.forward.set(0, 0, 0);
+    const cx = camera.position.x + this.forward.x, cz = camera.position.z + this.forward.z;
+    this.centre.set(cx, cz, (cx + SCENE_HALF_EXTENT) / WIDTH, (cz + SCENE_HALF_EXTENT) / WIDTH);
+    const drawn = Math.floor((view instanceof Snow ? range : count) * this.drawShare);
     this.geometry.setDrawRange(0, drawn);
     this.drawn = drawn;
     const uniforms = this.material.uniforms;
@@ -218,7 +324,7 @@ export class SnowPoints {
 
   /**
    * Far flakes melt into the night between these depths (metres): the renderer sets them from
-   * the default view's distance, so a phone's farther camera still sees the snow in the scene.
+   * the default view's distance.
    */
   setFarFade(start: number, end: number): void {
     (this.material.uniforms.uFarFade.value as THREE.Vector2).set(start, end);

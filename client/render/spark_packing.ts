@@ -4,7 +4,7 @@
  * streak's tail, its colour and its size, interleaved into one preallocated array. Fireworks, gun
  * shots and the fountain all go through it (they used to have near-copies of it).
  */
-import { STROBE_DIM } from "../../shared/firework_colors.ts";
+import { PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
 import type { Block } from "../../shared/particle_pool.ts";
 import type { FireworkView, ParticleView, StreakView } from "../../shared/views.ts";
 
@@ -20,6 +20,18 @@ export interface StreakTail {
   ticks: number;
   /** When set, the tail is head − velocity · `seconds` instead (views that carry a velocity). */
   velocitySeconds?: number;
+  /**
+   * Per motion class (a particle's `style / PALETTE_SIZE` in a pool view), a factor on `ticks`:
+   * crisp stars get short tails, fast sparks long ones. Missing entries are 1.
+   */
+  classTicks?: readonly number[];
+  /**
+   * Per motion class, a radius R in metres (0 or missing: none): a particle closer than R to its
+   * birth point shines by (distance / R)², so the sparks of a young burst, all still packed
+   * round its centre, add up to no more light per pixel than a burst R wide — sparks, not a
+   * saturated disc. Pool views only.
+   */
+  classYouth?: readonly number[];
 }
 
 /**
@@ -55,6 +67,12 @@ export function packSparks(
   const velocity = tail.velocitySeconds !== undefined && "velocity" in view ? view.velocity : null;
   const seconds = tail.velocitySeconds ?? 0;
   const ticks = tail.ticks;
+  // A pool view knows where each particle was born: a streak never reaches back past its birth
+  // point, so a young burst is a star of short rays, not a disc of streaks crossing its centre.
+  const origin = "origin" in view ? (view as { origin: Float32Array }).origin : null;
+  const style = "style" in view ? (view as { style: Float32Array }).style : null;
+  const classTicks = style ? tail.classTicks : undefined;
+  const classYouth = style && origin ? tail.classYouth : undefined;
   const flicker = "flicker" in view && !Number.isNaN(strobeTick) ? view.flicker : null;
   const tick = strobeTick | 0;
   // Event blocks of a pool view (fireworks, gun): thinning counts from each block's start.
@@ -89,15 +107,41 @@ export function packSparks(
       out[o + 4] = -velocity[p + 1] * seconds;
       out[o + 5] = -velocity[p + 2] * seconds;
     } else {
-      out[o + 3] = -dx * ticks;
-      out[o + 4] = -dy * ticks;
-      out[o + 5] = -dz * ticks;
+      const stretch = classTicks
+        ? ticks * (classTicks[(style![i] / PALETTE_SIZE) | 0] ?? 1)
+        : ticks;
+      let tx = -dx * stretch, ty = -dy * stretch, tz = -dz * stretch;
+      if (origin) {
+        const bx = origin[p] - out[o],
+          by = origin[p + 1] - out[o + 1],
+          bz = origin[p + 2] - out[o + 2];
+        const back = bx * bx + by * by + bz * bz;
+        const length = tx * tx + ty * ty + tz * tz;
+        if (length > back) {
+          const k = Math.sqrt(back / length);
+          tx *= k;
+          ty *= k;
+          tz *= k;
+        }
+      }
+      out[o + 3] = tx;
+      out[o + 4] = ty;
+      out[o + 5] = tz;
     }
     let light = 1;
+    if (classYouth) {
+      const radius = classYouth[(style![i] / PALETTE_SIZE) | 0] ?? 0;
+      if (radius > 0) {
+        const bx = out[o] - origin![p], by = out[o + 1] - origin![p + 1];
+        const bz = out[o + 2] - origin![p + 2];
+        const near = (bx * bx + by * by + bz * bz) / (radius * radius);
+        if (near < 1) light = near;
+      }
+    }
     if (flicker) {
       // strobe(tick, flicker[i]), inlined: lit about 7 ticks in 16, rhythm and phase per spark.
       const f = flicker[i] | 0;
-      if (f !== 0 && ((tick * (3 + (f & 1) * 2) + f * 7) & 15) >= 7) light = STROBE_DIM;
+      if (f !== 0 && ((tick * (3 + (f & 1) * 2) + f * 7) & 15) >= 7) light *= STROBE_DIM;
     }
     out[o + 6] = color[c] * light;
     out[o + 7] = color[c + 1] * light;

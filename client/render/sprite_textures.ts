@@ -1,11 +1,15 @@
 /**
- * Procedural sprite textures drawn on a canvas at start-up (no image downloads): a 2×2 atlas of
- * snowflake shapes, one per flake variant 0..3.
+ * Procedural sprite textures drawn on a canvas at start-up (no image downloads): a 3×2 atlas of
+ * snowflake shapes, one per flake variant 0..5 (seed 000 has six flake textures, snow1–6).
  */
 import * as THREE from "three";
 
 /** Pixels per atlas cell. */
 const CELL = 128;
+
+/** Atlas cells across and down: variant v sits in column v % 3, row floor(v / 3). */
+export const SNOW_ATLAS_COLUMNS = 3;
+export const SNOW_ATLAS_ROWS = 2;
 
 /** Draws `arms` arms around the cell centre, each by `drawArm` in arm-local coordinates (+y out). */
 function radial(ctx: CanvasRenderingContext2D, arms: number, drawArm: () => void): void {
@@ -84,23 +88,63 @@ function drawStellar(ctx: CanvasRenderingContext2D): void {
   ctx.fill();
 }
 
+/** Variant 4: a fern-like dendrite, many fine side branches on each of six arms. */
+function drawFern(ctx: CanvasRenderingContext2D): void {
+  const r = CELL * 0.43;
+  ctx.lineWidth = CELL * 0.03;
+  radial(ctx, 6, () => {
+    line(ctx, 0, 0, 0, r);
+    for (let k = 1; k <= 6; k++) {
+      const at = 0.18 + k * 0.12;
+      const branch = r * 0.22 * (1.15 - at);
+      line(ctx, 0, r * at, branch, r * at + branch * 0.9);
+      line(ctx, 0, r * at, -branch, r * at + branch * 0.9);
+    }
+  });
+}
+
+/** Variant 5: a sectored plate, six broad leaves with ribs, and a hexagonal core. */
+function drawSectored(ctx: CanvasRenderingContext2D): void {
+  const r = CELL * 0.4;
+  ctx.lineWidth = CELL * 0.03;
+  radial(ctx, 6, () => {
+    ctx.fillStyle = "rgba(235,243,255,0.55)";
+    ctx.beginPath();
+    ctx.moveTo(0, r * 0.15);
+    ctx.lineTo(r * 0.2, r * 0.55);
+    ctx.lineTo(0, r);
+    ctx.lineTo(-r * 0.2, r * 0.55);
+    ctx.closePath();
+    ctx.fill();
+    ctx.stroke();
+    line(ctx, 0, r * 0.15, 0, r);
+  });
+  ctx.beginPath();
+  for (let i = 0; i < 6; i++) {
+    const angle = (i * Math.PI) / 3 + Math.PI / 6;
+    ctx.lineTo(r * 0.18 * Math.cos(angle), r * 0.18 * Math.sin(angle));
+  }
+  ctx.closePath();
+  ctx.fill();
+}
+
 /**
- * A 256×256 RGBA atlas of four flake shapes: variant v sits in cell (v % 2, floor(v / 2)),
+ * A 384×256 RGBA atlas of six flake shapes: variant v sits in cell (v % 3, floor(v / 3)),
  * cells counted from the texture's bottom-left as GLSL sees them. White on transparent with a soft
  * halo so flakes glow a little against the night sky.
  */
 export function createSnowflakeAtlas(): THREE.CanvasTexture {
   const canvas = document.createElement("canvas");
-  canvas.width = CELL * 2;
-  canvas.height = CELL * 2;
+  canvas.width = CELL * SNOW_ATLAS_COLUMNS;
+  canvas.height = CELL * SNOW_ATLAS_ROWS;
   const ctx = canvas.getContext("2d");
   if (!ctx) throw new Error("no_canvas_2d: the browser refused a 2D canvas for the flake sprites");
-  const painters = [drawClump, drawDendrite, drawPlate, drawStellar];
-  for (let variant = 0; variant < 4; variant++) {
+  const painters = [drawClump, drawDendrite, drawPlate, drawStellar, drawFern, drawSectored];
+  for (let variant = 0; variant < painters.length; variant++) {
     ctx.save();
     // Canvas rows run top-down, texture v runs bottom-up (flipY): cell row 0 is the canvas' bottom.
-    const column = variant % 2;
-    const row = 1 - Math.floor(variant / 2);
+    const column = variant % SNOW_ATLAS_COLUMNS;
+    const row = SNOW_ATLAS_ROWS - 1 - Math.floor(variant / SNOW_ATLAS_COLUMNS);
     ctx.translate(column * CELL + CELL / 2, row * CELL + CELL / 2);
     ctx.strokeStyle = "rgba(255,255,255,0.95)";
     ctx.fillStyle = "rgba(255,255,255,0.95)";

@@ -1,0 +1,65 @@
+/**
+ * Smooth 3D value noise over burst directions (seed 002 §5.1: "3D noise over the direction,
+ * speed × (1 + noise · strength)", frequency 2–4, strength 0.2–0.4), so a burst has bumps and
+ * hollows instead of a perfect shell. Integer hashing and + − * only: every engine agrees to the
+ * bit.
+ *
+ * @example
+ * ```ts
+ * import { directionNoise } from "./firework_noise.ts";
+ * const n = directionNoise(0.3, 0.8, -0.52, 3, 12345); // in [−1, 1]
+ * ```
+ */
+
+/** Burst noise frequency range (lattice cells per unit of direction), seed 002: 2–4. */
+export const NOISE_FREQUENCY = [2, 4] as const;
+/** Burst noise strength range, seed 002: 0.2–0.4. */
+export const NOISE_STRENGTH = [0.2, 0.4] as const;
+
+/** A lattice point's value in [−1, 1] from its integer coordinates and the burst's key. */
+function lattice(x: number, y: number, z: number, key: number): number {
+  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(z, 0x61c88647) ^ key;
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  h ^= h >>> 15;
+  return (h >>> 0) / 2147483647.5 - 1;
+}
+
+/** t²(3 − 2t): a smooth step between lattice points. */
+function fade(t: number): number {
+  return t * t * (3 - 2 * t);
+}
+
+/**
+ * Value noise at `frequency` · (dx, dy, dz) (a unit direction) for a burst keyed by `key`:
+ * smooth, in [−1, 1], the same number on every engine.
+ */
+export function directionNoise(
+  dx: number,
+  dy: number,
+  dz: number,
+  frequency: number,
+  key: number,
+): number {
+  // Shift by 8 cells so the lattice coordinates stay positive (directions are in [−1, 1]).
+  const x = dx * frequency + 8, y = dy * frequency + 8, z = dz * frequency + 8;
+  const ix = Math.floor(x), iy = Math.floor(y), iz = Math.floor(z);
+  const fx = fade(x - ix), fy = fade(y - iy), fz = fade(z - iz);
+  const c000 = lattice(ix, iy, iz, key), c100 = lattice(ix + 1, iy, iz, key);
+  const c010 = lattice(ix, iy + 1, iz, key), c110 = lattice(ix + 1, iy + 1, iz, key);
+  const c001 = lattice(ix, iy, iz + 1, key), c101 = lattice(ix + 1, iy, iz + 1, key);
+  const c011 = lattice(ix, iy + 1, iz + 1, key), c111 = lattice(ix + 1, iy + 1, iz + 1, key);
+  const x00 = c000 + (c100 - c000) * fx, x10 = c010 + (c110 - c010) * fx;
+  const x01 = c001 + (c101 - c001) * fx, x11 = c011 + (c111 - c011) * fx;
+  const y0 = x00 + (x10 - x00) * fy, y1 = x01 + (x11 - x01) * fy;
+  return y0 + (y1 - y0) * fz;
+}
+
+/**
+ * The speed factor noise `n` ∈ [−1, 1] gives at `strength`: 1 − strength · (1 − n) / 2, in
+ * [1 − strength, 1]. Seed 002 multiplies by 1 + n · strength; this is the same law shifted so the
+ * fastest spark is no faster than without noise (the camera framing's reach bound still holds).
+ */
+export function noiseFactor(n: number, strength: number): number {
+  return 1 - strength * (1 - n) * 0.5;
+}
