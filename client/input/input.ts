@@ -70,7 +70,8 @@ export class Input {
     camera.updateMatrixWorld();
     this.pointer.set(ndcX, ndcY);
     this.raycaster.setFromCamera(this.pointer, camera);
-    const burst = aimLaunch(this.raycaster.ray, camera, this.options.focus, this.hit);
+    aimLaunch(this.raycaster.ray, camera, this.options.focus, this.hit);
+    const burst = this.hit;
     // Centimetres are plenty and keep the frame short.
     const cm = (value: number) => Math.round(value * 100) / 100;
     this.options.actions.launch(cm(burst.x), cm(burst.z), cm(burst.y));
