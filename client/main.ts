@@ -192,6 +192,11 @@ function start(): void {
     net.rename(next);
   });
 
+  hud.sheets.addButton(element("open-picker"), element("picker-panel"));
+  hud.sheets.addDetails(element<HTMLDetailsElement>("settings"));
+  hud.addEscapeFallback(hud.sheets);
+  // A tap in the sky closes an open panel, and still launches (Input acts on its release).
+  canvas.addEventListener("pointerdown", () => hud.sheets.close());
   const invite = new Invite(sceneLink(location.origin, sceneId), (text) => hud.toast(text));
   hud.addEscapeTarget(invite);
   const picker = new LaunchPicker(FIREWORK_KINDS);
@@ -208,6 +213,7 @@ function start(): void {
         if (hud.holdLaunch()) return;
         if (!net.submit({ type: "launch", x, z, y, ...picker.choice() })) return notConnected();
         renderer.markLaunch(x, z);
+        hud.launched();
       },
       gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),
     },

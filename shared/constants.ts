@@ -26,9 +26,10 @@ export const MAX_FLAKES = 100_000;
 /**
  * Protocol version sent in `welcome`. Bump it whenever the wire or the simulation changes, so a
  * cached old client refuses a newer server instead of desyncing. 2: clients submit event bodies
- * as `{t: "submit", body}`; firework kinds, aimed bursts and the new firework motion.
+ * as `{t: "submit", body}`; firework kinds, aimed bursts and the new firework motion. 3: the
+ * launch field ±90 m and bursts up to 62 m (an older client would clamp a 60 m burst to 55).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;
@@ -47,18 +48,27 @@ export const SCENE_HEIGHT = 90;
 export const GUN_ORIGIN_HALF_EXTENT = 400;
 export const GUN_ORIGIN_HEIGHT = 400;
 
-/** Launches must start inside [-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT] in x and z. */
-export const LAUNCH_HALF_EXTENT = 45;
+/**
+ * Launches must start inside [-LAUNCH_HALF_EXTENT, LAUNCH_HALF_EXTENT] in x and z: the launch
+ * field. It is wider and deeper than the show's launch area (SHOW_HALF_EXTENT = 40 in show.ts)
+ * that the default view frames, so that every pixel of that view can be aimed at: a click near
+ * the screen's edge bursts on the field's near side, where the view is narrower and lower
+ * (client/input/aim.ts, client/render/camera_fit.ts). Was 45 (issue 15: side clicks burst 20 % of
+ * the width toward the centre).
+ */
+export const LAUNCH_HALF_EXTENT = 90;
 
 /**
- * Burst heights (metres above the ground) a launch may ask for with its `y` field. Low enough
- * that a burst with its sparks' reach fits the default camera, high enough to clear the fountain
- * and the snow's densest layer. A launch without `y` bursts at a height drawn from its own random
+ * Burst heights (metres above the ground) a launch may ask for with its `y` field: high enough to
+ * clear the fountain and the snow's densest layer; at most 62, the highest whose shell (the
+ * fastest, SHELL_DECELERATION over the longest rise) keeps its trail sparks closer together than
+ * their sprite (TRAIL_GAP_BOUND in fireworks.ts), and whose rise keeps FIREWORK_MAX_LIFE within
+ * WINDOW_TICKS (was 55). A launch without `y` bursts at a height drawn from its own random
  * stream in [BURST_HEIGHT_DEFAULT_MIN, BURST_HEIGHT_DEFAULT_MAX]: high in that range, so that a
  * BURST_SCALE-sized burst (~25 m radius) mostly clears the ground and fills the default view's sky.
  */
 export const BURST_HEIGHT_MIN = 18;
-export const BURST_HEIGHT_MAX = 55;
+export const BURST_HEIGHT_MAX = 62;
 export const BURST_HEIGHT_DEFAULT_MIN = 34;
 export const BURST_HEIGHT_DEFAULT_MAX = 50;
 

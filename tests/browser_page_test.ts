@@ -1,6 +1,6 @@
 /**
- * The page as people use it, in headless Chromium: a HUD that never overlaps on a phone (portrait
- * and landscape) or a desktop, names that always join, links without names, calm settings and
+ * The page as people use it, in headless Chromium: a HUD whose parts never overlap on a phone
+ * (portrait and landscape) or a desktop (an open panel lies above the sky's toasts and hint), names that always join, links without names, calm settings and
  * toasts, an offline countdown, lowercase scene ids, and accessibility (Escape, contrast, focus).
  * Screenshots of each viewport go to tests/output/page-*.png.
  */
@@ -23,19 +23,15 @@ interface Box {
   height: number;
 }
 
-/** Bounding boxes of the visible HUD parts (and each toast). */
-function hudBoxes(page: Page): Promise<Box[]> {
-  return page.evaluate(() => {
-    const selectors = [
-      ".title-panel",
-      ".status-panel",
-      "#banner",
-      ".help",
-      ".picker",
-      ".toolbar",
-      "#settings",
-      ".toast",
-    ];
+/**
+ * Bounding boxes of the visible HUD parts (and each toast); with `panels`, only the bar, the
+ * banner and the open panels (a panel is drawn above the toasts and the hint in the sky).
+ */
+function hudBoxes(page: Page, panels = false): Promise<Box[]> {
+  return page.evaluate((panels) => {
+    const selectors = panels
+      ? [".hud-bar", "#banner", "#scene-panel", "#picker-panel", "#settings-form"]
+      : [".hud-bar", "#banner", ".help", ".toast"];
     const boxes: Box[] = [];
     // Toasts beyond the middle row are clipped by it: only their visible part counts.
     const middle = document.querySelector(".hud-middle")!.getBoundingClientRect();
@@ -59,7 +55,7 @@ function hudBoxes(page: Page): Promise<Box[]> {
       });
     }
     return boxes;
-  });
+  }, panels);
 }
 
 function overlaps(a: Box, b: Box): boolean {
@@ -141,7 +137,9 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       const { width, height } = page.viewportSize()!;
       // A toast on screen too, when the page shows it in time (the link copied; toasts last 4 s,
       // and under load this machine's pages draw about one frame a second).
+      await page.click("#open-scene");
       await page.click("#copy-link");
+      await page.keyboard.press("Escape");
       await page.waitForSelector(".toast", { state: "attached", timeout: 5_000 }).catch(() => {});
       assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings closed`);
       const fountain = await page.evaluate(() => snowfire.project(0, 2, 0));
@@ -176,7 +174,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       const contrast = await helpContrast(page);
       assert.ok(contrast >= 4.5, `${label}: help line contrast ${contrast.toFixed(2)} ≥ 4.5`);
       await page.click("#settings summary");
-      assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings open`);
+      assertNoOverlap(await hudBoxes(page, true), width, height, `${label}, settings open`);
       await page.screenshot({ path: `tests/output/page-${label}-settings.png` });
       await page.click("#settings summary");
     };
@@ -252,6 +250,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     });
     try {
       await t.step("a copied link carries no name, and the QR code holds it too", async () => {
+        await ana.page.click("#open-scene");
         await ana.page.click("#copy-link");
         const copied = await ana.page.evaluate(() => navigator.clipboard.readText());
         assert.equal(copied, `${server.url}/s/${scene}`);
@@ -383,7 +382,9 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       });
 
       await t.step("the picked colours go with each launch and reach a second page", async () => {
+        await ana.page.click("#open-picker");
         await ana.page.selectOption("#pick-theme", "green-purple");
+        await ana.page.keyboard.press("Escape");
         const anaId = await ana.page.evaluate(() => snowfire.you);
         const before = await ben.page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
         await ana.page.focus("#scene");
@@ -515,7 +516,8 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         const seconds = async () =>
           Number(/([\d.]+) s/.exec(await ana.page.textContent("#retry-countdown") ?? "")?.[1]);
         const first = await seconds();
-        await ana.page.waitForTimeout(600);
+        // Whole seconds, rounded up: a second and a bit later it shows one less.
+        await ana.page.waitForTimeout(1_100);
         const second = await seconds();
         assert.ok(second < first, `the countdown decreases (${first} → ${second})`);
         assert.equal(await ana.page.textContent("#latency"), "", "no stale latency");

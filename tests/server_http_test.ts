@@ -51,14 +51,29 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
         const metrics = await (await fetch(`${server.url}/metrics`)).text();
         assert.match(metrics, /^snowfire_scenes_stored 0$/m);
       });
-      await t.step("/s/:id serves the scene page; an invalid id gets a 404 page", async () => {
+      await t.step("/s/:id serves the scene page; a typed name redirects to its id", async () => {
         const page = await fetch(`${server.url}/s/${scene}`);
         assert.equal(page.status, 200);
         assert.match(page.headers.get("content-type")!, /text\/html/);
         assert.match(await page.text(), /scene page/);
-        const bad = await fetch(`${server.url}/s/UPPER_case`, { headers: { accept: "text/html" } });
+        for (
+          const [typed, id] of [
+            ["UPPER_case", "upper-case"],
+            ["My%20Party!!", "my-party"],
+            ["Caf%C3%A9%20No%C3%ABl?x=1", "cafe-noel?x=1"],
+          ]
+        ) {
+          const moved = await fetch(`${server.url}/s/${typed}`, { redirect: "manual" });
+          await moved.body?.cancel();
+          assert.equal(moved.status, 301, typed);
+          assert.equal(moved.headers.get("location"), `/s/${id}`);
+        }
+        // Nothing usable left: a page that says what a scene name is, with a way on.
+        const bad = await fetch(`${server.url}/s/!!!`, { headers: { accept: "text/html" } });
         assert.equal(bad.status, 404);
-        assert.match(await bad.text(), /<h1>404<\/h1>[\s\S]*bad_scene/);
+        const text = await bad.text();
+        assert.match(text, /<h1>404<\/h1>[\s\S]*letters a–z[\s\S]*bad_scene/);
+        assert.match(text, /href="\/"/);
       });
       await t.step("/api/scenes/:id describes the scene; unknown scenes are 404", async () => {
         const { client } = await TestClient.join(server.url, scene);

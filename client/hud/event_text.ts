@@ -1,6 +1,20 @@
 /** Human sentences for what happened in the scene, used by the HUD's toasts. */
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { EventBody, Settings, Theme } from "../../shared/types.ts";
+
+/** The colours' names as the picker and the settings show them. */
+export const THEME_LABELS: Readonly<Record<Theme, string>> = {
+  "red-gold": "Red and gold",
+  "blue-silver": "Blue and silver",
+  "green-purple": "Green and purple",
+  "rainbow": "Rainbow",
+};
+
+/** A theme in a sentence, e.g. "red and gold" (an unknown id as it is). */
+export function themeWords(theme: string): string {
+  const label = (THEME_LABELS as Record<string, string>)[theme];
+  return label ? label.toLowerCase() : theme;
+}
 
 /** Words for a snow intensity in [0, 1]. */
 function snowWords(snow: number): string {
@@ -20,7 +34,7 @@ export function describeSettings(change: Partial<Settings>): string {
     parts.push(
       change.theme === "auto"
         ? "let the fireworks pick their colours"
-        : `chose ${change.theme} fireworks`,
+        : `chose ${themeWords(change.theme)} fireworks`,
     );
   }
   if (change.show !== undefined) parts.push(`turned the show ${change.show ? "on" : "off"}`);
@@ -36,7 +50,7 @@ export function kindWords(kind: string): string {
 }
 
 /**
- * What `who` did, e.g. "Ana launched a blue-silver peony". `themeSetting` is the scene's theme
+ * What `who` did, e.g. "Ana launched a peony in blue and silver". `themeSetting` is the scene's theme
  * setting, used when the launch named none.
  */
 export function describeEvent(
@@ -49,7 +63,9 @@ export function describeEvent(
       const theme = body.theme ?? (themeSetting === "auto" ? null : themeSetting);
       const kind = (body as { kind?: string }).kind;
       const what = kind ? kindWords(kind) : "firework";
-      return theme ? `${who} launched a ${theme} ${what}` : `${who} launched a ${what}`;
+      return theme
+        ? `${who} launched a ${what} in ${themeWords(theme)}`
+        : `${who} launched a ${what}`;
     }
     case "gun":
       return `${who} fired the particle gun`;
@@ -82,4 +98,23 @@ export function describeError(error: ErrorMessage): string {
     default:
       return `${error.message} (${error.code})`;
   }
+}
+
+/**
+ * The offline banner's countdown: whole seconds rounded up, and "Reconnecting…" for the last
+ * quarter second or when no retry is scheduled (never "Retrying in 0.0 s").
+ */
+export function retryText(leftMs: number): string {
+  return Number.isFinite(leftMs) && leftMs >= 250
+    ? `Retrying in ${Math.ceil(leftMs / 1000)} s.`
+    : "Reconnecting…";
+}
+
+/**
+ * The offline banner's sentence for why the link was lost ("connection lost"), or without a
+ * reason; the reason's own final dots are dropped (never "connecting….").
+ */
+export function disconnectedText(reason?: string): string {
+  const why = reason ? `: ${reason.replace(/[.…]+$/, "")}` : "";
+  return `Disconnected from the scene${why}. The sky is paused until we are back.`;
 }

@@ -1,15 +1,26 @@
 /**
- * The heads-up display over the canvas: scene name with invite buttons and your editable name,
- * the people present, calm activity toasts, connection state and latency (with a live reconnect
- * countdown and "Reconnect now"), frame rate and live particle count, and the view buttons: mute
- * (`M`), full screen, hide the HUD (`H`). Escape closes whatever panel is open.
+ * The heads-up display over the canvas. One compact bar: the scene chip (connection dot, scene
+ * name, people count) opening the scene panel (invite buttons, people, your editable name,
+ * connection, latency, frame rate, live particles), the next-firework chip, a slot for one more
+ * control, the settings, and the view buttons: mute (`M`), full screen, hide the HUD (`H`).
+ * In the sky: calm activity toasts, a first-visit hint, and while offline a banner with a live
+ * reconnect countdown and "Reconnect now". Panels open one at a time (`sheets.ts`); Escape or a
+ * tap in the sky closes them.
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import type { EventBody, Settings } from "../../shared/types.ts";
 import { element, typingInControl } from "./dom.ts";
-import { describeError, describeEvent, describeLaunches, describeSettings } from "./event_text.ts";
+import {
+  describeError,
+  describeEvent,
+  describeLaunches,
+  describeSettings,
+  disconnectedText,
+  retryText,
+} from "./event_text.ts";
 import type { ConnectionInfo, ConnectionState } from "../net/net.ts";
+import { Sheets } from "./sheets.ts";
 import { Toasts } from "./toasts.ts";
 
 /** Settings changes by one person this close together fold into one toast, ms. */
@@ -25,7 +36,12 @@ export interface Closable {
 
 /** DOM-backed HUD; every method is cheap enough to call from the frame loop. */
 export class Hud {
+  /** The bar's panels: scene, next firework, settings (main.ts adds the last two). */
+  readonly sheets = new Sheets();
   private readonly sceneName = element<HTMLElement>("scene-name");
+  private readonly barSceneName = element<HTMLElement>("bar-scene-name");
+  private readonly peopleCount = element<HTMLElement>("people-count");
+  private readonly help = element<HTMLElement>("help");
   private readonly people = element<HTMLUListElement>("people");
   private readonly connection = element<HTMLElement>("connection");
   private readonly connectionDot = element<HTMLElement>("connection-dot");
@@ -40,6 +56,7 @@ export class Hud {
   private readonly nameForm = element<HTMLFormElement>("name-form");
   private readonly nameInput = element<HTMLInputElement>("name-input");
   private readonly muteButton = element<HTMLButtonElement>("mute");
+  private readonly muteLabel = element<HTMLElement>("mute-label");
   private readonly fullscreenButton = element<HTMLButtonElement>("fullscreen");
   private readonly hideButton = element<HTMLButtonElement>("hide-hud");
   private readonly showButton = element<HTMLButtonElement>("show-hud");
@@ -60,7 +77,17 @@ export class Hud {
 
   constructor(sceneId: string) {
     this.sceneName.textContent = sceneId;
+    this.barSceneName.textContent = sceneId;
     document.title = `Snowfire · ${sceneId}`;
+    this.sheets.addButton(element("open-scene"), element("scene-panel"));
+    // The panels sit above the bar: they need its height, which wraps on a narrow screen.
+    const bar = document.querySelector<HTMLElement>(".hud-bar");
+    if (bar) {
+      const keep = () =>
+        document.documentElement.style.setProperty("--bar-h", `${bar.offsetHeight}px`);
+      keep();
+      new ResizeObserver(keep).observe(bar);
+    }
     this.isMuted = readMuted();
     this.renderMute();
 
@@ -129,6 +156,18 @@ export class Hud {
   /** Escape closes `target` when it is open (the most recently added first). */
   addEscapeTarget(target: Closable): void {
     this.escapeTargets.unshift(target);
+  }
+
+  /** Escape closes `target` when nothing added with {@link addEscapeTarget} is open. */
+  addEscapeFallback(target: Closable): void {
+    this.escapeTargets.push(target);
+  }
+
+  /** This viewer launched: the first-visit hint has done its job and leaves. */
+  launched(): void {
+    if (this.help.classList.contains("done")) return;
+    this.help.classList.add("done");
+    setTimeout(() => (this.help.hidden = true), 700);
   }
 
   /** Replaces the people list (after a welcome); `self` is this viewer. */
@@ -239,17 +278,19 @@ export class Hud {
 
   /** Connection state: the dot, the words, and while offline a banner with a live countdown. */
   setConnection(state: ConnectionState, info: ConnectionInfo): void {
-    this.connection.textContent = state === "open" ? "connected" : info.reason;
+    this.connection.textContent = state === "open" ? "Connected" : sentence(info.reason);
     this.connectionDot.className = `dot ${state}`;
     if (state !== "open") this.setLatency(NaN);
     if (state === "open") {
       this.hideBanner();
       this.retryAtMs = NaN;
     } else if (state === "reconnecting") {
+      // An attempt under way (no retry time) keeps the reason the link was lost for.
+      const attempt = info.retryAtMs === undefined;
       this.retryAtMs = info.retryAtMs ?? NaN;
-      this.showBanner(
-        `Disconnected from the scene: ${info.reason}. The sky is paused until we are back.`,
-      );
+      if (!attempt || this.banner.hidden || this.reconnectButton.hidden) {
+        this.showBanner(disconnectedText(attempt ? undefined : info.reason));
+      }
       this.reconnectButton.hidden = false;
       this.renderCountdown();
     }
@@ -300,10 +341,7 @@ export class Hud {
 
   private renderCountdown(): void {
     if (this.reconnectButton.hidden) return;
-    const left = this.retryAtMs - performance.now();
-    const text = Number.isFinite(left) && left > 0
-      ? `Retrying in ${(left / 1000).toFixed(1)} s.`
-      : "Reconnecting…";
+    const text = retryText(this.retryAtMs - performance.now());
     if (this.retryCountdown.textContent !== text) this.retryCountdown.textContent = text;
   }
 
@@ -319,11 +357,17 @@ export class Hud {
       items.push(item);
     }
     this.people.replaceChildren(...items);
+    const count = this.peers.size;
+    this.peopleCount.textContent = count > 1 ? String(count) : "";
+    element("open-scene").setAttribute(
+      "aria-label",
+      `Scene ${this.barSceneName.textContent}, ${count} ${count === 1 ? "person" : "people"} here`,
+    );
   }
 
   private renderMute(): void {
     this.muteButton.setAttribute("aria-pressed", String(this.isMuted));
-    this.muteButton.textContent = this.isMuted ? "Sound off" : "Sound on";
+    this.muteLabel.textContent = this.isMuted ? "Sound off" : "Sound on";
     this.muteButton.title = this.isMuted ? "Unmute (M)" : "Mute (M)";
   }
 
@@ -355,7 +399,8 @@ export class Hud {
   private setHudHidden(hidden: boolean): void {
     document.body.classList.toggle("hud-hidden", hidden);
     this.showButton.hidden = !hidden;
-    if (hidden) this.showButton.focus({ preventScroll: true });
+    // Hidden: the keys go to the scene at once (F, Enter, G), not to the Show HUD button.
+    if (hidden) element("scene").focus({ preventScroll: true });
     else if (document.activeElement === this.showButton) this.hideButton.focus();
   }
 
@@ -378,6 +423,11 @@ export class Hud {
       event.preventDefault();
     }
   }
+}
+
+/** "connection lost" → "Connection lost". */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function readMuted(): boolean {

@@ -6,7 +6,7 @@
 import { type FireworkKind, isFireworkKind } from "../../shared/firework_kinds.ts";
 import { type Theme, THEMES } from "../../shared/types.ts";
 import { element } from "./dom.ts";
-import { kindWords } from "./event_text.ts";
+import { kindWords, THEME_LABELS } from "./event_text.ts";
 
 const KIND_KEY = "snowfire.kind";
 const THEME_KEY = "snowfire.theme";
@@ -16,13 +16,6 @@ export interface LaunchChoice {
   kind?: FireworkKind;
   theme?: Theme;
 }
-
-const THEME_LABELS: Record<Theme, string> = {
-  "red-gold": "Red and gold",
-  "blue-silver": "Blue and silver",
-  "green-purple": "Green and purple",
-  "rainbow": "Rainbow",
-};
 
 function remembered(key: string): string {
   try {
@@ -41,10 +34,11 @@ function remember(key: string, value: string): void {
   }
 }
 
-/** Binds `#pick-kind` and `#pick-theme`. */
+/** Binds `#pick-kind` and `#pick-theme`, and says the choice on the bar (`#picker-summary`). */
 export class LaunchPicker {
   private readonly kind = element<HTMLSelectElement>("pick-kind");
   private readonly theme = element<HTMLSelectElement>("pick-theme");
+  private readonly summary = element<HTMLElement>("picker-summary");
 
   /** `kinds`: the firework kinds the world knows; none hides the kind choice. */
   constructor(kinds: readonly string[]) {
@@ -67,8 +61,25 @@ export class LaunchPicker {
     if (kinds.includes(kind)) this.kind.value = kind;
     const theme = remembered(THEME_KEY);
     if ((THEMES as readonly string[]).includes(theme)) this.theme.value = theme;
-    this.kind.addEventListener("change", () => remember(KIND_KEY, this.kind.value));
-    this.theme.addEventListener("change", () => remember(THEME_KEY, this.theme.value));
+    this.kind.addEventListener("change", () => {
+      remember(KIND_KEY, this.kind.value);
+      this.summarise();
+    });
+    this.theme.addEventListener("change", () => {
+      remember(THEME_KEY, this.theme.value);
+      this.summarise();
+    });
+    this.summarise();
+  }
+
+  /** The bar's words for the choice, e.g. "Peony · Red and gold" or "Surprise me". */
+  private summarise(): void {
+    const parts: string[] = [];
+    if (this.kind.value && !element("pick-kind-row").hidden) {
+      parts.push(this.kind.selectedOptions[0]?.textContent ?? this.kind.value);
+    }
+    if (this.theme.value) parts.push(this.theme.selectedOptions[0]?.textContent ?? "");
+    this.summary.textContent = parts.length > 0 ? parts.join(" · ") : "Surprise me";
   }
 
   /** The fields to add to the next launch. */

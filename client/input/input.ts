@@ -70,7 +70,8 @@ export class Input {
     camera.updateMatrixWorld();
     this.pointer.set(ndcX, ndcY);
     this.raycaster.setFromCamera(this.pointer, camera);
-    const burst = aimLaunch(this.raycaster.ray, camera, this.options.focus, this.hit);
+    aimLaunch(this.raycaster.ray, camera, this.options.focus, this.hit);
+    const burst = this.hit;
     // Centimetres are plenty and keep the frame short.
     const cm = (value: number) => Math.round(value * 100) / 100;
     this.options.actions.launch(cm(burst.x), cm(burst.z), cm(burst.y));
@@ -148,13 +149,13 @@ export class Input {
   private onKey(event: KeyboardEvent): void {
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target as HTMLElement | null;
-    if (target && target.closest("input, select, textarea, button, summary, [contenteditable]")) {
-      return;
-    }
+    if (target?.closest?.("input, select, textarea, [contenteditable]")) return;
+    // On a button Enter presses the button; the letter keys still go to the scene.
+    const onButton = !!target?.closest?.("button, summary");
     if (event.key === "g" || event.key === "G") {
       this.fireGun();
       event.preventDefault();
-    } else if (event.key === "f" || event.key === "F" || event.key === "Enter") {
+    } else if (event.key === "f" || event.key === "F" || (event.key === "Enter" && !onButton)) {
       // Keyboard launch: a burst in the middle of the view.
       this.launchAtScreen(0, 0.15);
       event.preventDefault();

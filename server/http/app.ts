@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { SceneId } from "../../shared/protocol.ts";
+import { sceneSlug } from "./scene_slug.ts";
 import type { ServerConfig } from "../config.ts";
 import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
 import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
@@ -44,10 +45,11 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   app.get("/", async (c) => c.redirect(`/s/${await scenes.freshId()}`, 302));
 
   app.get("/s/:id", async (c) => {
-    // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty.
-    const lower = c.req.param("id").toLowerCase();
-    if (lower !== c.req.param("id") && SceneId.safeParse(lower).success) {
-      return c.redirect(`/s/${lower}${new URL(c.req.url).search}`, 301);
+    // Ids are lowercase; a link typed as /s/MyParty lands in the same scene as /s/myparty, and
+    // one typed as /s/My Party!! in /s/my-party.
+    const slug = sceneSlug(c.req.param("id"));
+    if (slug !== undefined && slug !== c.req.param("id") && SceneId.safeParse(slug).success) {
+      return c.redirect(`/s/${slug}${new URL(c.req.url).search}`, 301);
     }
     const id = sceneId(c.req.param("id"));
     const address = c.env?.remoteAddress ?? "";
@@ -226,7 +228,13 @@ export function originAllowed(
 
 function sceneId(raw: string): string {
   const parsed = SceneId.safeParse(raw);
-  if (!parsed.success) throw new HttpError(404, "bad_scene", parsed.error.issues[0].message);
+  if (!parsed.success) {
+    throw new HttpError(
+      404,
+      "bad_scene",
+      "There is no scene here: a scene name uses letters a–z, digits and dashes (at most 64).",
+    );
+  }
   return parsed.data;
 }
 
