@@ -1,14 +1,20 @@
 /**
- * `deno task test [tier...] [file or deno test flag...]`: runs the test tiers (testing/test_tiers.ts)
- * one after another, each as one `deno test` with the sanitizers on, and ends with one summary line
- * in deno's own format. No tier named: all four. Files named: just those files.
+ * `deno task test [tier...] [file or deno test flag...]`: type-checks the chosen test files once,
+ * runs the test tiers (testing/test_tiers.ts), each as `deno test` with the sanitizers on, and ends
+ * with one summary line in deno's own format. No tier named: all four. Files named: just those.
  *
  *     deno task test                      # everything
  *     deno task test:unit                 # = deno task test unit
  *     deno task test tests/prng_test.ts   # one file
  *     deno task test server --filter=abuse
+ *
+ * Order: the unit tier (its files as many at a time as there are cores); then the server and
+ * cluster tiers one after the other while the browser tier runs beside them at a lower priority
+ * (`nice`), since the browser tests are bound by software rendering's CPU and the server and
+ * cluster tests mostly wait, but on time; last, one at a time with nothing beside them, the files
+ * marked `// test tiers: alone`.
  */
-import { testFiles, type Tier, TIERS } from "./test_tiers.ts";
+import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
 
@@ -17,6 +23,9 @@ const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
  * `// test tiers: alone` never do: they run after the others, one at a time.
  */
 const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server"]);
+
+/** Niceness of the browser tier while other tiers run beside it. */
+const BACKGROUND_NICENESS = "10";
 
 /** Counts from one `deno test` summary line. */
 interface Counts {
@@ -41,25 +50,82 @@ function summaryOf(output: string): Counts | null {
   };
 }
 
-/** Runs `deno` with `args`, echoing its output, and resolves with its exit code and output. */
-async function runDeno(args: string[]): Promise<{ code: number; output: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  let output = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of child.stdout) {
-    await Deno.stdout.write(chunk);
-    output = (output + decoder.decode(chunk, { stream: true })).slice(-4096);
+const encoder = new TextEncoder();
+
+/** Writes all of `text` to stdout (a pipe may take it in parts). */
+function write(text: string): void {
+  const bytes = encoder.encode(text);
+  for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
+}
+
+/** Writes a finished run's output as one block (live runs only ever write whole lines). */
+function writeBlock(text: string): void {
+  write(text.endsWith("\n") ? text : text + "\n");
+}
+
+/** How to run one `deno test`. */
+interface RunOptions {
+  /** Print its output as it comes, line by line (else as one block when it ends). */
+  live: boolean;
+  /** Run under `nice` (where there is one). */
+  nice: boolean;
+}
+
+/** Starts `deno` with `args`, under `nice` if asked and available. */
+function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
+  const pipes = { stdout: "piped", stderr: "piped" } as const;
+  if (nice) {
+    try {
+      const niced = ["-n", BACKGROUND_NICENESS, Deno.execPath(), ...args];
+      return new Deno.Command("nice", { args: niced, ...pipes }).spawn();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   }
-  const { code } = await child.status;
-  return { code, output };
+  return new Deno.Command(Deno.execPath(), { args, ...pipes }).spawn();
+}
+
+/** Runs `deno` with `args`; resolves with its exit code and the tail of its stdout. */
+async function runDeno(
+  args: string[],
+  { live, nice }: RunOptions,
+): Promise<{ code: number; output: string }> {
+  const process = spawnDeno(args, nice);
+  let block = "";
+  let tail = "";
+  const read = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
+    const decoder = new TextDecoder();
+    let partial = "";
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      // deno test reports, and ends with its summary, on stdout.
+      if (isStdout) tail = (tail + text).slice(-4096);
+      if (!live) {
+        block += text;
+        continue;
+      }
+      const lines = partial + text;
+      const end = lines.lastIndexOf("\n") + 1;
+      write(lines.slice(0, end));
+      partial = lines.slice(end);
+    }
+    if (partial) writeBlock(partial);
+  };
+  await Promise.all([read(process.stdout, true), read(process.stderr, false)]);
+  const { code } = await process.status;
+  if (!live) writeBlock(block);
+  return { code, output: tail };
 }
 
 function formatSeconds(ms: number): string {
   return `${Math.round(ms / 1000)}s`;
+}
+
+/** One `deno test` run: files of one tier. */
+interface Step {
+  tier: Tier;
+  files: TestFile[];
+  parallel: boolean;
 }
 
 const args = [...Deno.args];
@@ -72,12 +138,12 @@ const flags = args.filter((a) => a.startsWith("-"));
 
 if (named.length > 0) {
   // Files or folders named: run exactly those, as plain `deno test` would.
-  const { code } = await runDeno([...FLAGS, ...args]);
+  const { code } = await runDeno([...FLAGS, ...args], { live: true, nice: false });
   Deno.exit(code);
 }
 
 const files = await testFiles(new URL("../tests/", import.meta.url));
-const chosen = tiers.length > 0 ? tiers : [...TIERS];
+const chosen = TIERS.filter((tier) => tiers.length === 0 || tiers.includes(tier));
 if (!flags.includes("--no-check")) {
   // One type check of every chosen file, instead of one per `deno test` run below.
   const paths = files.filter((f) => chosen.includes(f.tier)).map((f) => f.path);
@@ -86,44 +152,78 @@ if (!flags.includes("--no-check")) {
   if (code !== 0) Deno.exit(code);
   flags.push("--no-check");
 }
-const total: Counts = { passed: 0, steps: 0, failed: 0, ignored: 0 };
-const lines: string[] = [];
+
+const stepOf = (tier: Tier, alone: boolean): Step | null => {
+  const inStep = files.filter((f) => f.tier === tier && f.alone === alone);
+  return inStep.length === 0
+    ? null
+    : { tier, files: inStep, parallel: !alone && PARALLEL.has(tier) };
+};
+
+const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
+  chosen.map((tier) => [tier, { passed: 0, steps: 0, failed: 0, ignored: 0, ms: 0, ran: false }]),
+);
 let status = 0;
-const started = performance.now();
-for (const tier of chosen) {
-  const inTier = files.filter((f) => f.tier === tier);
-  if (inTier.length === 0) continue;
-  console.log(`\n== ${tier} tests: ${inTier.length} files ==\n`);
-  const tierStarted = performance.now();
-  const parallel = PARALLEL.has(tier) ? ["--parallel"] : [];
-  const runs = [
-    [...parallel, ...inTier.filter((f) => !f.alone).map((f) => f.path)],
-    inTier.filter((f) => f.alone).map((f) => f.path),
-  ].filter((run) => run.some((arg) => !arg.startsWith("-")));
-  const counts: Counts = { passed: 0, steps: 0, failed: 0, ignored: 0 };
-  for (const run of runs) {
-    const { code, output } = await runDeno([...FLAGS, ...flags, ...run]);
-    const summary = summaryOf(output);
-    if (code !== 0) status = code;
-    if (!summary) {
-      lines.push(`${tier}: no summary (exit code ${code})`);
-      status ||= 1;
-      continue;
-    }
-    for (const key of Object.keys(counts) as (keyof Counts)[]) counts[key] += summary[key];
-  }
-  for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
-  lines.push(
-    `${tier}: ${counts.passed} passed, ${counts.failed} failed, ${counts.ignored} ignored` +
-      ` in ${formatSeconds(performance.now() - tierStarted)}`,
+
+async function run(step: Step | null, options: RunOptions): Promise<void> {
+  if (!step) return;
+  const started = performance.now();
+  const header = `\n== ${step.tier} tests${step.parallel ? ", in parallel" : ""}${
+    options.nice ? ", niced" : ""
+  }: ${step.files.map((f) => f.path.split("/").pop()).join(" ")} ==\n`;
+  if (options.live) writeBlock(header);
+  else writeBlock(header.replace("==\n", "== (output when done)\n"));
+  const { code, output } = await runDeno(
+    [
+      ...FLAGS,
+      ...(step.parallel ? ["--parallel"] : []),
+      ...flags,
+      ...step.files.map((f) => f.path),
+    ],
+    options,
   );
+  const total = counts.get(step.tier)!;
+  total.ms += performance.now() - started;
+  total.ran = true;
+  if (code !== 0) status = code;
+  const summary = summaryOf(output);
+  if (!summary) {
+    writeBlock(`${step.tier}: no summary (exit code ${code})`);
+    status ||= 1;
+    return;
+  }
+  for (const key of ["passed", "steps", "failed", "ignored"] as const) total[key] += summary[key];
 }
-console.log(`\n${lines.join("\n")}`);
+
+const started = performance.now();
+const has = (tier: Tier) => chosen.includes(tier);
+const quiet: RunOptions = { live: true, nice: false };
+if (has("unit")) await run(stepOf("unit", false), quiet);
+const foreground = async (options: RunOptions) => {
+  if (has("server")) await run(stepOf("server", false), options);
+  if (has("cluster")) await run(stepOf("cluster", false), options);
+};
+if (has("browser") && (has("server") || has("cluster"))) {
+  await Promise.all([
+    foreground({ live: false, nice: false }),
+    run(stepOf("browser", false), { live: true, nice: true }),
+  ]);
+} else {
+  await foreground(quiet);
+  if (has("browser")) await run(stepOf("browser", false), quiet);
+}
+for (const tier of chosen) await run(stepOf(tier, true), quiet);
+
+const lines = [...counts].filter(([, c]) => c.ran).map(([tier, c]) =>
+  `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ignored in ${formatSeconds(c.ms)}`
+);
+writeBlock(`\n${lines.join("\n")}`);
 if (chosen.length > 1) {
+  const sum = (key: keyof Counts) => [...counts.values()].reduce((n, c) => n + c[key], 0);
   // The closing line in deno's format, which .ci/run reads.
-  console.log(
-    `${status === 0 ? "ok" : "FAILED"} | ${total.passed} passed (${total.steps} steps) | ` +
-      `${total.failed} failed | ${total.ignored} ignored ` +
+  writeBlock(
+    `${status === 0 ? "ok" : "FAILED"} | ${sum("passed")} passed (${sum("steps")} steps) | ` +
+      `${sum("failed")} failed | ${sum("ignored")} ignored ` +
       `(${formatSeconds(performance.now() - started)})`,
   );
 }
