@@ -16,11 +16,15 @@ export const TIERS = ["unit", "server", "browser", "cluster"] as const;
 export type Tier = typeof TIERS[number];
 
 /** Module paths whose import puts a file in a tier; the first tier that matches wins. */
-const MARKERS: [Tier, RegExp][] = [
-  ["browser", /["']\.\.\/testing\/browser\.ts["']/],
-  ["cluster", /["']\.\.\/testing\/nats_cluster\.ts["']/],
-  ["server", /["']\.\.\/(testing\/test_server|scripts\/raw_server|scripts\/load\/target)\.ts["']/],
-];
+const MARKERS: [Tier, RegExp][] = ([
+  ["browser", "testing/browser"],
+  ["cluster", "testing/nats_cluster"],
+  ["server", "testing/test_server|scripts/raw_server|scripts/load/target"],
+] as const).map(([tier, paths]) => [
+  tier,
+  // An import statement (it may span lines) from one of the paths; not a mention in a string.
+  new RegExp(`^import\\b[^;]*?["']\\.\\./(?:${paths})\\.ts["'];`, "m"),
+]);
 
 /** The line that makes a test file run by itself. */
 const ALONE = /^\/\/ test tiers: alone$/m;

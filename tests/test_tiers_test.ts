@@ -12,6 +12,16 @@ Deno.test("test tiers come from the harness a file imports", () => {
   // A cluster test also starts servers; a browser test may use NATS: the first marker wins.
   const both = 'import "../testing/nats_cluster.ts";\nimport "../testing/test_server.ts";';
   assert.equal(tierOf(both), "cluster");
+  // Multi-line imports count; a path merely mentioned in a string does not.
+  assert.equal(
+    tierOf('import {\n  browserTest,\n  launchBrowser,\n} from "../testing/browser.ts";'),
+    "browser",
+  );
+  assert.equal(tierOf('const path = "../testing/browser.ts";'), "unit");
+  assert.equal(
+    tierOf('  assert.equal(tierOf(\'import "../testing/browser.ts";\'), "browser");'),
+    "unit",
+  );
 });
 
 Deno.test("a file runs alone only when a line of its own says so", async () => {
@@ -34,6 +44,8 @@ Deno.test("unit test files start no server, browser or NATS of their own", async
   ];
   const files = await testFiles(new URL("./", import.meta.url));
   const unit = files.filter((f) => f.tier === "unit");
+  // This file names every harness in strings, and imports none of them.
+  assert.equal(files.find((f) => f.path.endsWith("/test_tiers_test.ts"))?.tier, "unit");
   assert.ok(unit.length > 10, `${unit.length} unit files`);
   for (const { path } of unit) {
     if (path.endsWith("/test_tiers_test.ts")) continue;
