@@ -84,7 +84,11 @@ export function registerLogApi<E extends Env>(
       ? { tick: intParam(tickText, "tick", 0, 0, Number.MAX_SAFE_INTEGER) }
       : { seq: intParam(seqText, "from", 1, 1, Number.MAX_SAFE_INTEGER) };
     const page = await deps.read({ scene: id, start, limit, snapshot: wantSnapshot });
-    if ("seq" in start && start.seq < page.firstSeq && page.startTick > 0) {
+    // Without a start the page begins at the first kept seq; a start named explicitly and pruned
+    // is refused rather than silently moved.
+    if (
+      seqText !== undefined && "seq" in start && start.seq < page.firstSeq && page.startTick > 0
+    ) {
       throw new HttpError(
         410,
         "pruned",
@@ -108,7 +112,9 @@ export function registerLogApi<E extends Env>(
       );
     }
     const events = page.events;
-    const from = "seq" in start ? start.seq : (events[0]?.seq ?? page.lastSeq + 1);
+    const from = "seq" in start
+      ? Math.max(start.seq, page.firstSeq)
+      : (events[0]?.seq ?? page.lastSeq + 1);
     const body: LogPageBody = {
       scene: id,
       seed: info.seed,
