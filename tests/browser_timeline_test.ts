@@ -13,9 +13,9 @@ import {
   launchBrowser,
   openScene,
   type ScenePage,
-  startTestServer,
   waitConnected,
 } from "../testing/browser.ts";
+import { startTestServer } from "../testing/test_server.ts";
 import type { ReplayDebug } from "../client/replay/replay_mode.ts";
 
 declare global {
@@ -84,7 +84,7 @@ function ffprobe(path: string): { format: string; duration: number; streams: str
 
 browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a clip", async (t) => {
   await Deno.mkdir(OUTPUT, { recursive: true });
-  const server = await startTestServer();
+  const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
   try {

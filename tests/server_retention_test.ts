@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { WINDOW_TICKS } from "../shared/constants.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import { World, worldFromWindow } from "../shared/world.ts";
-import { eventually, sleep, TestClient, withServer } from "./helpers/server_harness.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
+import { eventually, sleep } from "../testing/wait.ts";
 
 interface Page {
   seed: number;

@@ -152,11 +152,12 @@ export class Rooms implements SceneHost {
     }
   }
 
-  /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */
   /** True while scene `id` is loaded (someone is in it or it is about to unload). */
   isLoaded(id: string): boolean {
     return this.#rooms.has(id);
   }
+
+  /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */
 
   describe(id: string): SceneInfo | undefined {
     const room = this.#rooms.get(id);
