@@ -67,6 +67,7 @@ export class ClipRecorder {
   readonly #audio: () => MediaStream | null;
   #recorder: MediaRecorder | null = null;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #end: ReturnType<typeof setTimeout> | undefined;
 
   constructor(canvas: HTMLCanvasElement, audio: () => MediaStream | null) {
     this.#canvas = canvas;
@@ -100,6 +101,7 @@ export class ClipRecorder {
     recorder.onerror = () => handlers.failed("recording failed");
     recorder.onstop = () => {
       clearInterval(this.#timer);
+      clearTimeout(this.#end);
       this.#recorder = null;
       for (const track of stream.getVideoTracks()) track.stop();
       const recorded = (performance.now() - startedMs) / 1000;
@@ -112,10 +114,10 @@ export class ClipRecorder {
     this.#recorder = recorder;
     recorder.start(1000);
     this.#timer = setInterval(() => {
-      const elapsed = (performance.now() - startedMs) / 1000;
-      handlers.progress(Math.min(elapsed, length));
-      if (elapsed >= length) this.stop();
+      handlers.progress(Math.min((performance.now() - startedMs) / 1000, length));
     }, 250);
+    // Its own timer, so the clip ends on time (not on the next progress tick).
+    this.#end = setTimeout(() => this.stop(), length * 1000);
   }
 
   /** Stops early; the clip so far is still handed over. */

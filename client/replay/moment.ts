@@ -2,7 +2,7 @@
  * Moment links: `/s/<scene>?at=2026-12-31T23:59:50Z` (a readable UTC time) or `?at=t<tick>` (for
  * tools). A scene's tick T began at wall time `epoch + T · 1000/60` ms.
  */
-import { TICK_MS } from "../../shared/constants.ts";
+import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 
 /** A parsed `at` value: a tick, or why it is not one. */
 export type MomentParse = { tick: number } | { error: string };
@@ -29,7 +29,9 @@ export function parseMoment(text: string, epoch: number): MomentParse {
   const ms = Date.parse(trimmed);
   if (Number.isNaN(ms)) return { error: `“${text}” is not a valid time` };
   if (ms < epoch) return { error: `${trimmed} is before this scene began` };
-  return { tick: Math.floor((ms - epoch) / TICK_MS) };
+  // (ms − epoch) / TICK_MS lands a hair below a whole tick for exact tick times (60000 / 16.67 is
+  // 3599.99…): count in 60ths of a second and forgive a micro-tick of rounding.
+  return { tick: Math.floor(((ms - epoch) * TICK_RATE) / 1000 + 1e-6) };
 }
 
 /** Wall time (ms) of tick `tick`. */
