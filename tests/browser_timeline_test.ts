@@ -24,6 +24,8 @@ declare global {
 }
 
 const OUTPUT = new URL("./output/", import.meta.url);
+/** Page loads take long on this loaded machine with software GL. */
+const GOTO = { timeout: 120_000, waitUntil: "domcontentloaded" as const };
 
 /**
  * Clicks a button without waiting for animation frames to settle (software GL here draws a frame
@@ -198,7 +200,7 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         noWait: true,
       });
       pages.push(other);
-      await other.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`);
+      await other.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`, GOTO);
       await waitConnected(other.page);
       await other.page.waitForFunction(() => snowfireReplay.active(), null, {
         timeout: 60_000,
@@ -208,7 +210,7 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
       assert.equal(await replayHash(other.page, checkpoint), await liveHash(page, checkpoint));
       // The readable form lands within the second it names.
       const iso = new URL(shared).searchParams.get("at")!;
-      await other.page.goto(`${server.url}/s/${scene}?test&at=${iso}`);
+      await other.page.goto(`${server.url}/s/${scene}?test&at=${iso}`, GOTO);
       await waitConnected(other.page);
       await other.page.waitForFunction(() => snowfireReplay.active(), null, {
         timeout: 60_000,
@@ -260,7 +262,10 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         noWait: true,
       });
       pages.push(phone);
-      await phone.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`);
+      await phone.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`, {
+        timeout: 120_000,
+        waitUntil: "domcontentloaded",
+      });
       await waitConnected(phone.page);
       await phone.page.waitForFunction(() => snowfireReplay.active(), null, {
         timeout: 90_000,

@@ -82,12 +82,13 @@ export class FireworkSound {
   }
 
   /**
-   * A stream of what the page sounds (for recording a clip); creates the audio context when
-   * called from a gesture. Null where Web Audio cannot make one.
+   * A stream of what the page sounds (for recording a clip), or null while the audio context is
+   * not running (before a gesture started it, or where Web Audio cannot): a recorder given the
+   * track of a suspended context waits for samples that never come and writes an empty file.
    */
   captureStream(): MediaStream | null {
     this.start();
-    if (!this.context || !this.output) return null;
+    if (!this.context || !this.output || this.context.state !== "running") return null;
     if (!this.tap) {
       this.tap = this.context.createMediaStreamDestination();
       this.output.connect(this.tap);
