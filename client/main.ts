@@ -29,6 +29,7 @@ import { SettingsPanel } from "./hud/settings_panel.ts";
 import { Sim } from "./sim.ts";
 import { FireworkSound } from "./audio/sound.ts";
 import { SoundCues } from "./audio/sound_cues.ts";
+import { ReplayMode } from "./replay/replay_mode.ts";
 
 /**
  * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
@@ -118,7 +119,18 @@ function start(): void {
   const hashes: { tick: number; h: string }[] = [];
   const sim = new Sim({
     checkpoint: (tick, hash) => hashes.push({ tick, h: hash }),
-    rebuilt: (world: World) => renderer.bindWorld(world),
+    rebuilt: (world: World) => replay.liveRebuilt(world),
+  });
+  // Replay, moment links and clips (client/replay/); the live scene keeps running underneath.
+  const replay: ReplayMode = new ReplayMode({
+    sceneId,
+    canvas,
+    renderer,
+    sound,
+    toast: (text, options) => hud.toast(text, options),
+    liveWorld: () => sim.world,
+    liveHorizon: () => sim.horizon,
+    liveTime: () => playout.renderTime,
   });
 
   const net: Net = new Net({
@@ -147,7 +159,7 @@ function start(): void {
           net.restartFresh();
           return;
         }
-        cues.add(sim.seed, event);
+        if (!replay.active) cues.add(sim.seed, event);
         if (event.by === "show") return;
         hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       },
@@ -210,12 +222,13 @@ function start(): void {
       // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts);
       // the picker adds the chosen kind and colours.
       launch(x, z, y) {
-        if (hud.holdLaunch()) return;
+        if (hud.holdLaunch() || replay.holdLaunch()) return;
         if (!net.submit({ type: "launch", x, z, y, ...picker.choice() })) return notConnected();
         renderer.markLaunch(x, z);
         hud.launched();
       },
-      gun: (origin, direction) => net.submit({ type: "gun", origin, direction }) || notConnected(),
+      gun: (origin, direction) =>
+        replay.holdLaunch() || net.submit({ type: "gun", origin, direction }) || notConnected(),
     },
   });
   // A change made while offline waits in the panel and goes out once connected.
@@ -247,9 +260,14 @@ function start(): void {
     }
     for (const { tick, h } of hashes) net.send({ t: "hash", tick, h });
     hashes.length = 0;
+    const replayed = replay.frame(
+      nowMs,
+      Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2)),
+      clock,
+    );
     const simulated = performance.now();
-    renderer.render(time, nowMs / 1000);
-    cues.update(time, renderer.camera.position);
+    renderer.render(replayed ?? time, nowMs / 1000);
+    if (replayed === null) cues.update(time, renderer.camera.position);
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
     stats.frame(nowMs);

@@ -7,6 +7,12 @@ import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import type { DesyncLimits } from "./scene/desync.ts";
 import { WS_ENGINES, type WsEngine } from "./ws/ws_types.ts";
+import {
+  checkRetention,
+  DEFAULT_RETENTION,
+  retentionFromEnv,
+  type RetentionPolicy,
+} from "./local/retention_policy.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {
@@ -111,6 +117,10 @@ export interface ServerOptions {
   connections?: RateLimit;
   /** `ws` engine: sockets are pinged this often and dropped when one went unanswered. 30 s. */
   keepaliveMs?: number;
+  /** How long scene logs are kept (RETAIN_HOURS, RETAIN_EVENTS_PER_SCENE); 72 h, 1e6 events. */
+  retention?: Partial<RetentionPolicy>;
+  /** How often the retention pass looks for work, ms. Default 10 s. */
+  retentionPassMs?: number;
 }
 
 /** Options with every default filled in. */
@@ -143,6 +153,8 @@ export interface ServerConfig {
   newScenes: RateLimit;
   connections: RateLimit;
   keepaliveMs: number;
+  retention: RetentionPolicy;
+  retentionPassMs: number;
 }
 
 /** Largest accepted client frame in bytes. */
@@ -178,6 +190,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     newScenes: options.newScenes ?? { perSecond: 0.1, burst: 20 },
     connections: options.connections ?? { perSecond: 20, burst: 300 },
     keepaliveMs: options.keepaliveMs ?? 30_000,
+    retention: checkRetention({ ...DEFAULT_RETENTION, ...options.retention }),
+    retentionPassMs: options.retentionPassMs ?? 10_000,
   };
   requireInt("port", config.port, 0, 65535);
   requireInt("skyCap", config.skyCap, 1, 1e9);
@@ -290,6 +304,7 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     if (text) rateLimits[kind] = parseRate(name, text);
   }
   options.rateLimits = rateLimits;
+  options.retention = retentionFromEnv(env);
   return options;
 }
 
@@ -307,6 +322,7 @@ export function describeConfig(config: ServerConfig): string {
     `staticDir=${config.staticDir}` +
     (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`) +
     (config.dev ? " dev (source maps served)" : ""),
+    `retention: ${config.retention.hours} h, ${config.retention.eventsPerScene} events per scene`,
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
       rate(r.frames)
     }, refused ${rate(r.refused)}`,

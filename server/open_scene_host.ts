@@ -8,6 +8,7 @@ import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import { ClusterScenes } from "./cluster/cluster_scenes.ts";
 import { NatsLink } from "./cluster/nats_link.ts";
 import { Rooms } from "./local/rooms.ts";
+import { KeptRooms } from "./local/kept_rooms.ts";
 import { SceneStore } from "./local/store.ts";
 import type { Metrics } from "./metrics.ts";
 import type { ServerClock } from "./scene/clock.ts";
@@ -59,5 +60,13 @@ export async function openSceneHost(
   }
   const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
   store.startCheckpointer(CHECKPOINT_EVERY_MS, config.log);
-  return new Rooms({ ...common, store }, config.roomIdleMs, limits);
+  const rooms = new Rooms({ ...common, store }, config.roomIdleMs, limits);
+  // Logs kept by the retention policy; log API pages read on a worker.
+  return new KeptRooms(rooms, {
+    dataDir: config.dataDir,
+    policy: config.retention,
+    passMs: config.retentionPassMs,
+    now: config.now,
+    log: config.log,
+  });
 }

@@ -24,6 +24,9 @@ export class FireworkSound {
   private voices: FireworkVoices | null = null;
   private isMuted = false;
   private readonly abort = new AbortController();
+  /** Everything audible passes here (so a clip can record it too). */
+  private output: GainNode | null = null;
+  private tap: MediaStreamAudioDestinationNode | null = null;
 
   /** True when the sound is muted (the page remembers the choice). */
   get muted(): boolean {
@@ -78,6 +81,21 @@ export class FireworkSound {
     if (this.ready()) this.voices?.burst(distance, options);
   }
 
+  /**
+   * A stream of what the page sounds (for recording a clip), or null while the audio context is
+   * not running (before a gesture started it, or where Web Audio cannot): a recorder given the
+   * track of a suspended context waits for samples that never come and writes an empty file.
+   */
+  captureStream(): MediaStream | null {
+    this.start();
+    if (!this.context || !this.output || this.context.state !== "running") return null;
+    if (!this.tap) {
+      this.tap = this.context.createMediaStreamDestination();
+      this.output.connect(this.tap);
+    }
+    return this.tap.stream;
+  }
+
   /** Stops every voice and closes the audio context. */
   dispose(): void {
     this.abort.abort();
@@ -85,12 +103,16 @@ export class FireworkSound {
     this.voices = null;
     void this.context?.close();
     this.context = null;
+    this.output = null;
+    this.tap = null;
   }
 
   private start(): void {
     if (!this.context) {
       this.context = new AudioContext();
-      this.voices = new FireworkVoices(this.context);
+      this.output = this.context.createGain();
+      this.output.connect(this.context.destination);
+      this.voices = new FireworkVoices(this.context, this.output);
       this.voices.setMuted(this.isMuted);
     }
     if (this.context.state === "suspended") void this.context.resume();

@@ -216,7 +216,8 @@ async function consume(
 /**
  * Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API).
  * The first one is found by binary search over stream sequences (scene seq grows with stream
- * sequence along a subject), so a page costs O(log n) lookups plus the page itself.
+ * sequence along a subject), so a page costs O(log n) lookups plus one direct get per entry; no
+ * consumer is created.
  */
 export async function readEvents(
   link: NatsLink,
@@ -237,14 +238,16 @@ export async function readEvents(
     if (!next || key(next.entry) >= fromSeq) hi = mid;
     else lo = next.streamSeq + 1;
   }
+  // The page itself by direct gets too (next message on the subject from a stream sequence): an
+  // API read creates no consumer on the stream and leaves nothing behind (issue 19).
   const events: SceneEvent[] = [];
-  const wanted = (entry: LogEntry): entry is SceneEvent => isEvent(entry) && entry.seq >= fromSeq;
-  let found = 0;
-  const page = await readRange(link, scene, lo, last, ({ entry }) => {
-    if (wanted(entry)) found++;
-    return found >= limit;
-  });
-  for (const { entry } of page) if (wanted(entry) && events.length < limit) events.push(entry);
+  let at = lo;
+  while (events.length < limit && at <= last.streamSeq) {
+    const next = await nextEntry(link, scene, at);
+    if (!next || next.streamSeq > last.streamSeq) break;
+    if (isEvent(next.entry) && next.entry.seq >= fromSeq) events.push(next.entry);
+    at = next.streamSeq + 1;
+  }
   return events;
 }
 

@@ -11,13 +11,15 @@ import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
 import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { SceneHost } from "../scene/scene_host.ts";
+import { registerLogApi } from "./log_api.ts";
+import { seqLogPage } from "./seq_log_page.ts";
+import { storageMetrics } from "../local/storage_metrics.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
 
-/** Most events one `/log` page returns. */
-export const LOG_PAGE_MAX = 5000;
+export { LOG_PAGE_MAX } from "./log_api.ts";
 
 /** What the routes need. */
 export interface AppContext {
@@ -110,22 +112,17 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     return c.json(info);
   });
 
-  app.get("/api/scenes/:id/log", async (c) => {
-    const id = sceneId(c.req.param("id"));
-    const info = await scenes.describe(id);
-    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
-    const from = intParam(c.req.query("from"), "from", 1, 1);
-    const limit = Math.min(intParam(c.req.query("limit"), "limit", 1000, 1), LOG_PAGE_MAX);
-    const events = await scenes.readLog(id, from, limit);
-    const next = events.length === limit ? events[events.length - 1].seq + 1 : null;
-    return c.json({ scene: id, seed: info.seed, epoch: info.epoch, from, events, next });
-  });
+  registerLogApi(app, {
+    describe: async (id) => await scenes.describe(id),
+    read: (request) => scenes.readLogPage?.(request) ?? seqLogPage(scenes, request),
+  }, sceneId);
 
   app.get("/healthz", (c) => {
     // The scenes' home is checked (the database is read; NATS must be reachable).
     const health = scenes.health();
     const uptimeMs = Math.round(config.monotonic() - ctx.startedMs);
-    return c.json({ ...health, uptimeMs }, health.ok ? 200 : 503);
+    const stored = scenes.storage?.();
+    return c.json({ ...health, uptimeMs, ...(stored ? { stored } : {}) }, health.ok ? 200 : 503);
   });
 
   app.get("/metrics", (c) => {
@@ -135,7 +132,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
         scenesLoaded: scenes.size,
         scenesStored: home.scenesStored,
         connections: scenes.connections(),
-      }) + home.text,
+      }) + home.text + storageMetrics(scenes.storage?.()),
       200,
       { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
     );
@@ -236,15 +233,6 @@ function sceneId(raw: string): string {
     );
   }
   return parsed.data;
-}
-
-function intParam(text: string | undefined, name: string, fallback: number, min: number): number {
-  if (text === undefined || text === "") return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) {
-    throw new HttpError(400, "bad_query", `${name} must be an integer >= ${min}, got ${text}`);
-  }
-  return value;
 }
 
 /** The error page's only styles, allowed by the CSP through their hash. */

@@ -152,7 +152,13 @@ export class Rooms implements SceneHost {
     }
   }
 
+  /** True while scene `id` is loaded (someone is in it or it is about to unload). */
+  isLoaded(id: string): boolean {
+    return this.#rooms.has(id);
+  }
+
   /** Scene facts for the API, from memory when loaded, else from the store (not loading it). */
+
   describe(id: string): SceneInfo | undefined {
     const room = this.#rooms.get(id);
     if (room?.storeOnHello) return undefined;

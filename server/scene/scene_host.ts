@@ -7,6 +7,9 @@ import type { SceneEvent, Settings } from "../../shared/types.ts";
 import type { SceneEndpoint } from "../ws/connection.ts";
 import type { PeerSocket } from "./peer.ts";
 import type { SceneRefusal } from "./scene_limits.ts";
+import type { PageRequest } from "../local/log_pages.ts";
+import type { LogPageResult } from "../http/log_api.ts";
+import type { StorageStats } from "../local/retention.ts";
 
 /** What `/api/scenes/:id` reports. */
 export interface SceneInfo {
@@ -55,6 +58,13 @@ export interface SceneHost {
   describe(id: string): SceneInfo | undefined | Promise<SceneInfo | undefined>;
   /** Up to `limit` stored events with seq ≥ `from`. */
   readLog(id: string, from: number, limit: number): SceneEvent[] | Promise<SceneEvent[]>;
+  /**
+   * One page of the log API (seq or tick start, where the kept log starts, the snapshot at a
+   * tick), read off the server's thread; hosts without it serve seq pages from `readLog`.
+   */
+  readLogPage?(request: PageRequest): Promise<LogPageResult>;
+  /** Stored events and bytes under the retention policy (`/healthz`, `/metrics`), if known. */
+  storage?(): StorageStats | undefined;
   /** One scheduler pass over every scene. */
   pass(nowMs: number): void;
   /** Whether this node can serve scenes now. */

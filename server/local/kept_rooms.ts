@@ -1,0 +1,102 @@
+/**
+ * The single node's scenes with their logs kept by the retention policy and served to the log
+ * API off the server's thread: `Rooms` plus a {@link Retention} (pruning in small slices) and
+ * {@link LogPages} (a worker with a read-only connection). It is the {@link SceneHost} the server
+ * uses without NATS.
+ */
+import { join } from "node:path";
+import type { SceneEvent } from "../../shared/types.ts";
+import type { LogPageResult } from "../http/log_api.ts";
+import type { PeerSocket } from "../scene/peer.ts";
+import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
+import type { SceneRefusal } from "../scene/scene_limits.ts";
+import type { SceneEndpoint } from "../ws/connection.ts";
+import { LogPages, type PageRequest } from "./log_pages.ts";
+import { Retention, type StorageStats } from "./retention.ts";
+import type { RetentionPolicy } from "./retention_policy.ts";
+import type { Rooms } from "./rooms.ts";
+
+/** Options of {@link KeptRooms}. */
+export interface KeptRoomsOptions {
+  dataDir: string;
+  policy: RetentionPolicy;
+  /** How often the retention looks for work, ms. */
+  passMs: number;
+  /** Wall clock, ms. */
+  now: () => number;
+  log: (msg: string) => void;
+}
+
+/**
+ * `Rooms` with retention and off-thread log pages.
+ *
+ * @example
+ * ```ts
+ * const host = new KeptRooms(rooms, { dataDir, policy, passMs: 10_000, now: Date.now, log });
+ * const page = await host.readLogPage({ scene: "quiet-pine", start: { tick: 0 }, limit: 100 });
+ * ```
+ */
+export class KeptRooms implements SceneHost {
+  readonly #rooms: Rooms;
+  readonly #pages: LogPages;
+  readonly #retention: Retention;
+
+  constructor(rooms: Rooms, options: KeptRoomsOptions) {
+    this.#rooms = rooms;
+    const path = join(options.dataDir, "scenes.db");
+    this.#retention = new Retention({
+      path,
+      policy: options.policy,
+      now: options.now,
+      loaded: (id) => rooms.isLoaded(id),
+      log: options.log,
+    });
+    this.#retention.start(options.passMs);
+    this.#pages = new LogPages(path);
+  }
+
+  get size(): number {
+    return this.#rooms.size;
+  }
+  connections(): number {
+    return this.#rooms.connections();
+  }
+  freshId(): string {
+    return this.#rooms.freshId();
+  }
+  admission(id: string, address: string, take: boolean): SceneRefusal | null {
+    return this.#rooms.admission(id, address, take);
+  }
+  open(id: string): SceneEndpoint {
+    return this.#rooms.open(id);
+  }
+  describe(id: string): SceneInfo | undefined {
+    return this.#rooms.describe(id);
+  }
+  readLog(id: string, from: number, limit: number): SceneEvent[] {
+    return this.#rooms.readLog(id, from, limit);
+  }
+  readLogPage(request: PageRequest): Promise<LogPageResult> {
+    return this.#pages.read(request);
+  }
+  storage(): StorageStats {
+    return this.#retention.stats();
+  }
+  pass(nowMs: number): void {
+    this.#rooms.pass(nowMs);
+  }
+  health(): HostHealth {
+    return this.#rooms.health();
+  }
+  metrics(): { scenesStored?: number; text: string } {
+    return this.#rooms.metrics();
+  }
+  closeAll(code: number, reason: string): PeerSocket[] {
+    return this.#rooms.closeAll(code, reason);
+  }
+  async close(): Promise<void> {
+    this.#retention.stop();
+    await this.#pages.close();
+    await this.#rooms.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Pages of a scene's stored log, read on a worker thread with its own read-only SQLite
+ * connection (`log_pages_worker.ts`): a page of the log API never runs a query on the server's
+ * thread, so heartbeats and stamping do not wait for a tool paging through an hour of history.
+ */
+import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+
+/** Where a page starts: at a seq, or at the first event with tick ≥ `tick`. */
+export type PageStart = { seq: number } | { tick: number };
+
+/** One page of a scene's log, as the worker reads it. */
+export interface LogPage {
+  /** Events in seq order (at most the limit asked for). */
+  events: SceneEvent[];
+  /** The first seq still kept (the next seq when the log is empty). */
+  firstSeq: number;
+  /** The last seq stored (0 when none ever was). */
+  lastSeq: number;
+  /** The log's start: events before this tick were pruned (0 when nothing was). */
+  startTick: number;
+  /** With a `tick` start and `snapshot`: the settings and wind in force at that tick. */
+  snapshot?: WorldSnapshot;
+}
+
+/** Asks for one page. */
+export interface PageRequest {
+  scene: string;
+  start: PageStart;
+  limit: number;
+  /** Also compute the snapshot at the start tick (only with a tick start). */
+  snapshot?: boolean;
+}
+
+/** What the worker answers. */
+export type PageReply = { id: number; page: LogPage } | { id: number; error: string };
+
+/**
+ * Reads log pages on a worker. Requests are answered in order; one worker per server.
+ *
+ * @example
+ * ```ts
+ * const pages = new LogPages("/data/scenes.db");
+ * const page = await pages.read({ scene: "quiet-pine", start: { tick: 3600 }, limit: 200 });
+ * console.log(page.events.length, page.firstSeq);
+ * await pages.close();
+ * ```
+ */
+export class LogPages {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, PromiseWithResolvers<LogPage>>();
+  #nextId = 1;
+  #closed = false;
+
+  /** Starts the worker on the database at `path` (opened read-only there). */
+  constructor(path: string) {
+    this.#worker = new Worker(new URL("./log_pages_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    this.#worker.postMessage({ path });
+    this.#worker.onmessage = (e: MessageEvent<PageReply>) => {
+      const reply = e.data;
+      const waiting = this.#waiting.get(reply.id);
+      if (!waiting) return;
+      this.#waiting.delete(reply.id);
+      if ("error" in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply.page);
+    };
+  }
+
+  /** Reads one page (the query runs on the worker). */
+  read(request: PageRequest): Promise<LogPage> {
+    if (this.#closed) return Promise.reject(new Error("the log reader is closed"));
+    const id = this.#nextId++;
+    const waiting = Promise.withResolvers<LogPage>();
+    this.#waiting.set(id, waiting);
+    this.#worker.postMessage({ id, request });
+    return waiting.promise;
+  }
+
+  /** Stops the worker; pending reads fail. */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    for (const waiting of this.#waiting.values()) waiting.reject(new Error("closed"));
+    this.#waiting.clear();
+    this.#worker.terminate();
+    return Promise.resolve();
+  }
+}

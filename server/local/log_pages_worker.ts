@@ -1,0 +1,165 @@
+/**
+ * Worker behind {@link LogPages}: answers log-page requests from its own read-only connection to
+ * the scene database, off the server's thread. It keeps, per scene, the snapshots after each
+ * settings change it has scanned (keyframes), so the snapshot at any tick costs one lookup plus
+ * the settings changes stored since the last request. Protocol: `{path}` once, then
+ * `{id, request}` messages answered with `{id, page}` or `{id, error}`.
+ */
+/// <reference lib="deno.worker" />
+import { DatabaseSync } from "node:sqlite";
+import { applySettings, initialSnapshot } from "../../shared/settings.ts";
+import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import type { LogPage, PageRequest } from "./log_pages.ts";
+
+/** Scenes whose keyframes are kept (least recently used beyond are forgotten). */
+const KEYFRAME_SCENES = 64;
+
+interface Keyframes {
+  /** The log start these keyframes grew from. */
+  startTick: number;
+  base: WorldSnapshot;
+  /** Every settings event with tick < scannedTo is folded into `after`. */
+  scannedTo: number;
+  /** The snapshot after each settings event, in (tick, seq) order. */
+  after: WorldSnapshot[];
+}
+
+let db: DatabaseSync | undefined;
+let statements: ReturnType<typeof prepare> | undefined;
+const keyframes = new Map<string, Keyframes>();
+
+function prepare(db: DatabaseSync) {
+  return {
+    page: db.prepare(
+      "SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ? ORDER BY seq LIMIT ?",
+    ),
+    firstAtTick: db.prepare(
+      "SELECT seq FROM events WHERE scene = ? AND tick >= ? ORDER BY tick, seq LIMIT 1",
+    ),
+    last: db.prepare("SELECT seq, tick FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1"),
+    settings: db.prepare(
+      `SELECT seq, tick, body FROM events INDEXED BY events_by_tick
+       WHERE scene = ? AND tick >= ? AND tick < ? AND body LIKE '{"type":"settings"%'
+       ORDER BY tick, seq`,
+    ),
+    start: tableExists(db, "log_starts")
+      ? db.prepare("SELECT tick, snapshot FROM log_starts WHERE scene = ?")
+      : undefined,
+  };
+}
+
+function tableExists(db: DatabaseSync, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !==
+    undefined;
+}
+
+function logStart(scene: string): { tick: number; snapshot: WorldSnapshot } {
+  // The retention module may create its table after this worker started.
+  if (!statements!.start && tableExists(db!, "log_starts")) statements = prepare(db!);
+  const row = statements!.start?.get(scene) as Record<string, unknown> | undefined;
+  if (!row) return { tick: 0, snapshot: initialSnapshot() };
+  return { tick: Number(row.tick), snapshot: JSON.parse(row.snapshot as string) };
+}
+
+function toEvent(row: Record<string, unknown>): SceneEvent {
+  return {
+    seq: Number(row.seq),
+    tick: Number(row.tick),
+    by: row.by as string,
+    body: JSON.parse(row.body as string) as EventBody,
+  };
+}
+
+/** Folds the settings events with tick in [from, to) into `snap` (each step kept in `out`). */
+function fold(
+  scene: string,
+  snap: WorldSnapshot,
+  from: number,
+  to: number,
+  out?: WorldSnapshot[],
+): WorldSnapshot {
+  if (to <= from) return snap;
+  let current = snap;
+  for (const row of statements!.settings.all(scene, from, to) as Record<string, unknown>[]) {
+    const body = JSON.parse(row.body as string) as EventBody;
+    if (body.type !== "settings") continue;
+    current = applySettings(current, Number(row.tick), body.settings);
+    out?.push(current);
+  }
+  return current;
+}
+
+/** The snapshot at `tick` (settings events with tick < `tick` applied). */
+function snapshotAt(
+  scene: string,
+  start: { tick: number; snapshot: WorldSnapshot },
+  lastTick: number,
+  tick: number,
+): WorldSnapshot {
+  let frames = keyframes.get(scene);
+  if (!frames || frames.startTick !== start.tick) {
+    frames = { startTick: start.tick, base: start.snapshot, scannedTo: start.tick, after: [] };
+  }
+  keyframes.delete(scene);
+  keyframes.set(scene, frames);
+  if (keyframes.size > KEYFRAME_SCENES) keyframes.delete(keyframes.keys().next().value!);
+  // Every event with tick < lastTick is stored for good (ticks never decrease along seq): those
+  // may be cached; later ticks may still gain events.
+  const cacheTo = Math.min(tick, lastTick);
+  if (cacheTo > frames.scannedTo) {
+    const latest = frames.after.at(-1) ?? frames.base;
+    fold(scene, latest, frames.scannedTo, cacheTo, frames.after);
+    frames.scannedTo = cacheTo;
+  }
+  // The last keyframe before `tick` (binary search), then what lies beyond the cache.
+  let lo = 0, hi = frames.after.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (frames.after[mid].tick < tick) lo = mid + 1;
+    else hi = mid;
+  }
+  let snap = lo > 0 ? frames.after[lo - 1] : frames.base;
+  if (tick > frames.scannedTo) snap = fold(scene, snap, frames.scannedTo, tick);
+  return { ...snap, tick: Math.max(snap.tick, tick) };
+}
+
+function readPage(request: PageRequest): LogPage {
+  const { scene, start, limit } = request;
+  const s = statements!;
+  const logStartAt = logStart(scene);
+  const last = s.last.get(scene) as Record<string, unknown> | undefined;
+  const lastSeq = last ? Number(last.seq) : 0;
+  const lastTick = last ? Number(last.tick) : 0;
+  const first = s.firstAtTick.get(scene, logStartAt.tick) as Record<string, unknown> | undefined;
+  const firstSeq = first ? Number(first.seq) : lastSeq + 1;
+  let fromSeq: number;
+  if ("seq" in start) {
+    fromSeq = Math.max(start.seq, firstSeq);
+  } else {
+    const at = s.firstAtTick.get(scene, Math.max(start.tick, logStartAt.tick)) as
+      | Record<string, unknown>
+      | undefined;
+    fromSeq = at ? Number(at.seq) : lastSeq + 1;
+  }
+  const events = (s.page.all(scene, fromSeq, limit) as Record<string, unknown>[]).map(toEvent);
+  const page: LogPage = { events, firstSeq, lastSeq, startTick: logStartAt.tick };
+  if (request.snapshot && "tick" in start) {
+    page.snapshot = snapshotAt(scene, logStartAt, lastTick, Math.max(start.tick, logStartAt.tick));
+  }
+  return page;
+}
+
+self.onmessage = (e: MessageEvent) => {
+  if (!db) {
+    db = new DatabaseSync((e.data as { path: string }).path, { readOnly: true });
+    db.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
+    statements = prepare(db);
+    return;
+  }
+  const { id, request } = e.data as { id: number; request: PageRequest };
+  try {
+    self.postMessage({ id, page: readPage(request) });
+  } catch (err) {
+    self.postMessage({ id, error: (err as Error).message });
+  }
+};
