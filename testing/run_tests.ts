@@ -12,7 +12,7 @@
  * cluster tiers one after the other while the browser tier runs beside them at a lower priority
  * (`nice`), since the browser tests are bound by software rendering's CPU and the server and
  * cluster tests mostly wait, but on time; last, one at a time with nothing beside them, the files
- * marked `// test tiers: alone`.
+ * marked `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
  */
 import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 
@@ -203,7 +203,10 @@ const foreground = async (options: RunOptions) => {
   if (has("server")) await run(stepOf("server", false), options);
   if (has("cluster")) await run(stepOf("cluster", false), options);
 };
-if (has("browser") && (has("server") || has("cluster"))) {
+// SNOWFIRE_TESTS_IN_TURN=1: every tier after the other, nothing beside anything (to tell a flaky
+// test from one that fails only beside the browser tier).
+const inTurn = Deno.env.get("SNOWFIRE_TESTS_IN_TURN") === "1";
+if (!inTurn && has("browser") && (has("server") || has("cluster"))) {
   await Promise.all([
     foreground({ live: false, nice: false }),
     run(stepOf("browser", false), { live: true, nice: true }),
