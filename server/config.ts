@@ -89,7 +89,7 @@ export interface ServerOptions {
   cluster?: ClusterOptions;
   /**
    * Most bytes the scene database may grow to (SQLite `max_page_count`); past it launches get
-   * `storage_unavailable`, as on a full disk. Default: no cap.
+   * `storage_full`. Default 1 GiB (`DEFAULT_DB_MAX_BYTES`).
    */
   dbMaxBytes?: number;
   /** Development mode (DEV=1): source maps are served. Default false. */
@@ -121,6 +121,27 @@ export interface ServerOptions {
   retention?: Partial<RetentionPolicy>;
   /** How often the retention pass looks for work, ms. Default 10 s. */
   retentionPassMs?: number;
+  /**
+   * Most TCP connections open at once (HTTP and WebSocket together). Default 10000, and never
+   * more than the process's open-file limit minus a reserve (see `server/ws/conn_guard.ts`).
+   */
+  maxConnections?: number;
+  /** Most TCP connections one address (IPv6: one /64) holds at once. Default 256. */
+  maxConnectionsPerAddress?: number;
+  /** A plain HTTP connection silent this long is closed (WebSockets have their keepalive). 30 s. */
+  httpIdleMs?: number;
+  /** A connection whose request headers have not all arrived this long after it opened is closed. 10 s. */
+  headersTimeoutMs?: number;
+  /**
+   * Per client address: HTTP requests to routes that read the database (scene pages, the API,
+   * health, metrics). Default 20/s, burst 100.
+   */
+  httpReads?: RateLimit;
+  /**
+   * Per client address: events stored (launches, gun shots, settings), counted per minute.
+   * Default 1200 a minute (20/s sustained, a whole minute's worth as burst).
+   */
+  eventsPerMinute?: number;
 }
 
 /** Options with every default filled in. */
@@ -141,7 +162,8 @@ export interface ServerConfig {
   roomIdleMs: number;
   desyncTimeoutMs: number;
   presenceLimit: number;
-  dbMaxBytes: number | undefined;
+  /** Cap on the database file; DEFAULT_DB_MAX_BYTES unless set. */
+  dbMaxBytes: number;
   dev: boolean;
   desyncLimits: Partial<DesyncLimits>;
   /** Frames longer than this many bytes are refused with `too_large`. */
@@ -155,7 +177,16 @@ export interface ServerConfig {
   keepaliveMs: number;
   retention: RetentionPolicy;
   retentionPassMs: number;
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  httpIdleMs: number;
+  headersTimeoutMs: number;
+  httpReads: RateLimit;
+  eventsPerMinute: number;
 }
+
+/** Default cap on the database file (DB_MAX_MB): 1 GiB. Past it launches are refused. */
+export const DEFAULT_DB_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** Largest accepted client frame in bytes. */
 export const MAX_FRAME_BYTES = 4096;
@@ -179,7 +210,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     roomIdleMs: options.roomIdleMs ?? 60_000,
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
     presenceLimit: options.presenceLimit ?? 32,
-    dbMaxBytes: options.dbMaxBytes,
+    dbMaxBytes: options.dbMaxBytes ?? DEFAULT_DB_MAX_BYTES,
     dev: options.dev ?? false,
     desyncLimits: options.desyncLimits ?? {},
     maxFrameBytes: MAX_FRAME_BYTES,
@@ -192,11 +223,23 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     keepaliveMs: options.keepaliveMs ?? 30_000,
     retention: checkRetention({ ...DEFAULT_RETENTION, ...options.retention }),
     retentionPassMs: options.retentionPassMs ?? 10_000,
+    maxConnections: options.maxConnections ?? 10_000,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 256,
+    httpIdleMs: options.httpIdleMs ?? 30_000,
+    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    httpReads: options.httpReads ?? { perSecond: 20, burst: 100 },
+    eventsPerMinute: options.eventsPerMinute ?? 1200,
   };
   requireInt("port", config.port, 0, 65535);
   requireInt("skyCap", config.skyCap, 1, 1e9);
   requireInt("maxPeers", config.maxPeers, 1, 1e7);
   requireInt("maxScenes", config.maxScenes, 1, 1e7);
+  requireInt("maxConnections", config.maxConnections, 1, 1e7);
+  requireInt("maxConnectionsPerAddress", config.maxConnectionsPerAddress, 1, 1e7);
+  requireInt("eventsPerMinute", config.eventsPerMinute, 1, 1e9);
+  for (const name of ["httpIdleMs", "headersTimeoutMs"] as const) {
+    if (!(config[name] > 0)) throw new RangeError(`${name} must be > 0, got ${config[name]}`);
+  }
   if (!(WS_ENGINES as readonly string[]).includes(config.wsEngine)) {
     throw new RangeError(
       `wsEngine must be one of ${WS_ENGINES.join(", ")}, got ${config.wsEngine}`,
@@ -209,10 +252,11 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     throw new RangeError(`refusalNoticeMs must be >= 0, got ${config.refusalNoticeMs}`);
   }
   for (
-    const [name, limit] of [["newScenes", config.newScenes], [
-      "connections",
-      config.connections,
-    ]] as const
+    const [name, limit] of [
+      ["newScenes", config.newScenes],
+      ["connections", config.connections],
+      ["httpReads", config.httpReads],
+    ] as const
   ) {
     if (!(limit.perSecond > 0 && limit.burst >= 1)) {
       throw new RangeError(`${name} needs perSecond > 0 and burst >= 1`);
@@ -226,7 +270,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
       throw new RangeError(`rate limit ${kind} needs perSecond > 0 and burst >= 1`);
     }
   }
-  if (config.dbMaxBytes !== undefined && !(config.dbMaxBytes >= 4096)) {
+  if (!(config.dbMaxBytes >= 4096)) {
     throw new RangeError(`dbMaxBytes must be at least 4096, got ${config.dbMaxBytes}`);
   }
   if (!config.dataDir) throw new RangeError("dataDir is required");
@@ -257,7 +301,9 @@ function parseInteger(name: string, text: string): number {
 /**
  * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
- * REFUSAL_NOTICE_MS, MAX_SCENES, RATE_NEW_SCENES, RATE_CONNECTIONS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
+ * REFUSAL_NOTICE_MS, MAX_SCENES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, HTTP_IDLE_MS,
+ * HEADERS_TIMEOUT_MS, EVENTS_PER_MINUTE, DB_MAX_MB, RATE_NEW_SCENES, RATE_CONNECTIONS,
+ * RATE_HTTP_READS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
  * RATE_REFUSED as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
@@ -295,6 +341,20 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (newScenes) options.newScenes = parseRate("RATE_NEW_SCENES", newScenes);
   const connections = env("RATE_CONNECTIONS");
   if (connections) options.connections = parseRate("RATE_CONNECTIONS", connections);
+  const httpReads = env("RATE_HTTP_READS");
+  if (httpReads) options.httpReads = parseRate("RATE_HTTP_READS", httpReads);
+  for (
+    const [name, key] of [
+      ["MAX_CONNECTIONS", "maxConnections"],
+      ["MAX_CONNECTIONS_PER_ADDRESS", "maxConnectionsPerAddress"],
+      ["HTTP_IDLE_MS", "httpIdleMs"],
+      ["HEADERS_TIMEOUT_MS", "headersTimeoutMs"],
+      ["EVENTS_PER_MINUTE", "eventsPerMinute"],
+    ] as const
+  ) {
+    const text = env(name);
+    if (text) options[key] = parseInteger(name, text);
+  }
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -318,9 +378,11 @@ export function describeConfig(config: ServerConfig): string {
     `presenceLimit=${config.presenceLimit}`,
     `wsEngine=${config.wsEngine} maxScenes=${config.maxScenes} helloTimeoutMs=${config.helloTimeoutMs} ` +
     `per address: new scenes ${rate(config.newScenes)}, connections ${rate(config.connections)}`,
+    `connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per address; ` +
+    `http idle ${config.httpIdleMs} ms, headers ${config.headersTimeoutMs} ms; ` +
+    `per address: http reads ${rate(config.httpReads)}, events ${config.eventsPerMinute}/min`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
-    `staticDir=${config.staticDir}` +
-    (config.dbMaxBytes === undefined ? "" : ` dbMaxBytes=${config.dbMaxBytes}`) +
+    `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes}` +
     (config.dev ? " dev (source maps served)" : ""),
     `retention: ${config.retention.hours} h, ${config.retention.eventsPerScene} events per scene`,
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${

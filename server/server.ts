@@ -74,6 +74,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hostname: config.hostname,
       maxFrameBytes: config.maxFrameBytes,
       keepaliveMs: config.keepaliveMs,
+      maxConnections: config.maxConnections,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+      httpIdleMs: config.httpIdleMs,
+      headersTimeoutMs: config.headersTimeoutMs,
       log: config.log,
     });
   } catch (e) {

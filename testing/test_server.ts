@@ -20,6 +20,8 @@ export interface TestProcessOptions {
   env?: Record<string, string>;
   /** `DATA_DIR`; a fresh temp dir (removed by `close`) when omitted. */
   dataDir?: string;
+  /** Runs the child under another command, say `["prlimit", "--nofile=160"]`. */
+  wrap?: string[];
 }
 
 /** A server running in this process. */
@@ -110,6 +112,8 @@ async function startInProcess(options: TestServerOptions): Promise<TestServer> {
     port: 0,
     hostname: "127.0.0.1",
     log: () => {},
+    // Tests poll the API every 10 ms; the per-address read budget is tested on its own.
+    httpReads: { perSecond: 10_000, burst: 10_000 },
     ...serverOptions,
     dataDir,
   };
@@ -138,8 +142,9 @@ async function startInProcess(options: TestServerOptions): Promise<TestServer> {
 async function startProcess(options: TestProcessOptions): Promise<TestServerProcess> {
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "snowfire-child-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+  const [command, ...prefix] = [...(options.wrap ?? []), Deno.execPath()];
+  const child = new Deno.Command(command, {
+    args: [...prefix, "run", "-A", MAIN],
     env: { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, BUILD_CLIENT: "0", ...options.env },
     stdout: "piped",
     stderr: "piped",

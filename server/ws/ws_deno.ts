@@ -60,6 +60,12 @@ export class DenoConnSocket implements ConnSocket {
     this.#early.push(action);
   }
 
+  /** Runs `action` once the socket has closed (the engine's bookkeeping). */
+  onClosed(action: () => void): void {
+    if (this.#ws.readyState === 3) action();
+    else this.#ws.addEventListener("close", action, { once: true });
+  }
+
   listen(handlers: ConnSocketHandlers): void {
     this.#ws.onmessage = (e: MessageEvent) => {
       const data = e.data;
@@ -71,26 +77,90 @@ export class DenoConnSocket implements ConnSocket {
   }
 }
 
-/** Serves `fetch` with `Deno.serve`; upgrades with `Deno.upgradeWebSocket`. */
+/**
+ * Serves `fetch` with `Deno.serve`; upgrades with `Deno.upgradeWebSocket`.
+ *
+ * `Deno.serve` shows no TCP connections, so the guard counts what it can see: requests in flight
+ * and open WebSockets, per address and in total (a refused one gets 503 `too_many_connections`).
+ * When accepting fails for want of descriptors, Deno 2.9.6 ends the server (its `finished`
+ * rejects with "Too many open files"; uncaught, the process exits): it is served anew on the
+ * same port after a pause, again until descriptors are free.
+ */
 export function listenDeno(fetch: FetchHandler, options: ListenOptions): Promise<Listener> {
-  const abort = new AbortController();
-  const listening = Promise.withResolvers<Deno.NetAddr>();
+  const guard = options.guard;
   const upgrade = (request: Request) => {
     const { socket, response } = Deno.upgradeWebSocket(request);
     return { socket: new DenoConnSocket(socket), response };
   };
-  const server = Deno.serve({
-    port: options.port,
-    hostname: options.hostname,
-    signal: abort.signal,
-    onListen: (addr) => listening.resolve(addr),
-  }, (request, info) => fetch(request, { remoteAddress: info.remoteAddr.hostname, upgrade }));
-  return listening.promise.then((addr) => ({
+  const handle = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
+    const address = info.remoteAddr.hostname;
+    const refusal = guard?.admit(address);
+    if (refusal) {
+      return Response.json({
+        error: {
+          code: "too_many_connections",
+          message: refusal === "address_full"
+            ? "your address holds too many open connections; close some and try again"
+            : "the server holds as many connections as it can; try again shortly",
+        },
+      }, { status: 503, headers: { "retry-after": "5" } });
+    }
+    let upgraded: DenoConnSocket | undefined;
+    const env = {
+      remoteAddress: address,
+      upgrade: (r: Request) => {
+        const result = upgrade(r);
+        upgraded = result.socket;
+        return result;
+      },
+    };
+    try {
+      return await fetch(request, env);
+    } finally {
+      // A WebSocket holds its count until it closes; a plain request until it is answered.
+      if (upgraded) upgraded.onClosed(() => guard?.release(address));
+      else guard?.release(address);
+    }
+  };
+  let abort = new AbortController();
+  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let stopped = false;
+  let boundPort = options.port;
+  const first = Promise.withResolvers<Deno.NetAddr>();
+  const serve = (port: number): void => {
+    abort = new AbortController();
+    server = Deno.serve({
+      port,
+      hostname: options.hostname,
+      signal: abort.signal,
+      onListen: (addr) => {
+        boundPort = addr.port;
+        first.resolve(addr);
+      },
+    }, handle);
+    server.finished.catch((e: Error) => {
+      if (stopped) return;
+      options.log(`listener: ${e.message}; serving again on port ${boundPort} in 1 s`);
+      setTimeout(() => retry(boundPort), 1000);
+    });
+  };
+  const retry = (port: number) => {
+    if (stopped) return;
+    try {
+      serve(port);
+    } catch (e) {
+      options.log(`listener: could not serve again yet: ${(e as Error).message}`);
+      setTimeout(() => retry(port), 1000);
+    }
+  };
+  serve(options.port);
+  return first.promise.then((addr) => ({
     engine: "deno",
     port: addr.port,
     async close() {
+      stopped = true;
       abort.abort();
-      await server.finished;
+      await server?.finished.catch(() => {});
     },
   }));
 }

@@ -6,6 +6,8 @@
  */
 import { listenDeno } from "./ws_deno.ts";
 import { listenNode } from "./ws_node.ts";
+import { ConnectionGuard } from "./conn_guard.ts";
+import { raiseFdLimit } from "./fd_limit.ts";
 import type { FetchHandler, Listener, ListenOptions, WsEngine } from "./ws_types.ts";
 
 export {
@@ -18,11 +20,22 @@ export {
   type WsEngine,
 } from "./ws_types.ts";
 
-/** Starts listening with `engine`. */
-export function listen(
+/**
+ * Starts listening with `engine`, after raising the open-file limit as far as allowed and logging
+ * it with the connection caps that follow from it.
+ */
+export async function listen(
   engine: WsEngine,
   fetch: FetchHandler,
   options: ListenOptions,
 ): Promise<Listener> {
-  return engine === "deno" ? listenDeno(fetch, options) : listenNode(fetch, options);
+  const { limit, line } = await raiseFdLimit();
+  const guard = options.guard ?? new ConnectionGuard(
+    options.maxConnections ?? Infinity,
+    options.maxConnectionsPerAddress ?? Infinity,
+    limit.soft,
+  );
+  options.log(`${line}; connections at most ${guard.total}, ${guard.perAddress} per address`);
+  const withGuard = { ...options, guard };
+  return engine === "deno" ? listenDeno(fetch, withGuard) : listenNode(fetch, withGuard);
 }

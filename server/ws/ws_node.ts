@@ -14,6 +14,8 @@ import { type WebSocket, WebSocketServer } from "ws";
 import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
 import { closeReason } from "./ws_socket.ts";
 import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_types.ts";
+import { GuardedListener } from "./guarded_listener.ts";
+import { ConnectionGuard } from "./conn_guard.ts";
 
 /** A live socket that did not answer the last ping within this long is dropped. */
 export const KEEPALIVE_MS = 30_000;
@@ -225,7 +227,29 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
     { overrideGlobalObjects: false },
   );
   const server = http.createServer(listener);
+  // The TCP listener is ours: it counts connections per address and in total, times out silent
+  // ones and listens again if the runtime's accept loop dies (see guarded_listener.ts).
+  const guard = options.guard ??
+    new ConnectionGuard(
+      options.maxConnections ?? Infinity,
+      options.maxConnectionsPerAddress ?? Infinity,
+    );
+  const tcpSockets = new Set<Duplex>();
+  const front = new GuardedListener({
+    port: options.port,
+    hostname: options.hostname,
+    guard,
+    idleMs: options.httpIdleMs ?? 30_000,
+    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    log: options.log,
+  }, (socket) => {
+    tcpSockets.add(socket);
+    socket.once("close", () => tcpSockets.delete(socket));
+    server.emit("connection", socket);
+  });
+  server.on("request", (req: http.IncomingMessage) => front.requestArrived(req.socket));
   server.on("upgrade", (req: http.IncomingMessage, tcp: Duplex, head: Buffer) => {
+    front.requestArrived(req.socket);
     tcp.on("error", () => {});
     upgradeNode(req, tcp, head, wss, live, fetch, options.log);
   });
@@ -250,17 +274,15 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
   }, sliceMs);
   Deno.unrefTimer(keepalive);
 
-  const listening = Promise.withResolvers<number>();
-  server.once("error", (e) => listening.reject(e));
-  server.listen(options.port, options.hostname, () => {
-    listening.resolve((server.address() as { port: number }).port);
-  });
-  return listening.promise.then((port) => ({
+  return front.listen().catch((e) => {
+    clearInterval(keepalive);
+    throw e;
+  }).then((port) => ({
     engine: "ws",
     port,
     async close() {
       clearInterval(keepalive);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = front.close();
       server.closeIdleConnections?.();
       const deadline = Date.now() + SHUTDOWN_GRACE_MS;
       while (live.size > 0 && Date.now() < deadline) {
@@ -268,6 +290,7 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
       }
       for (const socket of live) socket.terminate();
       server.closeAllConnections?.();
+      for (const tcp of tcpSockets) tcp.destroy();
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
         closed,

@@ -4,6 +4,7 @@
  * no engine, so the engines (`ws_deno.ts`, `ws_node.ts`) and `ws_engine.ts`, which picks one,
  * import it without an import circle.
  */
+import type { ConnectionGuard } from "./conn_guard.ts";
 import type { ConnSocket } from "./ws_socket.ts";
 
 /** Engine names, as in `WS_ENGINE`. */
@@ -32,6 +33,16 @@ export interface ListenOptions {
   maxFrameBytes: number;
   /** `ws` engine: idle sockets are pinged this often; no pong by the next ping: dropped. */
   keepaliveMs?: number;
+  /** Most TCP connections at once (lowered to fit the open-file limit). */
+  maxConnections?: number;
+  /** Most TCP connections one address holds at once. */
+  maxConnectionsPerAddress?: number;
+  /** A plain HTTP connection silent this long is closed. */
+  httpIdleMs?: number;
+  /** A connection whose request headers are not in this long after opening is closed. */
+  headersTimeoutMs?: number;
+  /** The counter of open connections (made from the caps above when absent). */
+  guard?: ConnectionGuard;
   log: (msg: string) => void;
 }
 

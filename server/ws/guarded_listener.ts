@@ -1,0 +1,186 @@
+/**
+ * `GuardedListener`: the TCP listener in front of `node:http` (the `ws` engine). Each accepted
+ * connection is counted by a `ConnectionGuard` (refused at once beyond the per-address or total
+ * cap, with a one-line 503), gets a header deadline and an idle timeout, and is then handed to
+ * HTTP with `emit("connection")`.
+ *
+ * What Deno 2.9.6 does when descriptors run out (measured with `prlimit --nofile=100`, 200
+ * connections, then all closed): a `node:net` server whose `accept` fails with EMFILE never
+ * accepts again, with no `error` event (0 of 3 probes answered after the attacker left), and
+ * `server.maxConnections` stops accepting for good once reached; `Deno.serve` rejects
+ * `finished` with "Too many open files" (the process exits if nobody catches it). The
+ * workaround here: the guard keeps connections below the descriptor limit, and a watchdog
+ * notices a listener that stopped accepting (a connection to itself that never arrives while
+ * nothing else arrived either) and listens anew on the same port; the old connections live on.
+ */
+import net from "node:net";
+import type { ConnectionGuard } from "./conn_guard.ts";
+
+/** How often the watchdog looks at a listener that accepted nothing since the last look. */
+export const WATCHDOG_MS = 1000;
+
+/** How long the watchdog's own connection may take to arrive before the listener counts as dead. */
+const PROBE_GRACE_MS = 300;
+
+/** After a refusal is written, the connection is dropped this long later at most. */
+const REFUSAL_LINGER_MS = 200;
+
+/** Where to listen, the caps and the timeouts. */
+export interface GuardedListenerOptions {
+  port: number;
+  hostname: string;
+  guard: ConnectionGuard;
+  /** A connection silent this long is closed (until HTTP or `ws` sets its own timeout). */
+  idleMs: number;
+  /** A connection whose first request has not been handed over this long after opening is closed. */
+  headersTimeoutMs: number;
+  log: (msg: string) => void;
+}
+
+/** Accepts, counts and hands over connections; re-listens when the runtime's accept loop died. */
+export class GuardedListener {
+  readonly #options: GuardedListenerOptions;
+  readonly #onConnection: (socket: net.Socket) => void;
+  #server: net.Server | undefined;
+  #port = 0;
+  #accepted = 0;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  #probing = false;
+  /** Connections whose first request has not arrived yet, with their deadline timers. */
+  readonly #waiting = new Map<net.Socket, ReturnType<typeof setTimeout>>();
+  /** Times the listener was found dead and opened again. */
+  relistens = 0;
+
+  constructor(options: GuardedListenerOptions, onConnection: (socket: net.Socket) => void) {
+    this.#options = options;
+    this.#onConnection = onConnection;
+  }
+
+  /** The bound port. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Starts listening; resolves with the port. */
+  async listen(): Promise<number> {
+    this.#port = await this.#open(this.#options.port);
+    this.#watchdog = setInterval(() => this.#check(), WATCHDOG_MS);
+    Deno.unrefTimer(this.#watchdog as unknown as number);
+    return this.#port;
+  }
+
+  /** The request on `socket` arrived (or it was upgraded): the header deadline no longer applies. */
+  requestArrived(socket: net.Socket): void {
+    const timer = this.#waiting.get(socket);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#waiting.delete(socket);
+  }
+
+  /** Stops listening (open connections are the caller's to close). */
+  close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#watchdog);
+    for (const timer of this.#waiting.values()) clearTimeout(timer);
+    this.#waiting.clear();
+    const server = this.#server;
+    this.#server = undefined;
+    if (!server) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+
+  #open(port: number): Promise<number> {
+    const server = net.createServer((socket) => this.#accept(socket));
+    const bound = Promise.withResolvers<number>();
+    server.once("error", (e) => bound.reject(e));
+    server.listen(port, this.#options.hostname, () => {
+      server.on("error", (e) => this.#options.log(`listener: ${e.message}`));
+      bound.resolve((server.address() as net.AddressInfo).port);
+    });
+    this.#server = server;
+    return bound.promise;
+  }
+
+  #accept(socket: net.Socket): void {
+    this.#accepted++;
+    socket.on("error", () => {});
+    const address = socket.remoteAddress ?? "";
+    const refusal = this.#options.guard.admit(address);
+    if (refusal) {
+      if (refusal === "server_full") {
+        // Descriptors are what is short: give this one back now.
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify({
+        error: {
+          code: "too_many_connections",
+          message: "your address holds too many open connections; close some and try again",
+        },
+      });
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n` +
+          `retry-after: 5\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+      return;
+    }
+    socket.once("close", () => {
+      this.#options.guard.release(address);
+      this.requestArrived(socket);
+    });
+    // Silent connections go; HTTP (keep-alive) and `ws` (0 once upgraded) set their own later.
+    socket.setTimeout(this.#options.idleMs, () => socket.destroy());
+    const timer = setTimeout(() => {
+      this.#waiting.delete(socket);
+      socket.destroy();
+    }, this.#options.headersTimeoutMs);
+    this.#waiting.set(socket, timer);
+    this.#onConnection(socket);
+  }
+
+  /** Connects to itself when nothing was accepted lately; re-listens when that never arrives. */
+  #check(): void {
+    if (this.#closed || this.#probing) return;
+    const before = this.#accepted;
+    this.#probing = true;
+    const host = this.#options.hostname === "0.0.0.0"
+      ? "127.0.0.1"
+      : this.#options.hostname === "::"
+      ? "::1"
+      : this.#options.hostname;
+    const probe = net.connect(this.#port, host);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      probe.destroy();
+      this.#probing = false;
+    };
+    // No descriptor for the probe: descriptors are short, nothing to learn yet.
+    probe.once("error", done);
+    probe.once("connect", () => {
+      timer = setTimeout(() => {
+        done();
+        if (this.#closed || this.#accepted !== before) return;
+        this.#relisten();
+      }, PROBE_GRACE_MS);
+    });
+  }
+
+  #relisten(): void {
+    const old = this.#server;
+    this.relistens++;
+    this.#options.log(
+      `listener: stopped accepting (descriptors ran out?); listening again on port ${this.#port}`,
+    );
+    try {
+      old?.close();
+    } catch {
+      // A dead listener may not close cleanly; it is dropped either way.
+    }
+    this.#open(this.#port).catch((e) => {
+      this.#options.log(`listener: could not listen again yet: ${(e as Error).message}`);
+    });
+  }
+}
