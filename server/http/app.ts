@@ -17,7 +17,8 @@ import { storageMetrics } from "../local/storage_metrics.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
-import type { AddressBudgets } from "../scene/ratelimit.ts";
+import { AddressBudgets } from "../scene/ratelimit.ts";
+import { readBudget } from "./read_budget.ts";
 
 export { LOG_PAGE_MAX } from "./log_api.ts";
 
@@ -42,6 +43,13 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   const { config, scenes, metrics } = ctx;
   const files = new StaticFiles(config.staticDir, { dev: config.dev });
   app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
+  // Every route that reads the database spends the address's read budget first.
+  const reads = readBudget({
+    budgets: new AddressBudgets(config.httpReads),
+    monotonic: config.monotonic,
+    refuse: (code) => metrics.refuse(code),
+  });
+  for (const path of DB_ROUTES) app.use(path, reads);
 
   // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
   app.get("/", async (c) => c.redirect(`/s/${await scenes.freshId()}`, 302));
@@ -177,6 +185,9 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
 
   return app;
 }
+
+/** Routes that read the database: each request spends the address's `httpReads` budget. */
+const DB_ROUTES = ["/s/:id", "/api/*", "/healthz", "/metrics"];
 
 /** Paths served (GET and HEAD only); every other method gets 405. */
 const ROUTES = [

@@ -29,18 +29,22 @@ export class TokenBucket {
     return this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs >= this.#burst;
   }
 
-  /** Takes one token: returns 0 when granted, else the ms until one will be available. */
-  take(nowMs: number): number {
+  /**
+   * Takes `cost` tokens (1 unless said; at most the burst): returns 0 when granted, else the ms
+   * until they will be available.
+   */
+  take(nowMs: number, cost = 1): number {
     const elapsed = nowMs - this.#lastMs;
     if (elapsed > 0) {
       this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#perMs);
       this.#lastMs = nowMs;
     }
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
+    const need = Math.min(cost, this.#burst);
+    if (this.#tokens >= need) {
+      this.#tokens -= need;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - this.#tokens) / this.#perMs));
+    return Math.max(1, Math.ceil((need - this.#tokens) / this.#perMs));
   }
 }
 
@@ -65,15 +69,17 @@ export class AddressBudgets {
     return this.#buckets.size;
   }
 
-  /** Takes a token for `address` (`peek`: only looks); 0 when granted, else ms to wait. */
-  take(address: string, nowMs: number, peek = false): number {
+  /**
+   * Takes `cost` tokens for `address` (`peek`: only looks); 0 when granted, else ms to wait.
+   */
+  take(address: string, nowMs: number, peek = false, cost = 1): number {
     const key = addressKey(address);
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       bucket = new TokenBucket(this.#limit, nowMs);
       this.#buckets.set(key, bucket);
     }
-    return peek ? bucket.peek(nowMs) : bucket.take(nowMs);
+    return peek ? bucket.peek(nowMs) : bucket.take(nowMs, cost);
   }
 
   /** Forgets addresses whose buckets are full again (bounded memory). */

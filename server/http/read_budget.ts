@@ -1,0 +1,68 @@
+/**
+ * `readBudget`: Hono middleware that spends one token of the client address's budget per request
+ * to a route that reads the database (scene pages, the JSON API, health, metrics). Past the
+ * budget the answer is 429 `rate_limited` with `Retry-After`, before any database work.
+ */
+import type { MiddlewareHandler } from "hono";
+import { HttpError } from "../errors.ts";
+import type { AddressBudgets } from "../scene/ratelimit.ts";
+import type { ServerEnv } from "../ws/ws_types.ts";
+
+/** What the middleware needs. */
+export interface ReadBudgetOptions {
+  /** One bucket per address (IPv6 by /64). */
+  budgets: AddressBudgets;
+  /** Monotonic clock in ms. */
+  monotonic: () => number;
+  /** Counts a refusal (the server's metrics). */
+  refuse?: (code: string) => void;
+}
+
+/**
+ * Tokens one request costs: 1, and a log page 1 more per 1000 events asked for (its work grows
+ * with its size).
+ *
+ * @example
+ * ```ts
+ * requestCost(new URL("http://x/api/scenes/a/log?limit=5000")); // 6
+ * requestCost(new URL("http://x/healthz")); // 1
+ * ```
+ */
+export function requestCost(url: URL): number {
+  if (!url.pathname.endsWith("/log")) return 1;
+  const limit = Number(url.searchParams.get("limit") ?? "1000");
+  return 1 + Math.floor(Number.isFinite(limit) ? Math.min(Math.max(limit, 0), 10_000) / 1000 : 1);
+}
+
+/**
+ * Refuses a request whose address spent its read budget.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { AddressBudgets } from "../scene/ratelimit.ts";
+ * const app = new Hono<{ Bindings: ServerEnv }>();
+ * const budgets = new AddressBudgets({ perSecond: 20, burst: 100 });
+ * app.use("/api/*", readBudget({ budgets, monotonic: () => performance.now() }));
+ * ```
+ */
+export function readBudget(
+  options: ReadBudgetOptions,
+): MiddlewareHandler<{ Bindings: ServerEnv }> {
+  return async (c, next) => {
+    const nowMs = options.monotonic();
+    options.budgets.sweep(nowMs);
+    const cost = requestCost(new URL(c.req.url));
+    const wait = options.budgets.take(c.env?.remoteAddress ?? "", nowMs, false, cost);
+    if (wait > 0) {
+      options.refuse?.("rate_limited");
+      throw new HttpError(
+        429,
+        "rate_limited",
+        `too many requests from your address; try again in ${Math.ceil(wait / 1000)} s`,
+        { "retry-after": String(Math.ceil(wait / 1000)) },
+      );
+    }
+    await next();
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Twenty concurrent readers of a big scene's log (`limit=5000`, as fast as answered, from one
+ * address) against a child server; a viewer in another scene keeps its heartbeat gap p99 within
+ * 1.5× quiet. Before: p50 4.7×, p99 9.5× (issue 19). Bounded in time; the readers run at nice 19.
+ */
+import assert from "node:assert/strict";
+import { sleep } from "../testing/wait.ts";
+import { startTestServer } from "../testing/test_server.ts";
+import { readLogsInChild } from "../testing/log_reader.ts";
+import { GapObserver } from "../testing/raw_ws.ts";
+import { SceneStore } from "../server/local/store.ts";
+import { initialSnapshot } from "../shared/settings.ts";
+
+const ATTACK_MS = 4000;
+const QUIET_MS = 3000;
+const READERS = 20;
+const EVENTS = 30_000;
+
+/**
+ * Needs the log reads off the event loop (the replay helper's part of issue 19): on this branch a
+ * 5000-event page holds the loop 440–640 ms and `describe` 340–930 ms, so one request alone
+ * breaks 1.5×; the per-address read budget only bounds how many come. Run it with
+ * `LOG_FLOOD=1` (measured here without off-loop reads: 21 requests, gap p99 46× and 31× quiet).
+ */
+Deno.test({
+  name: "20 concurrent log readers leave another scene's heartbeats within 1.5x quiet",
+  ignore: Deno.env.get("LOG_FLOOD") !== "1",
+}, async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-logflood-" });
+  const scene = "big-log-1";
+  const store = new SceneStore(dataDir);
+  store.createScene(scene, 7, Date.now(), initialSnapshot());
+  store.transaction(() => {
+    for (let seq = 1; seq <= EVENTS; seq++) {
+      store.appendEvent(scene, {
+        seq,
+        tick: seq,
+        by: "show",
+        body: { type: "settings", settings: { snow: (seq % 100) / 100 } },
+      });
+    }
+  });
+  await store.close();
+  const server = await startTestServer({ process: true, dataDir });
+  const port = Number(new URL(server.url).port);
+  const observer = await GapObserver.join(server.url, "log-victim-1");
+  try {
+    let detail = "";
+    let ok = false;
+    // Once more on a miss: this machine is shared, one noisy spell should not decide it.
+    for (let attempt = 1; attempt <= 2 && !ok; attempt++) {
+      observer.reset();
+      await sleep(QUIET_MS);
+      const quietBefore = observer.gapP99();
+      observer.reset();
+      const attack = await readLogsInChild(port, scene, ATTACK_MS, READERS);
+      const gap = observer.gapP99();
+      observer.reset();
+      await sleep(QUIET_MS);
+      const quiet = Math.max(quietBefore, observer.gapP99());
+      detail = `${attack.requests} requests ${JSON.stringify(attack.statuses)}, ` +
+        `${attack.events} events served; victim gap p99 ${gap.toFixed(1)} ms, quiet ` +
+        `${quiet.toFixed(1)} ms (${(gap / quiet).toFixed(2)}x, attempt ${attempt})`;
+      console.log(`log flood: ${detail}`);
+      ok = gap <= quiet * 1.5;
+    }
+    assert.ok(ok, `victim heartbeat gap p99 within 1.5x quiet: ${detail}`);
+  } finally {
+    await observer.close();
+    await server.kill("SIGTERM");
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});

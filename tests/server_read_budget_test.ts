@@ -1,0 +1,59 @@
+/** Per-address rate limits on every HTTP route that reads the database. */
+import assert from "node:assert/strict";
+import { withServer } from "../testing/test_server.ts";
+
+Deno.test("routes that read the database share a per-address budget; others do not", async (t) => {
+  await withServer({ httpReads: { perSecond: 0.5, burst: 4 } }, async (server) => {
+    await t.step("the burst is served, then 429 rate_limited with Retry-After", async () => {
+      const paths = ["/api/scenes/quiet-pine-1000", "/healthz", "/metrics", "/s/quiet-pine-1000"];
+      for (const path of paths) {
+        const res = await fetch(`${server.url}${path}`);
+        await res.body?.cancel();
+        assert.notEqual(res.status, 429, path);
+      }
+      for (const path of [...paths, "/api/scenes/quiet-pine-1000/log"]) {
+        const res = await fetch(`${server.url}${path}`);
+        assert.equal(res.status, 429, path);
+        // A token comes back every 2 s; a log page (2 tokens) waits for two.
+        const wait = path.endsWith("/log") ? "4" : "2";
+        assert.equal(res.headers.get("retry-after"), wait);
+        const body = await res.json();
+        assert.equal(body.error.code, "rate_limited");
+        assert.equal(
+          body.error.message,
+          `too many requests from your address; try again in ${wait} s`,
+        );
+      }
+    });
+    await t.step("static files and the redirect to a fresh scene are not budgeted", async () => {
+      const res = await fetch(`${server.url}/`, { redirect: "manual" });
+      await res.body?.cancel();
+      assert.equal(res.status, 302);
+      const missing = await fetch(`${server.url}/static/nothing.js`);
+      await missing.body?.cancel();
+      assert.equal(missing.status, 404);
+    });
+    await t.step("the metrics count the refusals", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      assert.match(text, /rate_limited.* ([5-9]|\d\d+)$/m);
+    });
+  });
+});
+
+Deno.test("a log page costs more of the budget the more events it asks for", async () => {
+  const { requestCost } = await import("../server/http/read_budget.ts");
+  assert.equal(requestCost(new URL("http://x/api/scenes/a")), 1);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log")), 2);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=5000")), 6);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=junk")), 2);
+  await withServer({ httpReads: { perSecond: 0.1, burst: 12 } }, async (server) => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${server.url}/api/scenes/quiet-pine-1000/log?limit=5000`);
+      await res.body?.cancel();
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [404, 404, 429], "two big pages spend a burst of 12");
+  });
+});
