@@ -112,8 +112,10 @@ async function startInProcess(options: TestServerOptions): Promise<TestServer> {
     port: 0,
     hostname: "127.0.0.1",
     log: () => {},
-    // Tests poll the API every 10 ms; the per-address read budget is tested on its own.
+    // Tests poll the API every 10 ms and store events from one address; the per-address
+    // budgets are tested on their own.
     httpReads: { perSecond: 10_000, burst: 10_000 },
+    eventsPerMinute: 1_000_000,
     ...serverOptions,
     dataDir,
   };

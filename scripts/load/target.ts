@@ -25,6 +25,11 @@ export const SNOWFIRE_LOAD_ENV: Readonly<Record<string, string>> = {
   RATE_NEW_SCENES: "1000/1000",
   // The ramp opens thousands of connections at once from one address.
   RATE_CONNECTIONS: "100000/100000",
+  // ... and holds them, and stores every launch of every agent: the per-address caps of a
+  // public server (256 connections, 1200 events a minute) would refuse the load test itself.
+  MAX_CONNECTIONS: "100000",
+  MAX_CONNECTIONS_PER_ADDRESS: "100000",
+  EVENTS_PER_MINUTE: "100000000",
 };
 
 /** The WebSocket engine each Snowfire target runs with (`WS_ENGINE`). */

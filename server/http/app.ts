@@ -50,6 +50,11 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     refuse: (code) => metrics.refuse(code),
   });
   for (const path of DB_ROUTES) app.use(path, reads);
+  // Events stored per address, whatever the connection (a minute's worth as the burst).
+  const eventBudget = new AddressBudgets({
+    perSecond: config.eventsPerMinute / 60,
+    burst: config.eventsPerMinute,
+  });
 
   // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
   app.get("/", async (c) => c.redirect(`/s/${await scenes.freshId()}`, 302));
@@ -109,7 +114,11 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
       socket.close(refusal.closeCode, refusal.message, true);
       return response;
     }
-    attachConnection(socket, scenes.open(id), config, metrics, ctx.deadlines);
+    attachConnection(socket, scenes.open(id), config, metrics, ctx.deadlines, {
+      address: c.env.remoteAddress,
+      events: eventBudget,
+      eventsPerMinute: config.eventsPerMinute,
+    });
     return response;
   });
 

@@ -63,6 +63,8 @@ export class SceneStore {
   #checkpointer: Worker | undefined;
 
   readonly #log: (msg: string) => void;
+  /** The size budget (`maxBytes`), if any. */
+  #maxBytes: number | undefined;
   /** Why the last write failed, or null while writes work. */
   #writeFault: string | null = null;
   /** Damage a read ran into (corrupt page, I/O error), or null. It does not heal by itself. */
@@ -89,6 +91,7 @@ export class SceneStore {
       }
       throw e;
     }
+    this.#maxBytes = options.maxBytes;
     if (options.maxBytes !== undefined) {
       const pages = Math.max(1, Math.floor(options.maxBytes / PAGE_BYTES));
       this.#db.exec(`PRAGMA max_page_count = ${pages}`);
@@ -274,7 +277,12 @@ export class SceneStore {
       const errcode = (e as { errcode?: unknown }).errcode;
       const fault = typeof errcode === "number" ? STORAGE_FAULTS.get(errcode & 0xff) : undefined;
       if (fault === undefined) throw e;
-      const reason = `${fault}: ${(e as Error).message}`;
+      let reason = `${fault}: ${(e as Error).message}`;
+      if (fault === "SQLITE_FULL" && this.#atBudget()) {
+        reason += `; the database reached its size budget of ${
+          (this.#maxBytes! / (1024 * 1024)).toFixed(1)
+        } MB (DB_MAX_MB)`;
+      }
       if (this.#writeFault === null) {
         this.#log(`error: store: writes failing (${reason}); launches get storage_unavailable`);
       }
@@ -288,6 +296,17 @@ export class SceneStore {
       this.#log("store: writes work again");
     }
     return result;
+  }
+
+  /** True when the file has grown to its `maxBytes` (not the disk being full). */
+  #atBudget(): boolean {
+    if (this.#maxBytes === undefined) return false;
+    try {
+      const row = this.#db.prepare("PRAGMA page_count").get() as { page_count: number };
+      return (row.page_count + 1) * PAGE_BYTES > this.#maxBytes;
+    } catch {
+      return false;
+    }
   }
 
   /** Refuses a damaged file: `quick_check` reports the first problems it finds. */

@@ -24,6 +24,7 @@ import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
 import { nextPeerId, randomPeerColor, randomPeerName } from "../scene/names.ts";
 import { Peer, type PeerStats } from "../scene/peer.ts";
 import type { ConnSocket } from "./ws_socket.ts";
+import type { AddressBudgets } from "../scene/ratelimit.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_LATER } from "./ws_socket.ts";
 
 /** What a connection needs from the scene it joined: the single node's `Room`, or a cluster edge. */
@@ -81,7 +82,8 @@ const Kind = {
   SettingsRate: 7,
   SkyFull: 8,
   Other: 9,
-  Count: 10,
+  EventBudget: 10,
+  Count: 11,
 } as const;
 type Kind = typeof Kind[keyof typeof Kind];
 
@@ -121,6 +123,16 @@ export class HelloDeadlines {
   }
 }
 
+/**
+ * Who is on the other end: the address, and the per-address budget of events stored (shared by
+ * every connection of the server; `eventsPerMinute` tokens, refilled over a minute).
+ */
+export interface ConnectionOrigin {
+  address: string;
+  events: AddressBudgets;
+  eventsPerMinute: number;
+}
+
 /** Wires a freshly upgraded socket to its scene. */
 export function attachConnection(
   socket: ConnSocket,
@@ -128,6 +140,7 @@ export function attachConnection(
   config: ConnectionConfig,
   stats: ConnectionStats,
   deadlines: HelloDeadlines,
+  origin?: ConnectionOrigin,
 ): Peer {
   const peer = new Peer({
     id: nextPeerId(),
@@ -200,7 +213,7 @@ export function attachConnection(
       if (wait > 0) return refuse(nowMs, Kind.FrameRate, rateLimited("messages", wait), true);
       let outcome: Outcome;
       try {
-        outcome = handleFrame(peer, scene, text, nowMs);
+        outcome = handleFrame(peer, scene, text, nowMs, origin);
       } catch (err) {
         // A failure here (say the database cannot write) must not escape the event handler: that
         // would end the whole process. The sender hears about it; nothing was broadcast.
@@ -240,7 +253,13 @@ export function attachConnection(
 type Outcome = [Kind, ErrorMessage, boolean] | null;
 
 /** Parses, validates and dispatches one text frame; returns the refusal, if any. */
-function handleFrame(peer: Peer, scene: SceneEndpoint, text: string, nowMs: number): Outcome {
+function handleFrame(
+  peer: Peer,
+  scene: SceneEndpoint,
+  text: string,
+  nowMs: number,
+  origin: ConnectionOrigin | undefined,
+): Outcome {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -256,7 +275,7 @@ function handleFrame(peer: Peer, scene: SceneEndpoint, text: string, nowMs: numb
       true,
     ];
   }
-  return dispatch(peer, scene, parsed.data, nowMs);
+  return dispatch(peer, scene, parsed.data, nowMs, origin);
 }
 
 /**
@@ -284,7 +303,13 @@ const BODY_RATE_KIND = {
   settings: Kind.SettingsRate,
 } as const;
 
-function dispatch(peer: Peer, scene: SceneEndpoint, msg: ClientMessage, nowMs: number): Outcome {
+function dispatch(
+  peer: Peer,
+  scene: SceneEndpoint,
+  msg: ClientMessage,
+  nowMs: number,
+  origin: ConnectionOrigin | undefined,
+): Outcome {
   if (msg.t === "hello") return sceneOutcome(scene.hello(peer, msg.name, msg.lastSeq));
   if (!peer.welcomed) {
     const kind = msg.t === "submit" ? msg.body.type : msg.t;
@@ -295,6 +320,26 @@ function dispatch(peer: Peer, scene: SceneEndpoint, msg: ClientMessage, nowMs: n
       const type = msg.body.type;
       const wait = peer.take(type, nowMs);
       if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
+      if (origin) {
+        // The address's budget of stored events: looked at first, spent only once stored.
+        origin.events.sweep(nowMs);
+        const spent = origin.events.take(origin.address, nowMs, true);
+        if (spent > 0) {
+          return [
+            Kind.EventBudget,
+            error(
+              "rate_limited",
+              `your address stored its budget of ${origin.eventsPerMinute} events a minute; ` +
+                `nothing was stored, try again in ${Math.ceil(spent / 1000)} s`,
+              spent,
+            ),
+            false,
+          ];
+        }
+        const refusal = scene.submit(peer, msg.body);
+        if (refusal === null) origin.events.take(origin.address, nowMs);
+        return sceneOutcome(refusal);
+      }
       return sceneOutcome(scene.submit(peer, msg.body));
     }
     case "ping":

@@ -46,7 +46,8 @@ export class GuardedListener {
   #accepted = 0;
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #closed = false;
-  #probing = false;
+  /** The watchdog's look in progress: stops it (close calls it). */
+  #stopProbe: (() => void) | undefined;
   /** Connections whose first request has not arrived yet, with their deadline timers. */
   readonly #waiting = new Map<net.Socket, ReturnType<typeof setTimeout>>();
   /** Times the listener was found dead and opened again. */
@@ -82,6 +83,7 @@ export class GuardedListener {
   close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#watchdog);
+    this.#stopProbe?.();
     for (const timer of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
     const server = this.#server;
@@ -123,7 +125,8 @@ export class GuardedListener {
         `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n` +
           `retry-after: 5\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
       );
-      setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+      const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+      socket.once("close", () => clearTimeout(linger));
       return;
     }
     socket.once("close", () => {
@@ -142,9 +145,8 @@ export class GuardedListener {
 
   /** Connects to itself when nothing was accepted lately; re-listens when that never arrives. */
   #check(): void {
-    if (this.#closed || this.#probing) return;
+    if (this.#closed || this.#stopProbe) return;
     const before = this.#accepted;
-    this.#probing = true;
     const host = this.#options.hostname === "0.0.0.0"
       ? "127.0.0.1"
       : this.#options.hostname === "::"
@@ -155,8 +157,9 @@ export class GuardedListener {
     const done = () => {
       clearTimeout(timer);
       probe.destroy();
-      this.#probing = false;
+      this.#stopProbe = undefined;
     };
+    this.#stopProbe = done;
     // No descriptor for the probe: descriptors are short, nothing to learn yet.
     probe.once("error", done);
     probe.once("connect", () => {
