@@ -152,6 +152,8 @@ export const PeerInfoSchema = z.object({
   id: z.string(),
   name: z.string(),
   color: z.string(),
+  /** True when the server made the name up (nobody chose it): the HUD marks those. */
+  gen: z.boolean().optional(),
 });
 /** A person in a scene, as welcome and presence name them. */
 export type PeerInfo = z.infer<typeof PeerInfoSchema>;

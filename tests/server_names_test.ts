@@ -1,6 +1,8 @@
 /** Friendly scene ids and peer names. */
 import assert from "node:assert/strict";
-import { randomPeerName, randomSceneId } from "../server/scene/names.ts";
+import { cleanName, distinctName, randomPeerName, randomSceneId } from "../server/scene/names.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { withServer } from "../testing/test_server.ts";
 import { SceneId } from "../shared/protocol.ts";
 
 Deno.test("names are valid scene ids and readable peer names", () => {
@@ -10,4 +12,59 @@ Deno.test("names are valid scene ids and readable peer names", () => {
     assert.match(id, /^[a-z]+-[a-z]+-\d{4}$/);
     assert.match(randomPeerName(), /^[A-Z][a-z]+ [A-Z][a-z]+$/);
   }
+});
+
+Deno.test("cleanName removes controls and bidi overrides and collapses spaces", () => {
+  // Right-to-left override: "Alice" + RLO + "nimda" shows as "Aliceadmin".
+  assert.equal(cleanName("Alice\u202enimda\u202c"), "Alicenimda");
+  assert.equal(cleanName("\u2066Bob\u2069\u200f"), "Bob", "isolates and marks go");
+  assert.equal(cleanName("a\u0000b\u0007c\u001b[31m\u007f\u0085"), "abc[31m", "C0, DEL, C1 go");
+  assert.equal(cleanName("  Snow \n\t  Fox\u2028 "), "Snow Fox", "line breaks become one space");
+  // Z + acute is one letter (Ź) in NFC; of the four marks piled on it, two stay.
+  assert.equal(cleanName("Z\u0301\u0302\u0303\u0304\u0305oe"), "\u0179\u0302\u0303oe");
+  assert.equal(cleanName("Snow\nFox"), "Snow Fox", "a line break is a space, not nothing");
+  assert.equal(cleanName("\u200b\u200d\ufeff"), undefined, "nothing visible left");
+  assert.equal(cleanName("x".repeat(40), 32), "x".repeat(32));
+  assert.equal(cleanName("Zoë"), "Zoë", "ordinary letters stay");
+  assert.equal(cleanName("שלום"), "שלום", "right-to-left letters stay");
+});
+
+Deno.test("distinctName gives a name already used a suffix", () => {
+  assert.equal(distinctName("Frosty Owl", []), "Frosty Owl");
+  assert.equal(distinctName("Frosty Owl", ["Frosty Owl"]), "Frosty Owl (2)");
+  assert.equal(distinctName("frosty  OWL", ["Frosty Owl", "Frosty Owl (2)"]), "frosty  OWL (3)");
+  assert.equal(
+    distinctName("Ｆｒｏｓｔｙ Owl", ["Frosty Owl"]),
+    "Ｆｒｏｓｔｙ Owl (2)",
+    "full-width",
+  );
+  assert.equal(distinctName("Fróstÿ Owl", ["Frosty Owl"]), "Fróstÿ Owl (2)", "accents");
+  assert.equal([...distinctName("x".repeat(32), ["x".repeat(32)], 32)].length, 32);
+});
+
+Deno.test("names in a scene are cleaned, distinct, and generated ones are marked", async () => {
+  await withServer({}, async (server) => {
+    const first = await TestClient.join(server.url, "names-1");
+    const generated = first.welcome.you;
+    assert.equal(generated.gen, true, "a made-up name is marked");
+    const copycat = await TestClient.join(server.url, "names-1", { name: generated.name });
+    assert.equal(copycat.welcome.you.name, `${generated.name} (2)`);
+    assert.equal(copycat.welcome.you.gen, undefined, "a chosen name is not marked");
+    const sneaky = await TestClient.join(server.url, "names-1", {
+      name: `\u202e${generated.name.split("").reverse().join("")}\u202c\u0007`,
+    });
+    assert.doesNotMatch(sneaky.welcome.you.name, /[\u202a-\u202e\u0000-\u001f]/);
+    const seen = first.client.messages.filter((m) => m.t === "presence");
+    await first.client.waitForCount((m) => m.t === "presence", 2);
+    const names = first.client.messages.flatMap((m) => m.t === "presence" ? [m.peer.name] : []);
+    assert.ok(seen.length <= 2);
+    assert.ok(names.includes(`${generated.name} (2)`), names.join(", "));
+    // Once the copy leaves, its name is free again.
+    await copycat.client.close();
+    const again = await TestClient.join(server.url, "names-1", { name: "Someone Else" });
+    assert.equal(again.welcome.you.name, "Someone Else");
+    const other = await TestClient.join(server.url, "names-2", { name: generated.name });
+    assert.equal(other.welcome.you.name, generated.name, "another scene's names do not count");
+    for (const c of [first, sneaky, again, other]) await c.client.close();
+  });
 });

@@ -353,7 +353,14 @@ export class Hud {
       const swatch = document.createElement("span");
       swatch.className = "swatch";
       swatch.style.color = peer.color;
-      item.append(swatch, peer.id === this.selfId ? `${peer.name} (you)` : peer.name);
+      // Isolated from its neighbours' text direction; a name the server made up is in italics.
+      const name = document.createElement("bdi");
+      name.textContent = peer.name;
+      if (peer.gen) {
+        name.style.fontStyle = "italic";
+        name.title = "a name picked at random";
+      }
+      item.append(swatch, name, peer.id === this.selfId ? " (you)" : "");
       items.push(item);
     }
     this.people.replaceChildren(...items);

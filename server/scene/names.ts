@@ -132,3 +132,95 @@ export function setPeerIdSuffix(suffix: string): void {
 export function randomSeed(random: Random = Math.random): number {
   return Math.floor(random() * 0x100000000) >>> 0;
 }
+
+/**
+ * Characters a name may not carry: controls (C0, C1, DEL), format characters (bidi embeddings,
+ * overrides and isolates, LRM/RLM/ALM, zero-width spaces and joiners, the BOM, soft hyphens, tag
+ * characters), line and paragraph separators, private-use and unassigned code points.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
+/** More than two combining marks on one letter ("Zalgo" text spilling over other lines). */
+const MARK_PILE = /(\p{M}{2})\p{M}+/gu;
+
+/**
+ * A chosen name made safe to show: NFC, unsafe characters removed, at most two combining marks per
+ * letter, runs of spaces (of any kind) collapsed to one, trimmed, at most `maxLength` code points.
+ * `undefined` when nothing is left (the generated name stays).
+ *
+ * @example
+ * ```ts
+ * cleanName("\u202eevil\u202c  Owl\u0007"); // "evil Owl"
+ * cleanName("\u200b \u2066"); // undefined
+ * ```
+ */
+export function cleanName(raw: string | undefined, maxLength = 32): string | undefined {
+  if (raw === undefined) return undefined;
+  const cleaned = raw.normalize("NFC").replace(/\s+/gu, " ").replace(UNSAFE, "")
+    .replace(MARK_PILE, "$1").replace(/ +/g, " ").trim();
+  const cut = [...cleaned].slice(0, maxLength).join("").trim();
+  return cut === "" ? undefined : cut;
+}
+
+/**
+ * What two names are compared by: compatibility-folded (NFKC: full-width letters, ligatures),
+ * without combining marks, case-folded, spaces removed. "Frosty Owl", "frosty owl", "ＦｒｏｓｔｙＯｗｌ"
+ * and "Fróstÿ Owl" share one key.
+ *
+ * @example
+ * ```ts
+ * nameKey("Frosty  OWL") === nameKey("frostyowl"); // true
+ * ```
+ */
+export function nameKey(name: string): string {
+  return name.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC").toLowerCase()
+    .replace(/\s+/gu, "");
+}
+
+/**
+ * `name`, or `name (2)`, `name (3)` … : the first whose key no other name in `taken` has.
+ *
+ * @example
+ * ```ts
+ * distinctName("Frosty Owl", ["frosty owl"]); // "Frosty Owl (2)"
+ * ```
+ */
+export function distinctName(name: string, taken: Iterable<string>, maxLength = 32): string {
+  const keys = new Set<string>();
+  for (const other of taken) keys.add(nameKey(other));
+  if (!keys.has(nameKey(name))) return name;
+  for (let n = 2;; n++) {
+    const suffix = ` (${n})`;
+    const base = [...name].slice(0, Math.max(1, maxLength - suffix.length)).join("").trimEnd();
+    const candidate = `${base}${suffix}`;
+    if (!keys.has(nameKey(candidate))) return candidate;
+  }
+}
+
+/**
+ * The names in use in each scene this server carries (people connected here), so a newcomer's
+ * name can be told apart from theirs. Keyed by the scene object: a reloaded scene starts empty.
+ */
+export class SceneNames<Scene extends object, Person> {
+  readonly #byScene = new WeakMap<Scene, Map<Person, string>>();
+
+  /** Names in `scene` other than `person`'s. */
+  others(scene: Scene, person: Person): string[] {
+    const names = this.#byScene.get(scene);
+    if (!names) return [];
+    const out: string[] = [];
+    for (const [who, name] of names) if (who !== person) out.push(name);
+    return out;
+  }
+
+  /** `person` goes by `name` in `scene`. */
+  set(scene: Scene, person: Person, name: string): void {
+    let names = this.#byScene.get(scene);
+    if (!names) this.#byScene.set(scene, names = new Map());
+    names.set(person, name);
+  }
+
+  /** `person` left `scene`. */
+  delete(scene: Scene, person: Person): void {
+    this.#byScene.get(scene)?.delete(person);
+  }
+}

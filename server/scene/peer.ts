@@ -34,6 +34,8 @@ const OPEN = 1;
 export class Peer {
   readonly id: string;
   name: string;
+  /** True while `name` is the one the server made up (the person chose none). */
+  generated = true;
   readonly color: string;
   readonly socket: PeerSocket;
   readonly #limits: RateLimits;
@@ -114,7 +116,9 @@ export class Peer {
 
   /** Public identity, as sent in welcome and presence. */
   info(): PeerInfo {
-    return { id: this.id, name: this.name, color: this.color };
+    return this.generated
+      ? { id: this.id, name: this.name, color: this.color, gen: true }
+      : { id: this.id, name: this.name, color: this.color };
   }
 
   /** Sends a text frame (unless the peer is gone). */

@@ -21,7 +21,15 @@ import {
 import type { EventBody } from "../../shared/types.ts";
 import type { RateLimits } from "../config.ts";
 import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
-import { nextPeerId, randomPeerColor, randomPeerName } from "../scene/names.ts";
+import {
+  cleanName,
+  distinctName,
+  nextPeerId,
+  randomPeerColor,
+  randomPeerName,
+  SceneNames,
+} from "../scene/names.ts";
+import { NAME_MAX_LENGTH } from "../../shared/constants.ts";
 import { Peer, type PeerStats } from "../scene/peer.ts";
 import type { ConnSocket } from "./ws_socket.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
@@ -167,6 +175,7 @@ export function attachConnection(
     if (!peer.gone) stats.abusersClosed++;
     peer.drop(code, reason, true);
     deadlines.remove(peer);
+    sceneNames.delete(scene, peer);
     scene.leave(peer);
   };
 
@@ -183,7 +192,10 @@ export function attachConnection(
       error.message += ` (and ${missed} more like it since the last notice, not answered)`;
     }
     peer.reply(JSON.stringify(error));
-    if (peer.gone) scene.leave(peer);
+    if (peer.gone) {
+      sceneNames.delete(scene, peer);
+      scene.leave(peer);
+    }
   };
 
   const tooLarge = (size: number) => {
@@ -243,6 +255,7 @@ export function attachConnection(
     close() {
       peer.gone = true;
       deadlines.remove(peer);
+      sceneNames.delete(scene, peer);
       scene.leave(peer);
     },
   });
@@ -303,6 +316,23 @@ const BODY_RATE_KIND = {
   settings: Kind.SettingsRate,
 } as const;
 
+/** Names in use per scene, among the people connected to this server. */
+const sceneNames = new SceneNames<SceneEndpoint, Peer>();
+
+/**
+ * Says hello with a name that cannot deceive: the chosen one cleaned (`cleanName`), or the
+ * generated one, with a suffix when someone in the scene already goes by it.
+ */
+function hello(peer: Peer, scene: SceneEndpoint, msg: { name?: string; lastSeq?: number }) {
+  if (peer.welcomed) return scene.hello(peer, undefined, msg.lastSeq);
+  const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
+  peer.generated = chosen === undefined;
+  const name = distinctName(chosen ?? peer.name, sceneNames.others(scene, peer), NAME_MAX_LENGTH);
+  const refusal = scene.hello(peer, name, msg.lastSeq);
+  if (refusal === null && !peer.gone) sceneNames.set(scene, peer, peer.name);
+  return refusal;
+}
+
 function dispatch(
   peer: Peer,
   scene: SceneEndpoint,
@@ -310,7 +340,7 @@ function dispatch(
   nowMs: number,
   origin: ConnectionOrigin | undefined,
 ): Outcome {
-  if (msg.t === "hello") return sceneOutcome(scene.hello(peer, msg.name, msg.lastSeq));
+  if (msg.t === "hello") return sceneOutcome(hello(peer, scene, msg));
   if (!peer.welcomed) {
     const kind = msg.t === "submit" ? msg.body.type : msg.t;
     return [Kind.HelloFirst, error("bad_message", `${kind}: send hello first`), true];
