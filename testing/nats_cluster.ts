@@ -35,10 +35,23 @@ export interface NatsServer {
   name: string;
 }
 
+/** A NATS user's name and password (the `user` and `pass` options of `connect`). */
+export interface NatsAuth {
+  user: string;
+  pass: string;
+}
+
 /** A running `nats-server` cluster. */
 export interface NatsCluster {
   /** Client URLs of every server, in order. */
   urls: string[];
+  /**
+   * The Snowfire nodes' credentials: the only user that may publish on Snowfire's subjects. Raw
+   * clients in tests connect with `{ servers: urls, ...auth }`.
+   */
+  auth: NatsAuth;
+  /** A user that may connect and listen to heartbeats but publish nothing. */
+  guest: NatsAuth;
   servers: NatsServer[];
   /**
    * Sends `signal` (default SIGKILL) to server `i`. For a signal that ends the process it resolves
@@ -121,15 +134,47 @@ interface ServerSlot {
   status: Promise<Deno.CommandStatus> | null;
 }
 
+/** Credentials of the clusters this process started, by client URL (for `startSnowfireNode`). */
+const CREDENTIALS = new Map<string, NatsAuth>();
+
+/** A random password (letters and digits: no quoting needed in the config). */
+function secret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return Array.from(bytes, (b) => (b % 36).toString(36)).join("");
+}
+
+/**
+ * The `authorization` block, as in deploy/nats/ (same permissions, so the cluster tests check
+ * them): the `snowfire` user may publish (Snowfire's subjects, JetStream's API, the KV buckets,
+ * inboxes); the `guest` user nothing (it may listen to heartbeats); without a user, no connection.
+ */
+function authorization(auth: NatsAuth, guest: NatsAuth): string[] {
+  return [
+    `authorization {`,
+    `  users = [`,
+    `    { user: ${auth.user}, password: ${auth.pass},`,
+    `      permissions: { publish: ">", subscribe: ">" } }`,
+    `    { user: ${guest.user}, password: ${guest.pass},`,
+    `      permissions: { publish: { deny: ">" },`,
+    `        subscribe: { allow: ["snowfire.beat.>", "_INBOX.>"] } } }`,
+    `  ]`,
+    `}`,
+  ];
+}
+
 function serverConfig(
   slot: { name: string; port: number; monitorPort: number; clusterPort: number },
   storeDir: string,
   logPath: string,
   routes: number[],
+  auth: NatsAuth,
+  guest: NatsAuth,
+  route: NatsAuth,
 ): string {
   const lines = [
     `server_name: ${slot.name}`,
     `listen: 127.0.0.1:${slot.port}`,
+    ...authorization(auth, guest),
     `http: 127.0.0.1:${slot.monitorPort}`,
     `log_file: ${JSON.stringify(logPath)}`,
     `jetstream {`,
@@ -143,7 +188,10 @@ function serverConfig(
       `cluster {`,
       `  name: snowfire-test`,
       `  listen: 127.0.0.1:${slot.clusterPort}`,
-      `  routes: [${routes.map((p) => `nats-route://127.0.0.1:${p}`).join(", ")}]`,
+      `  authorization { user: ${route.user}, password: ${route.pass} }`,
+      `  routes: [${
+        routes.map((p) => `nats-route://${route.user}:${route.pass}@127.0.0.1:${p}`).join(", ")
+      }]`,
       `}`,
     );
   }
@@ -212,13 +260,17 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
     });
   }
   const routes = clustered ? slots.map((s) => s.info.clusterPort) : [];
+  const auth = { user: "snowfire", pass: secret() };
+  const guest = { user: "guest", pass: secret() };
+  const route = { user: "route", pass: secret() };
   for (const slot of slots) {
     const storeDir = `${root}/${slot.info.name}-store`;
     await Deno.mkdir(storeDir);
     await Deno.writeTextFile(
       slot.configPath,
-      serverConfig(slot.info, storeDir, slot.logPath, routes),
+      serverConfig(slot.info, storeDir, slot.logPath, routes, auth, guest, route),
     );
+    CREDENTIALS.set(slot.info.url, auth);
   }
 
   const spawn = (slot: ServerSlot) => {
@@ -278,6 +330,7 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
       await killSlot(slot, "SIGKILL");
     }
     await Deno.remove(root, { recursive: true }).catch(() => {});
+    for (const slot of slots) CREDENTIALS.delete(slot.info.url);
   };
 
   try {
@@ -296,6 +349,8 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
 
   return {
     urls: slots.map((s) => s.info.url),
+    auth,
+    guest,
     servers: slots.map((s) => s.info),
     async kill(i, signal = "SIGKILL") {
       await killSlot(slotAt(i), signal);
@@ -349,12 +404,19 @@ export interface SnowfireNodeOptions {
 export async function startSnowfireNode(opts: SnowfireNodeOptions): Promise<SnowfireNode> {
   const ownDataDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: `snowfire-${opts.nodeId}-` });
+  const auth = opts.natsUrls.map((url) => CREDENTIALS.get(url)).find((a) => a !== undefined);
   let proc;
   try {
     proc = await startTestServer({
       process: true,
       dataDir,
-      env: { NATS_URL: opts.natsUrls.join(","), NODE_ID: opts.nodeId, ...opts.env },
+      env: {
+        NATS_URL: opts.natsUrls.join(","),
+        NODE_ID: opts.nodeId,
+        // The cluster's credentials, when this process started it (`startNatsCluster`).
+        ...(auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
+        ...opts.env,
+      },
     });
   } catch (e) {
     if (ownDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});

@@ -38,6 +38,7 @@ Deno.test({
     const nats = await startNatsCluster({ size: 1 });
     const cluster = (nodeId: string) => ({
       natsUrls: nats.urls,
+      ...nats.auth,
       nodeId,
       replicas: 1,
       leaseTtlMs: 3000,

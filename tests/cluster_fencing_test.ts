@@ -36,6 +36,7 @@ Deno.test({
     const nats = await startNatsCluster({ size: 1 });
     const options = (nodeId: string) => ({
       natsUrls: nats.urls,
+      ...nats.auth,
       nodeId,
       replicas: 1,
       leaseTtlMs: 3000,
@@ -118,7 +119,7 @@ Deno.test({
     const logs: string[] = [];
     const log = (msg: string) => logs.push(msg);
     const link = await NatsLink.open(
-      { natsUrls: nats.urls, nodeId: "a", replicas: 1, leaseTtlMs: 6000 },
+      { natsUrls: nats.urls, ...nats.auth, nodeId: "a", replicas: 1, leaseTtlMs: 6000 },
       log,
     );
     const clock = new ServerClock(Date.now, () => performance.now());

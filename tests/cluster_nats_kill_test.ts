@@ -179,7 +179,7 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
     }, 15_000).catch(() => {});
 
     // The stream leader is the hardest server to lose: JetStream elects a new one.
-    const nc = await connect({ servers: nats.urls });
+    const nc = await connect({ servers: nats.urls, ...nats.auth });
     let victim: number;
     try {
       const jsm = await jetstreamManager(nc);

@@ -19,7 +19,7 @@ Deno.test({
     const nats = await startNatsCluster({ size: 3 });
     const logs: string[] = [];
     const link = await NatsLink.open(
-      { natsUrls: nats.urls, nodeId: "contract", replicas: 3, leaseTtlMs: 3000 },
+      { natsUrls: nats.urls, ...nats.auth, nodeId: "contract", replicas: 3, leaseTtlMs: 3000 },
       (msg) => logs.push(msg),
     );
     try {

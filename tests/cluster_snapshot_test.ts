@@ -30,6 +30,7 @@ Deno.test({
     const nats = await startNatsCluster({ size: 1 });
     const cluster = (nodeId: string) => ({
       natsUrls: nats.urls,
+      ...nats.auth,
       nodeId,
       replicas: 1,
       // Scene milliseconds: 300 ms of real time.
@@ -37,7 +38,7 @@ Deno.test({
     });
     const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") });
     const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") });
-    const nc = await connect({ servers: nats.urls });
+    const nc = await connect({ servers: nats.urls, ...nats.auth });
     const clients: TestClient[] = [];
     try {
       const scene = "cluster-snap-1";

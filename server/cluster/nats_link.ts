@@ -10,7 +10,7 @@ import {
   jetstreamManager,
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
-import type { ClusterOptions } from "./cluster_config.ts";
+import { type ClusterOptions, isLoopbackUrl } from "./cluster_config.ts";
 import { LEASE_BUCKET, LOG_STREAM, SCENE_BUCKET } from "./subjects.ts";
 import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 
@@ -28,6 +28,26 @@ const LOG_MAX_AGE_NS = 30 * 24 * 3600 * 1e9;
 const JS_API_TIMEOUT_MS = 2000;
 
 const encoder = new TextEncoder();
+
+/** A NATS that lets anyone in, outside loopback, and the node was not told that is fine. */
+export class NatsUnauthenticatedError extends Error {
+  readonly code = "nats_unauthenticated";
+}
+
+/**
+ * Throws when the NATS servers are reachable beyond this machine yet ask for no credentials
+ * (unless `allowUnauthenticated`): anyone who reaches them could forge launches, heartbeats and
+ * verdicts in every scene. Loopback-only NATS is allowed (development, tests).
+ */
+export function refuseUnauthenticated(nc: NatsConnection, options: ClusterOptions): void {
+  if (options.allowUnauthenticated || nc.info?.auth_required) return;
+  const open = options.natsUrls.filter((url) => !isLoopbackUrl(url));
+  if (open.length === 0) return;
+  throw new NatsUnauthenticatedError(
+    `NATS at ${open.join(", ")} requires no authentication: configure users (deploy/nats/) and ` +
+      `set NATS_USER/NATS_PASSWORD, or set NATS_ALLOW_UNAUTHENTICATED=1 to start anyway`,
+  );
+}
 
 /** A connected node: the NATS connection, JetStream handles and the two KV buckets. */
 export class NatsLink {
@@ -59,8 +79,11 @@ export class NatsLink {
       waitOnFirstConnect: true,
       pingInterval: 2000,
       maxPingOut: 2,
+      ...(options.user ? { user: options.user, pass: options.pass } : {}),
+      ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
     });
     try {
+      refuseUnauthenticated(nc, options);
       const jsm = await jetstreamManager(nc);
       await ensureStream(jsm, options.replicas);
       const kvm = new Kvm(nc);

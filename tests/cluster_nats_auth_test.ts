@@ -1,0 +1,150 @@
+/**
+ * A cluster closed to strangers: the harness's NATS (like deploy/nats/) lets only the Snowfire
+ * user publish. A raw NATS client without credentials, and one with a guest account, try to forge
+ * a launch, a heartbeat an hour ahead and a desync verdict; NATS refuses each, and a Snowfire
+ * listener on `snowfire.>` hears none of them. Before, the harness and the shipped configs had no
+ * authorization and every forged publication was delivered.
+ */
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
+import { isLoopbackUrl } from "../server/cluster/cluster_config.ts";
+import { refuseUnauthenticated } from "../server/cluster/nats_link.ts";
+import { clusterOptionsFromEnv } from "../server/cluster/cluster_config.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+/** What a stranger would publish: a launch in the victim's name, a far heartbeat, a verdict. */
+const FORGERIES: [string, string][] = [
+  ["snowfire.submit.victim-1", '{"by":"p1victim","body":{"type":"launch","x":0,"z":0}}'],
+  ["snowfire.beat.victim-1", '{"n":999999999,"seq":1,"w":0}'],
+  ["snowfire.resync.victim-1", '{"peers":["p1victim"]}'],
+  ["$JS.API.STREAM.DELETE.SNOWFIRE_LOG", ""],
+];
+
+/** Speaks the NATS text protocol over TCP: CONNECT, each PUB, PING; returns all it was told. */
+async function rawPublish(port: number, connectJson: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const encoder = new TextEncoder();
+  let text = "";
+  const reading = (async () => {
+    const buf = new Uint8Array(8192);
+    const decoder = new TextDecoder();
+    while (true) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) return;
+      text += decoder.decode(buf.subarray(0, n));
+      if (/PONG\r\n/.test(text)) return;
+    }
+  })();
+  let out = `CONNECT ${connectJson}\r\n`;
+  for (const [subject, body] of FORGERIES) {
+    out += `PUB ${subject} ${encoder.encode(body).length}\r\n${body}\r\n`;
+  }
+  out += "PING\r\n";
+  await conn.write(encoder.encode(out)).catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([reading, new Promise((r) => timer = setTimeout(r, 3000))]);
+  clearTimeout(timer);
+  conn.close();
+  return text;
+}
+
+const NAME = "forged NATS publications by strangers are refused";
+Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
+  const nats = await startNatsCluster({ size: 1 });
+  let listener: NatsConnection | undefined;
+  try {
+    const port = nats.servers[0].port;
+    listener = await connect({ servers: nats.urls, ...nats.auth });
+    const heard: string[] = [];
+    const sub = listener.subscribe("snowfire.>", {
+      callback: (_err, msg) => {
+        heard.push(msg.subject);
+      },
+    });
+    await listener.flush();
+
+    await t.step("NATS asks for credentials", async () => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      const buf = new Uint8Array(4096);
+      const n = await conn.read(buf);
+      conn.close();
+      const info = JSON.parse(new TextDecoder().decode(buf.subarray(5, n ?? 0)).trim());
+      assert.equal(info.auth_required, true);
+    });
+    await t.step("without credentials: Authorization Violation, nothing published", async () => {
+      const answer = await rawPublish(port, '{"verbose":false,"pedantic":false}');
+      assert.match(answer, /-ERR 'Authorization Violation'/, answer);
+      assert.doesNotMatch(answer, /PONG/);
+    });
+    await t.step("a wrong password fares no better", async () => {
+      const answer = await rawPublish(port, '{"user":"snowfire","pass":"guess"}');
+      assert.match(answer, /-ERR 'Authorization Violation'/, answer);
+    });
+    await t.step("a guest may connect but publish on no Snowfire subject", async () => {
+      const answer = await rawPublish(
+        port,
+        JSON.stringify({ user: nats.guest.user, pass: nats.guest.pass }),
+      );
+      for (const [subject] of FORGERIES) {
+        assert.ok(
+          answer.includes(`Permissions Violation for Publish to "${subject}"`),
+          `${subject}: ${answer}`,
+        );
+      }
+    });
+    await t.step(
+      "the Snowfire listener heard none of it (and does hear its own kind)",
+      async () => {
+        listener!.publish("snowfire.beat.control-1", '{"n":1,"seq":0,"w":0}');
+        await listener!.flush();
+        const deadline = performance.now() + 2000;
+        while (!heard.includes("snowfire.beat.control-1") && performance.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.deepEqual(heard, ["snowfire.beat.control-1"]);
+      },
+    );
+    sub.unsubscribe();
+  } finally {
+    await listener?.close();
+    await nats.stop();
+  }
+});
+
+Deno.test("a node refuses an unauthenticated NATS outside loopback unless told to", () => {
+  assert.ok(isLoopbackUrl("nats://127.0.0.1:4222"));
+  assert.ok(isLoopbackUrl("localhost:4222"));
+  assert.ok(isLoopbackUrl("nats://[::1]:4222"));
+  assert.ok(!isLoopbackUrl("nats://10.0.0.5:4222"));
+  assert.ok(!isLoopbackUrl("tls://nats-1.example:4222"));
+  const open = { info: { auth_required: false } } as unknown as NatsConnection;
+  const closed = { info: { auth_required: true } } as unknown as NatsConnection;
+  const base = { nodeId: "a", replicas: 1, leaseTtlMs: 3000 };
+  assert.throws(
+    () => refuseUnauthenticated(open, { ...base, natsUrls: ["nats://10.0.0.5:4222"] }),
+    /NATS at nats:\/\/10\.0\.0\.5:4222 requires no authentication.*NATS_ALLOW_UNAUTHENTICATED=1/,
+  );
+  refuseUnauthenticated(open, { ...base, natsUrls: ["nats://127.0.0.1:4222"] });
+  refuseUnauthenticated(closed, { ...base, natsUrls: ["nats://10.0.0.5:4222"] });
+  refuseUnauthenticated(open, {
+    ...base,
+    natsUrls: ["nats://10.0.0.5:4222"],
+    allowUnauthenticated: true,
+  });
+  const env = clusterOptionsFromEnv((name) =>
+    ({
+      NATS_URL: "nats://10.0.0.5:4222",
+      NATS_USER: "snowfire",
+      NATS_PASSWORD: "s3cret",
+      NATS_ALLOW_UNAUTHENTICATED: "1",
+    })[name]
+  )!;
+  assert.equal(env.user, "snowfire");
+  assert.equal(env.pass, "s3cret");
+  assert.equal(env.allowUnauthenticated, true);
+  assert.throws(
+    () => clusterOptionsFromEnv((name) => ({ NATS_URL: "nats://x:1", NATS_USER: "u" })[name]),
+    /NATS_USER and NATS_PASSWORD go together/,
+  );
+});
