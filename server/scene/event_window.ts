@@ -19,6 +19,13 @@ import { RecentEvents } from "./recent_events.ts";
 export const RESUME_MARGIN_TICKS = 60 * TICK_RATE;
 
 /**
+ * Most events a resume sends. A client further behind gets a fresh welcome (snapshot + the
+ * window W) instead: a `hello` with `lastSeq` 1 used to get every event in memory (24k events,
+ * 2.4 MB, up to 100k), and 300 sockets that never read held 743 MiB of kernel buffers.
+ */
+export const MAX_RESUME_EVENTS = 2000;
+
+/**
  * Past this many events in memory, the resume margin shrinks (the window W never does): a flood
  * of settings changes (which cost no sky room) could otherwise hold unbounded memory for a minute;
  * 100 000 small events are some tens of MB, far above any rate-limited scene's minute.
@@ -96,7 +103,8 @@ export class EventWindow {
     const from = Math.max(this.#snapshot.tick, horizon - WINDOW_TICKS);
     const snapshot = advanceSnapshot(this.#snapshot, this.#recent.all(), from);
     const first = this.#recent.firstSeq ?? this.#lastSeq + 1;
-    const resumed = afterSeq !== undefined && afterSeq <= this.#lastSeq && afterSeq + 1 >= first;
+    const resumed = afterSeq !== undefined && afterSeq <= this.#lastSeq && afterSeq + 1 >= first &&
+      this.#lastSeq - afterSeq <= MAX_RESUME_EVENTS;
     const events = resumed ? this.#recent.fromSeq(afterSeq + 1) : this.#recent.fromTick(from);
     return { horizon, snapshot, events, lastSeq: this.#lastSeq, resumed };
   }

@@ -28,6 +28,11 @@ export interface PeerStats {
 /** Close code sent to a connection that reads too slowly ("try again later"). */
 export const CLOSE_SLOW_CONSUMER = CLOSE_TRY_LATER;
 
+/** Unsent bytes a socket may keep for long (a few heartbeats and events in flight). */
+export const DRAIN_FLOOR_BYTES = 64 * 1024;
+/** A socket holding more than DRAIN_FLOOR_BYTES unsent this long is too slow (closed, 1013). */
+export const DRAIN_DEADLINE_MS = 10_000;
+
 const OPEN = 1;
 
 /** A connection in a room. */
@@ -58,6 +63,9 @@ export class Peer {
   gone = false;
   readonly #maxBuffered: number;
   readonly #stats: PeerStats;
+  readonly #monotonic: () => number;
+  /** Since when (ms) the socket has held more than DRAIN_FLOOR_BYTES unsent, or -1. */
+  #stuckSinceMs = -1;
 
   constructor(
     init: {
@@ -69,6 +77,8 @@ export class Peer {
       maxBufferedBytes: number;
       /** Shared counters (the server's metrics). */
       stats: PeerStats;
+      /** Monotonic clock in ms (for the drain deadline). Default `performance.now`. */
+      monotonic?: () => number;
     },
   ) {
     this.id = init.id;
@@ -76,6 +86,7 @@ export class Peer {
     this.color = init.color;
     this.socket = init.socket;
     this.#maxBuffered = init.maxBufferedBytes;
+    this.#monotonic = init.monotonic ?? (() => performance.now());
     this.#stats = init.stats;
     this.#limits = init.limits;
   }
@@ -141,12 +152,28 @@ export class Peer {
    */
   sendChecked(text: string): void {
     if (this.gone) return;
-    if (this.socket.bufferedAmount > this.#maxBuffered) {
+    const buffered = this.socket.bufferedAmount;
+    if (buffered > this.#maxBuffered || this.#undrained(buffered)) {
       this.drop(CLOSE_SLOW_CONSUMER, "too slow: the server will not buffer more for you");
       this.#stats.slowConsumersDropped++;
       return;
     }
     this.send(text);
+  }
+
+  /**
+   * True when the socket has kept more than DRAIN_FLOOR_BYTES unsent for DRAIN_DEADLINE_MS: a
+   * peer that does not read holds what it was sent (a welcome above all) for good, under the
+   * byte cap as long as the kernel takes some; it is closed (1013) and may resume.
+   */
+  #undrained(buffered: number): boolean {
+    if (buffered <= DRAIN_FLOOR_BYTES) {
+      this.#stuckSinceMs = -1;
+      return false;
+    }
+    const nowMs = this.#monotonic();
+    if (this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
+    return nowMs - this.#stuckSinceMs >= DRAIN_DEADLINE_MS;
   }
 
   /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */

@@ -31,6 +31,9 @@ import { CLOSE_POLICY } from "../ws/ws_socket.ts";
  */
 export const HASH_MAX_AGE_TICKS = 30 * TICK_RATE;
 
+/** A scene logs `history_lost` at most this often (clients can claim any `lastSeq`). */
+const HISTORY_LOST_LOG_MS = 60_000;
+
 /** Close code for a peer whose hashes keep disagreeing with the scene's (policy violation). */
 export const CLOSE_WRONG_HASHES = CLOSE_POLICY;
 
@@ -85,6 +88,9 @@ export class SceneRelay {
   emptySinceMs: number | null;
   readonly #deps: RelayDeps;
   readonly #source: RelaySource;
+  /** When `history_lost` was last logged, and how many went unlogged since. */
+  #historyLostLoggedMs = -Infinity;
+  #historyLostQuiet = 0;
   readonly #audience: Audience<Peer>;
   /** Sent after every welcome, and to everyone when it changes (a cluster's paused sky). */
   #status: string | null = null;
@@ -286,10 +292,17 @@ export class SceneRelay {
     const have = this.#source.lastSeq;
     this.#deps.stats.historyLost++;
     const stored = have === 0 ? "no events" : `events up to seq ${have}`;
-    this.#deps.log(
-      `error: scene ${this.#deps.scene}: a client remembers seq ${lastSeq} but storage has ` +
-        `${stored} (database emptied, replaced or restored from an older copy?)`,
-    );
+    // Logged once a minute at most: anyone can claim a seq far ahead in every hello.
+    const nowMs = performance.now();
+    if (nowMs - this.#historyLostLoggedMs >= HISTORY_LOST_LOG_MS) {
+      const more = this.#historyLostQuiet > 0 ? ` (${this.#historyLostQuiet} more not logged)` : "";
+      this.#historyLostLoggedMs = nowMs;
+      this.#historyLostQuiet = 0;
+      this.#deps.log(
+        `error: scene ${this.#deps.scene}: a client remembers seq ${lastSeq} but storage has ` +
+          `${stored} (database emptied, replaced or restored from an older copy?)${more}`,
+      );
+    } else this.#historyLostQuiet++;
     peer.send(JSON.stringify(errorMessage(
       "history_lost",
       `the server lost this scene's history after seq ${have} (you saw up to ${lastSeq}); ` +
