@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
-import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
+import { requireNats, startNatsCluster, startSnowfireNode } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { eventually } from "../testing/wait.ts";
 import { isLoopbackUrl } from "../server/cluster/cluster_config.ts";
 import { refuseUnauthenticated } from "../server/cluster/nats_link.ts";
 import { clusterOptionsFromEnv } from "../server/cluster/cluster_config.ts";
@@ -147,4 +149,38 @@ Deno.test("a node refuses an unauthenticated NATS outside loopback unless told t
     () => clusterOptionsFromEnv((name) => ({ NATS_URL: "nats://x:1", NATS_USER: "u" })[name]),
     /NATS_USER and NATS_PASSWORD go together/,
   );
+});
+
+const BEAT = "an edge refuses a heartbeat far beyond the owner's reservation";
+Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
+  const nats = await startNatsCluster({ size: 1 });
+  const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "beat-a" });
+  let nc: NatsConnection | undefined;
+  let client: TestClient | undefined;
+  try {
+    const scene = "forged-beat-1";
+    ({ client } = await TestClient.join(node.url, scene));
+    const ticks = () =>
+      client!.messages.flatMap((m) => m.t === "tick" ? [(m as { n: number }).n] : []);
+    await eventually("heartbeats flow", () => ticks().length > 5, 10_000);
+    const now = Math.max(...ticks());
+    // Publishing needs Snowfire's credentials now: this is a broken or compromised node.
+    nc = await connect({ servers: nats.urls, ...nats.auth });
+    const hourAhead = now + 3600 * 60;
+    nc.publish(`snowfire.beat.${scene}`, JSON.stringify({ n: hourAhead, seq: 0, w: Date.now() }));
+    await nc.flush();
+    await new Promise((r) => setTimeout(r, 1000));
+    const highest = Math.max(...ticks());
+    console.log(
+      `forged beat: n ${hourAhead} published at tick ${now}; client's highest ${highest}`,
+    );
+    assert.ok(highest < now + 5 * 60, `the client saw tick ${highest} (forged ${hourAhead})`);
+    const before = ticks().length;
+    await eventually("heartbeats still flow", () => ticks().length > before + 5, 5000);
+  } finally {
+    await client?.close();
+    await nc?.close();
+    await node.stop();
+    await nats.stop();
+  }
 });

@@ -10,6 +10,7 @@
  * relays it only once it has relayed every event up to seq, so no client here ever gets an event
  * below a heartbeat it got, however the two kinds of message race through NATS.
  */
+import { TICK_RATE } from "../../shared/constants.ts";
 import type { ErrorMessage, PeerInfo } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, Settings } from "../../shared/types.ts";
@@ -22,7 +23,7 @@ import { type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { paused, type SubmitReply } from "./scene_owner.ts";
+import { paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import {
@@ -36,6 +37,12 @@ import { errorMessage as refusal } from "../errors.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { isNoResponders } from "./nats_errors.ts";
 import type { Subscription } from "@nats-io/transport-node";
+
+/**
+ * A heartbeat may run at most this far ahead of this node's clock: the owner's reservation
+ * (RESERVE_AHEAD_TICKS) and 5 s of clock skew between machines.
+ */
+export const BEAT_AHEAD_MAX_TICKS = RESERVE_AHEAD_TICKS + 5 * TICK_RATE;
 
 /** Without a heartbeat for this long the sky counts as paused (the owner beats every ~50 ms). */
 export const PAUSE_AFTER_MS = 600;
@@ -102,6 +109,8 @@ export class SceneEdge implements RelaySource {
   /** Clients that saw more than this node has relayed so far. */
   readonly #ahead: { peer: Peer; lastSeq: number; sinceMs: number }[] = [];
   /** Monotonic ms of the last heartbeat or event from the owner. */
+  /** Heartbeats refused for running too far ahead of this node's clock. */
+  beatsRefused = 0;
   lastBeatMs: number;
   #paused = false;
   /** True when opening failed (the node forgets the edge; a new connection opens it again). */
@@ -497,6 +506,15 @@ export class SceneEdge implements RelaySource {
   }
 
   #onBeat(beat: { n: number; seq: number; w: number }): void {
+    if (!Number.isSafeInteger(beat?.n) || !Number.isSafeInteger(beat.seq)) return;
+    // An owner's clock stops at the horizon it reserved, at most RESERVE_AHEAD_TICKS past its
+    // clock: a beat further ahead of ours (beyond clock skew) is forged or broken, and relayed it
+    // would freeze every sky here until the clock caught up.
+    const clockTick = this.#clock?.exactTick();
+    if (clockTick !== undefined && beat.n > clockTick + BEAT_AHEAD_MAX_TICKS) {
+      this.beatsRefused++;
+      return;
+    }
     this.lastBeatMs = this.#deps.clock.monotonicMs();
     if (beat.n <= this.#promised) return;
     if (!this.#pendingBeat || beat.n > this.#pendingBeat.n) this.#pendingBeat = beat;
