@@ -17,10 +17,12 @@ const READERS = 20;
 const EVENTS = 30_000;
 
 /**
- * Needs the log reads off the event loop (the replay helper's part of issue 19): on this branch a
- * 5000-event page holds the loop 440–640 ms and `describe` 340–930 ms, so one request alone
- * breaks 1.5×; the per-address read budget only bounds how many come. Run it with
- * `LOG_FLOOD=1` (measured here without off-loop reads: 21 requests, gap p99 46× and 31× quiet).
+ * Still fails after the replay branch's paged log API landed (rebased 12:50): each request runs
+ * `Rooms.describe` (server/local/rooms.ts), which for a scene not loaded reads and folds every
+ * event since the stored snapshot on the event loop: 750–835 ms for this scene's 30k events, and
+ * 550 ms for a 5000-event page. Measured with LOG_FLOOD=1: 20 requests in 4 s, victim gap p99
+ * 9522 ms and 7494 ms against quiet 151/168 ms (63x, 45x). The per-address read budget bounds how
+ * many requests come (a 5000-event page costs 6 of its 100-token burst), not what one costs.
  */
 Deno.test({
   name: "20 concurrent log readers leave another scene's heartbeats within 1.5x quiet",
