@@ -289,7 +289,11 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
       await phone.page.screenshot({
         path: new URL("replay-timeline-390x844.png", OUTPUT).pathname,
       });
-      const bar = await phone.page.locator("#replay-bar").boundingBox();
+      // Read in the page: a locator's boundingBox waits for frames, which take seconds here.
+      const bar = await phone.page.evaluate(() => {
+        const r = document.getElementById("replay-bar")!.getBoundingClientRect();
+        return { x: r.x, width: r.width };
+      });
       assert.ok(
         bar && bar.x >= 0 && bar.x + bar.width <= 390,
         `bar inside: ${JSON.stringify(bar)}`,
