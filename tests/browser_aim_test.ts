@@ -165,6 +165,13 @@ browserTest("browser aim: every point of the canvas bursts where it was aimed", 
             view.touch,
           );
           assert.ok(shots.length >= 12, `${view.label}: ${shots.length} of 16 points clicked`);
+          for (const shot of shots) {
+            console.log(
+              `${view.label}: click (${shot.x}, ${shot.y}) → burst (${shot.burst.x.toFixed(0)}, ${
+                shot.burst.y.toFixed(0)
+              })`,
+            );
+          }
           const worst = assertAimed(shots, view.width, horizonY, view.label);
           console.log(
             `${view.label}: ${shots.length} clicks, worst ${

@@ -119,6 +119,17 @@ async function loud(label: string, check: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * Opens a scene page whose actions may take 90 s: on this shared machine's software GL a page
+ * under load draws about a frame a second, and Playwright's 30 s default ran out after a click
+ * was already done ("waiting for scheduled navigations to finish").
+ */
+async function openPatient(...args: Parameters<typeof openScene>): Promise<ScenePage> {
+  const scenePage = await openScene(...args);
+  scenePage.page.setDefaultTimeout(90_000);
+  return scenePage;
+}
+
 async function closePage(scenePage: ScenePage): Promise<void> {
   await scenePage.page.context().close();
 }
@@ -180,7 +191,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     };
 
     await t.step("no HUD overlap at 390×844 and 844×390 touch", async () => {
-      const phone = await openScene(browser, server.url, scene, {
+      const phone = await openPatient(browser, server.url, scene, {
         name: "Ana",
         width: 390,
         height: 844,
@@ -198,7 +209,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     });
 
     await t.step("no HUD overlap at 1280×720", async () => {
-      const desktop = await openScene(browser, server.url, scene, {
+      const desktop = await openPatient(browser, server.url, scene, {
         name: "Ana",
         width: 1280,
         height: 720,
@@ -215,7 +226,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     await t.step("a 40-character ?name= joins, cut to 32; a saved bad name joins too", async () => {
       const long = "Bartholomew Fitzgerald Montgomery";
       const forty = `${long}-Smith`.padEnd(40, "x");
-      const viewer = await openScene(browser, server.url, scene, { name: forty });
+      const viewer = await openPatient(browser, server.url, scene, { name: forty });
       try {
         const shown = await viewer.page.textContent("#edit-name");
         assert.equal(shown, forty.slice(0, 32));
@@ -237,13 +248,13 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       }
     });
 
-    const ana = await openScene(browser, server.url, scene, {
+    const ana = await openPatient(browser, server.url, scene, {
       name: "Ana",
       width: 560,
       height: 420,
       context: { permissions: ["clipboard-read", "clipboard-write"] },
     });
-    const ben = await openScene(browser, server.url, scene, {
+    const ben = await openPatient(browser, server.url, scene, {
       name: "Ben",
       width: 480,
       height: 360,
