@@ -73,7 +73,9 @@ async function launchAtGrid(
       try {
         await page.evaluate((at) => snowfire.holdDisplay(at), at);
         const shown = await (await page.waitForFunction(
-          (at) => snowfire.renderTime() >= at ? snowfire.renderTime() : false,
+          // The world catches up with the displayed time within a step budget per frame: wait
+          // for both.
+          (at) => snowfire.renderTime() >= at && snowfire.tick() >= at ? snowfire.tick() : false,
           at,
           { timeout: 90_000, polling: 50 },
         )).jsonValue() as number;
