@@ -518,24 +518,28 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       await t.step("offline: the countdown decreases, latency clears, Reconnect now", async () => {
         await server.shutdown();
         await ana.page.waitForSelector("#banner:not([hidden])", { timeout: 20_000 });
-        // Backoff doubles per attempt; wait for a wait long enough to watch it count down.
-        await ana.page.waitForFunction(
-          () =>
-            Number(
-              /Retrying in ([\d.]+)/.exec(
+        // Backoff doubles per attempt up to 3 s; wait for a wait long enough to watch it count
+        // down (whole seconds), then for a smaller number or the attempt itself.
+        const first = Number(
+          await (await ana.page.waitForFunction(
+            () =>
+              /Retrying in (\d+) s/.exec(
                 document.querySelector("#retry-countdown")?.textContent ?? "",
-              )?.[1],
-            ) >= 1.5,
-          null,
-          { timeout: 30_000 },
+              )?.[1] ?? false,
+            null,
+            { timeout: 30_000, polling: 50 },
+          )).jsonValue(),
         );
-        const seconds = async () =>
-          Number(/([\d.]+) s/.exec(await ana.page.textContent("#retry-countdown") ?? "")?.[1]);
-        const first = await seconds();
-        // Whole seconds, rounded up: a second and a bit later it shows one less.
-        await ana.page.waitForTimeout(1_100);
-        const second = await seconds();
-        assert.ok(second < first, `the countdown decreases (${first} → ${second})`);
+        const later = await (await ana.page.waitForFunction(
+          (first) => {
+            const text = document.querySelector("#retry-countdown")?.textContent ?? "";
+            const n = Number(/Retrying in (\d+) s/.exec(text)?.[1]);
+            return n < first || /Reconnecting/.test(text) ? text : false;
+          },
+          first,
+          { timeout: 30_000, polling: 50 },
+        )).jsonValue();
+        assert.ok(later, `the countdown decreases (${first} s → ${later})`);
         assert.equal(await ana.page.textContent("#latency"), "", "no stale latency");
         // "Reconnect now" tries at once instead of waiting out the backoff (the server is still
         // down, so the attempt fails and a new countdown starts).
