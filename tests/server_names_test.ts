@@ -53,6 +53,7 @@ Deno.test("names in a scene are cleaned, distinct, and generated ones are marked
     const sneaky = await TestClient.join(server.url, "names-1", {
       name: `\u202e${generated.name.split("").reverse().join("")}\u202c\u0007`,
     });
+    // deno-lint-ignore no-control-regex -- the test looks for control characters on purpose
     assert.doesNotMatch(sneaky.welcome.you.name, /[\u202a-\u202e\u0000-\u001f]/);
     const seen = first.client.messages.filter((m) => m.t === "presence");
     await first.client.waitForCount((m) => m.t === "presence", 2);
