@@ -234,6 +234,24 @@ async function readLog(path: string): Promise<string> {
  * JetStream meta leader. Throws when `nats-server` is missing (guard with {@link requireNats}).
  */
 export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
+  // freePort() releases its port before nats-server binds it; with other tiers running beside
+  // this one, another process can take it in between (CI saw "bind: address already in use" on a
+  // route port). Such a start is retried whole, on new ports.
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startNatsClusterOnce(opts);
+    } catch (e) {
+      const taken = e instanceof Error && e.message.includes("address already in use");
+      if (!taken || attempt === PORT_ATTEMPTS) throw e;
+      console.log(`nats cluster: a port was taken before nats-server bound it; retry ${attempt}`);
+    }
+  }
+}
+
+/** Starts of a cluster tried before a port taken in between fails the test. */
+const PORT_ATTEMPTS = 4;
+
+async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsCluster> {
   const size = opts.size ?? 3;
   const readyTimeoutMs = opts.readyTimeoutMs ?? 20_000;
   const binary = natsServerPath();
