@@ -5,6 +5,7 @@
  * until the server cuts it off, then reconnects. Prints one JSON line: connections, bytes, cut.
  */
 import { BINARY, floodUntilClosed, maskedFrame, rawUpgrade, repeated } from "./raw_ws.ts";
+import { runNicedChild } from "./niced_child.ts";
 
 /** Runs the flood against `port` for `ms`; what it managed. */
 export async function flood(
@@ -36,18 +37,8 @@ export async function floodInChild(
   port: number,
   ms: number,
 ): Promise<{ connections: number; bytes: number; cut: number }> {
-  // At the lowest CPU priority: a real attacker writes from its own machine, and on a 2-core
-  // test box a flooder at full priority would take the server's CPU, not its memory or its
-  // event loop, which are what the bounds are about.
-  const args = ["run", "-A", new URL(import.meta.url).pathname, String(port), String(ms)];
-  const niced = Deno.build.os !== "windows";
-  const output = await new Deno.Command(niced ? "nice" : Deno.execPath(), {
-    args: niced ? ["-n", "19", Deno.execPath(), ...args] : args,
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!output.success) throw new Error(`flooder exited with ${output.code}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout));
+  // At the lowest CPU priority (see niced_child.ts).
+  return await runNicedChild(new URL(import.meta.url), [String(port), String(ms)], "flooder");
 }
 
 if (import.meta.main) {

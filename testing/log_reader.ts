@@ -4,6 +4,8 @@
  * request after another (no pause). Prints one JSON line: requests, by status, events received.
  */
 
+import { runNicedChild } from "./niced_child.ts";
+
 /** Runs the readers; what they got. */
 export async function readLogs(
   port: number,
@@ -43,23 +45,12 @@ export async function readLogsInChild(
   ms: number,
   readers: number,
 ): Promise<{ requests: number; statuses: Record<string, number>; events: number }> {
-  const args = [
-    "run",
-    "-A",
-    new URL(import.meta.url).pathname,
+  return await runNicedChild(new URL(import.meta.url), [
     String(port),
     scene,
     String(ms),
     String(readers),
-  ];
-  const niced = Deno.build.os !== "windows";
-  const output = await new Deno.Command(niced ? "nice" : Deno.execPath(), {
-    args: niced ? ["-n", "19", Deno.execPath(), ...args] : args,
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!output.success) throw new Error(`log reader exited with ${output.code}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout));
+  ], "log reader");
 }
 
 if (import.meta.main) {

@@ -4,6 +4,7 @@
  * ms, then closed. Prints one JSON line: how many opened, how many the server refused.
  */
 import { maskedFrame, rawUpgrade, TEXT } from "./raw_ws.ts";
+import { runNicedChild } from "./niced_child.ts";
 
 /** Opens the resumers, holds them `ms`, closes them; what happened. */
 export async function resumeFlood(
@@ -43,23 +44,12 @@ export async function resumeFloodInChild(
   count: number,
   ms: number,
 ): Promise<{ opened: number; refused: number }> {
-  const args = [
-    "run",
-    "-A",
-    new URL(import.meta.url).pathname,
+  return await runNicedChild(new URL(import.meta.url), [
     String(port),
     scene,
     String(count),
     String(ms),
-  ];
-  const niced = Deno.build.os !== "windows";
-  const output = await new Deno.Command(niced ? "nice" : Deno.execPath(), {
-    args: niced ? ["-n", "19", Deno.execPath(), ...args] : args,
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!output.success) throw new Error(`resumer exited with ${output.code}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout));
+  ], "resumer");
 }
 
 if (import.meta.main) {
