@@ -108,6 +108,9 @@ function start(): void {
     throw error;
   }
 
+  // Tests of the page's state alone skip the GPU draw (see SceneRenderer.drawing).
+  renderer.drawing = !(params.has("test") && params.has("nodraw"));
+
   // Sound starts with the first gesture; the mute choice is the page's (FireworkSound.muted).
   const sound = new FireworkSound();
   sound.resumeOnGesture();

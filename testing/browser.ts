@@ -94,6 +94,12 @@ export interface OpenSceneOptions {
   context?: BrowserContextOptions;
   /** Don't wait for the connection (the caller checks something else first). */
   noWait?: boolean;
+  /**
+   * Whether the page draws (default true). A test that checks only state (HUD, world, camera
+   * projection) passes false: software GL then stops pacing every action at a frame a second.
+   * {@link drawnScreenshot} draws for one picture.
+   */
+  draw?: boolean;
 }
 
 /** Opens `/s/:scene` in a fresh browser context and waits until the client is connected. */
@@ -118,13 +124,26 @@ export async function openScene(
     }
   });
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  await page.goto(
-    `${serverUrl}/s/${scene}?${options.test === false ? "" : "test&"}name=${
-      encodeURIComponent(options.name)
-    }`,
-  );
+  const test = options.test === false ? "" : options.draw === false ? "test&nodraw&" : "test&";
+  await page.goto(`${serverUrl}/s/${scene}?${test}name=${encodeURIComponent(options.name)}`);
   if (!options.noWait) await waitConnected(page);
   return { page, problems };
+}
+
+/**
+ * A screenshot of a page opened with `draw: false`: it draws until two frames are shown, is saved
+ * to `path`, and stops drawing again.
+ */
+export async function drawnScreenshot(page: Page, path: string): Promise<void> {
+  await page.evaluate(() => snowfire.setDrawing(true));
+  try {
+    await page.evaluate(() =>
+      new Promise((shown) => requestAnimationFrame(() => requestAnimationFrame(shown)))
+    );
+    await page.screenshot({ path });
+  } finally {
+    await page.evaluate(() => snowfire.setDrawing(false));
+  }
 }
 
 /** Waits until the page's client is connected and simulating. */
@@ -132,5 +151,6 @@ export async function waitConnected(page: Page): Promise<void> {
   // Generous: on software GL with several pages open, a page's first frames take seconds.
   await page.waitForFunction(() => globalThis.snowfire?.connected() && snowfire.tick() > 0, null, {
     timeout: 60_000,
+    polling: 100,
   });
 }

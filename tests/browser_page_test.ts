@@ -8,8 +8,10 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
   browserTest,
+  drawnScreenshot,
   launchBrowser,
   openScene,
+  type OpenSceneOptions,
   type ScenePage,
   waitConnected,
 } from "../testing/browser.ts";
@@ -124,8 +126,14 @@ async function loud(label: string, check: () => Promise<void>): Promise<void> {
  * under load draws about a frame a second, and Playwright's 30 s default ran out after a click
  * was already done ("waiting for scheduled navigations to finish").
  */
-async function openPatient(...args: Parameters<typeof openScene>): Promise<ScenePage> {
-  const scenePage = await openScene(...args);
+async function openPatient(
+  browser: Parameters<typeof openScene>[0],
+  serverUrl: string,
+  scene: string,
+  options: OpenSceneOptions,
+): Promise<ScenePage> {
+  // Nothing here reads the canvas' pixels: the pages skip the GPU draw but for the screenshots.
+  const scenePage = await openScene(browser, serverUrl, scene, { draw: false, ...options });
   scenePage.page.setDefaultTimeout(90_000);
   return scenePage;
 }
@@ -161,7 +169,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
           assert.ok(!inside, `${label}: a toast covers the fountain`);
         }
       }
-      await page.screenshot({ path: `tests/output/page-${label}.png` });
+      await drawnScreenshot(page, `tests/output/page-${label}.png`);
       const hint = await page.evaluate(() => {
         const visible = (selector: string) => {
           const node = document.querySelector(selector) as HTMLElement;
@@ -186,7 +194,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       assert.ok(contrast >= 4.5, `${label}: help line contrast ${contrast.toFixed(2)} ≥ 4.5`);
       await page.click("#settings summary");
       assertNoOverlap(await hudBoxes(page, true), width, height, `${label}, settings open`);
-      await page.screenshot({ path: `tests/output/page-${label}-settings.png` });
+      await drawnScreenshot(page, `tests/output/page-${label}-settings.png`);
       await page.click("#settings summary");
     };
 
@@ -237,7 +245,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
             (value) => localStorage.setItem("snowfire.name", value),
             saved,
           );
-          await viewer.page.goto(`${server.url}/s/${scene}?test`);
+          await viewer.page.goto(`${server.url}/s/${scene}?test&nodraw`);
           await waitConnected(viewer.page);
           const name = await viewer.page.textContent("#edit-name") ?? "";
           assert.ok(name.length > 0 && name.length <= 32, `joined as "${name}"`);
@@ -510,7 +518,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         assert.equal(response.status, 301);
         assert.equal(response.headers.get("location"), "/s/myparty?x=1");
         const page = await ben.page.context().newPage();
-        await page.goto(`${server.url}/s/MyParty?test`);
+        await page.goto(`${server.url}/s/MyParty?test&nodraw`);
         assert.equal(new URL(page.url()).pathname, "/s/myparty");
         await page.close();
       });

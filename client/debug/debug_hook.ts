@@ -69,6 +69,11 @@ export interface SnowfireDebug {
   holdDisplay(held: boolean | number): void;
   /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
   setLayerVisible(layer: string, visible: boolean): void;
+  /**
+   * Switches the GPU draw on or off (the world, camera and HUD keep running); a page opened with
+   * `?test&nodraw` starts with it off.
+   */
+  setDrawing(on: boolean): void;
   /** This viewer's peer id. */
   you: string;
   /** Error codes received from the server, in order. */
@@ -211,6 +216,9 @@ export function exposeDebugHook(
       })),
     holdDisplay(held) {
       playout.hold(held);
+    },
+    setDrawing(on) {
+      renderer.drawing = on;
     },
     setLayerVisible(layer, visible) {
       const object = renderer.layers()[layer];

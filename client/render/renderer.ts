@@ -201,8 +201,15 @@ export class SceneRenderer {
    */
   render(time: number, seconds: number): void {
     this.prepare(time, seconds);
-    this.draw();
+    if (this.drawing) this.draw();
   }
+
+  /**
+   * Whether {@link render} reaches the GPU. Tests that check only the page's state (its HUD, the
+   * world, the camera's projection) switch drawing off: on a software renderer the draw is nearly
+   * all of a frame's cost, and every browser action waits for frames.
+   */
+  drawing = true;
 
   /**
    * CPU side of a frame: moves the snow (uniforms; it re-evaluates the flakes only at a rebase),
