@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../testing/browser.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -113,13 +119,15 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
           width: view.width,
           height: view.height,
           touch: view.touch,
+          // Coverage and reachability come from hit testing: only the screenshots draw.
+          draw: false,
         });
         const { page } = viewer;
         // This shared machine's software GL draws a 1280×720 page at ~1 fps under load: a click
         // is done long before the page settles.
         page.setDefaultTimeout(90_000);
         try {
-          await page.screenshot({ path: `tests/output/hud-${view.label}.png` });
+          await drawnScreenshot(page, `tests/output/hud-${view.label}.png`);
           const share = await coverage(page);
           console.log(`${view.label}: HUD covers ${(share * 100).toFixed(1)} % by default`);
           assert.ok(share <= view.bound, `${view.label}: covers ${share} > ${view.bound}`);
@@ -132,7 +140,6 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
           await activate(viewer, view.touch, "#open-scene");
           assert.equal(await wholeAndOnTop(page, "copy-link"), true, "Copy link is reachable");
           assert.equal(await page.isVisible("#scene-panel"), true);
-          await page.screenshot({ path: `tests/output/hud-${view.label}-scene.png` });
           const before = await page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
           await tap(viewer, view.touch, view.width / 2, view.height * 0.25);
           assert.equal(await page.isHidden("#scene-panel"), true, "a sky tap closes the panel");
@@ -142,7 +149,7 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
           await activate(viewer, view.touch, "#open-scene");
           await activate(viewer, view.touch, "#show-qr");
           assert.equal(await wholeAndOnTop(page, "qr"), true, `${view.label}: the QR code whole`);
-          await page.screenshot({ path: `tests/output/hud-${view.label}-qr.png` });
+          await drawnScreenshot(page, `tests/output/hud-${view.label}-qr.png`);
           await page.keyboard.press("Escape");
           assert.equal(await page.isHidden("#qr-panel"), true, "Escape closes the QR code");
           await page.keyboard.press("Escape");
@@ -151,7 +158,7 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
           // Settings and the picker open above the bar, whole.
           await activate(viewer, view.touch, "#settings summary");
           assert.equal(await wholeAndOnTop(page, "settings-form"), true, "settings whole");
-          await page.screenshot({ path: `tests/output/hud-${view.label}-settings.png` });
+          await drawnScreenshot(page, `tests/output/hud-${view.label}-settings.png`);
           await activate(viewer, view.touch, "#open-picker");
           assert.equal(await page.getAttribute("#settings", "open"), null, "one panel at a time");
           assert.equal(await wholeAndOnTop(page, "picker-panel"), true, "picker whole");

@@ -16,7 +16,12 @@ browserTest("browser reconnect: a page survives a server restart and stays in sy
   const pages: ScenePage[] = [];
   try {
     const scene = `reconnect-${crypto.randomUUID().slice(0, 8)}`;
-    const a = await openScene(browser, server.url, scene, { name: "Ana", width: 480, height: 360 });
+    const a = await openScene(browser, server.url, scene, {
+      name: "Ana",
+      width: 480,
+      height: 360,
+      draw: false,
+    });
     pages.push(a);
     const before = await a.page.evaluate(() => snowfire.tick());
 
@@ -33,7 +38,12 @@ browserTest("browser reconnect: a page survives a server restart and stays in sy
     );
     assert.equal(await a.page.isHidden("#banner"), true, "the banner goes away");
 
-    const b = await openScene(browser, server.url, scene, { name: "Ben", width: 480, height: 360 });
+    const b = await openScene(browser, server.url, scene, {
+      name: "Ben",
+      width: 480,
+      height: 360,
+      draw: false,
+    });
     pages.push(b);
     const joined = await b.page.evaluate(() => snowfire.tick());
     const tick = await (await b.page.waitForFunction(

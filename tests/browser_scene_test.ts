@@ -38,7 +38,13 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
     const scene = `e2e-${crypto.randomUUID().slice(0, 8)}`;
     const a = await openScene(browser, server.url, scene, { name: "Ana", width: 800, height: 600 });
     pages.push(a);
-    const b = await openScene(browser, server.url, scene, { name: "Ben", width: 480, height: 360 });
+    const b = await openScene(browser, server.url, scene, {
+      name: "Ben",
+      width: 480,
+      height: 360,
+      // Page A's pixels are read; B and C are compared by hash.
+      draw: false,
+    });
     pages.push(b);
 
     await t.step("a settings change in page B reaches page A", async () => {
@@ -130,6 +136,7 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
         name: "Cy",
         width: 480,
         height: 360,
+        draw: false,
       });
       pages.push(c);
       const joinedAt = await c.page.evaluate(() => snowfire.tick());

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
   browserTest,
+  drawnScreenshot,
   launchBrowser,
   openScene,
   type ScenePage,
@@ -97,6 +98,8 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
       name: "Ana",
       width: 480,
       height: 270,
+      // Hashes and the bar are state; the page draws for the screenshot and the clip only.
+      draw: false,
     });
     pages.push(live);
     const page = live.page;
@@ -155,8 +158,7 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         const label = await page.textContent(".replay-state");
         assert.match(label ?? "", /^Replay · \d\d:\d\d:\d\d$/);
         await page.setViewportSize({ width: 1280, height: 720 });
-        await page.waitForTimeout(1500);
-        await page.screenshot({ path: new URL("replay-timeline-1280x720.png", OUTPUT).pathname });
+        await drawnScreenshot(page, new URL("replay-timeline-1280x720.png", OUTPUT).pathname);
         await page.setViewportSize({ width: 480, height: 270 });
       },
     );
@@ -198,9 +200,10 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         width: 480,
         height: 270,
         noWait: true,
+        draw: false,
       });
       pages.push(other);
-      await other.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`, GOTO);
+      await other.page.goto(`${server.url}/s/${scene}?test&nodraw&at=t${checkpoint}`, GOTO);
       await waitConnected(other.page);
       await other.page.waitForFunction(() => snowfireReplay.active(), null, {
         timeout: 60_000,
@@ -210,7 +213,7 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
       assert.equal(await replayHash(other.page, checkpoint), await liveHash(page, checkpoint));
       // The readable form lands within the second it names.
       const iso = new URL(shared).searchParams.get("at")!;
-      await other.page.goto(`${server.url}/s/${scene}?test&at=${iso}`, GOTO);
+      await other.page.goto(`${server.url}/s/${scene}?test&nodraw&at=${iso}`, GOTO);
       await waitConnected(other.page);
       await other.page.waitForFunction(() => snowfireReplay.active(), null, {
         timeout: 60_000,
@@ -226,6 +229,8 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
     });
 
     await t.step("a 5 s clip downloads as a playable WebM", async () => {
+      // A clip records what the canvas shows.
+      await page.evaluate(() => snowfire.setDrawing(true));
       await page.selectOption(".replay-length", "5");
       const download = page.waitForEvent("download", { timeout: 60_000 });
       await press(page, "#replay-bar button:has-text('Save clip')");
@@ -274,9 +279,10 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         height: 844,
         touch: true,
         noWait: true,
+        draw: false,
       });
       pages.push(phone);
-      await phone.page.goto(`${server.url}/s/${scene}?test&at=t${checkpoint}`, {
+      await phone.page.goto(`${server.url}/s/${scene}?test&nodraw&at=t${checkpoint}`, {
         timeout: 120_000,
         waitUntil: "domcontentloaded",
       });
@@ -285,10 +291,7 @@ browserTest("browser timeline: scrub back, equal hashes, moment links, Live, a c
         timeout: 90_000,
         polling: 100,
       });
-      await phone.page.waitForTimeout(1500);
-      await phone.page.screenshot({
-        path: new URL("replay-timeline-390x844.png", OUTPUT).pathname,
-      });
+      await drawnScreenshot(phone.page, new URL("replay-timeline-390x844.png", OUTPUT).pathname);
       // Read in the page: a locator's boundingBox waits for frames, which take seconds here.
       const bar = await phone.page.evaluate(() => {
         const r = document.getElementById("replay-bar")!.getBoundingClientRect();
