@@ -134,13 +134,17 @@ export async function openScene(
  * A screenshot of a page opened with `draw: false`: it draws until two frames are shown, is saved
  * to `path`, and stops drawing again.
  */
-export async function drawnScreenshot(page: Page, path: string): Promise<void> {
+export async function drawnScreenshot(
+  page: Page,
+  path: string,
+  clip?: { x: number; y: number; width: number; height: number },
+): Promise<void> {
   await page.evaluate(() => snowfire.setDrawing(true));
   try {
     await page.evaluate(() =>
       new Promise((shown) => requestAnimationFrame(() => requestAnimationFrame(shown)))
     );
-    await page.screenshot({ path });
+    await page.screenshot({ path, clip });
   } finally {
     await page.evaluate(() => snowfire.setDrawing(false));
   }

@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { type LaunchShape, planFirework } from "../shared/firework_plan.ts";
-import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../testing/browser.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -28,6 +34,8 @@ browserTest(
         name: "Watcher",
         width: WIDTH,
         height: HEIGHT,
+        // Each burst is checked from the page's world and camera; it draws for the pictures.
+        draw: false,
       });
       const page = watcher.page;
       const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
@@ -83,9 +91,11 @@ browserTest(
             );
             const left = Math.max(0, Math.min(WIDTH - 2 * CROP, Math.round(at.x - CROP)));
             const top = Math.max(0, Math.min(HEIGHT - 2 * CROP, Math.round(at.y - CROP)));
-            await page.screenshot({
-              path: `tests/output/kind-${kind}.png`,
-              clip: { x: left, y: top, width: 2 * CROP, height: 2 * CROP },
+            await drawnScreenshot(page, `tests/output/kind-${kind}.png`, {
+              x: left,
+              y: top,
+              width: 2 * CROP,
+              height: 2 * CROP,
             });
           } finally {
             await page.evaluate(() => snowfire.holdDisplay(false));
@@ -113,8 +123,7 @@ browserTest(
           await page.waitForFunction((at) => snowfire.renderTime() === at, fired, {
             timeout: 40_000,
           });
-          await page.evaluate(() => new Promise((done) => requestAnimationFrame(done)));
-          await page.screenshot({ path: "tests/output/gun.png" });
+          await drawnScreenshot(page, "tests/output/gun.png");
         } finally {
           await page.evaluate(() => snowfire.holdDisplay(false));
         }

@@ -10,7 +10,13 @@ import type { Page } from "playwright-core";
 import { AIM_HEIGHT_PREFERRED } from "../client/input/aim.ts";
 import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { planFirework } from "../shared/firework_plan.ts";
-import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../testing/browser.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -33,8 +39,6 @@ async function showTick(page: Page, tick: number): Promise<void> {
     timeout: 90_000,
     polling: 50,
   });
-  // One more frame, so the canvas holds a picture of that tick.
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
 }
 
 /** The fraction of the width launch `seq` spans on `page` now (2nd–98th percentile). */
@@ -64,6 +68,8 @@ browserTest(
             width: view.width,
             height: view.height,
             touch: view.touch,
+            // Spans come from the page's world and camera; it draws for the pictures.
+            draw: false,
           }),
         );
       }
@@ -104,7 +110,7 @@ browserTest(
               await showTick(page, burstTick + age);
               spans.push(await spanFraction(page, event.seq));
               if (age === SPAN_AGES[1]) {
-                await page.screenshot({ path: `tests/output/scale-peony-${view.label}.png` });
+                await drawnScreenshot(page, `tests/output/scale-peony-${view.label}.png`);
               }
             }
           } finally {
@@ -148,7 +154,7 @@ browserTest(
             const [x, y, z] = fired.body.origin;
             const near = Math.hypot(x - eye.x, y - eye.y, z - eye.z);
             assert.ok(near < 6, `${view.label}: the gun fires from the camera (${near} m away)`);
-            await page.screenshot({ path: `tests/output/scale-gun-${view.label}.png` });
+            await drawnScreenshot(page, `tests/output/scale-gun-${view.label}.png`);
           } finally {
             await page.evaluate(() => snowfire.holdDisplay(false));
           }
