@@ -116,6 +116,9 @@ export async function openScene(
     ...options.context,
   });
   const page = await context.newPage();
+  // Patient actions: a page that draws on software GL beside other tests may take seconds a
+  // frame, and a screenshot or a click waits for frames (Playwright's default is 30 s).
+  page.setDefaultTimeout(90_000);
   const problems: string[] = [];
   page.on("console", (message) => {
     const type = message.type();

@@ -10,9 +10,10 @@
  *
  * Order: the unit tier (its files as many at a time as there are cores); then the server and
  * cluster tiers one after the other while the browser tier runs beside them at a lower priority
- * (`nice`), since the browser tests are bound by software rendering's CPU and the server and
- * cluster tests mostly wait, but on time; last, one at a time with nothing beside them, the files
- * marked `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
+ * (`nice`), its files two at a time (most browser tests skip the GPU draw and mostly wait on the
+ * scene's clock); last, one at a time with nothing beside them, the files marked
+ * `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
+ * The closing lines name every failed test, so the tail of a long log says what failed.
  */
 import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 
@@ -22,7 +23,7 @@ const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
  * Tiers whose files run as many at a time as there are cores (`deno test --parallel`). Files marked
  * `// test tiers: alone` never do: they run after the others, one at a time.
  */
-const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server"]);
+const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser"]);
 
 /** Niceness of the browser tier while other tiers run beside it. */
 const BACKGROUND_NICENESS = "10";
@@ -89,17 +90,29 @@ function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
 async function runDeno(
   args: string[],
   { live, nice }: RunOptions,
-): Promise<{ code: number; output: string }> {
+): Promise<{ code: number; output: string; failures: string[] }> {
   const process = spawnDeno(args, nice);
   let block = "";
   let tail = "";
+  let unread = "";
+  const failures: string[] = [];
   const read = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
     const decoder = new TextDecoder();
     let partial = "";
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });
       // deno test reports, and ends with its summary, on stdout.
-      if (isStdout) tail = (tail + text).slice(-4096);
+      if (isStdout) {
+        tail = (tail + text).slice(-4096);
+        // deno's closing FAILURES list: one `name => ./tests/file.ts:line:col` per failed test.
+        const lines = (unread + text).split("\n");
+        unread = lines.pop()!;
+        for (const line of lines) {
+          // deno-lint-ignore no-control-regex
+          const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
+          if (/ => \.\/tests\/\S+:\d+:\d+$/.test(plain)) failures.push(plain);
+        }
+      }
       if (!live) {
         block += text;
         continue;
@@ -114,7 +127,7 @@ async function runDeno(
   await Promise.all([read(process.stdout, true), read(process.stderr, false)]);
   const { code } = await process.status;
   if (!live) writeBlock(block);
-  return { code, output: tail };
+  return { code, output: tail, failures: [...new Set(failures)] };
 }
 
 function formatSeconds(ms: number): string {
@@ -164,6 +177,8 @@ const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
   chosen.map((tier) => [tier, { passed: 0, steps: 0, failed: 0, ignored: 0, ms: 0, ran: false }]),
 );
 let status = 0;
+/** Every failed test, as deno names it, with its tier. */
+const failed: string[] = [];
 
 async function run(step: Step | null, options: RunOptions): Promise<void> {
   if (!step) return;
@@ -173,7 +188,7 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
   }: ${step.files.map((f) => f.path.split("/").pop()).join(" ")} ==\n`;
   if (options.live) writeBlock(header);
   else writeBlock(header.replace("==\n", "== (output when done)\n"));
-  const { code, output } = await runDeno(
+  const { code, output, failures } = await runDeno(
     [
       ...FLAGS,
       ...(step.parallel ? ["--parallel"] : []),
@@ -186,6 +201,7 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
   total.ms += performance.now() - started;
   total.ran = true;
   if (code !== 0) status = code;
+  failed.push(...failures.map((failure) => `${step.tier}: ${failure}`));
   const summary = summaryOf(output);
   if (!summary) {
     writeBlock(`${step.tier}: no summary (exit code ${code})`);
@@ -220,6 +236,7 @@ for (const tier of chosen) await run(stepOf(tier, true), quiet);
 const lines = [...counts].filter(([, c]) => c.ran).map(([tier, c]) =>
   `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ignored in ${formatSeconds(c.ms)}`
 );
+if (failed.length > 0) lines.unshift("failed tests:", ...failed.map((line) => `  ${line}`), "");
 writeBlock(`\n${lines.join("\n")}`);
 if (chosen.length > 1) {
   const sum = (key: keyof Counts) => [...counts.values()].reduce((n, c) => n + c[key], 0);
