@@ -1,8 +1,9 @@
 /**
  * Test tiers: a test file's tier is what it starts, read from the harness it imports. A file that
  * imports `testing/browser.ts` drives a browser; `testing/nats_cluster.ts`, NATS servers;
- * `testing/test_server.ts`, `scripts/raw_server.ts` or `scripts/load/target.ts`, a server. Every
- * other file is a unit test: it starts nothing and runs in seconds.
+ * `testing/test_server.ts`, `scripts/raw_server.ts` or `scripts/load/target.ts`, a server; so does
+ * a file that opens a listener itself (`Deno.serve`, `Deno.listen`, a Node server's `.listen(`).
+ * Every other file is a unit test: it starts nothing and runs in seconds.
  *
  * A file whose assertions depend on timing (a rate counted over a second, a heartbeat-gap ratio
  * against a quiet baseline) says `// test tiers: alone` on a line of its own; it then runs by
@@ -26,6 +27,9 @@ const MARKERS: [Tier, RegExp][] = ([
   new RegExp(`^import\\b[^;]*?["']\\.\\./(?:${paths})\\.ts["'];`, "m"),
 ]);
 
+/** A listener opened by the test file itself, outside the harness. */
+const OPENS_LISTENER = /\b(?:Deno\.serve|Deno\.listen|\.listen)\(/;
+
 /** The line that makes a test file run by itself. */
 const ALONE = /^\/\/ test tiers: alone$/m;
 
@@ -41,7 +45,7 @@ const ALONE = /^\/\/ test tiers: alone$/m;
  */
 export function tierOf(source: string): Tier {
   for (const [tier, marker] of MARKERS) if (marker.test(source)) return tier;
-  return "unit";
+  return OPENS_LISTENER.test(source) ? "server" : "unit";
 }
 
 /**

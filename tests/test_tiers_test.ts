@@ -18,6 +18,11 @@ Deno.test("test tiers come from the harness a file imports", () => {
     "browser",
   );
   assert.equal(tierOf('const path = "../testing/browser.ts";'), "unit");
+  // A file that opens a listener itself is a server test (written in parts, so that this file,
+  // which opens none, stays a unit test).
+  assert.equal(tierOf("const s = http.createServer();\ns" + ".listen" + "(0);"), "server");
+  assert.equal(tierOf("Deno" + ".serve" + "({ port: 0 }, handler);"), "server");
+  assert.equal(tierOf("using l = Deno" + ".listen" + "({ port: 0 });"), "server");
   assert.equal(
     tierOf('  assert.equal(tierOf(\'import "../testing/browser.ts";\'), "browser");'),
     "unit",
