@@ -280,7 +280,19 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         assert.equal(await ana.page.isHidden("#qr-panel"), true, "Escape closes the QR code");
       });
 
-      await t.step("the name can be edited in the HUD", async () => {
+      await t.step("the name can be edited in the HUD: others see one rename toast", async () => {
+        const oldName = (await ana.page.textContent("#edit-name"))!;
+        const anaId = await ana.page.evaluate(() => snowfire.you);
+        // Every toast Ben's page shows from now on (toasts leave after 4 s).
+        await ben.page.evaluate(() => {
+          const seen: string[] = [];
+          (globalThis as unknown as { renameToasts: string[] }).renameToasts = seen;
+          new MutationObserver((records) => {
+            for (const record of records) {
+              for (const node of record.addedNodes) seen.push(node.textContent ?? "");
+            }
+          }).observe(document.getElementById("toasts")!, { childList: true });
+        });
         await ana.page.click("#edit-name");
         await ana.page.fill("#name-input", "  Anastasia   Q  ");
         await ana.page.press("#name-input", "Enter");
@@ -291,6 +303,21 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         );
         await waitConnected(ana.page);
         assert.equal(await ana.page.textContent("#edit-name"), "Anastasia Q");
+        assert.equal(await ana.page.evaluate(() => snowfire.you), anaId, "same peer, no rejoin");
+        const people = await ben.page.$$eval(
+          "#people bdi",
+          (names) => names.map((name) => name.textContent),
+        );
+        assert.ok(!people.includes(oldName), `the old name left Ben's list: ${people}`);
+        assert.equal(people.filter((name) => name === "Anastasia Q").length, 1, `${people}`);
+        const toasts = await ben.page.evaluate(() =>
+          (globalThis as unknown as { renameToasts: string[] }).renameToasts
+        );
+        assert.ok(
+          toasts.some((text) => text.includes(`${oldName} is now Anastasia Q`)),
+          toasts.join(" | "),
+        );
+        assert.ok(!toasts.some((text) => /\b(left|joined)\b/.test(text)), toasts.join(" | "));
       });
 
       await t.step("Escape closes the settings panel", async () => {
