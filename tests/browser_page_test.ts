@@ -190,6 +190,22 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         assert.equal(hint.keys, true, `${label}: the key hint shows`);
         assert.equal(hint.touch, false, `${label}: no touch hint`);
       }
+      // The next firework's words are shown whole (at 390 px they were cut to "S…").
+      for (const [kind, theme] of [["peony", "red-gold"], ["", ""]]) {
+        const shown = await page.evaluate(([kind, theme]) => {
+          for (const [id, value] of [["pick-kind", kind], ["pick-theme", theme]]) {
+            const select = document.getElementById(id) as HTMLSelectElement;
+            select.value = value;
+            select.dispatchEvent(new Event("change"));
+          }
+          const words = document.getElementById("picker-summary")!;
+          return {
+            text: words.textContent,
+            cut: words.scrollWidth > words.clientWidth || words.scrollHeight > words.clientHeight,
+          };
+        }, [kind, theme]);
+        assert.equal(shown.cut, false, `${label}: "${shown.text}" is cut`);
+      }
       const contrast = await helpContrast(page);
       assert.ok(contrast >= 4.5, `${label}: help line contrast ${contrast.toFixed(2)} ≥ 4.5`);
       await page.click("#settings summary");
