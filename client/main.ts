@@ -170,6 +170,14 @@ function start(): void {
         if (message.kind === "join") {
           hud.addPeer(message.peer);
           hud.toast(`${message.peer.name} joined`, { color: message.peer.color });
+        } else if (message.kind === "rename") {
+          const self = message.peer.id === observed.you;
+          hud.renamePeer(message.peer);
+          const was = message.was ?? "Someone";
+          hud.toast(
+            self ? `You are now ${message.peer.name}` : `${was} is now ${message.peer.name}`,
+            { color: message.peer.color },
+          );
         } else {
           hud.removePeer(message.peer);
           hud.toast(`${message.peer.name} left`, { color: message.peer.color });

@@ -27,9 +27,11 @@ export const MAX_FLAKES = 100_000;
  * Protocol version sent in `welcome`. Bump it whenever the wire or the simulation changes, so a
  * cached old client refuses a newer server instead of desyncing. 2: clients submit event bodies
  * as `{t: "submit", body}`; firework kinds, aimed bursts and the new firework motion. 3: the
- * launch field ±90 m and bursts up to 62 m (an older client would clamp a 60 m burst to 55).
+ * launch field ±90 m and bursts up to 62 m (an older client would clamp a 60 m burst to 55). 4:
+ * `rename` on an open connection, answered by a `presence` of kind `rename` (an older client would
+ * drop that frame as invalid).
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

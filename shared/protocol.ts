@@ -168,6 +168,17 @@ export const HelloMessageSchema = z.object({
 }).strict();
 export type HelloMessage = z.infer<typeof HelloMessageSchema>;
 
+/**
+ * Go by another display name on this connection (no reconnect): the others get one `presence`
+ * `rename`, you get it too with the name the server settled on. Without `name` the server makes
+ * one up, as for a hello without one.
+ */
+export const RenameMessageSchema = z.object({
+  t: z.literal("rename"),
+  name: z.string().trim().min(1).max(NAME_MAX_LENGTH).optional(),
+}).strict();
+export type RenameMessage = z.infer<typeof RenameMessageSchema>;
+
 /** An event body to stamp and forward; the server passes `body` on untouched. */
 export const SubmitMessageSchema = z.object({
   t: z.literal("submit"),
@@ -193,6 +204,7 @@ export type HashMessage = z.infer<typeof HashMessageSchema>;
 
 export const ClientMessageSchema = z.discriminatedUnion("t", [
   HelloMessageSchema,
+  RenameMessageSchema,
   SubmitMessageSchema,
   PingMessageSchema,
   HashMessageSchema,
@@ -257,11 +269,15 @@ export type TickMessage = z.infer<typeof TickMessageSchema>;
 export const EventMessageSchema = SceneEventSchema.extend({ t: z.literal("event") });
 export type EventMessage = z.infer<typeof EventMessageSchema>;
 
-/** Someone joined or left. */
+/**
+ * Someone joined, left or took another name. A `rename` keeps the peer's id; `peer` carries the
+ * new name and `was` the old one (present only on `rename`).
+ */
 export const PresenceMessageSchema = z.object({
   t: z.literal("presence"),
-  kind: z.enum(["join", "leave"]),
+  kind: z.enum(["join", "leave", "rename"]),
   peer: PeerInfoSchema,
+  was: z.string().optional(),
 });
 export type PresenceMessage = z.infer<typeof PresenceMessageSchema>;
 

@@ -47,7 +47,7 @@ export interface SnowView {
   fill(time: number, out: Float32Array): void;
   /** Per flake, sprite diameter in metres. */
   readonly size: Float32Array;
-  /** Per flake, sprite variant 0..3. */
+  /** Per flake, sprite variant 0..SNOW_VARIANTS − 1 (six textures, `shared/snow.ts`). */
   readonly variant: Float32Array;
   /** Per flake, radians per second. */
   readonly spin: Float32Array;

@@ -190,6 +190,22 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         assert.equal(hint.keys, true, `${label}: the key hint shows`);
         assert.equal(hint.touch, false, `${label}: no touch hint`);
       }
+      // The next firework's words are shown whole (at 390 px they were cut to "S…").
+      for (const [kind, theme] of [["peony", "red-gold"], ["", ""]]) {
+        const shown = await page.evaluate(([kind, theme]) => {
+          for (const [id, value] of [["pick-kind", kind], ["pick-theme", theme]]) {
+            const select = document.getElementById(id) as HTMLSelectElement;
+            select.value = value;
+            select.dispatchEvent(new Event("change"));
+          }
+          const words = document.getElementById("picker-summary")!;
+          return {
+            text: words.textContent,
+            cut: words.scrollWidth > words.clientWidth || words.scrollHeight > words.clientHeight,
+          };
+        }, [kind, theme]);
+        assert.equal(shown.cut, false, `${label}: "${shown.text}" is cut`);
+      }
       const contrast = await helpContrast(page);
       assert.ok(contrast >= 4.5, `${label}: help line contrast ${contrast.toFixed(2)} ≥ 4.5`);
       await page.click("#settings summary");
@@ -280,7 +296,19 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         assert.equal(await ana.page.isHidden("#qr-panel"), true, "Escape closes the QR code");
       });
 
-      await t.step("the name can be edited in the HUD", async () => {
+      await t.step("the name can be edited in the HUD: others see one rename toast", async () => {
+        const oldName = (await ana.page.textContent("#edit-name"))!;
+        const anaId = await ana.page.evaluate(() => snowfire.you);
+        // Every toast Ben's page shows from now on (toasts leave after 4 s).
+        await ben.page.evaluate(() => {
+          const seen: string[] = [];
+          (globalThis as unknown as { renameToasts: string[] }).renameToasts = seen;
+          new MutationObserver((records) => {
+            for (const record of records) {
+              for (const node of record.addedNodes) seen.push(node.textContent ?? "");
+            }
+          }).observe(document.getElementById("toasts")!, { childList: true });
+        });
         await ana.page.click("#edit-name");
         await ana.page.fill("#name-input", "  Anastasia   Q  ");
         await ana.page.press("#name-input", "Enter");
@@ -291,6 +319,21 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         );
         await waitConnected(ana.page);
         assert.equal(await ana.page.textContent("#edit-name"), "Anastasia Q");
+        assert.equal(await ana.page.evaluate(() => snowfire.you), anaId, "same peer, no rejoin");
+        const people = await ben.page.$$eval(
+          "#people bdi",
+          (names) => names.map((name) => name.textContent),
+        );
+        assert.ok(!people.includes(oldName), `the old name left Ben's list: ${people}`);
+        assert.equal(people.filter((name) => name === "Anastasia Q").length, 1, `${people}`);
+        const toasts = await ben.page.evaluate(() =>
+          (globalThis as unknown as { renameToasts: string[] }).renameToasts
+        );
+        assert.ok(
+          toasts.some((text) => text.includes(`${oldName} is now Anastasia Q`)),
+          toasts.join(" | "),
+        );
+        assert.ok(!toasts.some((text) => /\b(left|joined)\b/.test(text)), toasts.join(" | "));
       });
 
       await t.step("Escape closes the settings panel", async () => {

@@ -77,6 +77,21 @@ Deno.test({
           5000,
         );
       }
+      // A rename crosses nodes as one presence `rename` (same id), not a leave and a join.
+      const bId = jb.welcome.you.id;
+      jb.client.send({ t: "rename", name: "Renamed Elsewhere" });
+      const renamed = await ja.client.waitFor((m) =>
+        m.t === "presence" && m.kind === "rename" && m.peer.id === bId
+      );
+      assert.ok(renamed.t === "presence");
+      assert.equal(renamed.peer.name, "Renamed Elsewhere");
+      assert.equal(renamed.was, jb.welcome.you.name);
+      assert.ok(
+        !ja.client.messages.some((m) =>
+          m.t === "presence" && m.kind === "leave" && m.peer.id === bId
+        ),
+        "no leave for the renamed client",
+      );
       // Launches and settings from both sides.
       for (let i = 0; i < 6; i++) {
         ja.client.submit({ type: "launch", x: i * 3 - 9, z: 4 });

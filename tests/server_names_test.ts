@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { cleanName, distinctName, randomPeerName, randomSceneId } from "../server/scene/names.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { withServer } from "../testing/test_server.ts";
-import { SceneId } from "../shared/protocol.ts";
+import { SceneId, type ServerMessage } from "../shared/protocol.ts";
 
 Deno.test("names are valid scene ids and readable peer names", () => {
   for (let i = 0; i < 200; i++) {
@@ -67,5 +67,51 @@ Deno.test("names in a scene are cleaned, distinct, and generated ones are marked
     const other = await TestClient.join(server.url, "names-2", { name: generated.name });
     assert.equal(other.welcome.you.name, generated.name, "another scene's names do not count");
     for (const c of [first, sneaky, again, other]) await c.client.close();
+  });
+});
+
+Deno.test("a rename is one presence rename to everyone, with the same id and both names", async () => {
+  await withServer({}, async (server) => {
+    const a = await TestClient.join(server.url, "rename-1", { name: "Alma" });
+    const b = await TestClient.join(server.url, "rename-1", { name: "Bea" });
+    const bId = b.welcome.you.id;
+    const presence = (client: TestClient) =>
+      client.messages.flatMap((m) => m.t === "presence" && m.peer.id === bId ? [m] : []);
+    const renames = (client: TestClient) => presence(client).filter((m) => m.kind === "rename");
+    const isRename = (m: ServerMessage) => m.t === "presence" && m.kind === "rename";
+
+    b.client.send({ t: "rename", name: "  Cleo\u202e " });
+    await a.client.waitFor(isRename);
+    await b.client.waitFor(isRename);
+    assert.deepEqual(renames(b.client), renames(a.client), "the renamer hears the same frame");
+    assert.deepEqual(renames(a.client)[0], {
+      t: "presence",
+      kind: "rename",
+      peer: { id: bId, name: "Cleo", color: b.welcome.you.color },
+      was: "Bea",
+    });
+
+    // A taken name gets a suffix; no name means a made-up (marked) one again.
+    b.client.send({ t: "rename", name: "alma" });
+    await a.client.waitForCount(isRename, 2);
+    b.client.send({ t: "rename" });
+    await a.client.waitForCount(isRename, 3);
+    const [, second, third] = renames(a.client);
+    assert.deepEqual([second.was, second.peer.name], ["Cleo", "alma (2)"]);
+    assert.equal(third.was, "alma (2)");
+    assert.equal(third.peer.gen, true);
+    assert.match(third.peer.name, /^[A-Z][a-z]+ [A-Z][a-z]+$/);
+    assert.deepEqual(
+      presence(a.client).map((m) => m.kind),
+      ["join", "rename", "rename", "rename"],
+      "no leave, no second join",
+    );
+
+    // Newcomers see the new name in their welcome.
+    const c = await TestClient.join(server.url, "rename-1");
+    assert.equal(c.welcome.peers.find((p) => p.id === bId)?.name, third.peer.name);
+    assert.deepEqual(a.client.errors(), []);
+    assert.deepEqual(b.client.errors(), []);
+    for (const x of [a, b, c]) await x.client.close();
   });
 });

@@ -74,6 +74,11 @@ export interface SnowfireDebug {
    * `?test&nodraw` starts with it off.
    */
   setDrawing(on: boolean): void;
+  /**
+   * Asks for `ratio` device pixels per CSS pixel, as the quality governor does (it takes effect
+   * at the start of the next frame).
+   */
+  setPixelRatio(ratio: number): void;
   /** This viewer's peer id. */
   you: string;
   /** Error codes received from the server, in order. */
@@ -219,6 +224,9 @@ export function exposeDebugHook(
     },
     setDrawing(on) {
       renderer.drawing = on;
+    },
+    setPixelRatio(ratio) {
+      renderer.setPixelRatio(ratio);
     },
     setLayerVisible(layer, visible) {
       const object = renderer.layers()[layer];

@@ -176,9 +176,21 @@ export class Hud {
     this.peers.clear();
     this.peers.set(self.id, self);
     for (const peer of peers) this.peers.set(peer.id, peer);
-    this.nameButton.textContent = self.name;
-    this.nameButton.setAttribute("aria-label", `Your name: ${self.name}. Change it`);
+    this.showOwnName(self.name);
     this.renderPeers();
+  }
+
+  /** Someone (maybe this viewer) took another name: the list keeps its place. */
+  renamePeer(peer: PeerInfo): void {
+    if (!this.peers.has(peer.id) && peer.id !== this.selfId) return;
+    this.peers.set(peer.id, peer);
+    if (peer.id === this.selfId) this.showOwnName(peer.name);
+    this.renderPeers();
+  }
+
+  private showOwnName(name: string): void {
+    this.nameButton.textContent = name;
+    this.nameButton.setAttribute("aria-label", `Your name: ${name}. Change it`);
   }
 
   /** Someone joined. */

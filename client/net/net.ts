@@ -164,10 +164,13 @@ export class Net {
     this.open();
   }
 
-  /** Joins under another display name: reconnects at once, resuming where the scene was. */
+  /**
+   * Goes by another display name: on an open link one `rename` frame (the others see one presence
+   * `rename`, not a leave and a join); otherwise the next hello carries it.
+   */
   rename(name: string | undefined): void {
     this.options.name = name;
-    this.reconnectNow();
+    this.send(name === undefined ? { t: "rename" } : { t: "rename", name });
   }
 
   /** Closes the link for good. */

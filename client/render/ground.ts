@@ -5,6 +5,7 @@
 import * as THREE from "three";
 import { FOUNTAIN_BASIN_RADIUS, SCENE_HALF_EXTENT } from "../../shared/constants.ts";
 import { FOUNTAIN_JETS, FOUNTAIN_SURFACES } from "../../shared/fountain.ts";
+import { type MoonPlace, moonPlace } from "./moon_place.ts";
 
 const SKY_VERTEX = /* glsl */ `
 varying vec3 vDirection;
@@ -88,6 +89,8 @@ export class Ground {
   private readonly disposables: { dispose(): void }[] = [];
   private readonly starMaterial: THREE.ShaderMaterial;
   private readonly basinLight: THREE.PointLight;
+  private readonly moon: THREE.Sprite | null;
+  private readonly moonPlace: MoonPlace = { position: new THREE.Vector3(), scale: 0 };
   private readonly twinkle: boolean;
 
   constructor(options: GroundOptions) {
@@ -95,7 +98,7 @@ export class Ground {
     const random = mulberry32(0x5eed);
     this.addSky();
     this.starMaterial = this.addStars(random);
-    this.addMoon();
+    this.moon = this.addMoon();
     this.addSnowfield();
     this.basinLight = this.addBasin();
     this.addTrees(random);
@@ -176,11 +179,11 @@ export class Ground {
     return material;
   }
 
-  private addMoon(): void {
+  private addMoon(): THREE.Sprite | null {
     const canvas = document.createElement("canvas");
     canvas.width = canvas.height = 128;
     const ctx = canvas.getContext("2d");
-    if (!ctx) return;
+    if (!ctx) return null;
     const halo = ctx.createRadialGradient(64, 64, 10, 64, 64, 64);
     halo.addColorStop(0, "rgba(255,250,235,1)");
     halo.addColorStop(0.22, "rgba(245,240,225,1)");
@@ -204,6 +207,15 @@ export class Ground {
     moon.scale.setScalar(46);
     moon.renderOrder = -8;
     this.group.add(moon);
+    return moon;
+  }
+
+  /** Hangs the moon where `camera` (a fitted default view, matrices current) shows it whole. */
+  placeMoon(camera: THREE.PerspectiveCamera): void {
+    if (!this.moon) return;
+    const place = moonPlace(camera, this.moonPlace);
+    this.moon.position.copy(place.position);
+    this.moon.scale.setScalar(place.scale);
   }
 
   private addSnowfield(): void {

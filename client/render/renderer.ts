@@ -320,6 +320,8 @@ export class SceneRenderer {
     this.snow.setFarFade(view.distance, view.distance + 100);
     this.camera.updateProjectionMatrix();
     this.controls.update();
+    this.camera.updateMatrixWorld();
+    this.ground.placeMoon(this.camera);
     this.userMoved = false;
   }
 

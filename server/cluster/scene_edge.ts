@@ -139,6 +139,7 @@ export class SceneEdge implements RelaySource {
         if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
       },
       onAnnounce: (peer) => this.#publishPresence({ kind: "join", peer: peer.info() }),
+      onRename: (peer) => this.#publishPresence({ kind: "rename", peer: peer.info() }),
       others: {
         get size() {
           let n = 0;
@@ -350,6 +351,11 @@ export class SceneEdge implements RelaySource {
     });
   }
 
+  /** A welcomed local peer takes another name; the other nodes hear of it (`onRename`). */
+  rename(peer: Peer, name: string, generated: boolean): void {
+    this.#relay.rename(peer, name, generated);
+  }
+
   /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
   pong(peer: Peer, id: number, ct: number): void {
     this.#relay.pong(peer, id, ct);
@@ -459,10 +465,18 @@ export class SceneEdge implements RelaySource {
     else if (note.kind === "join" && note.peer) this.#reconcile(note.node, [...known, note.peer]);
     else if (note.kind === "leave" && note.peer) {
       this.#reconcile(note.node, known.filter((p) => p.id !== note.peer!.id));
+    } else if (note.kind === "rename" && note.peer) {
+      // Someone not announced here (over the limit) stays unannounced under the new name.
+      const renamed = note.peer;
+      this.#reconcile(note.node, known.map((p) => p.id === renamed.id ? renamed : p));
     }
   }
 
-  /** Makes `node`'s announced people here equal `peers` (within the limit), telling clients. */
+  /**
+   * Makes `node`'s announced people here equal `peers` (within the limit), telling clients: a
+   * leave, a join, or a rename for a known id whose name changed (a missed rename note is caught
+   * up by the next roster).
+   */
   #reconcile(node: string, peers: PeerInfo[]): void {
     let remote = this.#remote.get(node);
     if (!remote) {
@@ -478,7 +492,16 @@ export class SceneEdge implements RelaySource {
       this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
     }
     for (const [id, info] of wanted) {
-      if (remote.peers.has(id)) continue;
+      const known = remote.peers.get(id);
+      if (known) {
+        if (known.name !== info.name || known.gen !== info.gen) {
+          remote.peers.set(id, info);
+          this.#relay.broadcast(
+            JSON.stringify({ t: "presence", kind: "rename", peer: info, was: known.name }),
+          );
+        }
+        continue;
+      }
       if (this.#relay.announced().length + this.#remoteCount >= this.#deps.presenceLimit) break;
       remote.peers.set(id, info);
       this.#remoteCount++;
@@ -539,7 +562,7 @@ export class SceneEdge implements RelaySource {
 /** A presence note between edges of one scene. */
 interface PresenceNote {
   node: string;
-  kind: "join" | "leave" | "roster";
+  kind: "join" | "leave" | "rename" | "roster";
   peer?: PeerInfo;
   peers?: PeerInfo[];
 }

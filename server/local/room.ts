@@ -168,6 +168,11 @@ export class Room {
     return this.#sequencer.submit(peer.id, body) as ErrorMessage | null;
   }
 
+  /** A welcomed peer takes another name (see `SceneRelay.rename`). */
+  rename(peer: Peer, name: string, generated: boolean): void {
+    this.#relay.rename(peer, name, generated);
+  }
+
   /** Answers `ping` with the server's fractional tick. */
   pong(peer: Peer, id: number, ct: number): void {
     this.#relay.pong(peer, id, ct);

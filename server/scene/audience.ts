@@ -79,6 +79,21 @@ export class Audience<L extends Listener> {
     );
   }
 
+  /**
+   * Tells everyone (`listener` included, so it learns the name it got) that `listener`, once
+   * called `was`, took its current name; true when it had been announced. An unannounced listener
+   * is told alone (nobody else knows it is here).
+   */
+  presenceRename(listener: L, was: string): boolean {
+    const frame = JSON.stringify({ t: "presence", kind: "rename", peer: listener.info(), was });
+    if (!this.#announced.has(listener)) {
+      listener.send(frame);
+      return false;
+    }
+    this.broadcast(frame);
+    return true;
+  }
+
   /** Takes a listener out; tells the others when it had been announced (and returns true). */
   remove(listener: L): boolean {
     this.#unlist(listener);

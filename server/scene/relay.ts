@@ -77,6 +77,8 @@ export interface RelayDeps {
   onLeave?: (peer: Peer, announced: boolean) => void;
   /** A newcomer was announced to the others here. */
   onAnnounce?: (peer: Peer) => void;
+  /** An announced peer, once called `was`, took another name (told to the others here). */
+  onRename?: (peer: Peer, was: string) => void;
   /** People announced by other servers (a cluster's other edges): they count against the limit. */
   others?: { readonly size: number; list(): PeerInfo[] };
 }
@@ -161,6 +163,19 @@ export class SceneRelay {
       this.#deps.onAnnounce?.(peer);
     }
     return null;
+  }
+
+  /**
+   * A welcomed peer goes by `name` now (`generated`: the server made it up): one presence
+   * `rename` with its id, new and old name, to everyone here when it had been announced, else to
+   * it alone. Nothing happens when neither changed.
+   */
+  rename(peer: Peer, name: string, generated: boolean): void {
+    const was = peer.name;
+    if (!peer.welcomed || (name === was && generated === peer.generated)) return;
+    peer.name = name;
+    peer.generated = generated;
+    if (this.#audience.presenceRename(peer, was)) this.#deps.onRename?.(peer, was);
   }
 
   /** Answers `ping` with the scene's fractional tick. */

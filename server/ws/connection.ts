@@ -43,6 +43,8 @@ export interface SceneEndpoint {
   /** The connection ended or was dropped (called at most once per admitted peer that leaves). */
   leave(peer: Peer): void;
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null;
+  /** A welcomed peer goes by `name` now (`generated`: made up by the server). */
+  rename(peer: Peer, name: string, generated: boolean): void;
   /** A validated, rate-limited launch, gun shot or settings change to stamp. */
   submit(peer: Peer, body: EventBody): ErrorMessage | null;
   pong(peer: Peer, id: number, ct: number): void;
@@ -333,6 +335,18 @@ function hello(peer: Peer, scene: SceneEndpoint, msg: { name?: string; lastSeq?:
   return refusal;
 }
 
+/**
+ * Takes another name on an open connection, cleaned and told apart as in `hello`; without a
+ * usable name the peer goes back to a made-up one (its current one when it already had one).
+ */
+function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }): void {
+  const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
+  const base = chosen ?? (peer.generated ? peer.name : randomPeerName());
+  const name = distinctName(base, sceneNames.others(scene, peer), NAME_MAX_LENGTH);
+  scene.rename(peer, name, chosen === undefined);
+  if (!peer.gone) sceneNames.set(scene, peer, peer.name);
+}
+
 function dispatch(
   peer: Peer,
   scene: SceneEndpoint,
@@ -371,6 +385,13 @@ function dispatch(
         return sceneOutcome(refusal);
       }
       return sceneOutcome(scene.submit(peer, msg.body));
+    }
+    case "rename": {
+      // A rename fans out to everyone like a settings change, and shares its bucket.
+      const wait = peer.take("settings", nowMs);
+      if (wait > 0) return [Kind.SettingsRate, rateLimited("renames", wait), false];
+      rename(peer, scene, msg);
+      return null;
     }
     case "ping":
       scene.pong(peer, msg.id, msg.ct);
