@@ -65,6 +65,9 @@ export async function startClusterTarget(options: ClusterTargetOptions): Promise
       nodes.push(
         await startTarget("snowfire", {
           NATS_URL: nats.urls.join(","),
+          // The harness's NATS admits only its users: the nodes connect as Snowfire's.
+          NATS_USER: nats.auth.user,
+          NATS_PASSWORD: nats.auth.pass,
           NODE_ID: `node-${i + 1}`,
           NATS_REPLICAS: "3",
           ...options.env,
