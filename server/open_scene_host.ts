@@ -56,6 +56,7 @@ export async function openSceneHost(
       options: cluster,
       idleMs: config.roomIdleMs,
       limits,
+      retention: { policy: config.retention, passMs: config.retentionPassMs },
     });
   }
   const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });

@@ -14,6 +14,8 @@ export class ClusterMetrics {
   appendRetries = 0;
   /** Submits refused because no owner answered (takeover or NATS outage). */
   submitsPaused = 0;
+  /** Log entries purged by the retention policy from scenes this node owned. */
+  pruned = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
   relayLagMs = 0;
   relayLagMaxMs = 0;

@@ -27,8 +27,17 @@ import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
+import { clusterLogPage } from "./cluster_log_pages.ts";
+import type { PageRequest } from "../local/log_pages.ts";
+import type { RetentionPolicy } from "../local/retention_policy.ts";
+import type { StorageStats } from "../local/retention.ts";
+import { LOG_STREAM } from "./subjects.ts";
+import type { LogPageResult } from "../http/log_api.ts";
 import { getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, readEvents, readRange } from "./stream_log.ts";
+
+/** How often the stream's figures are read for `/healthz` and `/metrics`, ms. */
+const STORAGE_READ_MS = 5000;
 
 /** What the node needs. */
 export interface ClusterScenesDeps {
@@ -48,6 +57,8 @@ export interface ClusterScenesDeps {
   idleMs: number;
   /** Scenes relayed on this node at most, and each address's budget for new scenes. */
   limits?: SceneLimits;
+  /** The retention policy owners apply to their scenes' logs, and their pass period (ms). */
+  retention?: { policy: RetentionPolicy; passMs: number };
   log: (msg: string) => void;
 }
 
@@ -60,6 +71,9 @@ export class ClusterScenes implements SceneHost {
   readonly #taking = new Set<string>();
   readonly #nextAttemptMs = new Map<string, number>();
   readonly #gate: SceneGate;
+  #storage: StorageStats | undefined;
+  #storageReadMs = -Infinity;
+  #readingStorage = false;
 
   constructor(deps: ClusterScenesDeps) {
     this.#deps = deps;
@@ -103,6 +117,31 @@ export class ClusterScenes implements SceneHost {
   /** The cluster families of `/metrics` (the stored scenes are not counted: that is in NATS). */
   metrics(): { text: string } {
     return { text: this.#clusterMetrics() };
+  }
+
+  /**
+   * The log stream's figures (`/healthz` `stored`, `/metrics`), read every few seconds: entries
+   * (events, ownership markers, keyframes) and bytes of every scene, entries this node's owners
+   * purged; undefined before the first read.
+   */
+  storage(): StorageStats | undefined {
+    return this.#storage && { ...this.#storage, pruned: this.clusterMetrics.pruned };
+  }
+
+  #readStorage(nowMs: number): void {
+    if (this.#readingStorage || nowMs - this.#storageReadMs < STORAGE_READ_MS) return;
+    if (this.#deps.link.state !== "connected") return;
+    this.#readingStorage = true;
+    this.#storageReadMs = nowMs;
+    this.#deps.link.jsm.streams.info(LOG_STREAM).then((info) => {
+      this.#storage = {
+        events: info.state.messages,
+        bytes: info.state.bytes,
+        fileBytes: info.state.bytes,
+        pruned: this.clusterMetrics.pruned,
+        scenesRemoved: 0,
+      };
+    }, () => {}).finally(() => this.#readingStorage = false);
   }
 
   /** Closes the NATS connection (after `closeAll`). */
@@ -244,6 +283,14 @@ export class ClusterScenes implements SceneHost {
     );
   }
 
+  /** One page of the log API, by direct gets from the stream (`cluster_log_pages.ts`). */
+  readLogPage(request: PageRequest): Promise<LogPageResult> {
+    return this.#fromNats(
+      `reading scene ${request.scene}'s log`,
+      () => clusterLogPage(this.#deps.link, request),
+    );
+  }
+
   /**
    * Runs a NATS read or write for the HTTP API. NATS unreachable (or failing, as while it
    * recovers from an outage) is a `StorageUnavailableError`, answered 503 `storage_unavailable`,
@@ -270,6 +317,7 @@ export class ClusterScenes implements SceneHost {
   /** One scheduler pass: owners first (they beat), then edges (pause state, takeovers, idling). */
   pass(nowMs: number): void {
     this.#gate.sweep(nowMs);
+    this.#readStorage(nowMs);
     for (const [id, owner] of this.#owners) {
       if (!owner.active) {
         this.#owners.delete(id);
@@ -336,6 +384,7 @@ export class ClusterScenes implements SceneHost {
         arbiter: this.#deps.arbiter,
         desyncLimits: this.#deps.desyncLimits,
         desyncStats: this.#deps.metrics,
+        retention: this.#deps.retention,
       }, id)
     ).then((owner) => {
       if (!owner) return;

@@ -17,6 +17,7 @@ import type { ServerClock } from "../scene/clock.ts";
 import type { LoadedScene, SceneLog } from "../scene/scene_log.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
+import { appendKeyframe, type Keyframe, lastKeyframe } from "./keyframes.ts";
 import { getRecord, type SceneRecord, StaleRecordError, updateRecord } from "./scene_records.ts";
 import {
   appendEntry,
@@ -61,6 +62,9 @@ export class JetStreamSceneLog implements SceneLog {
   #record: SceneRecord;
   #revision: number;
   #showCursor: number;
+  /** Keyframe appends, one after another; the stream sequence of the last one stored. */
+  #keys: Promise<unknown> = Promise.resolve();
+  #lastKeySeq: number;
   #failure: Error | undefined;
   #stopped = false;
 
@@ -70,8 +74,10 @@ export class JetStreamSceneLog implements SceneLog {
     record: SceneRecord,
     revision: number,
     lastStreamSeq: number,
+    lastKeySeq: number,
   ) {
     this.scene = scene;
+    this.#lastKeySeq = lastKeySeq;
     this.#deps = deps;
     this.#record = record;
     this.#revision = revision;
@@ -106,7 +112,8 @@ export class JetStreamSceneLog implements SceneLog {
     const lastTick = last ? last.entry.tick : 0;
     const marker: LogEntry = { owner: deps.nodeId, seq: lastSeq, tick: lastTick };
     const markerSeq = await appendEntry(link, scene, marker, last?.streamSeq ?? 0);
-    const log = new JetStreamSceneLog(scene, deps, record, revision, markerSeq);
+    const keySeq = (await lastKeyframe(link, scene))?.keySeq ?? 0;
+    const log = new JetStreamSceneLog(scene, deps, record, revision, markerSeq, keySeq);
     for (const [seq, streamSeq] of streamSeqs) log.#streamSeqs.set(seq, streamSeq);
     return {
       log,
@@ -172,6 +179,42 @@ export class JetStreamSceneLog implements SceneLog {
     for (const seq of this.#streamSeqs.keys()) {
       if (seq <= coveredSeq) this.#streamSeqs.delete(seq);
     }
+    this.#keyframe({ snapshot, streamSeq: snapshotStreamSeq });
+  }
+
+  /** Settles once the keyframes asked for so far are stored (or given up). */
+  keyframesWritten(): Promise<void> {
+    return this.#keys.then(() => {});
+  }
+
+  /**
+   * Appends a keyframe after the last one (see `keyframes.ts`). Another writer's keyframe in
+   * between (a predecessor's late one): read the last again and append only when ours is newer.
+   * A failure costs one index entry (the next snapshot writes another), never the log.
+   */
+  #keyframe(keyframe: Keyframe): void {
+    const { link, log } = this.#deps;
+    this.#keys = this.#keys.then(async () => {
+      if (this.#stopped) return;
+      try {
+        let at = await appendKeyframe(link, this.scene, keyframe, this.#lastKeySeq);
+        if (at === null) {
+          const last = await lastKeyframe(link, this.scene);
+          if (last && last.keyframe.snapshot.tick >= keyframe.snapshot.tick) {
+            this.#lastKeySeq = last.keySeq;
+            return;
+          }
+          at = await appendKeyframe(link, this.scene, keyframe, last?.keySeq ?? 0);
+        }
+        if (at !== null) this.#lastKeySeq = at;
+      } catch (e) {
+        log(
+          `cluster: ${this.scene}: keyframe at tick ${keyframe.snapshot.tick} not stored: ${
+            (e as Error).message
+          }`,
+        );
+      }
+    });
   }
 
   /**

@@ -152,7 +152,8 @@ async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<vo
     storage: "file" as const,
     num_replicas: replicas,
     max_age: LOG_MAX_AGE_NS,
-    // Nobody may rewrite history: no message deletion or purge through the API.
+    // Nobody may rewrite history: no single message is deleted. Purges stay allowed: a scene's
+    // owner purges its subject's front by the retention policy (stream_retention.ts).
     deny_delete: true,
   };
   try {

@@ -25,6 +25,8 @@ import {
 } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { SceneSequencer, type SequencerStats } from "../scene/sequencer.ts";
+import type { RetentionPolicy } from "../local/retention_policy.ts";
+import { pruneSceneLog } from "./stream_retention.ts";
 import { errorMessage as refusal } from "../errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { JetStreamSceneLog } from "./jetstream_log.ts";
@@ -70,6 +72,8 @@ export interface OwnerDeps {
   desyncLimits?: Partial<DesyncLimits>;
   /** Where arbitration counters go (the node's metrics). */
   desyncStats?: DesyncStats;
+  /** The retention policy and how often (owner clock ms) a pass looks for work; none: kept. */
+  retention?: { policy: RetentionPolicy; passMs: number };
 }
 
 /** A submit request from an edge. */
@@ -97,6 +101,8 @@ export class SceneOwner {
   #reserving = false;
   #renewing = false;
   #lastRenewMs: number;
+  #lastPruneMs: number;
+  #pruning = false;
   #stopped = false;
 
   private constructor(
@@ -111,6 +117,7 @@ export class SceneOwner {
     this.#log = log;
     this.#reserved = log.reserved;
     this.#lastRenewMs = deps.clock.monotonicMs();
+    this.#lastPruneMs = this.#lastRenewMs;
     const { link } = deps;
     const beats = beatSubject(this.scene);
     this.#sequencer = new SceneSequencer(loaded, {
@@ -197,6 +204,10 @@ export class SceneOwner {
     }
     sequencer.pass();
     sequencer.persist();
+    const retention = this.#deps.retention;
+    if (retention && !this.#pruning && nowMs - this.#lastPruneMs >= retention.passMs) {
+      this.#prune(nowMs, retention.policy);
+    }
     // Peers sit on many nodes: the owner cannot count who could report, so every checkpoint is
     // settled at the timeout (agreement, or the computed truth).
     if (this.#judge.pending) {
@@ -287,6 +298,25 @@ export class SceneOwner {
         }
       },
     }));
+  }
+
+  /** One retention pass in the background (see `stream_retention.ts`); stamping never waits. */
+  #prune(nowMs: number, policy: RetentionPolicy): void {
+    this.#pruning = true;
+    this.#lastPruneMs = nowMs;
+    const { link, metrics, log } = this.#deps;
+    pruneSceneLog(link, this.scene, policy, this.#sequencer.clock.tick()).then(
+      ({ purged, startTick }) => {
+        metrics.pruned += purged;
+        if (purged > 0) {
+          log(
+            `cluster: ${this.scene}: retention purged ${purged} entries, log starts at tick ` +
+              `${startTick}`,
+          );
+        }
+      },
+      (e) => log(`cluster: ${this.scene}: retention pass failed: ${(e as Error).message}`),
+    ).finally(() => this.#pruning = false);
   }
 
   #renew(nowMs: number): void {

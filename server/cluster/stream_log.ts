@@ -229,30 +229,67 @@ export async function readEvents(
   if (!last || limit <= 0) return [];
   // Markers sit between the event they follow and the next one.
   const key = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
-  if (key(last.entry) < fromSeq) return [];
+  const at = await firstEntryAt(link, scene, key, fromSeq, last);
+  if (at === null) return [];
+  return await eventsFrom(link, scene, at, last, limit, (e) => e.seq >= fromSeq);
+}
+
+/**
+ * The stream sequence of the scene's first entry whose `key` is ≥ `target` (null when none up
+ * to `last` is), by binary search with direct gets: `key` must not decrease along the subject
+ * (an event's seq or tick; a marker carries the seq and tick of the event before it).
+ *
+ * @example
+ * ```ts
+ * const last = await lastEntry(link, "quiet-pine");
+ * const at = last && await firstEntryAt(link, "quiet-pine", (e) => e.tick, 36_000, last);
+ * ```
+ */
+export async function firstEntryAt(
+  link: NatsLink,
+  scene: string,
+  key: (entry: LogEntry) => number,
+  target: number,
+  last: StoredEntry,
+): Promise<number | null> {
+  if (key(last.entry) < target) return null;
   let lo = 1;
   let hi = last.streamSeq;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     const next = await nextEntry(link, scene, mid);
-    if (!next || key(next.entry) >= fromSeq) hi = mid;
+    if (!next || key(next.entry) >= target) hi = mid;
     else lo = next.streamSeq + 1;
   }
-  // The page itself by direct gets too (next message on the subject from a stream sequence): an
-  // API read creates no consumer on the stream and leaves nothing behind (issue 19).
+  return lo;
+}
+
+/**
+ * Up to `limit` events `want` accepts, from stream sequence `from` up to `last`, by direct gets
+ * (next message on the subject from a stream sequence): an API read creates no consumer on the
+ * stream and leaves nothing behind (issue 19).
+ */
+export async function eventsFrom(
+  link: NatsLink,
+  scene: string,
+  from: number,
+  last: StoredEntry,
+  limit: number,
+  want: (event: SceneEvent) => boolean = () => true,
+): Promise<SceneEvent[]> {
   const events: SceneEvent[] = [];
-  let at = lo;
+  let at = from;
   while (events.length < limit && at <= last.streamSeq) {
     const next = await nextEntry(link, scene, at);
     if (!next || next.streamSeq > last.streamSeq) break;
-    if (isEvent(next.entry) && next.entry.seq >= fromSeq) events.push(next.entry);
+    if (isEvent(next.entry) && want(next.entry)) events.push(next.entry);
     at = next.streamSeq + 1;
   }
   return events;
 }
 
 /** The scene's first log message at stream sequence ≥ `from`, or null. */
-async function nextEntry(
+export async function nextEntry(
   link: NatsLink,
   scene: string,
   from: number,

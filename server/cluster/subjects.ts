@@ -12,6 +12,12 @@ export const SCENE_BUCKET = "snowfire_scenes";
 
 /** Subject of one scene's log (a stamped event or an ownership marker per message). */
 export const logSubject = (scene: string): string => `snowfire.log.${scene}`;
+/**
+ * Subject of one scene's keyframes: the record's snapshot each time the owner moves it (a tick
+ * index of the log, and where a pruned log starts). Inside the log stream (`snowfire.log.>`), but
+ * a filter on {@link logSubject} never matches it.
+ */
+export const keysSubject = (scene: string): string => `snowfire.log.${scene}.keys`;
 /** Core subject of a scene's heartbeats `{n, seq, w}`. */
 export const beatSubject = (scene: string): string => `snowfire.beat.${scene}`;
 /** Request subject edges send a client's launch / gun / settings to. */

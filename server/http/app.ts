@@ -12,7 +12,6 @@ import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { SceneHost } from "../scene/scene_host.ts";
 import { registerLogApi } from "./log_api.ts";
-import { seqLogPage } from "./seq_log_page.ts";
 import { storageMetrics } from "../local/storage_metrics.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
@@ -131,7 +130,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
 
   registerLogApi(app, {
     describe: async (id) => await scenes.describe(id),
-    read: (request) => scenes.readLogPage?.(request) ?? seqLogPage(scenes, request),
+    read: (request) => scenes.readLogPage(request),
   }, sceneId);
 
   app.get("/healthz", (c) => {

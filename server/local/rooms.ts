@@ -25,8 +25,11 @@ import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
 
 export type { SceneInfo } from "../scene/scene_host.ts";
 
-/** All loaded rooms of this server. */
-export class Rooms implements SceneHost {
+/**
+ * All loaded rooms of this server. The log API's pages and the retention are added around it by
+ * `KeptRooms`, the single node's {@link SceneHost}.
+ */
+export class Rooms implements Omit<SceneHost, "readLogPage"> {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;

@@ -60,9 +60,9 @@ export interface SceneHost {
   readLog(id: string, from: number, limit: number): SceneEvent[] | Promise<SceneEvent[]>;
   /**
    * One page of the log API (seq or tick start, where the kept log starts, the snapshot at a
-   * tick), read off the server's thread; hosts without it serve seq pages from `readLog`.
+   * tick): on the single node read on a worker, in cluster mode by direct gets from the stream.
    */
-  readLogPage?(request: PageRequest): Promise<LogPageResult>;
+  readLogPage(request: PageRequest): Promise<LogPageResult>;
   /** Stored events and bytes under the retention policy (`/healthz`, `/metrics`), if known. */
   storage?(): StorageStats | undefined;
   /** One scheduler pass over every scene. */

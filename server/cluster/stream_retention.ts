@@ -1,0 +1,84 @@
+/**
+ * Keeps an owned scene's log on the JetStream stream within the retention policy
+ * (`RETAIN_HOURS`, `RETAIN_EVENTS_PER_SCENE`, meaning what they mean on the single node). The
+ * scene's owner runs it: it finds the policy's cut (the tick events older than the age limit
+ * end at, or the tick of the oldest event the count limit keeps, whichever is later), takes the
+ * last keyframe at or before it, and purges the scene's subject up to that keyframe's stream
+ * sequence, then the keyframes before it. The keyframe is the snapshot at the log's new start,
+ * so late join and replay stay exact from there on (the log API reads the start from it).
+ *
+ * Why this is safe, also when owners change while it runs:
+ * - A keyframe is a stored record snapshot, and record snapshots only move forward, so every
+ *   reader of the scene (an edge opening it, a new owner taking it over) starts above the purge:
+ *   they read from the record's `snapshotStreamSeq`, at or past the keyframe's. The newest
+ *   keyframe is never purged up to, which leaves a snapshot step (10 s of the scene) for a reader
+ *   that read the record just before it moved.
+ * - The subject's last entry is never purged (the next append names its sequence).
+ * - A purge is idempotent and everything it relies on is stored before it: a deposed owner that
+ *   purges late removes nothing its successor needs; one that dies between the two purges
+ *   leaves older keyframes behind, which the next pass removes.
+ */
+import { TICK_MS } from "../../shared/constants.ts";
+import type { RetentionPolicy } from "../local/retention_policy.ts";
+import { logStart } from "./cluster_log_pages.ts";
+import { lastKeyframe, lastKeyframeWhere } from "./keyframes.ts";
+import type { NatsLink } from "./nats_link.ts";
+import { firstEntryAt, isEvent, lastEntry, type LogEntry, nextEntry } from "./stream_log.ts";
+import { keysSubject, LOG_STREAM, logSubject } from "./subjects.ts";
+
+const TICKS_PER_HOUR = 3_600_000 / TICK_MS;
+
+/** What one pass did. */
+export interface PrunePass {
+  /** Log entries (events and markers) purged. */
+  purged: number;
+  /** The log's start tick after the pass. */
+  startTick: number;
+}
+
+/**
+ * One retention pass over `scene`'s log at scene tick `nowTick`.
+ *
+ * @example
+ * ```ts
+ * const { purged } = await pruneSceneLog(link, "quiet-pine", { hours: 72, eventsPerScene: 1e6 }, tick);
+ * ```
+ */
+export async function pruneSceneLog(
+  link: NatsLink,
+  scene: string,
+  policy: RetentionPolicy,
+  nowTick: number,
+): Promise<PrunePass> {
+  const start = await logStart(link, scene);
+  const last = await lastEntry(link, scene);
+  if (!last) return { purged: 0, startTick: start.tick };
+  let cut = nowTick - Math.floor(policy.hours * TICKS_PER_HOUR);
+  const keepFrom = last.entry.seq - policy.eventsPerScene + 1;
+  if (keepFrom > 1) {
+    const bySeq = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
+    const at = await firstEntryAt(link, scene, bySeq, keepFrom, last);
+    const kept = at === null ? null : await nextEntry(link, scene, at);
+    if (kept) cut = Math.max(cut, kept.entry.tick);
+  }
+  if (cut <= start.tick) return { purged: 0, startTick: start.tick };
+  const newest = await lastKeyframe(link, scene);
+  if (!newest) return { purged: 0, startTick: start.tick };
+  // Never up to the newest keyframe (a reader may have just read the record before it).
+  const newestTick = newest.keyframe.snapshot.tick;
+  const key = await lastKeyframeWhere(
+    link,
+    scene,
+    (k) => k.snapshot.tick <= cut && k.snapshot.tick < newestTick && k.streamSeq < last.streamSeq,
+  );
+  if (!key || key.keyframe.snapshot.tick <= start.tick) {
+    return { purged: 0, startTick: start.tick };
+  }
+  // The log first, then the keyframes: meanwhile the start is still the older keyframe.
+  const log = await link.jsm.streams.purge(LOG_STREAM, {
+    filter: logSubject(scene),
+    seq: key.keyframe.streamSeq + 1,
+  });
+  await link.jsm.streams.purge(LOG_STREAM, { filter: keysSubject(scene), seq: key.keySeq });
+  return { purged: log.purged, startTick: key.keyframe.snapshot.tick };
+}
