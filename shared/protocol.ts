@@ -332,3 +332,29 @@ export const ServerMessageSchema = z.discriminatedUnion("t", [
 
 /** Any frame the server may send. */
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/**
+ * A page of `GET /api/scenes/:id/log` (both modes answer it): events in seq order from `from`,
+ * where the kept log starts (`firstSeq`, `startTick`; `exactFromTick`, the first tick whose world
+ * it rebuilds exactly), the cursor of the next page (null at the end) and, for `tick=…&snapshot=1`,
+ * the settings and wind in force at that tick. The server builds it, the page's replay parses it.
+ */
+export const LogPageSchema = z.object({
+  scene: SceneId,
+  seed: z.number().int().min(0),
+  epoch: finite,
+  /** The first seq still kept (lastSeq + 1 when none is). */
+  firstSeq: z.number().int().min(1),
+  /** The last seq stored (0 when none ever was). */
+  lastSeq: z.number().int().min(0),
+  /** Events before this tick were pruned (0 when none were). */
+  startTick: z.number().int().min(0),
+  exactFromTick: z.number().int().min(0),
+  from: z.number().int().min(1),
+  events: z.array(SceneEventSchema),
+  /** The `cursor` (a seq) of the next page, or null when this page reached the end. */
+  next: z.number().int().min(1).nullable(),
+  snapshot: WorldSnapshotSchema.optional(),
+});
+/** A page of the log API. */
+export type LogPage = z.infer<typeof LogPageSchema>;

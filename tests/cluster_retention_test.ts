@@ -7,6 +7,7 @@
  * growing; and after the owner leaves, the node taking over goes on pruning.
  */
 import assert from "node:assert/strict";
+import { LogPageSchema } from "../shared/protocol.ts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { WINDOW_TICKS } from "../shared/constants.ts";
@@ -68,7 +69,10 @@ Deno.test({
     const scene = "cluster-kept-1";
     const get = async (url: string, query: string) => {
       const res = await fetch(`${url}/api/scenes/${scene}/log?${query}`);
-      return { status: res.status, body: await res.json() };
+      const body = await res.json();
+      // Every page has the one shape both modes and the page's replay share.
+      if (res.ok) LogPageSchema.parse(body);
+      return { status: res.status, body };
     };
     /** Entries and bytes of the scene's log and keyframes in the stream. */
     const stored = async () => {

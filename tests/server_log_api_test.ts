@@ -3,6 +3,7 @@
  * folding every earlier settings change), and refuses silly ranges with a clear 400.
  */
 import assert from "node:assert/strict";
+import { LogPageSchema } from "../shared/protocol.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { TestClient } from "../testing/test_client.ts";
@@ -27,7 +28,10 @@ Deno.test("log API pages by cursor and tick and refuses silly ranges", async (t)
     await client.close();
     const get = async (query: string) => {
       const res = await fetch(`${server.url}/api/scenes/${scene}/log?${query}`);
-      return { status: res.status, body: await res.json() };
+      const body = await res.json();
+      // Every page has the one shape both modes and the page's replay share.
+      if (res.ok) LogPageSchema.parse(body);
+      return { status: res.status, body };
     };
     const all = (await get("limit=5000")).body.events as SceneEvent[];
 

@@ -2,22 +2,10 @@
  * Reads a scene's stored log from `/api/scenes/:id/log` for the replay: a window (the snapshot
  * at a tick and the events from there on) and the pages that follow it.
  */
-import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { type LogPage, LogPageSchema } from "../../shared/protocol.ts";
 
-/** One page as the server sends it. */
-export interface LogPage {
-  scene: string;
-  seed: number;
-  epoch: number;
-  firstSeq: number;
-  lastSeq: number;
-  startTick: number;
-  /** The first tick the kept log rebuilds exactly. */
-  exactFromTick: number;
-  events: SceneEvent[];
-  next: number | null;
-  snapshot?: WorldSnapshot;
-}
+/** One page as the server sends it (one definition for both: `LogPageSchema`). */
+export type { LogPage };
 
 /** The server refused a page (a pruned moment: `pruned`; others). */
 export class LogError extends Error {
@@ -76,6 +64,14 @@ export class LogClient {
       const error = body?.error ?? {};
       throw new LogError(res.status, error.code ?? "error", error.message ?? res.statusText);
     }
-    return body as LogPage;
+    const page = LogPageSchema.safeParse(body);
+    if (!page.success) {
+      throw new LogError(
+        res.status,
+        "bad_page",
+        `the server sent a malformed log page: ${page.error.message}`,
+      );
+    }
+    return page.data;
   }
 }

@@ -55,6 +55,8 @@ export interface ReplayDebug {
   lastLink(): string;
   exactFromTick(): number;
   recording(): boolean;
+  /** The replay tick the last frame drew (−1 when it drew the live scene). */
+  shown(): number;
 }
 
 /**
@@ -84,6 +86,8 @@ export class ReplayMode {
   /** A seek waiting for the one in flight. */
   #queued: number | null = null;
   #seeking = false;
+  /** What the last frame drew: a replay tick, or −1 for the live scene. */
+  #shown = -1;
   /** The log's head (epoch, first kept tick) is being fetched. */
   #heading = false;
   /** `?at=` waiting for the live welcome. */
@@ -225,6 +229,7 @@ export class ReplayMode {
     if (!this.#replaying || !world) {
       this.#lastNow = nowMs;
       this.#refreshBar(nowMs);
+      this.#shown = -1;
       return null;
     }
     const elapsed = Number.isNaN(this.#lastNow) ? 0 : nowMs - this.#lastNow;
@@ -241,6 +246,7 @@ export class ReplayMode {
     if (this.#time > reached) this.#time = reached;
     this.#cues.update(this.#time, this.#o.renderer.camera.position);
     this.#refreshBar(nowMs);
+    this.#shown = this.#time;
     return this.#time;
   }
 
@@ -383,6 +389,7 @@ export class ReplayMode {
       lastLink: () => this.#lastLink,
       exactFromTick: () => this.#driver.exactFromTick,
       recording: () => this.#recorder.recording,
+      shown: () => this.#shown,
     };
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { Env, Hono } from "hono";
 import { WINDOW_TICKS } from "../../shared/constants.ts";
+import type { LogPage } from "../../shared/protocol.ts";
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { HttpError } from "../errors.ts";
 import type { PageRequest, PageStart } from "../local/log_pages.ts";
@@ -35,21 +36,8 @@ export interface LogApiDeps {
   read(request: PageRequest): Promise<LogPageResult>;
 }
 
-/** The JSON body of a page. */
-export interface LogPageBody {
-  scene: string;
-  seed: number;
-  epoch: number;
-  firstSeq: number;
-  lastSeq: number;
-  startTick: number;
-  exactFromTick: number;
-  from: number;
-  events: SceneEvent[];
-  /** The `cursor` (a seq) of the next page, or null when this page reached the end. */
-  next: number | null;
-  snapshot?: WorldSnapshot;
-}
+/** The JSON body of a page (`LogPageSchema` in `shared/protocol.ts`, the page parses it). */
+export type LogPageBody = LogPage;
 
 /**
  * Adds the route to `app`; `sceneId` validates the id (404 for a malformed one).
