@@ -128,6 +128,13 @@ Deno.test({
 
       let head: Page | undefined;
       await t.step("the owner purges the log's front by the policy", async () => {
+        // Before any purge: the log starts at tick 0 and a tick page folds from there.
+        await burst(10);
+        const young = await get(b.url, "tick=1&snapshot=1&limit=5");
+        assert.equal(young.status, 200);
+        assert.equal(young.body.startTick, 0);
+        assert.equal(young.body.firstSeq, 1);
+        assert.equal(young.body.snapshot.tick, 1);
         await eventually("the log was pruned", async () => {
           await burst(20);
           await sleep(300);
