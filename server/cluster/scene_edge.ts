@@ -235,10 +235,14 @@ export class SceneEdge implements RelaySource {
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
     const { record } = versioned;
     this.#seed = record.seed;
-    this.#window = new EventWindow(record.snapshot);
+    const last = await lastEntry(link, this.id);
+    // With no entry after the snapshot, the last one (an event or an ownership marker, which
+    // names the last seq stamped) says where the scene's seqs are: a welcome then carries that
+    // lastSeq, not 0 (the client would take the next event for a gap).
+    const covered = last && last.streamSeq <= record.snapshotStreamSeq ? last.entry.seq : 0;
+    this.#window = new EventWindow(record.snapshot, covered);
     this.#promised = record.snapshot.tick;
     this.#clock = new SceneClock(this.#deps.clock, record.epoch, 0);
-    const last = await lastEntry(link, this.id);
     const caughtUp = Promise.withResolvers<void>();
     if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve();
     this.#subscribe();
@@ -512,7 +516,11 @@ export class SceneEdge implements RelaySource {
 
   #onEntry({ entry }: StoredEntry): void {
     this.lastBeatMs = this.#deps.clock.monotonicMs();
-    if (!isEvent(entry)) return;
+    if (!isEvent(entry)) {
+      // An ownership marker: every event stamped before it was read before it.
+      this.#window.coverTo(entry.seq);
+      return;
+    }
     const relayed = this.#window.lastSeq;
     if (entry.seq <= relayed) return;
     if (relayed > 0 && entry.seq !== relayed + 1) {

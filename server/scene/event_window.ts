@@ -94,6 +94,15 @@ export class EventWindow {
   }
 
   /**
+   * Says every event up to `seq` was pushed or is covered by the snapshot: a reader of the log that
+   * meets an ownership marker (it names the last seq stamped before it) or that starts at a
+   * snapshot with no event after it learns the scene's last seq without an event to push.
+   */
+  coverTo(seq: number): void {
+    if (seq > this.#lastSeq) this.#lastSeq = seq;
+  }
+
+  /**
    * A welcome at `horizon`: the snapshot at horizon − W (or the held one, for a young scene) and
    * the events since; or, when `afterSeq` is still held, only the events after it. Events at the
    * horizon tick itself may already be out; they are included, so a welcome covers every seq up

@@ -1,0 +1,79 @@
+/**
+ * An edge that opens on a quiet scene (every event already covered by the stored snapshot, so
+ * nothing in the log after it) welcomes at the scene's last seq, not at 0: a client welcomed with
+ * lastSeq 0 would take the next event for a gap and start over. A 10× scene clock lets the
+ * snapshot pass the last event in seconds.
+ */
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import type { SceneRecord } from "../server/cluster/scene_records.ts";
+import { SCENE_BUCKET } from "../server/cluster/subjects.ts";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
+import { eventually } from "../testing/wait.ts";
+
+const SPEED = 10;
+const fastClock = {
+  now: () => performance.timeOrigin + performance.now() * SPEED,
+  monotonic: () => performance.now() * SPEED,
+};
+
+Deno.test({
+  name: "an edge opening on a quiet scene welcomes at its last seq",
+  ignore: !requireNats("cluster quiet edge test"),
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const cluster = (nodeId: string) => ({
+      natsUrls: nats.urls,
+      ...nats.auth,
+      nodeId,
+      replicas: 1,
+      leaseTtlMs: 20_000,
+    });
+    const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") });
+    const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") });
+    const nc = await connect({ servers: nats.urls, ...nats.auth });
+    const clients: TestClient[] = [];
+    try {
+      const scene = "cluster-quiet-1";
+      const veteran = await TestClient.join(a.url, scene);
+      clients.push(veteran.client);
+      // No show, so the scene falls quiet after this client's own events.
+      veteran.client.submit({ type: "settings", settings: { show: false } });
+      veteran.client.submit({ type: "launch", x: 2, z: 3 });
+      const launch = await veteran.client.waitFor(
+        (m) => m.t === "event" && m.body.type === "launch",
+        10_000,
+      );
+      assert.ok(launch.t === "event");
+      // The owner moves the stored snapshot past every event (T − W − the resume margin).
+      const kv = await new Kvm(nc).open(SCENE_BUCKET);
+      await eventually("the snapshot covers the launch", async () => {
+        const record = (await kv.get(scene))?.json<SceneRecord>();
+        return (record?.snapshot.tick ?? 0) > launch.tick;
+      }, 30_000);
+      const lastSeq = Math.max(
+        ...veteran.client.messages.flatMap((m) => m.t === "event" ? [m.seq] : []),
+        veteran.welcome.lastSeq,
+      );
+      // Node B has not opened the scene yet: its edge starts at the snapshot.
+      const late = await TestClient.join(b.url, scene);
+      clients.push(late.client);
+      assert.equal(late.welcome.lastSeq, lastSeq, "the welcome names the scene's last seq");
+      // The next event follows it with no gap on both nodes.
+      veteran.client.submit({ type: "launch", x: -2, z: 1 });
+      const next = await late.client.waitFor((m) => m.t === "event", 10_000);
+      assert.ok(next.t === "event");
+      assert.equal(next.seq, lastSeq + 1);
+      assert.equal(late.client.messages.some((m) => m.t === "resync"), false);
+    } finally {
+      for (const client of clients) await client.close();
+      await nc.close();
+      await a.close();
+      await b.close();
+      await nats.stop();
+    }
+  },
+});
