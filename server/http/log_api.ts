@@ -12,16 +12,19 @@ import { WINDOW_TICKS } from "../../shared/constants.ts";
 import type { LogPage } from "../../shared/protocol.ts";
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { HttpError } from "../errors.ts";
-import type { PageRequest, PageStart } from "../local/log_pages.ts";
+import type { EncodedEvents, PageRequest, PageStart } from "../local/log_pages.ts";
 
 /** Events per page when the request names no `limit`. */
 export const LOG_PAGE_DEFAULT = 1000;
 /** Most events one page returns; a larger `limit` is refused. */
 export const LOG_PAGE_MAX = 5000;
 
-/** What a page reader returns (the local worker's and the cluster's readers both do). */
+/**
+ * What a page reader returns (the local worker's and the cluster's readers both do). The local
+ * worker's events come as JSON text ({@link EncodedEvents}), spliced into the response as is.
+ */
 export interface LogPageResult {
-  events: SceneEvent[];
+  events: SceneEvent[] | EncodedEvents;
   firstSeq: number;
   lastSeq: number;
   startTick: number;
@@ -99,11 +102,11 @@ export function registerLogApi<E extends Env>(
           `${page.startTick}`,
       );
     }
-    const events = page.events;
+    const events = encodedEvents(page.events);
     const from = "seq" in start
       ? Math.max(start.seq, page.firstSeq)
-      : (events[0]?.seq ?? page.lastSeq + 1);
-    const body: LogPageBody = {
+      : (events.firstSeq ?? page.lastSeq + 1);
+    const before: Omit<LogPageBody, "events" | "next" | "snapshot"> = {
       scene: id,
       seed: info.seed,
       epoch: info.epoch,
@@ -112,12 +115,33 @@ export function registerLogApi<E extends Env>(
       startTick: page.startTick,
       exactFromTick: page.startTick === 0 ? 0 : page.startTick + WINDOW_TICKS,
       from,
-      events,
-      next: events.length === limit ? events[events.length - 1].seq + 1 : null,
+    };
+    const after: Pick<LogPageBody, "next" | "snapshot"> = {
+      next: events.count === limit ? events.lastSeq! + 1 : null,
       ...(page.snapshot ? { snapshot: page.snapshot } : {}),
     };
-    return c.json(body);
+    // A LogPageBody, the events spliced in as the reader encoded them.
+    const head = encoder.encode(`${JSON.stringify(before).slice(0, -1)},"events":`);
+    const tail = encoder.encode(`,${JSON.stringify(after).slice(1)}`);
+    const bytes = new Uint8Array(head.length + events.json.length + tail.length);
+    bytes.set(head);
+    bytes.set(events.json, head.length);
+    bytes.set(tail, head.length + events.json.length);
+    return c.body(bytes, 200, { "content-type": "application/json" });
   });
+}
+
+const encoder = new TextEncoder();
+
+/** Events as UTF-8 JSON (encoded here when the reader gave objects). */
+function encodedEvents(events: SceneEvent[] | EncodedEvents): EncodedEvents {
+  if (!Array.isArray(events)) return events;
+  return {
+    json: encoder.encode(JSON.stringify(events)),
+    count: events.length,
+    firstSeq: events[0]?.seq,
+    lastSeq: events.at(-1)?.seq,
+  };
 }
 
 function intParam(

@@ -77,7 +77,7 @@ export class KeptRooms implements SceneHost {
     return this.#rooms.readLog(id, from, limit);
   }
   readLogPage(request: PageRequest): Promise<LogPageResult> {
-    return this.#pages.read(request);
+    return this.#pages.readEncoded(request);
   }
   storage(): StorageStats {
     return this.#retention.stats();

@@ -9,7 +9,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
-import type { LogPage, PageRequest } from "./log_pages.ts";
+import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
 
 /** Scenes whose keyframes are kept (least recently used beyond are forgotten). */
 const KEYFRAME_SCENES = 64;
@@ -123,7 +123,22 @@ function snapshotAt(
   return { ...snap, tick: Math.max(snap.tick, tick) };
 }
 
-function readPage(request: PageRequest): LogPage {
+/** The rows as the JSON text of their events (the stored body is JSON text already). */
+function encode(rows: Record<string, unknown>[]): EncodedEvents {
+  const parts = rows.map((row) =>
+    `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
+      JSON.stringify(row.by)
+    },"body":${row.body as string}}`
+  );
+  return {
+    json: new TextEncoder().encode(`[${parts.join(",")}]`),
+    count: rows.length,
+    firstSeq: rows.length > 0 ? Number(rows[0].seq) : undefined,
+    lastSeq: rows.length > 0 ? Number(rows[rows.length - 1].seq) : undefined,
+  };
+}
+
+function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogPage {
   const { scene, start, limit } = request;
   const s = statements!;
   const logStartAt = logStart(scene);
@@ -141,8 +156,14 @@ function readPage(request: PageRequest): LogPage {
       | undefined;
     fromSeq = at ? Number(at.seq) : lastSeq + 1;
   }
-  const events = (s.page.all(scene, fromSeq, limit) as Record<string, unknown>[]).map(toEvent);
-  const page: LogPage = { events, firstSeq, lastSeq, startTick: logStartAt.tick };
+  const rows = s.page.all(scene, fromSeq, limit) as Record<string, unknown>[];
+  const events = encoded ? encode(rows) : rows.map(toEvent);
+  const page: LogPage | EncodedLogPage = {
+    events,
+    firstSeq,
+    lastSeq,
+    startTick: logStartAt.tick,
+  } as LogPage | EncodedLogPage;
   if (request.snapshot && "tick" in start) {
     page.snapshot = snapshotAt(scene, logStartAt, lastTick, Math.max(start.tick, logStartAt.tick));
   }
@@ -156,9 +177,15 @@ self.onmessage = (e: MessageEvent) => {
     statements = prepare(db);
     return;
   }
-  const { id, request } = e.data as { id: number; request: PageRequest };
+  const { id, request, encoded } = e.data as {
+    id: number;
+    request: PageRequest;
+    encoded?: boolean;
+  };
   try {
-    self.postMessage({ id, page: readPage(request) });
+    const page = readPage(request, encoded === true);
+    const bytes = Array.isArray(page.events) ? [] : [page.events.json.buffer];
+    self.postMessage({ id, page }, bytes);
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message });
   }

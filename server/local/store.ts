@@ -1,11 +1,13 @@
 /**
  * Durable scenes: node:sqlite in WAL mode under DATA_DIR. `scenes` holds each scene's seed, epoch,
- * the snapshot kept at or before T − W, the last tick it promised and its show cursor; `events`
- * the full event log. An event is written (committed) before it is broadcast.
+ * the snapshot kept at or before T − W, the last tick it promised, its show cursor and the
+ * settings in force after every stored event; `events` the event log. An event is written
+ * (committed) before it is broadcast.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
-import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { advanceSnapshot } from "../../shared/settings.ts";
+import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { StorageDamagedError, StorageUnavailableError } from "../errors.ts";
 
 /** Options of {@link SceneStore}. */
@@ -58,6 +60,8 @@ export class SceneStore {
   readonly #updateProgress: StatementSync;
   readonly #updateSnapshot: StatementSync;
   readonly #countScenes: StatementSync;
+  readonly #selectSettings: StatementSync;
+  readonly #updateSettings: StatementSync;
 
   readonly #path: string;
   #checkpointer: Worker | undefined;
@@ -112,7 +116,8 @@ export class SceneStore {
         epoch REAL NOT NULL,
         snapshot TEXT NOT NULL,
         last_tick INTEGER NOT NULL,
-        show_cursor INTEGER NOT NULL
+        show_cursor INTEGER NOT NULL,
+        settings TEXT
       );
       CREATE TABLE IF NOT EXISTS events (
         scene TEXT NOT NULL,
@@ -124,9 +129,10 @@ export class SceneStore {
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS events_by_tick ON events (scene, tick);
     `);
+    this.#keepSettingsInForce();
     this.#insertScene = this.#db.prepare(
-      `INSERT OR IGNORE INTO scenes (id, seed, epoch, snapshot, last_tick, show_cursor)
-       VALUES (?, ?, ?, ?, 0, 0)`,
+      `INSERT OR IGNORE INTO scenes (id, seed, epoch, snapshot, last_tick, show_cursor, settings)
+       VALUES (?, ?, ?, ?, 0, 0, ?)`,
     );
     this.#selectScene = this.#db.prepare(
       "SELECT id, seed, epoch, snapshot, last_tick, show_cursor FROM scenes WHERE id = ?",
@@ -148,12 +154,43 @@ export class SceneStore {
     );
     this.#updateSnapshot = this.#db.prepare("UPDATE scenes SET snapshot = ? WHERE id = ?");
     this.#countScenes = this.#db.prepare("SELECT count(*) AS n FROM scenes");
+    this.#selectSettings = this.#db.prepare("SELECT settings FROM scenes WHERE id = ?");
+    this.#updateSettings = this.#db.prepare("UPDATE scenes SET settings = ? WHERE id = ?");
+  }
+
+  /**
+   * The `scenes.settings` column and the trigger that keeps it: every inserted `settings` event
+   * is merged into its scene's settings in the same statement (JSON merge, as `applySettings`
+   * does), so the settings in force are one row read, never a fold of the log. Retention only
+   * drops events the settings already include, so it never touches the column. A database from
+   * before the column gets it empty (NULL); `settingsInForce` fills a scene's on first read.
+   */
+  #keepSettingsInForce(): void {
+    const columns = this.#db.prepare("PRAGMA table_info(scenes)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "settings")) {
+      this.#db.exec("ALTER TABLE scenes ADD COLUMN settings TEXT");
+    }
+    this.#db.exec(`
+      CREATE TRIGGER IF NOT EXISTS scenes_settings_in_force AFTER INSERT ON events
+      WHEN json_extract(NEW.body, '$.type') = 'settings'
+      BEGIN
+        UPDATE scenes SET settings = json_patch(settings, json_extract(NEW.body, '$.settings'))
+        WHERE id = NEW.scene AND settings IS NOT NULL;
+      END;
+    `);
   }
 
   /** Creates a scene; returns false (changing nothing) when the id is taken. */
   createScene(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): boolean {
     const result = this.#write(
-      () => this.#insertScene.run(id, seed, epoch, JSON.stringify(snapshot)),
+      () =>
+        this.#insertScene.run(
+          id,
+          seed,
+          epoch,
+          JSON.stringify(snapshot),
+          JSON.stringify(snapshot.settings),
+        ),
       (r) => Number(r.changes) === 1,
     );
     return Number(result.changes) === 1;
@@ -173,6 +210,34 @@ export class SceneStore {
       lastTick: Number(row.last_tick),
       showCursor: Number(row.show_cursor),
     };
+  }
+
+  /**
+   * The settings in force after every stored event of `scene` (undefined when there is no such
+   * scene): one row read, kept by a trigger as events are appended (see `#keepSettingsInForce`).
+   * A scene stored before the column existed is folded once (snapshot + events since) and kept.
+   *
+   * @example
+   * ```ts
+   * const snow = store.settingsInForce("quiet-pine-4821")?.snow;
+   * ```
+   */
+  settingsInForce(scene: string): Settings | undefined {
+    const row = this.#read(() => this.#selectSettings.get(scene)) as
+      | { settings: string | null }
+      | undefined;
+    if (!row) return undefined;
+    if (row.settings !== null) return JSON.parse(row.settings) as Settings;
+    const stored = this.getScene(scene)!;
+    const settings =
+      advanceSnapshot(stored.snapshot, this.eventsFromTick(scene, stored.snapshot.tick), Infinity)
+        .settings;
+    try {
+      this.#write(() => this.#updateSettings.run(JSON.stringify(settings), scene));
+    } catch {
+      // Not kept (say the disk is full): the next read folds again.
+    }
+    return settings;
   }
 
   /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
