@@ -7,6 +7,7 @@ import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import type { DesyncLimits } from "./scene/desync.ts";
 import { WS_ENGINES, type WsEngine } from "./ws/ws_types.ts";
+import { DRAIN_DEADLINE_MS } from "./scene/peer.ts";
 import {
   checkRetention,
   DEFAULT_RETENTION,
@@ -73,6 +74,11 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A connection whose unsent bytes exceed this is dropped (close 1013). Default 1 MiB. */
   maxBufferedBytes?: number;
+  /**
+   * A connection that keeps more than 64 KiB undrained this long is dropped (close 1013); see
+   * `server/scene/peer.ts` for what each engine can see. Default 10 s (DRAIN_DEADLINE_MS).
+   */
+  drainDeadlineMs?: number;
   /** A scene with nobody in it stays loaded this long, so reconnects resume. Default 60 s. */
   roomIdleMs?: number;
   /**
@@ -159,6 +165,7 @@ export interface ServerConfig {
   log: (msg: string) => void;
   heartbeatMs: number;
   maxBufferedBytes: number;
+  drainDeadlineMs: number;
   roomIdleMs: number;
   desyncTimeoutMs: number;
   presenceLimit: number;
@@ -207,6 +214,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     log: options.log ?? ((msg) => console.log(msg)),
     heartbeatMs: options.heartbeatMs ?? 45,
     maxBufferedBytes: options.maxBufferedBytes ?? 1 << 20,
+    drainDeadlineMs: options.drainDeadlineMs ?? DRAIN_DEADLINE_MS,
     roomIdleMs: options.roomIdleMs ?? 60_000,
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
     presenceLimit: options.presenceLimit ?? 32,

@@ -1,5 +1,13 @@
-/** The slow-reader budget also watches what a socket does not drain, not only how much it holds. */
+/**
+ * The slow-reader budget also watches what a socket does not drain, not only how much it holds:
+ * on the `ws` engine what the peer never confirmed reading (kernel buffers included), and a
+ * welcome's bytes from the moment it is sent.
+ */
 import assert from "node:assert/strict";
+import { startTestServer } from "../testing/test_server.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { maskedFrame, rawUpgrade, TEXT } from "../testing/raw_ws.ts";
+import { sleep } from "../testing/wait.ts";
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
 import {
   CLOSE_SLOW_CONSUMER,
@@ -61,4 +69,73 @@ Deno.test("a socket that drains in time is never closed", () => {
   at(DRAIN_DEADLINE_MS * 1.4);
   peer.sendChecked("tick");
   assert.deepEqual(closes, [], "the clock restarted when it drained");
+});
+
+Deno.test("a socket the kernel took everything from but whose peer never confirmed is closed 1013", () => {
+  // What the process holds reads 0 (the kernel has it); the engine still sees it undrained.
+  const { peer, socket, closes, at } = fakePeer(0);
+  let undrained = 0;
+  Object.assign(socket, { undrainedBytes: () => undrained });
+  peer.sendChecked("welcome");
+  undrained = DRAIN_FLOOR_BYTES + 1;
+  at(1);
+  peer.sendChecked("tick");
+  at(1 + DRAIN_DEADLINE_MS);
+  peer.sendChecked("tick");
+  assert.deepEqual(closes, [CLOSE_SLOW_CONSUMER]);
+});
+
+Deno.test("a big welcome starts the drain clock when it is sent, not at the next check", () => {
+  const { peer, socket, closes, at } = fakePeer(0);
+  // The welcome itself stays unsent (a peer that never reads).
+  socket.send = function (data: string) {
+    this.sent.push(data);
+    this.bufferedAmount += DRAIN_FLOOR_BYTES + data.length;
+  };
+  peer.sendChecked("welcome");
+  at(DRAIN_DEADLINE_MS);
+  peer.sendChecked("tick");
+  assert.deepEqual(closes, [CLOSE_SLOW_CONSUMER], "the welcome's own bytes count from t = 0");
+});
+
+Deno.test("a ws-engine peer that never reads is dropped although the kernel holds its welcome", async () => {
+  const fast = { perSecond: 100_000, burst: 100_000 };
+  const server = await startTestServer({
+    wsEngine: "ws",
+    drainDeadlineMs: 300,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, settings: fast, frames: fast },
+    eventsPerMinute: 100_000_000,
+  });
+  const port = Number(new URL(server.url).port);
+  let raw: Deno.TcpConn | undefined;
+  try {
+    // A scene whose welcome is ~100 KiB: 1500 settings changes inside the window.
+    const { client, welcome } = await TestClient.join(server.url, "drain-kernel-1");
+    for (let i = 0; i < 1500; i++) {
+      client.submit({
+        type: "settings",
+        settings: { snow: i % 2 ? 0.25 : 0.75, windSpeed: i % 9 },
+      });
+    }
+    await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, 1500);
+    const dropped = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      return Number(/^snowfire_slow_consumers_total (\d+)/m.exec(text)?.[1]);
+    };
+    assert.equal(await dropped(), 0);
+    // Hello, then never a read: the welcome fits in loopback's kernel buffers, so the process
+    // holds nothing (bufferedAmount 0) and only the missing confirmation shows the peer is stuck.
+    raw = await rawUpgrade(port, "drain-kernel-1");
+    await raw.write(maskedFrame(TEXT, new TextEncoder().encode('{"t":"hello"}')));
+    const until = performance.now() + 5000;
+    while (await dropped() === 0 && performance.now() < until) await sleep(100);
+    assert.equal(await dropped(), 1, "the never-reading peer was dropped as slow");
+    // The reading client (whose WebSocket answers the confirmations) is still served.
+    const before = client.messages.length;
+    await client.waitForCount(() => true, before + 5);
+    await client.close();
+  } finally {
+    raw?.close();
+    await server.shutdown();
+  }
 });

@@ -3,7 +3,15 @@
  * queue. Sending never buffers without bound: a connection whose unsent bytes exceed the cap is
  * closed with 1013 and dropped, so one slow reader cannot hold memory or slow the others. That
  * holds for every socket, welcomed or not: direct replies (welcome, pong, error) are checked on
- * every send, broadcasts at the heartbeat.
+ * every send, broadcasts at the heartbeat. A welcome counts like any other send: its bytes start
+ * the drain clock at once.
+ *
+ * What "unsent" can mean depends on the engine. Every socket reports `bufferedAmount`, the bytes
+ * the process still holds; once the kernel has taken them (megabytes per socket on Linux) that
+ * reads 0 even if the peer never reads. A socket that can ask its peer to confirm what it read
+ * (`undrainedBytes`: the `ws` engine, by WebSocket pings whose pong comes back only after
+ * everything sent before) is judged by that too, so kernel buffers count; the `deno` engine
+ * cannot send pings of its own and is judged by what the process holds only.
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
 import type { RateLimits } from "../config.ts";
@@ -14,6 +22,11 @@ import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 export interface PeerSocket {
   readonly readyState: number;
   readonly bufferedAmount: number;
+  /**
+   * Bytes sent that the peer has not yet confirmed reading, kernel buffers included; asks the peer
+   * for a confirmation when many are outstanding. Absent on engines that cannot ask.
+   */
+  undrainedBytes?(): number;
   send(data: string): void;
   /** `hard`: an abuser; stop reading and drop the TCP connection soon (engines that can). */
   close(code?: number, reason?: string, hard?: boolean): void;
@@ -64,6 +77,7 @@ export class Peer {
   readonly #maxBuffered: number;
   readonly #stats: PeerStats;
   readonly #monotonic: () => number;
+  readonly #drainDeadlineMs: number;
   /** Since when (ms) the socket has held more than DRAIN_FLOOR_BYTES unsent, or -1. */
   #stuckSinceMs = -1;
 
@@ -79,6 +93,8 @@ export class Peer {
       stats: PeerStats;
       /** Monotonic clock in ms (for the drain deadline). Default `performance.now`. */
       monotonic?: () => number;
+      /** Default DRAIN_DEADLINE_MS. */
+      drainDeadlineMs?: number;
     },
   ) {
     this.id = init.id;
@@ -87,6 +103,7 @@ export class Peer {
     this.socket = init.socket;
     this.#maxBuffered = init.maxBufferedBytes;
     this.#monotonic = init.monotonic ?? (() => performance.now());
+    this.#drainDeadlineMs = init.drainDeadlineMs ?? DRAIN_DEADLINE_MS;
     this.#stats = init.stats;
     this.#limits = init.limits;
   }
@@ -144,6 +161,12 @@ export class Peer {
     this.sendChecked(text);
   }
 
+  /** Bytes this peer has not drained: what the process holds, or more where the engine sees it. */
+  #backlog(): number {
+    const socket = this.socket;
+    return Math.max(socket.bufferedAmount, socket.undrainedBytes?.() ?? 0);
+  }
+
   /**
    * Like `send`, but first drops the peer when its socket is too far behind. Called for the
    * heartbeat, which every peer gets at least every 50 ms: between two checks a peer can only
@@ -152,28 +175,32 @@ export class Peer {
    */
   sendChecked(text: string): void {
     if (this.gone) return;
-    const buffered = this.socket.bufferedAmount;
-    if (buffered > this.#maxBuffered || this.#undrained(buffered)) {
+    // The byte cap is on what the process holds: what the kernel holds is bounded by it, and a
+    // big welcome in flight to a reader on a slow link is not yet confirmed.
+    if (this.socket.bufferedAmount > this.#maxBuffered || this.#undrained(this.#backlog())) {
       this.drop(CLOSE_SLOW_CONSUMER, "too slow: the server will not buffer more for you");
       this.#stats.slowConsumersDropped++;
       return;
     }
     this.send(text);
+    // What was just sent counts from now (a welcome of a busy scene starts the clock itself).
+    if (this.#stuckSinceMs < 0) this.#undrained(this.#backlog());
   }
 
   /**
-   * True when the socket has kept more than DRAIN_FLOOR_BYTES unsent for DRAIN_DEADLINE_MS: a
-   * peer that does not read holds what it was sent (a welcome above all) for good, under the
-   * byte cap as long as the kernel takes some; it is closed (1013) and may resume.
+   * True when the socket has kept more than DRAIN_FLOOR_BYTES undrained for the drain deadline
+   * (DRAIN_DEADLINE_MS): a peer that does not read holds what it was sent (a welcome above all)
+   * for good, under the byte cap as long as the kernel takes some; it is closed (1013) and may
+   * resume.
    */
-  #undrained(buffered: number): boolean {
-    if (buffered <= DRAIN_FLOOR_BYTES) {
+  #undrained(backlog: number): boolean {
+    if (backlog <= DRAIN_FLOOR_BYTES) {
       this.#stuckSinceMs = -1;
       return false;
     }
     const nowMs = this.#monotonic();
     if (this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
-    return nowMs - this.#stuckSinceMs >= DRAIN_DEADLINE_MS;
+    return nowMs - this.#stuckSinceMs >= this.#drainDeadlineMs;
   }
 
   /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */

@@ -156,7 +156,8 @@ export class SceneRelay {
     const others = this.#deps.others?.size ?? 0;
     const announce = this.#audience.announced().length + others < this.#deps.presenceLimit &&
       this.#audience.announce(peer);
-    peer.send(JSON.stringify(this.#welcome(peer, lastSeq)));
+    // Checked like any reply: the welcome counts against the slow-reader budget.
+    peer.sendChecked(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#status !== null) peer.send(this.#status);
     if (announce) {
       this.#audience.presenceJoin(peer);
@@ -260,7 +261,7 @@ export class SceneRelay {
       tick,
       message: `your state hash at tick ${tick} differed from the scene's; rebuilding`,
     }));
-    peer.send(JSON.stringify(this.#welcome(peer, undefined)));
+    peer.sendChecked(JSON.stringify(this.#welcome(peer, undefined)));
   }
 
   /** Closes every connection (shutdown, or the scene closing here) without telling anyone. */

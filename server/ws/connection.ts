@@ -55,6 +55,7 @@ export interface SceneEndpoint {
 export interface ConnectionConfig {
   rateLimits: RateLimits;
   maxBufferedBytes: number;
+  drainDeadlineMs: number;
   maxFrameBytes: number;
   refusalNoticeMs: number;
   monotonic: () => number;
@@ -159,6 +160,7 @@ export function attachConnection(
     socket,
     limits: config.rateLimits,
     maxBufferedBytes: config.maxBufferedBytes,
+    drainDeadlineMs: config.drainDeadlineMs,
     stats,
   });
   stats.connectionsOpened++;

@@ -25,6 +25,11 @@ export class DenoConnSocket implements ConnSocket {
     return this.#ws.readyState;
   }
 
+  /**
+   * What the runtime still holds for this socket; not what the kernel holds. Deno's server
+   * WebSocket cannot send a ping of its own, so this engine has no `undrainedBytes`: a peer that
+   * never reads is judged only once the kernel's buffers are full and the runtime holds the rest.
+   */
   get bufferedAmount(): number {
     return this.#ws.bufferedAmount;
   }

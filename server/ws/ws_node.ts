@@ -34,6 +34,12 @@ const SHUTDOWN_GRACE_MS = 1000;
 
 const OPEN = 1;
 
+/**
+ * Past this many bytes sent and not confirmed, a socket asks its peer to confirm (one ping at a
+ * time, below the slow-reader floor so a reading peer confirms before it is judged).
+ */
+export const CONFIRM_AFTER_BYTES = 16 * 1024;
+
 /** An `npm:ws` socket as a `ConnSocket`; it exists (and may be used) before the handshake ends. */
 export class NodeConnSocket implements ConnSocket {
   #ws: WebSocket | undefined;
@@ -46,6 +52,12 @@ export class NodeConnSocket implements ConnSocket {
   #ended = false;
   /** False once pinged; a pong sets it again. */
   alive = true;
+  /** Characters sent (≈ bytes: frames are mostly ASCII JSON). */
+  #sent = 0;
+  /** Characters the peer confirmed reading (by answering a drain ping). */
+  #confirmed = 0;
+  /** The `#sent` mark a drain ping in flight carries, or -1. */
+  #probe = -1;
   /** Called once when the socket ends (the engine's bookkeeping). */
   onEnd: (() => void) | undefined;
 
@@ -53,11 +65,36 @@ export class NodeConnSocket implements ConnSocket {
     return this.#ws ? this.#ws.readyState : this.#ended ? 3 : 0;
   }
 
+  /**
+   * What `ws` and the TCP stream still hold in the process (`ws.bufferedAmount` is the stream's
+   * `writableLength` plus the sender's queue); not what the kernel holds.
+   */
   get bufferedAmount(): number {
     return this.#ws?.bufferedAmount ?? 0;
   }
 
+  /**
+   * Bytes sent that the peer has not confirmed reading: in the process, in kernel buffers on
+   * either side, or in flight. The confirmation is a ping carrying the count sent before it; a
+   * peer's WebSocket answers it only once it has read every frame before it (RFC 6455 keeps
+   * order), and a pong that does not echo the mark exactly confirms nothing.
+   */
+  undrainedBytes(): number {
+    const undrained = this.#sent - this.#confirmed;
+    const ws = this.#ws;
+    if (undrained > CONFIRM_AFTER_BYTES && this.#probe < 0 && ws?.readyState === OPEN) {
+      this.#probe = this.#sent;
+      try {
+        ws.ping(String(this.#probe));
+      } catch {
+        this.#probe = -1;
+      }
+    }
+    return undrained;
+  }
+
   send(text: string): void {
+    this.#sent += text.length;
     const ws = this.#ws;
     if (ws) {
       if (ws.readyState === OPEN) ws.send(text);
@@ -145,7 +182,13 @@ export class NodeConnSocket implements ConnSocket {
       if (isBinary) handlers.message(null, data.length);
       else handlers.message(data.toString(), data.length);
     });
-    ws.on("pong", () => this.alive = true);
+    ws.on("pong", (data: Buffer) => {
+      this.alive = true;
+      if (this.#probe >= 0 && data.length > 0 && data.toString() === String(this.#probe)) {
+        this.#confirmed = this.#probe;
+        this.#probe = -1;
+      }
+    });
     // A protocol error (oversized frame: 1009, bad UTF-8: 1007, bad opcode: 1002): `ws` already
     // sent the close frame; an abuser gets no more reading.
     ws.on("error", (e: Error & { code?: string }) => {
