@@ -18,6 +18,7 @@
  * ```
  */
 import { startTestServer } from "./test_server.ts";
+import { natsPermissions } from "../server/cluster/nats_permissions.ts";
 
 /** One server of a {@link NatsCluster}. */
 export interface NatsServer {
@@ -144,16 +145,17 @@ function secret(): string {
 }
 
 /**
- * The `authorization` block, as in deploy/nats/ (same permissions, so the cluster tests check
- * them): the `snowfire` user may publish (Snowfire's subjects, JetStream's API, the KV buckets,
- * inboxes); the `guest` user nothing (it may listen to heartbeats); without a user, no connection.
+ * The `authorization` block, as in deploy/nats/ (the same permission lists, from
+ * server/cluster/nats_permissions.ts, so the cluster tests run with what production grants): the
+ * `snowfire` user may publish on Snowfire's subjects, JetStream's API, the KV buckets and inboxes;
+ * the `guest` user nothing (it may listen to heartbeats); without a user, no connection.
  */
 function authorization(auth: NatsAuth, guest: NatsAuth): string[] {
   return [
     `authorization {`,
     `  users = [`,
     `    { user: ${auth.user}, password: ${auth.pass},`,
-    `      permissions: { publish: ">", subscribe: ">" } }`,
+    `      ${natsPermissions()} }`,
     `    { user: ${guest.user}, password: ${guest.pass},`,
     `      permissions: { publish: { deny: ">" },`,
     `        subscribe: { allow: ["snowfire.beat.>", "_INBOX.>"] } } }`,
@@ -188,10 +190,9 @@ function serverConfig(
       `cluster {`,
       `  name: snowfire-test`,
       `  listen: 127.0.0.1:${slot.clusterPort}`,
-      `  authorization { user: ${route.user}, password: ${route.pass} }`,
-      `  routes: [${
-        routes.map((p) => `nats-route://${route.user}:${route.pass}@127.0.0.1:${p}`).join(", ")
-      }]`,
+      // As deploy/nats/: the route password and URLs come from nats-server's environment.
+      `  authorization { user: ${route.user}, password: $SNOWFIRE_NATS_ROUTE_PASSWORD }`,
+      `  routes: $SNOWFIRE_NATS_ROUTES`,
       `}`,
     );
   }
@@ -298,6 +299,12 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
   const spawn = (slot: ServerSlot) => {
     const child = new Deno.Command(binary, {
       args: ["-c", slot.configPath],
+      env: {
+        SNOWFIRE_NATS_ROUTE_PASSWORD: route.pass,
+        SNOWFIRE_NATS_ROUTES: `[${
+          routes.map((p) => `nats-route://${route.user}:${route.pass}@127.0.0.1:${p}`).join(", ")
+        }]`,
+      },
       stdin: "null",
       stdout: "null",
       stderr: "null",

@@ -1,0 +1,40 @@
+/**
+ * What the `snowfire` NATS user (the Snowfire nodes) may publish and subscribe to: the scene
+ * subjects, JetStream's API with its acks and flow control, the two KV buckets, and reply
+ * inboxes; nothing else (`$SYS`, other applications' subjects). `deploy/nats/*.conf` and the test
+ * harness (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still
+ * match them, so the cluster tests run with exactly what production grants.
+ */
+import { LEASE_BUCKET, SCENE_BUCKET } from "./subjects.ts";
+
+/** Subjects the nodes publish on. */
+export const SNOWFIRE_PUBLISH: readonly string[] = [
+  // Scene subjects: the log stream's snowfire.log.*, heartbeats, forwarded submits, hashes...
+  "snowfire.>",
+  // JetStream: the API (stream/consumer info and create, direct gets), acks, flow control.
+  "$JS.API.>",
+  "$JS.ACK.>",
+  "$JS.FC.>",
+  // KV puts go to the bucket's subjects.
+  `$KV.${LEASE_BUCKET}.>`,
+  `$KV.${SCENE_BUCKET}.>`,
+  // Replies to requests from other nodes.
+  "_INBOX.>",
+];
+
+/** Subjects the nodes subscribe to (KV watches and reads deliver to inboxes). */
+export const SNOWFIRE_SUBSCRIBE: readonly string[] = ["snowfire.>", "_INBOX.>"];
+
+/**
+ * The `permissions` block of the snowfire user in nats-server's config syntax.
+ *
+ * @example
+ * ```ts
+ * natsPermissions(); // 'permissions: { publish: { allow: ["snowfire.>", ...] }, subscribe: ... }'
+ * ```
+ */
+export function natsPermissions(): string {
+  const list = (subjects: readonly string[]) => subjects.map((s) => JSON.stringify(s)).join(", ");
+  return `permissions: { publish: { allow: [${list(SNOWFIRE_PUBLISH)}] }, ` +
+    `subscribe: { allow: [${list(SNOWFIRE_SUBSCRIBE)}] } }`;
+}
