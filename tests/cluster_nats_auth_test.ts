@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
-import { requireNats, startNatsCluster, startSnowfireNode } from "../testing/nats_cluster.ts";
+import {
+  natsServerPath,
+  requireNats,
+  startNatsCluster,
+  startSnowfireNode,
+} from "../testing/nats_cluster.ts";
+import { natsPermissions } from "../server/cluster/nats_permissions.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { eventually } from "../testing/wait.ts";
 import { isLoopbackUrl } from "../server/cluster/cluster_config.ts";
@@ -23,8 +29,17 @@ const FORGERIES: [string, string][] = [
   ["$JS.API.STREAM.DELETE.SNOWFIRE_LOG", ""],
 ];
 
+/** Speaks the NATS text protocol over TCP: CONNECT, each forgery, PING; returns what it was told. */
+function rawPublish(port: number, connectJson: string): Promise<string> {
+  return rawPublishTo(port, connectJson, FORGERIES);
+}
+
 /** Speaks the NATS text protocol over TCP: CONNECT, each PUB, PING; returns all it was told. */
-async function rawPublish(port: number, connectJson: string): Promise<string> {
+async function rawPublishTo(
+  port: number,
+  connectJson: string,
+  publications: [string, string][],
+): Promise<string> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   const encoder = new TextEncoder();
   let text = "";
@@ -39,7 +54,7 @@ async function rawPublish(port: number, connectJson: string): Promise<string> {
     }
   })();
   let out = `CONNECT ${connectJson}\r\n`;
-  for (const [subject, body] of FORGERIES) {
+  for (const [subject, body] of publications) {
     out += `PUB ${subject} ${encoder.encode(body).length}\r\n${body}\r\n`;
   }
   out += "PING\r\n";
@@ -95,6 +110,19 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         );
       }
     });
+    await t.step("the snowfire user publishes only on what the nodes use", async () => {
+      const answer = await rawPublishTo(
+        port,
+        JSON.stringify({ user: nats.auth.user, pass: nats.auth.pass }),
+        [["$SYS.REQ.SERVER.PING", ""], ["other.app.orders", "{}"], ["$KV.other_bucket.k", "x"]],
+      );
+      for (const subject of ["$SYS.REQ.SERVER.PING", "other.app.orders", "$KV.other_bucket.k"]) {
+        assert.ok(
+          answer.includes(`Permissions Violation for Publish to "${subject}"`),
+          `${subject}: ${answer}`,
+        );
+      }
+    });
     await t.step(
       "the Snowfire listener heard none of it (and does hear its own kind)",
       async () => {
@@ -111,6 +139,34 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
   } finally {
     await listener?.close();
     await nats.stop();
+  }
+});
+
+Deno.test("the deploy configs grant the snowfire user the harness's lists and take the route password from the environment", async () => {
+  for (const n of [1, 2, 3]) {
+    const path = new URL(`../deploy/nats/nats-${n}.conf`, import.meta.url);
+    const text = await Deno.readTextFile(path);
+    assert.ok(text.includes(natsPermissions()), `nats-${n}.conf grants ${natsPermissions()}`);
+    assert.doesNotMatch(text, /CHANGE-ME|publish: ">"/, `nats-${n}.conf`);
+    assert.match(text, /password: \$SNOWFIRE_NATS_ROUTE_PASSWORD/);
+    assert.match(text, /routes: \$SNOWFIRE_NATS_ROUTES/);
+    const binary = natsServerPath();
+    if (binary === null) continue;
+    // nats-server reads it (-t) with the environment set, and refuses it without.
+    const check = (env: Record<string, string>) =>
+      new Deno.Command(binary, { args: ["-c", path.pathname, "-t"], env, clearEnv: true })
+        .output();
+    const env = {
+      SNOWFIRE_NATS_PASSWORD: "a",
+      NATS_MONITOR_PASSWORD: "b",
+      SNOWFIRE_NATS_ROUTE_PASSWORD: "c",
+      SNOWFIRE_NATS_ROUTES: "[nats-route://route:c@127.0.0.1:6222]",
+    };
+    assert.equal((await check(env)).code, 0, `nats-${n}.conf is valid with the environment`);
+    const { SNOWFIRE_NATS_ROUTE_PASSWORD: _, ...without } = env;
+    const refused = await check(without);
+    assert.notEqual(refused.code, 0);
+    assert.match(new TextDecoder().decode(refused.stderr), /SNOWFIRE_NATS_ROUTE_PASSWORD/);
   }
 });
 
@@ -179,6 +235,72 @@ Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
     await eventually("heartbeats still flow", () => ticks().length > before + 5, 5000);
   } finally {
     await client?.close();
+    await nc?.close();
+    await node.stop();
+    await nats.stop();
+  }
+});
+
+const OWNER = "an edge acts only on verdicts and submit answers from the scene's lease holder";
+Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
+  const nats = await startNatsCluster({ size: 1 });
+  const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "owner-a" });
+  let nc: NatsConnection | undefined;
+  let victim: TestClient | undefined;
+  try {
+    const scene = "forged-verdict-1";
+    let welcome;
+    ({ client: victim, welcome } = await TestClient.join(node.url, scene));
+    const peer = welcome.you.id;
+    // A broken or compromised node: it has the nodes' credentials, not the scene's lease.
+    nc = await connect({ servers: nats.urls, ...nats.auth });
+    const ignored = async () => {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      return Number(/^snowfire_cluster_not_from_owner_total\{[^}]*\} (\d+)/m.exec(text)?.[1]);
+    };
+    const disconnect = [{ kind: "disconnect", peer, tick: 1, strikes: 3 }];
+
+    await t.step("a verdict naming no owner, or another node, closes nobody", async () => {
+      nc!.publish(`snowfire.resync.${scene}`, JSON.stringify(disconnect));
+      nc!.publish(
+        `snowfire.resync.${scene}`,
+        JSON.stringify({ owner: "mallory", actions: disconnect }),
+      );
+      await nc!.flush();
+      await eventually("both counted as not from the owner", async () => await ignored() >= 2);
+      const before = victim!.messages.length;
+      await eventually("the victim is still served", () => victim!.messages.length > before + 5);
+      assert.equal(victim!.messages.some((m) => m.t === "resync"), false);
+    });
+
+    await t.step("a forged submit answer never reaches the client", async () => {
+      const rogue = nc!.subscribe(`snowfire.submit.${scene}`, {
+        callback: (_err, msg) => {
+          msg.respond(JSON.stringify({ t: "error", code: "rate_limited", message: "forged" }));
+        },
+      });
+      await nc!.flush();
+      const before = await ignored();
+      victim!.submit({ type: "launch", x: 1, z: 2 });
+      await eventually("the forged answer counted", async () => await ignored() > before);
+      assert.equal(
+        victim!.messages.some((m) => m.t === "error" && m.message === "forged"),
+        false,
+        "the forged refusal was not relayed",
+      );
+      rogue.unsubscribe();
+    });
+
+    await t.step("the lease holder's own verdict is carried out", async () => {
+      nc!.publish(
+        `snowfire.resync.${scene}`,
+        JSON.stringify({ owner: "owner-a", actions: [{ kind: "resync", peer, tick: 1 }] }),
+      );
+      await nc!.flush();
+      await victim!.waitFor((m) => m.t === "resync");
+    });
+  } finally {
+    await victim?.close();
     await nc?.close();
     await node.stop();
     await nats.stop();

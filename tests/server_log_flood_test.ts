@@ -3,6 +3,7 @@
  * address) against a child server; a viewer in another scene keeps its heartbeat gap p99 within
  * 1.5× quiet. Before: p50 4.7×, p99 9.5× (issue 19). Bounded in time; the readers run at nice 19.
  */
+// test tiers: alone
 import assert from "node:assert/strict";
 import { sleep } from "../testing/wait.ts";
 import { startTestServer } from "../testing/test_server.ts";

@@ -5,6 +5,7 @@
  * the event loop built them all (issue 19: 311 sockets, +743 MiB, a 6.9 s stall). Also: a
  * `lastSeq` ahead of the scene is answered to that client alone, and logged once, not per hello.
  */
+// test tiers: alone
 import assert from "node:assert/strict";
 import { sleep } from "../testing/wait.ts";
 import { startTestServer } from "../testing/test_server.ts";

@@ -16,6 +16,8 @@ export class ClusterMetrics {
   submitsPaused = 0;
   /** Log entries purged by the retention policy from scenes this node owned. */
   pruned = 0;
+  /** Verdicts and submit answers ignored: they did not name the scene's lease holder. */
+  notFromOwner = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
   relayLagMs = 0;
   relayLagMaxMs = 0;
@@ -89,6 +91,12 @@ export class ClusterMetrics {
       "counter",
       "Submits refused: no owner answered.",
       this.submitsPaused,
+    );
+    metric(
+      "snowfire_cluster_not_from_owner_total",
+      "counter",
+      "Verdicts and submit answers ignored: not from the scene's lease holder.",
+      this.notFromOwner,
     );
     metric(
       "snowfire_cluster_relay_lag_ms",

@@ -23,7 +23,7 @@ import { type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
+import { type FromOwner, paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import {
@@ -93,6 +93,8 @@ export class SceneEdge implements RelaySource {
   /** Pending submit retries (cleared on close). */
   readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #reader: LogReader | undefined;
+  /** The scene's lease holder as last read from the leases bucket (checked answers name it). */
+  #owner: string | undefined;
   #seed = 0;
   #clock: SceneClock | undefined;
   /** Highest tick promised to clients here (heartbeat n or event tick). */
@@ -323,7 +325,11 @@ export class SceneEdge implements RelaySource {
     this.#deps.link.nc.request(submitSubject(this.id), encoder.encode(request), {
       timeout: SUBMIT_TIMEOUT_MS,
     }).then(
-      (msg) => msg.json<SubmitReply>(),
+      // An answer counts only when it names the lease holder: a forged refusal goes nowhere.
+      async (msg): Promise<SubmitReply | null> => {
+        const { owner, ...reply } = msg.json<SubmitReply & Partial<FromOwner>>();
+        return await this.#fromOwner(owner, false) ? reply as SubmitReply : null;
+      },
       (e): SubmitReply | null => {
         // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
         // stamped it and only the answer was lost; then the event arrives like any other.
@@ -347,7 +353,8 @@ export class SceneEdge implements RelaySource {
         );
       },
     ).then((reply) => {
-      if (reply === null || "ok" in reply) return;
+      if (reply === null) return;
+      if ("ok" in reply) return;
       this.#deps.metrics.refuse(reply.code);
       peer.send(JSON.stringify(reply));
     }).catch((e) => {
@@ -358,6 +365,18 @@ export class SceneEdge implements RelaySource {
   /** A welcomed local peer takes another name; the other nodes hear of it (`onRename`). */
   rename(peer: Peer, name: string, generated: boolean): void {
     this.#relay.rename(peer, name, generated);
+  }
+
+  /**
+   * Names of this scene's people on other nodes, as their edges announced them (joins at once,
+   * rosters every 2 s; at most the presence limit). A name is thereby distinct across the scene
+   * except for two people joining on different nodes within the moment a join takes to cross
+   * NATS, or beyond the announced limit (see docs/cluster.md, "Names").
+   */
+  *namesElsewhere(): Iterable<string> {
+    for (const remote of this.#remote.values()) {
+      for (const person of remote.peers.values()) yield person.name;
+    }
   }
 
   /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
@@ -442,15 +461,55 @@ export class SceneEdge implements RelaySource {
     this.#subs.push(nc.subscribe(resyncSubject(this.id), {
       callback: (err, msg) => {
         if (err) return;
-        let actions: DesyncAction[];
+        let verdict: Partial<FromOwner> & { actions?: DesyncAction[] };
         try {
-          actions = msg.json<DesyncAction[]>();
+          verdict = msg.json<typeof verdict>();
         } catch {
           return; // Malformed: ignore.
         }
-        if (Array.isArray(actions)) this.#relay.act(actions);
+        if (!Array.isArray(verdict.actions)) {
+          this.#deps.cluster.notFromOwner++;
+          return;
+        }
+        const actions = verdict.actions;
+        // Verdicts close and rebuild people: the holder is read fresh for each.
+        this.#fromOwner(verdict.owner, true).then((ok) => {
+          if (ok && !this.#closed) this.#relay.act(actions);
+        }, () => {});
       },
     }));
+  }
+
+  /**
+   * Whether `owner` is the node holding the scene's lease (the leases bucket says; `fresh` reads
+   * it again even when it matches the last read). An answer or verdict from anyone else (a node
+   * that lost the scene, a publisher not knowing the holder) is counted and ignored. It binds what
+   * edges act on to the lease; it is no signature: anyone holding the nodes' NATS credentials can
+   * read the bucket too (see docs/cluster.md, "Trust").
+   */
+  async #fromOwner(owner: unknown, fresh: boolean): Promise<boolean> {
+    if (typeof owner !== "string") {
+      this.#deps.cluster.notFromOwner++;
+      return false;
+    }
+    if (!fresh && owner === this.#owner) return true;
+    try {
+      const entry = await this.#deps.link.leases.get(this.id);
+      this.#owner = entry && entry.operation === "PUT" ? entry.string() : undefined;
+    } catch {
+      // NATS failing: keep what was known.
+    }
+    if (owner === this.#owner) return true;
+    // Logged the first time and every 100th after (a publisher could flood it).
+    if (this.#deps.cluster.notFromOwner++ % 100 === 0) {
+      this.#deps.log(
+        `cluster: scene ${this.id}: ignored an answer naming ${
+          JSON.stringify(owner).slice(0, 40)
+        }, ` +
+          `not the lease holder ${this.#owner ?? "(none)"}`,
+      );
+    }
+    return false;
   }
 
   #publishPresence(note: Omit<PresenceNote, "node">): void {

@@ -85,6 +85,16 @@ export interface SubmitRequest {
 /** The owner's answer to a submit: accepted (the event follows on the log) or a refusal. */
 export type SubmitReply = { ok: true; seq: number } | ErrorMessage;
 
+/**
+ * What goes on NATS for verdicts and submit answers: who sent them, the node holding the scene's
+ * lease. An edge acts only on those naming the holder the leases bucket names (see
+ * `SceneEdge`): a node that lost the scene, or a publisher that does not know who owns it, is
+ * ignored.
+ */
+export interface FromOwner {
+  owner: string;
+}
+
 const encoder = new TextEncoder();
 
 /** One scene owned by this node. */
@@ -247,7 +257,8 @@ export class SceneOwner {
   /** Publishes settled disputes' verdicts; the edges holding the peers carry them out. */
   #publishVerdicts(actions: DesyncAction[]): void {
     if (this.#stopped || actions.length === 0) return;
-    this.#deps.link.publish(resyncSubject(this.scene), JSON.stringify(actions));
+    const verdict: FromOwner & { actions: DesyncAction[] } = { owner: this.#deps.nodeId, actions };
+    this.#deps.link.publish(resyncSubject(this.scene), JSON.stringify(verdict));
   }
 
   #subscribe(): void {
@@ -263,7 +274,8 @@ export class SceneOwner {
         }
         this.submit(request).then((reply) => {
           try {
-            msg.respond(encoder.encode(JSON.stringify(reply)));
+            const signed: SubmitReply & FromOwner = { ...reply, owner: this.#deps.nodeId };
+            msg.respond(encoder.encode(JSON.stringify(signed)));
           } catch {
             // The connection closed; the edge times out and tells its client.
           }

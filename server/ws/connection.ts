@@ -49,6 +49,11 @@ export interface SceneEndpoint {
   submit(peer: Peer, body: EventBody): ErrorMessage | null;
   pong(peer: Peer, id: number, ct: number): void;
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
+  /**
+   * Names of the scene's people connected to other nodes, as far as this one knows them (a
+   * cluster edge: from their edges' presence). A newcomer's name is told apart from these too.
+   */
+  namesElsewhere?(): Iterable<string>;
 }
 
 /** The settings a connection follows (a `ServerConfig` has them all). */
@@ -323,6 +328,13 @@ const BODY_RATE_KIND = {
 /** Names in use per scene, among the people connected to this server. */
 const sceneNames = new SceneNames<SceneEndpoint, Peer>();
 
+/** Names others in `scene` go by: here, and on other nodes as far as this one knows them. */
+function takenNames(scene: SceneEndpoint, peer: Peer): string[] {
+  const taken = sceneNames.others(scene, peer);
+  for (const elsewhere of scene.namesElsewhere?.() ?? []) taken.push(elsewhere);
+  return taken;
+}
+
 /**
  * Says hello with a name that cannot deceive: the chosen one cleaned (`cleanName`), or the
  * generated one, with a suffix when someone in the scene already goes by it.
@@ -331,7 +343,7 @@ function hello(peer: Peer, scene: SceneEndpoint, msg: { name?: string; lastSeq?:
   if (peer.welcomed) return scene.hello(peer, undefined, msg.lastSeq);
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   peer.generated = chosen === undefined;
-  const name = distinctName(chosen ?? peer.name, sceneNames.others(scene, peer), NAME_MAX_LENGTH);
+  const name = distinctName(chosen ?? peer.name, takenNames(scene, peer), NAME_MAX_LENGTH);
   const refusal = scene.hello(peer, name, msg.lastSeq);
   if (refusal === null && !peer.gone) sceneNames.set(scene, peer, peer.name);
   return refusal;
@@ -344,7 +356,7 @@ function hello(peer: Peer, scene: SceneEndpoint, msg: { name?: string; lastSeq?:
 function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }): void {
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   const base = chosen ?? (peer.generated ? peer.name : randomPeerName());
-  const name = distinctName(base, sceneNames.others(scene, peer), NAME_MAX_LENGTH);
+  const name = distinctName(base, takenNames(scene, peer), NAME_MAX_LENGTH);
   scene.rename(peer, name, chosen === undefined);
   if (!peer.gone) sceneNames.set(scene, peer, peer.name);
 }
