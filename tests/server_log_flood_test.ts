@@ -12,8 +12,8 @@ import { GapObserver } from "../testing/raw_ws.ts";
 import { SceneStore } from "../server/local/store.ts";
 import { initialSnapshot } from "../shared/settings.ts";
 
-const ATTACK_MS = 3000;
-const QUIET_MS = 2000;
+const ATTACK_MS = 2500;
+const QUIET_MS = 1500;
 const READERS = 20;
 const EVENTS = 30_000;
 
