@@ -74,13 +74,34 @@ Deno.test("a socket that drains in time is never closed", () => {
 Deno.test("a socket the kernel took everything from but whose peer never confirmed is closed 1013", () => {
   // What the process holds reads 0 (the kernel has it); the engine still sees it undrained.
   const { peer, socket, closes, at } = fakePeer(0);
-  let undrained = 0;
-  Object.assign(socket, { undrainedBytes: () => undrained });
+  const undrained = { bytes: 0, confirmed: 0 };
+  Object.assign(socket, { undrained: () => undrained });
   peer.sendChecked("welcome");
-  undrained = DRAIN_FLOOR_BYTES + 1;
+  undrained.bytes = DRAIN_FLOOR_BYTES + 1;
   at(1);
   peer.sendChecked("tick");
   at(1 + DRAIN_DEADLINE_MS);
+  peer.sendChecked("tick");
+  assert.deepEqual(closes, [CLOSE_SLOW_CONSUMER]);
+});
+
+Deno.test("a peer confirming as it reads a fast stream is never closed, however much is in flight", () => {
+  const { peer, socket, closes, at } = fakePeer(0);
+  const undrained = { bytes: 4 * DRAIN_FLOOR_BYTES, confirmed: 0 };
+  Object.assign(socket, { undrained: () => undrained });
+  for (let ms = 0; ms <= 3 * DRAIN_DEADLINE_MS; ms += 50) {
+    at(ms);
+    // Always more than the floor unconfirmed, but confirmations keep coming.
+    if (ms % 500 === 0) undrained.confirmed += 1000;
+    peer.sendChecked("tick");
+  }
+  assert.deepEqual(closes, []);
+  // Then the confirmations stop: closed one deadline after the last one.
+  const last = 3 * DRAIN_DEADLINE_MS - (3 * DRAIN_DEADLINE_MS) % 500;
+  at(last + DRAIN_DEADLINE_MS - 1);
+  peer.sendChecked("tick");
+  assert.deepEqual(closes, []);
+  at(last + DRAIN_DEADLINE_MS);
   peer.sendChecked("tick");
   assert.deepEqual(closes, [CLOSE_SLOW_CONSUMER]);
 });

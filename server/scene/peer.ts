@@ -9,9 +9,11 @@
  * What "unsent" can mean depends on the engine. Every socket reports `bufferedAmount`, the bytes
  * the process still holds; once the kernel has taken them (megabytes per socket on Linux) that
  * reads 0 even if the peer never reads. A socket that can ask its peer to confirm what it read
- * (`undrainedBytes`: the `ws` engine, by WebSocket pings whose pong comes back only after
- * everything sent before) is judged by that too, so kernel buffers count; the `deno` engine
- * cannot send pings of its own and is judged by what the process holds only.
+ * (`undrained`: the `ws` engine, by WebSocket pings whose pong comes back only after
+ * everything sent before) is judged by that too, so kernel buffers count: more than the floor
+ * unconfirmed with no new confirmation for the deadline is too slow (a peer reading a fast stream
+ * confirms all along, however much is in flight); the `deno` engine cannot send pings of its own
+ * and is judged by what the process holds only.
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
 import type { RateLimits } from "../config.ts";
@@ -23,10 +25,11 @@ export interface PeerSocket {
   readonly readyState: number;
   readonly bufferedAmount: number;
   /**
-   * Bytes sent that the peer has not yet confirmed reading, kernel buffers included; asks the peer
-   * for a confirmation when many are outstanding. Absent on engines that cannot ask.
+   * Bytes sent that the peer has not yet confirmed reading (kernel buffers included), and how
+   * many it has confirmed so far; asks the peer for a confirmation when many are outstanding.
+   * Absent on engines that cannot ask.
    */
-  undrainedBytes?(): number;
+  undrained?(): { bytes: number; confirmed: number };
   send(data: string): void;
   /** `hard`: an abuser; stop reading and drop the TCP connection soon (engines that can). */
   close(code?: number, reason?: string, hard?: boolean): void;
@@ -80,6 +83,10 @@ export class Peer {
   readonly #drainDeadlineMs: number;
   /** Since when (ms) the socket has held more than DRAIN_FLOOR_BYTES unsent, or -1. */
   #stuckSinceMs = -1;
+  /** Since when (ms) more than DRAIN_FLOOR_BYTES went unconfirmed with no confirmation, or -1. */
+  #unconfirmedSinceMs = -1;
+  /** Bytes the peer had confirmed at the last check. */
+  #confirmed = 0;
 
   constructor(
     init: {
@@ -161,46 +168,48 @@ export class Peer {
     this.sendChecked(text);
   }
 
-  /** Bytes this peer has not drained: what the process holds, or more where the engine sees it. */
-  #backlog(): number {
-    const socket = this.socket;
-    return Math.max(socket.bufferedAmount, socket.undrainedBytes?.() ?? 0);
-  }
-
   /**
-   * Like `send`, but first drops the peer when its socket is too far behind. Called for the
-   * heartbeat, which every peer gets at least every 50 ms: between two checks a peer can only
-   * accumulate the (rate-limited) events of one period, so the buffer stays bounded while the
-   * hot path for events skips the extra call into the runtime.
+   * Sends `text` unless the peer is gone; first drops the peer when its socket is too far behind.
+   * Called for every direct reply (a welcome too) and for the heartbeat, which every peer gets at
+   * least every 50 ms: between two checks a peer can only accumulate the (rate-limited) events of
+   * one period, so the buffer stays bounded while the hot path for events skips the extra call
+   * into the runtime.
    */
   sendChecked(text: string): void {
     if (this.gone) return;
     // The byte cap is on what the process holds: what the kernel holds is bounded by it, and a
     // big welcome in flight to a reader on a slow link is not yet confirmed.
-    if (this.socket.bufferedAmount > this.#maxBuffered || this.#undrained(this.#backlog())) {
+    if (this.socket.bufferedAmount > this.#maxBuffered || this.#tooSlow()) {
       this.drop(CLOSE_SLOW_CONSUMER, "too slow: the server will not buffer more for you");
       this.#stats.slowConsumersDropped++;
       return;
     }
     this.send(text);
-    // What was just sent counts from now (a welcome of a busy scene starts the clock itself).
-    if (this.#stuckSinceMs < 0) this.#undrained(this.#backlog());
+    // What was just sent counts from now (a welcome of a busy scene starts the clocks itself).
+    this.#tooSlow();
   }
 
   /**
-   * True when the socket has kept more than DRAIN_FLOOR_BYTES undrained for the drain deadline
-   * (DRAIN_DEADLINE_MS): a peer that does not read holds what it was sent (a welcome above all)
-   * for good, under the byte cap as long as the kernel takes some; it is closed (1013) and may
-   * resume.
+   * True when the peer is too slow: the process has held more than DRAIN_FLOOR_BYTES for the
+   * drain deadline (DRAIN_DEADLINE_MS), or (engines that can tell) more than that went
+   * unconfirmed with no new confirmation for the deadline. A peer that does not read holds what
+   * it was sent (a welcome above all) for good, under the byte cap as long as the kernel takes
+   * some; it is closed (1013) and may resume.
    */
-  #undrained(backlog: number): boolean {
-    if (backlog <= DRAIN_FLOOR_BYTES) {
-      this.#stuckSinceMs = -1;
-      return false;
-    }
+  #tooSlow(): boolean {
     const nowMs = this.#monotonic();
-    if (this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
-    return nowMs - this.#stuckSinceMs >= this.#drainDeadlineMs;
+    if (this.socket.bufferedAmount <= DRAIN_FLOOR_BYTES) this.#stuckSinceMs = -1;
+    else if (this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
+    const undrained = this.socket.undrained?.();
+    if (!undrained || undrained.bytes <= DRAIN_FLOOR_BYTES) this.#unconfirmedSinceMs = -1;
+    else if (this.#unconfirmedSinceMs < 0 || undrained.confirmed > this.#confirmed) {
+      // Over the floor, or reading on: the clock runs from the latest confirmation.
+      this.#unconfirmedSinceMs = nowMs;
+    }
+    if (undrained) this.#confirmed = undrained.confirmed;
+    const deadline = this.#drainDeadlineMs;
+    return (this.#stuckSinceMs >= 0 && nowMs - this.#stuckSinceMs >= deadline) ||
+      (this.#unconfirmedSinceMs >= 0 && nowMs - this.#unconfirmedSinceMs >= deadline);
   }
 
   /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */

@@ -27,7 +27,7 @@ export class DenoConnSocket implements ConnSocket {
 
   /**
    * What the runtime still holds for this socket; not what the kernel holds. Deno's server
-   * WebSocket cannot send a ping of its own, so this engine has no `undrainedBytes`: a peer that
+   * WebSocket cannot send a ping of its own, so this engine has no `undrained`: a peer that
    * never reads is judged only once the kernel's buffers are full and the runtime holds the rest.
    */
   get bufferedAmount(): number {

@@ -79,10 +79,10 @@ export class NodeConnSocket implements ConnSocket {
    * peer's WebSocket answers it only once it has read every frame before it (RFC 6455 keeps
    * order), and a pong that does not echo the mark exactly confirms nothing.
    */
-  undrainedBytes(): number {
-    const undrained = this.#sent - this.#confirmed;
+  undrained(): { bytes: number; confirmed: number } {
+    const bytes = this.#sent - this.#confirmed;
     const ws = this.#ws;
-    if (undrained > CONFIRM_AFTER_BYTES && this.#probe < 0 && ws?.readyState === OPEN) {
+    if (bytes > CONFIRM_AFTER_BYTES && this.#probe < 0 && ws?.readyState === OPEN) {
       this.#probe = this.#sent;
       try {
         ws.ping(String(this.#probe));
@@ -90,7 +90,7 @@ export class NodeConnSocket implements ConnSocket {
         this.#probe = -1;
       }
     }
-    return undrained;
+    return { bytes, confirmed: this.#confirmed };
   }
 
   send(text: string): void {
