@@ -77,7 +77,10 @@ export class KeptRooms implements SceneHost {
     return this.#rooms.readLog(id, from, limit);
   }
   readLogPage(request: PageRequest): Promise<LogPageResult> {
-    return this.#pages.readEncoded(request);
+    return this.#pages.readEncoded(request).catch((e) => {
+      this.#rooms.noteReadFailure(e);
+      throw e;
+    });
   }
   storage(): StorageStats {
     return this.#retention.stats();

@@ -52,7 +52,7 @@ export type EncodedLogPage = Omit<LogPage, "events"> & { events: EncodedEvents }
 /** What the worker answers. */
 export type PageReply =
   | { id: number; page: LogPage | EncodedLogPage }
-  | { id: number; error: string };
+  | { id: number; error: string; errcode?: number };
 
 /**
  * Reads log pages on a worker. Requests are answered in order; one worker per server.
@@ -83,8 +83,10 @@ export class LogPages {
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
       this.#waiting.delete(reply.id);
-      if ("error" in reply) waiting.reject(new Error(reply.error));
-      else waiting.resolve(reply.page);
+      // The SQLite error code goes along: damage the worker ran into is the store's damage too.
+      if ("error" in reply) {
+        waiting.reject(Object.assign(new Error(reply.error), { errcode: reply.errcode }));
+      } else waiting.resolve(reply.page);
     };
   }
 

@@ -187,6 +187,7 @@ self.onmessage = (e: MessageEvent) => {
     const bytes = Array.isArray(page.events) ? [] : [page.events.json.buffer];
     self.postMessage({ id, page }, bytes);
   } catch (err) {
-    self.postMessage({ id, error: (err as Error).message });
+    const errcode = (err as { errcode?: unknown }).errcode;
+    self.postMessage({ id, error: (err as Error).message, errcode });
   }
 };

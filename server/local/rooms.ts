@@ -130,6 +130,11 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     return this.#store.eventsFromSeq(id, from, limit);
   }
 
+  /** Records damage a read elsewhere (the log pages' worker) ran into; see SceneStore. */
+  noteReadFailure(e: unknown): void {
+    this.#store.noteReadFailure(e);
+  }
+
   /** The store's health (it reads the database: a damaged file or failing writes show). */
   health(): HostHealth {
     const storage = this.#store.health();

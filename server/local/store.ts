@@ -318,14 +318,23 @@ export class SceneStore {
     try {
       return fn();
     } catch (e) {
-      const errcode = (e as { errcode?: unknown }).errcode;
-      const primary = typeof errcode === "number" ? errcode & 0xff : -1;
-      if (primary === 11 || primary === 26 || primary === 10) {
-        const reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
-        if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
-        this.#damage = reason;
-      }
+      this.noteReadFailure(e);
       throw e;
+    }
+  }
+
+  /**
+   * Remembers damage that a read of this database elsewhere ran into (the log pages' worker has
+   * its own connection): a corrupt page or an I/O error makes `/healthz` report it. Other errors
+   * are ignored.
+   */
+  noteReadFailure(e: unknown): void {
+    const errcode = (e as { errcode?: unknown } | null)?.errcode;
+    const primary = typeof errcode === "number" ? errcode & 0xff : -1;
+    if (primary === 11 || primary === 26 || primary === 10) {
+      const reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
+      if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
+      this.#damage = reason;
     }
   }
 
