@@ -53,6 +53,11 @@ export interface NatsCluster {
   auth: NatsAuth;
   /** A user that may connect and listen to heartbeats but publish nothing. */
   guest: NatsAuth;
+  /**
+   * A user with every permission, for tests of NATS itself (the harness, the primitives cluster
+   * mode relies on) on subjects and buckets of their own; no deploy/ config has one.
+   */
+  admin: NatsAuth;
   servers: NatsServer[];
   /**
    * Sends `signal` (default SIGKILL) to server `i`. For a signal that ends the process it resolves
@@ -148,9 +153,10 @@ function secret(): string {
  * The `authorization` block, as in deploy/nats/ (the same permission lists, from
  * server/cluster/nats_permissions.ts, so the cluster tests run with what production grants): the
  * `snowfire` user may publish on Snowfire's subjects, JetStream's API, the KV buckets and inboxes;
- * the `guest` user nothing (it may listen to heartbeats); without a user, no connection.
+ * the `guest` user nothing (it may listen to heartbeats); the test-only `admin` user anything;
+ * without a user, no connection.
  */
-function authorization(auth: NatsAuth, guest: NatsAuth): string[] {
+function authorization(auth: NatsAuth, guest: NatsAuth, admin: NatsAuth): string[] {
   return [
     `authorization {`,
     `  users = [`,
@@ -159,6 +165,7 @@ function authorization(auth: NatsAuth, guest: NatsAuth): string[] {
     `    { user: ${guest.user}, password: ${guest.pass},`,
     `      permissions: { publish: { deny: ">" },`,
     `        subscribe: { allow: ["snowfire.beat.>", "_INBOX.>"] } } }`,
+    `    { user: ${admin.user}, password: ${admin.pass} }`,
     `  ]`,
     `}`,
   ];
@@ -171,12 +178,13 @@ function serverConfig(
   routes: number[],
   auth: NatsAuth,
   guest: NatsAuth,
+  admin: NatsAuth,
   route: NatsAuth,
 ): string {
   const lines = [
     `server_name: ${slot.name}`,
     `listen: 127.0.0.1:${slot.port}`,
-    ...authorization(auth, guest),
+    ...authorization(auth, guest, admin),
     `http: 127.0.0.1:${slot.monitorPort}`,
     `log_file: ${JSON.stringify(logPath)}`,
     `jetstream {`,
@@ -285,13 +293,14 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
   const routes = clustered ? slots.map((s) => s.info.clusterPort) : [];
   const auth = { user: "snowfire", pass: secret() };
   const guest = { user: "guest", pass: secret() };
+  const admin = { user: "admin", pass: secret() };
   const route = { user: "route", pass: secret() };
   for (const slot of slots) {
     const storeDir = `${root}/${slot.info.name}-store`;
     await Deno.mkdir(storeDir);
     await Deno.writeTextFile(
       slot.configPath,
-      serverConfig(slot.info, storeDir, slot.logPath, routes, auth, guest, route),
+      serverConfig(slot.info, storeDir, slot.logPath, routes, auth, guest, admin, route),
     );
     CREDENTIALS.set(slot.info.url, auth);
   }
@@ -383,6 +392,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
     urls: slots.map((s) => s.info.url),
     auth,
     guest,
+    admin,
     servers: slots.map((s) => s.info),
     async kill(i, signal = "SIGKILL") {
       await killSlot(slotAt(i), signal);

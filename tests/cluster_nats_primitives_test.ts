@@ -16,7 +16,7 @@ Deno.test({
   ignore: !haveNats,
   async fn(t) {
     const server = await startNatsCluster({ size: 1 });
-    const nc = await connect({ servers: server.urls, ...server.auth });
+    const nc = await connect({ servers: server.urls, ...server.admin });
     try {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: "PRIM", subjects: ["prim.>"], storage: "file" });

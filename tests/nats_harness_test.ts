@@ -26,7 +26,7 @@ Deno.test({ name: THREE, ignore: !requireNats(THREE) }, async (t) => {
       assert.equal(leaders.size, 1);
     });
 
-    const nc = await connect({ servers: cluster.urls, ...cluster.auth, reconnectTimeWait: 100 });
+    const nc = await connect({ servers: cluster.urls, ...cluster.admin, reconnectTimeWait: 100 });
     try {
       const jsm = await jetstreamManager(nc);
       const js = jetstream(nc);
@@ -80,7 +80,7 @@ Deno.test({ name: ONE, ignore: !requireNats(ONE) }, async () => {
   const storeDir = (varz.jetstream as { config: { store_dir: string } }).config.store_dir;
   try {
     assert.equal(cluster.urls.length, 1);
-    const nc = await connect({ servers: cluster.urls, ...cluster.auth });
+    const nc = await connect({ servers: cluster.urls, ...cluster.admin });
     try {
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: "ONE", subjects: ["one.>"] });
