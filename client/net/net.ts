@@ -12,7 +12,7 @@ import type {
   StatusMessage,
   WelcomeMessage,
 } from "../../shared/protocol.ts";
-import type { EventBody, SceneEvent } from "../../shared/types.ts";
+import type { ClientBody, SceneEvent } from "../../shared/types.ts";
 import { ClockSync } from "./clock_sync.ts";
 
 /** Where the link stands, for the HUD. */
@@ -145,7 +145,7 @@ export class Net {
   }
 
   /** Submits an event body for the server to stamp and forward; false when not connected. */
-  submit(body: EventBody): boolean {
+  submit(body: ClientBody): boolean {
     return this.send({ t: "submit", body });
   }
 

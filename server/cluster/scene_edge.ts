@@ -13,7 +13,7 @@
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { ErrorMessage, PeerInfo } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
@@ -29,6 +29,7 @@ import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts
 import {
   beatSubject,
   hashSubject,
+  keySubject,
   presenceSubject,
   resyncSubject,
   submitSubject,
@@ -105,6 +106,8 @@ export class SceneEdge implements RelaySource {
   #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
+  /** The person whose hello created the scene here, until the owner is asked to make them host. */
+  #creator: Peer | undefined;
   /** Resolved by the first hello (or by closing): a scene not stored yet waits for it. */
   readonly #firstHello = Promise.withResolvers<void>();
   readonly #waiting: { peer: Peer; lastSeq?: number }[] = [];
@@ -231,7 +234,12 @@ export class SceneEdge implements RelaySource {
         snapshot: initialSnapshot(),
         snapshotStreamSeq: 0,
       });
-      if (created) this.#deps.metrics.scenesCreated++;
+      if (created) {
+        this.#deps.metrics.scenesCreated++;
+        // Whoever said hello first here created the scene: the owner makes them its host.
+        const creator = this.#waiting.find((w) => !w.peer.gone)?.peer;
+        if (creator) this.#creator = creator;
+      }
       versioned = await getRecord(link, this.id);
     }
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
@@ -257,6 +265,11 @@ export class SceneEdge implements RelaySource {
     this.#ready = true;
     for (const { peer, lastSeq } of this.#waiting.splice(0)) {
       if (!peer.gone) this.hello(peer, undefined, lastSeq);
+    }
+    const creator = this.#creator;
+    this.#creator = undefined;
+    if (creator && !creator.gone) {
+      this.#forward(creator, JSON.stringify({ by: creator.id, create: true }), 0);
     }
   }
 
@@ -308,12 +321,22 @@ export class SceneEdge implements RelaySource {
   }
 
   /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
-  submit(peer: Peer, body: EventBody): ErrorMessage | null {
+  submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     if (this.#paused || this.#deps.link.state !== "connected") {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
     this.#forward(peer, JSON.stringify({ by: peer.id, body }), 0);
+    return null;
+  }
+
+  /** Forwards a host action to the owner, which checks it; a refusal goes back to the sender. */
+  host(peer: Peer, action: HostAction): ErrorMessage | null {
+    if (this.#paused || this.#deps.link.state !== "connected") {
+      this.#deps.cluster.submitsPaused++;
+      return paused();
+    }
+    this.#forward(peer, JSON.stringify({ by: peer.id, host: action }), 0);
     return null;
   }
 
@@ -453,6 +476,17 @@ export class SceneEdge implements RelaySource {
         if (err) return;
         try {
           this.#onPresence(msg.json<PresenceNote>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+    this.#subs.push(nc.subscribe(keySubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { peer, key } = msg.json<{ peer: string; key: string }>();
+          if (typeof peer === "string" && typeof key === "string") this.#relay.sendKey(peer, key);
         } catch {
           // Malformed: ignore.
         }

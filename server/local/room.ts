@@ -6,7 +6,7 @@
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Settings } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
@@ -152,18 +152,25 @@ export class Room {
 
   /** Answers `hello` (storing a new scene first): a welcome, then a presence join. */
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
-    if (this.storeOnHello && !peer.welcomed) {
-      this.storeOnHello();
+    const creating = this.storeOnHello !== undefined && !peer.welcomed;
+    if (creating) {
+      this.storeOnHello!();
       this.storeOnHello = undefined;
     }
-    return this.#relay.hello(peer, name, lastSeq);
+    const refusal = this.#relay.hello(peer, name, lastSeq);
+    if (creating && refusal === null) {
+      // Whoever creates a scene is its host: the grant is stamped, the key goes to them alone.
+      const created = this.#sequencer.createHost(peer.id);
+      if (created?.key !== undefined) this.#relay.sendKey(peer.id, created.key);
+    }
+    return refusal;
   }
 
   /**
    * Stamps a client's event body with the next seq and the current tick, stores it and
    * broadcasts it untouched; or refuses it when the sky is full.
    */
-  submit(peer: Peer, body: EventBody): ErrorMessage | null {
+  submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     // The store's log writes before it returns: never a promise here.
     return this.#sequencer.submit(peer.id, body) as ErrorMessage | null;
   }
@@ -171,6 +178,13 @@ export class Room {
   /** A welcomed peer takes another name (see `SceneRelay.rename`). */
   rename(peer: Peer, name: string, generated: boolean): void {
     this.#relay.rename(peer, name, generated);
+  }
+
+  /** Checks and stamps a host action (see `decideHost`); a minted key goes to its peer alone. */
+  host(peer: Peer, action: HostAction): ErrorMessage | null {
+    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action);
+    if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
+    return outcome as ErrorMessage | null;
   }
 
   /** Answers `ping` with the server's fractional tick. */
