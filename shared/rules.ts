@@ -31,6 +31,23 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   countdown: null,
 });
 
+/**
+ * A new scene's first snapshot with its creator as host: `peer` holds host rights and `keyHash`
+ * is the SHA-256 of the creator's key. Both modes create a scene from it (the single node's
+ * first hello, the cluster edge whose hello created the record), so no event is spent on it.
+ */
+export function foundedSnapshot(
+  snapshot: WorldSnapshot,
+  peer: string,
+  keyHash: string,
+): WorldSnapshot {
+  const rules = rulesOf(snapshot);
+  return {
+    ...snapshot,
+    rules: { ...rules, keys: [keyHash], hosts: [peer] },
+  };
+}
+
 /** The rules in a snapshot (the defaults for a scene from before hosts). */
 export function rulesOf(snapshot: WorldSnapshot): Rules {
   return snapshot.rules ?? (DEFAULT_RULES as Rules);

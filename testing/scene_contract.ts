@@ -20,10 +20,9 @@ import type { ErrorMessage } from "../shared/protocol.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { showLaunches } from "../shared/show.ts";
 import { finaleEnd, finaleLaunches } from "../shared/finale.ts";
-import { isHost } from "../shared/rules.ts";
+import { foundedSnapshot, isHost } from "../shared/rules.ts";
 import type { HostAction } from "../shared/types.ts";
-import { hashHostKey } from "../server/scene/host_keys.ts";
-import type { HostOutcome } from "../server/scene/sequencer.ts";
+import { hashHostKey, mintHostKey } from "../server/scene/host_keys.ts";
 import type { ClientBody, SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { ServerClock } from "../server/scene/clock.ts";
@@ -92,14 +91,6 @@ class Harness {
     return await settle(this.sequencer.host(by, action).outcome);
   }
 
-  /** Makes `by` the creator-host, waits until stored; returns the key minted. */
-  async create(by: string): Promise<string> {
-    const created: HostOutcome | null = this.sequencer.createHost(by);
-    assert.ok(created?.key, "a scene without a host takes its creator");
-    await settle(created.outcome);
-    return created.key;
-  }
-
   /** Submits and waits until the event is stored (or refused). */
   async submit(by: string, body: ClientBody): Promise<ErrorMessage | null> {
     return await settle(this.sequencer.submit(by, body));
@@ -140,6 +131,18 @@ export async function runSceneContract(
       EPOCH,
       initialSnapshot({ show }),
     );
+  /** A scene created by "ana" (its host), and ana's key. */
+  const hosted = async (seed = 7) => {
+    const key = mintHostKey();
+    const snapshot = foundedSnapshot(initialSnapshot({ show: false }), "ana", hashHostKey(key));
+    const scene = await backend.create(
+      `contract-${++scenes}-${Date.now() % 1e6}`,
+      seed,
+      EPOCH,
+      snapshot,
+    );
+    return { scene, key };
+  };
 
   await t.step("events are stamped in seq order and heard only once stored", async () => {
     const h = await new Harness(await fresh()).open();
@@ -295,9 +298,8 @@ export async function runSceneContract(
   });
 
   await t.step("the creator is the host: settings locked to hosts refuse a guest", async () => {
-    const h = await new Harness(await fresh()).at(10).open();
-    const key = await h.create("ana");
-    assert.equal(h.sequencer.createHost("bo"), null, "a scene has one creator");
+    const { scene, key } = await hosted();
+    const h = await new Harness(scene).at(10).open();
     assert.ok(isHost(h.sequencer.rules, "ana"));
     const refused = await h.submit("bo", { type: "settings", settings: { snow: 1 } });
     assert.equal(refused?.code, "forbidden");
@@ -306,15 +308,14 @@ export async function runSceneContract(
     assert.equal((await h.host("bo", { do: "lock", lock: "everyone" }))?.code, "forbidden");
     assert.equal(await h.host("ana", { do: "lock", lock: "everyone" }), null);
     assert.equal(await h.submit("bo", { type: "settings", settings: { snow: 0.2 } }), null);
-    const stored = JSON.stringify(await h.scene.stored());
+    const stored = JSON.stringify([await scene.stored(), await scene.storedSnapshot()]);
     assert.ok(!stored.includes(key), "the key itself is never stored");
     assert.ok(stored.includes(hashHostKey(key)), "its SHA-256 is");
-    assert.deepEqual((await h.scene.stored()).map((e) => e.by), ["ana", "ana", "ana", "bo"]);
+    assert.deepEqual((await scene.stored()).map((e) => e.by), ["ana", "ana", "bo"]);
   });
 
   await t.step("muted, removed and paused peers are refused; hosts' launches go", async () => {
-    const h = await new Harness(await fresh()).at(10).open();
-    await h.create("ana");
+    const h = await new Harness((await hosted()).scene).at(10).open();
     const launch = { type: "launch", x: 0, z: 0 } as const;
     assert.equal((await h.host("bo", { do: "mute", peer: "cy", on: true }))?.code, "forbidden");
     assert.equal(await h.host("ana", { do: "mute", peer: "cy", on: true }), null);
@@ -334,9 +335,8 @@ export async function runSceneContract(
   });
 
   await t.step("hosts hand over rights; keys prove them again after a reload", async () => {
-    const scene = await fresh();
+    const { scene, key: anaKey } = await hosted();
     const h = await new Harness(scene).at(10).open();
-    const anaKey = await h.create("ana");
     const granted = h.sequencer.host("ana", { do: "grant", peer: "bo" });
     assert.equal(await settle(granted.outcome), null);
     assert.equal(granted.keyFor, "bo");
@@ -362,9 +362,8 @@ export async function runSceneContract(
   });
 
   await t.step("host state survives the snapshot moving past its events", async () => {
-    const scene = await fresh();
+    const { scene, key } = await hosted();
     const h = await new Harness(scene).at(10).open();
-    const key = await h.create("ana");
     await h.host("ana", { do: "mute", peer: "cy", on: true });
     const now = 10 + WINDOW_TICKS + RESUME_MARGIN_TICKS + SNAPSHOT_STEP_TICKS;
     await h.at(now).submit("ana", { type: "launch", x: 1, z: 1 });
@@ -382,9 +381,8 @@ export async function runSceneContract(
 
   await t.step("a countdown's finale is stamped as show events; cancel ends it", async () => {
     const seed = 3;
-    const scene = await fresh(false, seed);
+    const { scene } = await hosted(seed);
     const h = await new Harness(scene).at(100).open();
-    await h.create("ana");
     assert.equal(
       (await h.host("bo", { do: "countdown", in: 5, seconds: 5, intensity: 2 }))?.code,
       "forbidden",
@@ -422,8 +420,7 @@ export async function runSceneContract(
     assert.deepEqual(shown.map((e) => [e.tick, e.body]), expected.map((l) => [l.tick, l.body]));
     assert.ok(expected.length >= 5 * 3, "a dense barrage");
     // A cancelled countdown launches nothing.
-    const c = await new Harness(await fresh(false, seed)).at(100).open();
-    await c.create("ana");
+    const c = await new Harness((await hosted(seed)).scene).at(100).open();
     await c.host("ana", { do: "countdown", in: 2, seconds: 5, intensity: 5 });
     assert.equal(await c.at(200).host("ana", { do: "cancel" }), null);
     assert.equal(c.sequencer.rules.countdown, null);

@@ -35,6 +35,8 @@ import {
   submitSubject,
 } from "./subjects.ts";
 import { errorMessage as refusal } from "../errors.ts";
+import { foundedSnapshot } from "../../shared/rules.ts";
+import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { isNoResponders } from "./nats_errors.ts";
 import type { Subscription } from "@nats-io/transport-node";
@@ -106,8 +108,8 @@ export class SceneEdge implements RelaySource {
   #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
-  /** The person whose hello created the scene here, until the owner is asked to make them host. */
-  #creator: Peer | undefined;
+  /** The person whose hello created the scene here and their host key, until it is sent. */
+  #creator: { peer: Peer; key: string } | undefined;
   /** Resolved by the first hello (or by closing): a scene not stored yet waits for it. */
   readonly #firstHello = Promise.withResolvers<void>();
   readonly #waiting: { peer: Peer; lastSeq?: number }[] = [];
@@ -225,20 +227,25 @@ export class SceneEdge implements RelaySource {
       // alone (or a thousand to random ids) stores nothing.
       await this.#firstHello.promise;
       if (this.#closed) return;
-      // Create is atomic: when another node's visitor said hello first, theirs stands.
+      // Whoever said hello first here creates the scene as its host (their key goes to them
+      // alone once welcomed). Create is atomic: when another node's visitor said hello first,
+      // theirs stands.
+      const creator = this.#waiting.find((w) => !w.peer.gone)?.peer;
+      const key = mintHostKey();
+      const snapshot = creator
+        ? foundedSnapshot(initialSnapshot(), creator.id, hashHostKey(key))
+        : initialSnapshot();
       const created = await createRecord(link, this.id, {
         seed: randomSeed(),
         epoch: this.#deps.clock.wallMs(),
         reserved: 0,
         showCursor: 0,
-        snapshot: initialSnapshot(),
+        snapshot,
         snapshotStreamSeq: 0,
       });
       if (created) {
         this.#deps.metrics.scenesCreated++;
-        // Whoever said hello first here created the scene: the owner makes them its host.
-        const creator = this.#waiting.find((w) => !w.peer.gone)?.peer;
-        if (creator) this.#creator = creator;
+        if (creator) this.#creator = { peer: creator, key };
       }
       versioned = await getRecord(link, this.id);
     }
@@ -268,9 +275,7 @@ export class SceneEdge implements RelaySource {
     }
     const creator = this.#creator;
     this.#creator = undefined;
-    if (creator && !creator.gone) {
-      this.#forward(creator, JSON.stringify({ by: creator.id, create: true }), 0);
-    }
+    if (creator && !creator.peer.gone) this.#relay.sendKey(creator.peer.id, creator.key);
   }
 
   /** Adds a fresh connection, or refuses it when the scene is full on this node. */

@@ -77,15 +77,11 @@ export interface OwnerDeps {
   retention?: { policy: RetentionPolicy; passMs: number };
 }
 
-/**
- * A submit request from an edge: a client's body to stamp, a host action to check, or (`create`)
- * the scene's creator, sent by the edge whose hello created the scene.
- */
+/** A submit request from an edge: a client's body to stamp, or a host action to check. */
 export interface SubmitRequest {
   by: string;
   body?: ClientBody;
   host?: HostAction;
-  create?: true;
 }
 
 /** The owner's answer to a submit: accepted (the event follows on the log) or a refusal. */
@@ -254,8 +250,6 @@ export class SceneOwner {
       else {
         const hosted = request.host !== undefined
           ? this.#sequencer.host(request.by, request.host)
-          : request.create
-          ? this.#sequencer.createHost(request.by)
           : null;
         outcome = hosted?.outcome ?? null;
         if (hosted?.key !== undefined) this.#sendKey(hosted, outcome);

@@ -6,7 +6,7 @@
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { ClientBody, HostAction, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
@@ -48,7 +48,7 @@ export class Room {
    * Set while the scene exists only in memory: stores it, called at the first hello (a scene is
    * created when someone joins, not when a socket merely opens).
    */
-  storeOnHello: (() => void) | undefined;
+  storeOnHello: ((snapshot: WorldSnapshot) => void) | undefined;
 
   readonly #deps: RoomDeps;
   readonly #sequencer: SceneSequencer;
@@ -152,17 +152,17 @@ export class Room {
 
   /** Answers `hello` (storing a new scene first): a welcome, then a presence join. */
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
-    const creating = this.storeOnHello !== undefined && !peer.welcomed;
-    if (creating) {
-      this.storeOnHello!();
+    let key: string | undefined;
+    if (this.storeOnHello && !peer.welcomed) {
+      // Whoever creates a scene is its host: it is stored with them as host, the key goes to
+      // them alone.
+      const founded = this.#sequencer.found(peer.id);
+      key = founded.key;
+      this.storeOnHello(founded.snapshot);
       this.storeOnHello = undefined;
     }
     const refusal = this.#relay.hello(peer, name, lastSeq);
-    if (creating && refusal === null) {
-      // Whoever creates a scene is its host: the grant is stamped, the key goes to them alone.
-      const created = this.#sequencer.createHost(peer.id);
-      if (created?.key !== undefined) this.#relay.sendKey(peer.id, created.key);
-    }
+    if (key !== undefined && refusal === null) this.#relay.sendKey(peer.id, key);
     return refusal;
   }
 

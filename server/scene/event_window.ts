@@ -94,6 +94,19 @@ export class EventWindow {
     return this.#recent.length;
   }
 
+  /**
+   * Replaces the snapshot of a scene nothing was stamped in yet (its creator's founding
+   * snapshot); throws once anything was.
+   */
+  found(snapshot: WorldSnapshot): void {
+    if (this.#lastSeq !== 0 || this.#recent.length > 0) {
+      throw new Error("a scene is founded before anything is stamped in it");
+    }
+    this.#snapshot = snapshot;
+    this.#settings = { ...snapshot.settings };
+    this.#rules = rulesOf(snapshot);
+  }
+
   /** Appends the next event (seq order, ticks never going back). */
   push(event: SceneEvent): void {
     this.#recent.push(event);

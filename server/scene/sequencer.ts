@@ -15,7 +15,7 @@ import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { eventCost } from "../../shared/budget.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import { finaleLaunches } from "../../shared/finale.ts";
-import { hasHost } from "../../shared/rules.ts";
+import { foundedSnapshot } from "../../shared/rules.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type {
   ClientBody,
@@ -227,18 +227,15 @@ export class SceneSequencer {
   }
 
   /**
-   * Makes `by` the host of a scene that has none (its creator): mints its key and stamps the
-   * grant. Null when the scene has a host already (someone else created it first).
+   * Makes `by` the host of a new scene nothing was stamped in yet (its creator): mints the key
+   * and returns it with the founding snapshot the scene must be stored with (see
+   * `foundedSnapshot`). Throws once anything was stamped.
    */
-  createHost(by: string): HostOutcome | null {
-    if (this.#failure || hasHost(this.#window.rules)) return null;
-    const now = this.now();
-    this.catchUpShow(now);
+  found(by: string): { key: string; snapshot: WorldSnapshot } {
     const key = mintHostKey();
-    const body: EventBody = { type: "rules", do: "host", peer: by, key: hashHostKey(key) };
-    const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
-    const written = this.#append(event, 0, 0, false);
-    return { outcome: written ?? null, key, keyFor: by };
+    const snapshot = foundedSnapshot(this.#window.snapshot, by, hashHostKey(key));
+    this.#window.found(snapshot);
+    return { key, snapshot };
   }
 
   /**
