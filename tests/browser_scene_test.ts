@@ -47,6 +47,16 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
     });
     pages.push(b);
 
+    await t.step("the host (A, the scene's creator) opens the settings to everyone", async () => {
+      assert.equal(await b.page.isDisabled("#show"), true, "B's settings are the host's");
+      await a.page.click("#settings summary");
+      await a.page.selectOption("#host-lock", "everyone");
+      await a.page.keyboard.press("Escape");
+      await b.page.waitForFunction(() => snowfire.rules?.().lock === "everyone", null, {
+        timeout: 20_000,
+      });
+    });
+
     await t.step("a settings change in page B reaches page A", async () => {
       await b.page.click("#settings summary");
       await b.page.uncheck("#show");
