@@ -1,6 +1,7 @@
 /**
  * The countdown every page shows from the server's clock: "Finale in 4:32" in a corner, the last
- * ten seconds as one large number in the middle of the sky, "Finale!" while it plays. The
+ * ten seconds as one large number in the middle of the sky, "Finale!" while it plays (styles:
+ * `.countdown` in static/style.css). The
  * remaining seconds are whole seconds of the scene's ticks (`ceil((zero − now) / 60)`), so every
  * page synced to the server shows the same number at the same moment.
  *
@@ -14,23 +15,12 @@ import { TICK_RATE } from "../../shared/constants.ts";
 import { finaleEnd } from "../../shared/finale.ts";
 import type { Countdown } from "../../shared/types.ts";
 
-const STYLE = `
-.countdown { position: fixed; top: 12px; right: 12px; z-index: 5; pointer-events: none;
-  font: 600 15px/1.3 system-ui, sans-serif; color: #fff; background: rgba(10, 16, 32, 0.7);
-  padding: 6px 10px; border-radius: 8px; }
-.countdown.big { top: 38%; left: 50%; right: auto; transform: translate(-50%, -50%);
-  font-size: clamp(64px, 18vw, 160px); background: none; text-shadow: 0 0 24px #ffb347; }
-`;
-
 /** The countdown overlay. */
 export class CountdownDisplay {
   readonly element: HTMLElement;
   #shown = "";
 
   constructor(parent: HTMLElement = document.body) {
-    const style = document.createElement("style");
-    style.textContent = STYLE;
-    document.head.append(style);
     this.element = document.createElement("div");
     this.element.id = "countdown";
     this.element.className = "countdown";

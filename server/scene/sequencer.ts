@@ -14,7 +14,7 @@
 import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { eventCost } from "../../shared/budget.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import { finaleLaunches } from "../../shared/finale.ts";
+import { finaleEnd, finaleLaunches } from "../../shared/finale.ts";
 import { foundedSnapshot } from "../../shared/rules.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
 import type {
@@ -250,8 +250,12 @@ export class SceneSequencer {
     // now are the ones in force at every launch tick in [from, now].
     const { settings, rules } = this.#window;
     const due: { tick: number; body: EventBody }[] = [];
+    // The regular show holds its launches while a finale plays: the sky is the finale's.
+    const quietFrom = rules.countdown?.tick ?? Infinity;
+    const quietTo = rules.countdown ? finaleEnd(rules.countdown) : -Infinity;
     if (settings.show) {
       for (const launch of showLaunches(this.seed, from, now + 1)) {
+        if (launch.tick >= quietFrom && launch.tick < quietTo) continue;
         due.push({ tick: launch.tick, body: showLaunchBody(launch, settings.theme) });
       }
     }
