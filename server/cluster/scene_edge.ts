@@ -331,7 +331,7 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, JSON.stringify({ by: peer.id, body }), 0);
+    this.#forward(peer, JSON.stringify({ by: peer.id, body, addr: peer.address }), 0);
     return null;
   }
 

@@ -81,6 +81,8 @@ export interface OwnerDeps {
 export interface SubmitRequest {
   by: string;
   body?: ClientBody;
+  /** The client's address (its fair share of the sky). */
+  addr?: string;
   host?: HostAction;
 }
 
@@ -246,8 +248,9 @@ export class SceneOwner {
     if (this.#stopped) return Promise.resolve(paused());
     let outcome;
     try {
-      if (request.body !== undefined) outcome = this.#sequencer.submit(request.by, request.body);
-      else {
+      if (request.body !== undefined) {
+        outcome = this.#sequencer.submit(request.by, request.body, request.addr);
+      } else {
         const hosted = request.host !== undefined
           ? this.#sequencer.host(request.by, request.host)
           : null;

@@ -172,7 +172,7 @@ export class Room {
    */
   submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     // The store's log writes before it returns: never a promise here.
-    return this.#sequencer.submit(peer.id, body) as ErrorMessage | null;
+    return this.#sequencer.submit(peer.id, body, peer.address) as ErrorMessage | null;
   }
 
   /** A welcomed peer takes another name (see `SceneRelay.rename`). */

@@ -32,6 +32,7 @@ import { SceneClock, type ServerClock } from "./clock.ts";
 import { errorMessage } from "../errors.ts";
 import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
+import { FairShare } from "./fair_share.ts";
 import type { LoadedScene, SceneLog, Written } from "./scene_log.ts";
 
 export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS, type WelcomeWindow } from "./event_window.ts";
@@ -99,6 +100,7 @@ export class SceneSequencer {
   readonly #deps: SequencerDeps;
   readonly #window: EventWindow;
   readonly #ledger: SkyLedger;
+  readonly #fair: FairShare;
   readonly #cap: () => number;
   /** Highest tick broadcast as a promise (heartbeat n, or an event's tick). */
   #promised: number;
@@ -118,6 +120,7 @@ export class SceneSequencer {
     this.#deps = deps;
     this.#cap = deps.horizonCap ?? (() => Infinity);
     this.#ledger = new SkyLedger(deps.skyCap);
+    this.#fair = new FairShare(deps.skyCap);
     const floor = Math.max(scene.floor, scene.lastTick);
     this.clock = new SceneClock(deps.clock, scene.epoch, floor);
     const now = this.now();
@@ -127,6 +130,7 @@ export class SceneSequencer {
       if (event.body.type === "launch" || event.body.type === "gun") {
         const cost = eventCost(this.seed, event);
         this.#ledger.restore(cost.particles, cost.endTick, now);
+        if (event.by !== "show") this.#fair.restore(event.by, cost.particles, cost.endTick, now);
       }
     }
     this.#promised = Math.max(scene.promised, scene.lastTick);
@@ -175,7 +179,7 @@ export class SceneSequencer {
    * Stamps `body` from `by` with the next seq and the current tick (after the show's launches
    * due) and appends it; or refuses it when the sky is full. The body is forwarded as it is.
    */
-  submit(by: string, body: ClientBody): Submitted {
+  submit(by: string, body: ClientBody, address?: string): Submitted {
     if (this.#failure) return Promise.reject(this.#failure.error);
     const now = this.now();
     this.catchUpShow(now);
@@ -186,8 +190,18 @@ export class SceneSequencer {
     let endTick = 0;
     if (body.type !== "settings") {
       const cost = eventCost(this.seed, event);
+      const wait = this.#fair.admit(by, address, cost.particles, cost.endTick, now);
+      if (wait !== null) {
+        return errorMessage(
+          "sky_full",
+          `your share of the sky is full (launches from ${this.#fair.holders(now)} places share ` +
+            "it equally); try again shortly",
+          Math.ceil(wait * TICK_MS),
+        );
+      }
       const admission = this.#ledger.admit(cost.particles, cost.endTick, now);
       if (!admission.ok) {
+        this.#fair.release(by, address, cost.particles, cost.endTick);
         if (admission.retryAfterTicks === null) {
           return errorMessage(
             "sky_full",
@@ -203,7 +217,13 @@ export class SceneSequencer {
       particles = cost.particles;
       endTick = cost.endTick;
     }
-    const written = this.#append(event, particles, endTick, false);
+    let written: Written;
+    try {
+      written = this.#append(event, particles, endTick, false);
+    } catch (e) {
+      if (particles > 0) this.#fair.release(by, address, particles, endTick);
+      throw e;
+    }
     return written === undefined ? null : written;
   }
 

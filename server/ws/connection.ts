@@ -172,6 +172,7 @@ export function attachConnection(
     drainDeadlineMs: config.drainDeadlineMs,
     stats,
   });
+  peer.address = origin?.address;
   stats.connectionsOpened++;
   const refusal = scene.admit(peer);
   if (refusal) {
