@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
+import { applyRules, rulesOf } from "../shared/rules.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -77,7 +78,11 @@ Deno.test("hosts steer a scene; keys reach only their holders", async (t) => {
       await server.shutdown();
       await server.start();
       const { client: again, welcome } = await TestClient.join(server.url, scene);
-      assert.equal(welcome.snapshot.rules?.lock ?? "everyone", "everyone");
+      let rules = rulesOf(welcome.snapshot);
+      for (const e of welcome.events) {
+        if (e.body.type === "rules") rules = applyRules(rules, e.body);
+      }
+      assert.equal(rules.lock, "everyone", "the host state survived the restart");
       assert.equal(JSON.stringify(welcome).includes('"keys"'), false, "no key hashes");
       again.send({ t: "host", action: { do: "lock", lock: "hosts" } });
       await again.waitFor((m) => m.t === "error" && m.code === "forbidden");
