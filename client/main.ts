@@ -200,8 +200,8 @@ function start(): void {
         hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       },
       presence(message) {
-        if (message.kind === "join") hostPanel.addPeer(message.peer);
-        else hostPanel.removePeer(message.peer);
+        if (message.kind === "leave") hostPanel.removePeer(message.peer);
+        else hostPanel.addPeer(message.peer);
         if (message.kind === "join") {
           hud.addPeer(message.peer);
           hud.toast(`${message.peer.name} joined`, { color: message.peer.color });
