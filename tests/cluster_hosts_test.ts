@@ -65,8 +65,13 @@ Deno.test({
       const back = await TestClient.join(alive.url, scene);
       clients.push(back.client);
       await eventually("the survivor owns the scene", async () => await owned(alive) === 1, 20_000);
-      back.client.send({ t: "host", action: { do: "lock", lock: "hosts" } });
-      await back.client.waitFor((m) => m.t === "error" && m.code === "forbidden", 15_000);
+      // The edge's sky stays paused until the new owner's heartbeats arrive: ask until the
+      // answer is the owner's (forbidden), not the pause.
+      await eventually("the new owner refuses a guest's host action", async () => {
+        back.client.send({ t: "host", action: { do: "lock", lock: "hosts" } });
+        await new Promise((r) => setTimeout(r, 1000));
+        return back.client.errors().some((e) => e.code === "forbidden");
+      }, 20_000);
       back.client.send({ t: "host", action: { do: "claim", key: anaKey } });
       back.client.send({ t: "host", action: { do: "lock", lock: "hosts" } });
       await back.client.waitFor(
