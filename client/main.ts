@@ -26,6 +26,9 @@ import { QualityGovernor } from "./render/quality_governor.ts";
 import { SceneRenderer } from "./render/renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
 import { SettingsPanel } from "./hud/settings_panel.ts";
+import { CountdownDisplay } from "./hud/countdown_display.ts";
+import { hostKeyStorageName, hostLink, HostPanel } from "./hud/host_panel.ts";
+import { SceneRules } from "./hud/scene_rules.ts";
 import { Sim } from "./sim.ts";
 import { FireworkSound } from "./audio/sound.ts";
 import { SoundCues } from "./audio/sound_cues.ts";
@@ -136,6 +139,24 @@ function start(): void {
     liveTime: () => playout.renderTime,
   });
 
+  // Host rights: a host link (`#host=KEY`) is kept in this browser and taken out of the address
+  // bar; a kept key is proven after every welcome.
+  const keyName = hostKeyStorageName(sceneId);
+  const linked = /^#host=([A-Za-z0-9_-]{32})$/.exec(location.hash)?.[1];
+  if (linked) {
+    try {
+      localStorage.setItem(keyName, linked);
+    } catch { /* private mode: the key lasts this visit */ }
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  let hostKey: string | undefined = linked;
+  try {
+    hostKey ??= localStorage.getItem(keyName) ?? undefined;
+  } catch { /* storage unavailable */ }
+  const rules = new SceneRules();
+  const showEvents: { seq: number; tick: number; x: number; z: number }[] = [];
+  const countdown = new CountdownDisplay();
+
   const net: Net = new Net({
     url: sceneSocketUrl(location, sceneId),
     name,
@@ -154,6 +175,11 @@ function start(): void {
         if (sim.welcome(message)) net.restartFresh();
         hud.setPeers(message.you, message.peers);
         observed.you = message.you.id;
+        rules.welcome(message);
+        hostPanel.setPeers(message.you, message.peers);
+        if (hostKey && !rules.isHost(message.you.id)) {
+          net.hostAction({ do: "claim", key: hostKey });
+        }
       },
       heartbeat: (horizon) => sim.heartbeat(horizon),
       event(event) {
@@ -163,10 +189,19 @@ function start(): void {
           return;
         }
         if (!replay.active) cues.add(sim.seed, event);
-        if (event.by === "show") return;
+        rules.event(event);
+        if (event.by === "show") {
+          if (event.body.type === "launch") {
+            showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
+            if (showEvents.length > 500) showEvents.shift();
+          }
+          return;
+        }
         hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       },
       presence(message) {
+        if (message.kind === "leave") hostPanel.removePeer(message.peer);
+        else hostPanel.addPeer(message.peer);
         if (message.kind === "join") {
           hud.addPeer(message.peer);
           hud.toast(`${message.peer.name} joined`, { color: message.peer.color });
@@ -192,6 +227,15 @@ function start(): void {
         hud.toast(`The name “${refused}” was refused (${reason}); you joined with a new one.`, {
           error: true,
         });
+      },
+      host(message) {
+        hud.toast(message.message);
+        if (!message.key) return;
+        hostKey = message.key;
+        try {
+          localStorage.setItem(keyName, message.key);
+        } catch { /* storage unavailable: the link below still works */ }
+        hostPanel.showHostLink(hostLink(location.origin, sceneId, message.key));
       },
       resync(message) {
         hud.toast(`Re-syncing with the scene (${message.message})`);
@@ -245,6 +289,7 @@ function start(): void {
   // A change made while offline waits in the panel and goes out once connected.
   const panel = new SettingsPanel((change) => net.submit({ type: "settings", settings: change }));
   hud.addEscapeTarget(panel);
+  const hostPanel = new HostPanel((action) => net.hostAction(action) || (notConnected(), false));
   // The mute button and M key drive the sound; the choice is remembered by the HUD.
   hud.onMuteChange((muted) => (sound.muted = muted));
   const stats = new FrameStats();
@@ -253,7 +298,15 @@ function start(): void {
     maxPixelRatio: renderer.pixelRatio,
     minPixelRatio: Math.min(renderer.pixelRatio, 0.5),
   });
-  exposeDebugHook({ sim, net, renderer, playout, timings, sound }, observed);
+  const hook = exposeDebugHook({ sim, net, renderer, playout, timings, sound }, observed);
+  Object.assign(hook, {
+    /** The host rules as this page knows them (no key hashes ever reach a page). */
+    rules: () => rules.current,
+    showEvents: () => [...showEvents],
+    /** Whole seconds the countdown shows now, or null. */
+    countdownLeft: () =>
+      CountdownDisplay.remaining(rules.current.countdown, net.clock.serverTick(performance.now())),
+  });
 
   const clock = () => performance.now();
   let lastFrameMs = NaN;
@@ -281,6 +334,8 @@ function start(): void {
     if (replayed === null) cues.update(time, renderer.camera.position);
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
+    hostPanel.display(rules);
+    countdown.update(rules.current.countdown, net.clock.serverTick(performance.now()));
     stats.frame(nowMs);
     if (governor?.frame(interval)) renderer.setPixelRatio(governor.pixelRatio);
     // Text for the HUD is made a few times a second, not every frame.

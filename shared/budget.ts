@@ -39,6 +39,7 @@ export function eventCost(seed: number, event: SceneEvent): EventCost {
     case "gun":
       return { particles: GUN_SHOTS, endTick: event.tick + GUN_LIFE_TICKS };
     case "settings":
+    case "rules":
       return { particles: 0, endTick: event.tick };
   }
 }

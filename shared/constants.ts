@@ -29,9 +29,10 @@ export const MAX_FLAKES = 100_000;
  * as `{t: "submit", body}`; firework kinds, aimed bursts and the new firework motion. 3: the
  * launch field ±90 m and bursts up to 62 m (an older client would clamp a 60 m burst to 55). 4:
  * `rename` on an open connection, answered by a `presence` of kind `rename` (an older client would
- * drop that frame as invalid).
+ * drop that frame as invalid). 5:
+ * hosts (`host` messages both ways, `rules` events, `snapshot.rules`) and the countdown's finale.
  */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

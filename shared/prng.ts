@@ -34,6 +34,7 @@ export const STREAM = {
   gun: 4,
   show: 5,
   peer: 6,
+  finale: 7,
 } as const;
 
 /** A stateless uniform number in [0, 1) for (key, index): random access without a stream. */

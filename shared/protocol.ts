@@ -103,13 +103,76 @@ export const SettingsBodySchema = z.object({
 /** Change some settings. */
 export type SettingsBody = z.infer<typeof SettingsBodySchema>;
 
-/** What an event does to the world: what a client submits, and what the server forwards. */
-export const EventBodySchema = z.discriminatedUnion("type", [
+/** What a client may submit to be stamped: a launch, a gun volley or a settings change. */
+export const ClientBodySchema = z.discriminatedUnion("type", [
   LaunchBodySchema,
   GunBodySchema,
   SettingsBodySchema,
 ]);
-/** What an event does to the world: what a client submits, and what the server forwards. */
+/** What a client may submit to be stamped. */
+export type ClientBody = z.infer<typeof ClientBodySchema>;
+
+/** A peer id as the server makes them (`p…`), or `show`. */
+const PeerIdSchema = z.string().min(1).max(64);
+/** A host key's SHA-256, hex: what the server stores (never sent to clients). */
+const KeyHashSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** A host key as minted: 32 base64url characters (192 random bits). */
+export const HostKeySchema = z.string().regex(/^[A-Za-z0-9_-]{32}$/, "not a host key");
+
+/** Who may change the scene's settings. */
+export const SettingsLockSchema = z.enum(["hosts", "everyone"]);
+/** Who may change the scene's settings: its hosts only, or everyone. */
+export type SettingsLock = z.infer<typeof SettingsLockSchema>;
+
+/**
+ * A countdown: it reaches zero at `tick` (the scene's clock), then the finale plays for
+ * `seconds` at `intensity` (1 gentle – 5 dense). Set by a host.
+ */
+export const CountdownSchema = z.object({
+  tick: z.number().int().min(0),
+  seconds: z.number().int().min(5).max(120),
+  intensity: z.number().int().min(1).max(5),
+}).strict();
+/** A countdown to `tick`, then a finale of `seconds` at `intensity`. */
+export type Countdown = z.infer<typeof CountdownSchema>;
+
+/**
+ * A host's decision, stamped by the server as a `rules` event (clients cannot submit one: they
+ * send a `host` message the server checks). `host` grants host rights to `peer` (`key` is the
+ * SHA-256 of the key minted for it; the server removes it before any client sees the event).
+ */
+export const RulesBodySchema = z.discriminatedUnion("do", [
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("host"),
+    peer: PeerIdSchema,
+    key: KeyHashSchema.optional(),
+  }).strict(),
+  z.object({ type: z.literal("rules"), do: z.literal("lock"), lock: SettingsLockSchema }).strict(),
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("mute"),
+    peer: PeerIdSchema,
+    on: z.boolean(),
+  }).strict(),
+  z.object({ type: z.literal("rules"), do: z.literal("remove"), peer: PeerIdSchema }).strict(),
+  z.object({ type: z.literal("rules"), do: z.literal("pause"), on: z.boolean() }).strict(),
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("countdown"),
+    countdown: CountdownSchema.nullable(),
+  }).strict(),
+]);
+/** A host's decision, as stamped (see RulesBodySchema). */
+export type RulesBody = z.infer<typeof RulesBodySchema>;
+
+/**
+ * What an event does: a client's launch, gun volley or settings change (forwarded untouched),
+ * or a host's rules change stamped by the server.
+ */
+export const EventBodySchema = z.union([ClientBodySchema, RulesBodySchema]);
+/** What an event does: a client's body, or a host's rules change. */
 export type EventBody = z.infer<typeof EventBodySchema>;
 
 /**
@@ -131,6 +194,25 @@ export const SceneEventSchema = z.object({
 export type SceneEvent = z.infer<typeof SceneEventSchema>;
 
 /**
+ * A scene's host rules: who may change settings, who is muted or removed, whether launches are
+ * paused (but the hosts'), the countdown, and who the hosts are. `keys` (the hosts' key hashes)
+ * stays on the server: clients get the rules without it.
+ */
+export const RulesSchema = z.object({
+  /** SHA-256 (hex) of every host key minted; empty in a scene without a host. */
+  keys: z.array(KeyHashSchema).max(64).optional(),
+  /** Peer ids with host rights (granted, or proven with a key), oldest first. */
+  hosts: z.array(PeerIdSchema),
+  lock: SettingsLockSchema,
+  muted: z.array(PeerIdSchema),
+  removed: z.array(PeerIdSchema),
+  paused: z.boolean(),
+  countdown: CountdownSchema.nullable(),
+}).strict();
+/** A scene's host rules (see RulesSchema). */
+export type Rules = z.infer<typeof RulesSchema>;
+
+/**
  * Everything besides events that the world at `tick` depends on: the settings in force and
  * the accumulators of continuous quantities (the wind's integral, which moves the snow).
  * The server keeps it at T − W; a late joiner starts from it.
@@ -143,6 +225,8 @@ export const WorldSnapshotSchema = z.object({
   windZ: finite,
   /** The tick since which the current wind setting has been in force. */
   windSince: z.number().int().min(0),
+  /** The host rules in force (absent: a scene from before hosts, with the defaults). */
+  rules: RulesSchema.optional(),
 });
 /** Settings and accumulators at `tick`: with the events since, all the world depends on. */
 export type WorldSnapshot = z.infer<typeof WorldSnapshotSchema>;
@@ -182,7 +266,7 @@ export type RenameMessage = z.infer<typeof RenameMessageSchema>;
 /** An event body to stamp and forward; the server passes `body` on untouched. */
 export const SubmitMessageSchema = z.object({
   t: z.literal("submit"),
-  body: EventBodySchema,
+  body: ClientBodySchema,
 }).strict();
 export type SubmitMessage = z.infer<typeof SubmitMessageSchema>;
 
@@ -202,12 +286,47 @@ export const HashMessageSchema = z.object({
 }).strict();
 export type HashMessage = z.infer<typeof HashMessageSchema>;
 
+/**
+ * A host action, checked on the server (a non-host gets `forbidden`): `claim` proves a host key
+ * kept from before (host rights for this connection); `grant` makes another person present a
+ * host; `lock` chooses who may change settings; `mute` / `remove` act on a person by peer id;
+ * `pause` holds everyone's launches but the hosts'; `countdown` schedules a finale at wall-clock
+ * `at` (ms) or `in` seconds from now (one of the two), `seconds` long at `intensity` 1–5;
+ * `cancel` ends it.
+ */
+export const HostActionSchema = z.discriminatedUnion("do", [
+  z.object({ do: z.literal("claim"), key: HostKeySchema }).strict(),
+  z.object({ do: z.literal("grant"), peer: PeerIdSchema }).strict(),
+  z.object({ do: z.literal("lock"), lock: SettingsLockSchema }).strict(),
+  z.object({ do: z.literal("mute"), peer: PeerIdSchema, on: z.boolean() }).strict(),
+  z.object({ do: z.literal("remove"), peer: PeerIdSchema }).strict(),
+  z.object({ do: z.literal("pause"), on: z.boolean() }).strict(),
+  z.object({
+    do: z.literal("countdown"),
+    at: finite.min(0).optional(),
+    in: finite.min(1).max(24 * 3600).optional(),
+    seconds: z.number().int().min(5).max(120),
+    intensity: z.number().int().min(1).max(5),
+  }).strict(),
+  z.object({ do: z.literal("cancel") }).strict(),
+]);
+/** A host action (see HostActionSchema). */
+export type HostAction = z.infer<typeof HostActionSchema>;
+
+/** A host action to check and, when allowed, stamp as a `rules` event. */
+export const HostMessageSchema = z.object({
+  t: z.literal("host"),
+  action: HostActionSchema,
+}).strict();
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion("t", [
   HelloMessageSchema,
   RenameMessageSchema,
   SubmitMessageSchema,
   PingMessageSchema,
   HashMessageSchema,
+  HostMessageSchema,
 ]);
 
 /** Any frame a client may send. */
@@ -233,6 +352,14 @@ export const ERROR_CODES = [
   "history_lost",
   "internal",
   "paused",
+  /** Only a host may do that (settings locked to hosts, a host action, a wrong host key). */
+  "forbidden",
+  /** A host muted your launches. */
+  "muted",
+  /** A host removed you from this scene. */
+  "removed",
+  /** A host paused launches (theirs still go). */
+  "launches_paused",
 ] as const;
 export type ErrorCode = typeof ERROR_CODES[number];
 
@@ -319,7 +446,19 @@ export const StatusMessageSchema = z.object({
 });
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;
 
+/**
+ * Sent to one person only: they are a host now. `key` (when given) is their new host key: the
+ * page keeps it and shows it once as a host link; it proves host rights again later (`claim`).
+ */
+export const HostKeyMessageSchema = z.object({
+  t: z.literal("host"),
+  key: HostKeySchema.optional(),
+  message: z.string(),
+});
+export type HostKeyMessage = z.infer<typeof HostKeyMessageSchema>;
+
 export const ServerMessageSchema = z.discriminatedUnion("t", [
+  HostKeyMessageSchema,
   WelcomeMessageSchema,
   TickMessageSchema,
   EventMessageSchema,

@@ -4,6 +4,7 @@
  */
 import { DT } from "./constants.ts";
 import { cos, radians, sin } from "./dmath.ts";
+import { applyRules, rulesOf } from "./rules.ts";
 import type { SceneEvent, Settings, WorldSnapshot } from "./types.ts";
 
 /** Settings of a new scene. */
@@ -71,7 +72,7 @@ export function applySettings(
 }
 
 /**
- * The snapshot at `toTick`: applies, in order, the settings events with
+ * The snapshot at `toTick`: applies, in order, the settings and rules events with
  * `snap.tick ≤ event.tick < toTick`. Events must be sorted by (tick, seq).
  */
 export function advanceSnapshot(
@@ -84,6 +85,8 @@ export function advanceSnapshot(
     if (event.tick < snap.tick || event.tick >= toTick) continue;
     if (event.body.type === "settings") {
       current = applySettings(current, event.tick, event.body.settings);
+    } else if (event.body.type === "rules") {
+      current = { ...current, rules: applyRules(rulesOf(current), event.body) };
     }
   }
   return { ...current, tick: Math.max(current.tick, toTick) };

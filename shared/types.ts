@@ -5,11 +5,17 @@
  */
 export { type Theme, THEMES, type ThemeSetting } from "./themes.ts";
 export type {
+  ClientBody,
+  Countdown,
   EventBody,
   GunBody,
+  HostAction,
   LaunchBody,
+  Rules,
+  RulesBody,
   SceneEvent,
   Settings,
   SettingsBody,
+  SettingsLock,
   WorldSnapshot,
 } from "./protocol.ts";

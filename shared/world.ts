@@ -211,6 +211,9 @@ export class World {
         this.#admit(eventCost(this.seed, event).particles);
         this.#gun.fire(event.seq, event.tick, body.origin, body.direction);
         return;
+      case "rules":
+        // Host rules steer the server's admission and the page, never the particles.
+        return;
     }
   }
 
@@ -272,6 +275,7 @@ export function worldFromWindow(o: WindowOptions): World {
     if (event.tick < o.snapshot.tick) continue;
     // A launch or volley whose particles are all dead by `tick` leaves no trace in the state
     // at `tick` (its block is gone, its random streams are its own): skip simulating it.
+    if (event.body.type === "rules") continue;
     if (event.body.type !== "settings" && eventCost(o.seed, event).endTick <= o.tick) continue;
     kept.push(event);
   }

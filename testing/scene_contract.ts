@@ -19,7 +19,11 @@ import { eventCost } from "../shared/budget.ts";
 import type { ErrorMessage } from "../shared/protocol.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { showLaunches } from "../shared/show.ts";
-import type { EventBody, SceneEvent, WorldSnapshot } from "../shared/types.ts";
+import { finaleEnd, finaleLaunches } from "../shared/finale.ts";
+import { foundedSnapshot, isHost } from "../shared/rules.ts";
+import type { HostAction } from "../shared/types.ts";
+import { hashHostKey, mintHostKey } from "../server/scene/host_keys.ts";
+import type { ClientBody, SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import { worldFromWindow } from "../shared/world.ts";
 import { ServerClock } from "../server/scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, type DesyncAction, DesyncJudge } from "../server/scene/desync.ts";
@@ -82,8 +86,13 @@ class Harness {
     return this;
   }
 
+  /** A host action from `by`, waited for until stored (or refused). */
+  async host(by: string, action: HostAction): Promise<ErrorMessage | null> {
+    return await settle(this.sequencer.host(by, action).outcome);
+  }
+
   /** Submits and waits until the event is stored (or refused). */
-  async submit(by: string, body: EventBody): Promise<ErrorMessage | null> {
+  async submit(by: string, body: ClientBody): Promise<ErrorMessage | null> {
     return await settle(this.sequencer.submit(by, body));
   }
 }
@@ -122,6 +131,18 @@ export async function runSceneContract(
       EPOCH,
       initialSnapshot({ show }),
     );
+  /** A scene created by "ana" (its host), and ana's key. */
+  const hosted = async (seed = 7) => {
+    const key = mintHostKey();
+    const snapshot = foundedSnapshot(initialSnapshot({ show: false }), "ana", hashHostKey(key));
+    const scene = await backend.create(
+      `contract-${++scenes}-${Date.now() % 1e6}`,
+      seed,
+      EPOCH,
+      snapshot,
+    );
+    return { scene, key };
+  };
 
   await t.step("events are stamped in seq order and heard only once stored", async () => {
     const h = await new Harness(await fresh()).open();
@@ -274,6 +295,138 @@ export async function runSceneContract(
       { kind: "resync", peer: "liar1", tick },
       { kind: "resync", peer: "liar2", tick },
     ]]);
+  });
+
+  await t.step("the creator is the host: settings locked to hosts refuse a guest", async () => {
+    const { scene, key } = await hosted();
+    const h = await new Harness(scene).at(10).open();
+    assert.ok(isHost(h.sequencer.rules, "ana"));
+    const refused = await h.submit("bo", { type: "settings", settings: { snow: 1 } });
+    assert.equal(refused?.code, "forbidden");
+    assert.match(refused!.message, /only hosts/);
+    assert.equal(await h.submit("ana", { type: "settings", settings: { snow: 1 } }), null);
+    assert.equal((await h.host("bo", { do: "lock", lock: "everyone" }))?.code, "forbidden");
+    assert.equal(await h.host("ana", { do: "lock", lock: "everyone" }), null);
+    assert.equal(await h.submit("bo", { type: "settings", settings: { snow: 0.2 } }), null);
+    const stored = JSON.stringify([await scene.stored(), await scene.storedSnapshot()]);
+    assert.ok(!stored.includes(key), "the key itself is never stored");
+    assert.ok(stored.includes(hashHostKey(key)), "its SHA-256 is");
+    assert.deepEqual((await scene.stored()).map((e) => e.by), ["ana", "ana", "bo"]);
+  });
+
+  await t.step("muted, removed and paused peers are refused; hosts' launches go", async () => {
+    const h = await new Harness((await hosted()).scene).at(10).open();
+    const launch = { type: "launch", x: 0, z: 0 } as const;
+    assert.equal((await h.host("bo", { do: "mute", peer: "cy", on: true }))?.code, "forbidden");
+    assert.equal(await h.host("ana", { do: "mute", peer: "cy", on: true }), null);
+    assert.equal((await h.submit("cy", launch))?.code, "muted");
+    assert.equal((await h.host("ana", { do: "mute", peer: "ana", on: true }))?.code, "forbidden");
+    assert.equal(await h.host("ana", { do: "mute", peer: "cy", on: false }), null);
+    assert.equal(await h.submit("cy", launch), null, "unmuted");
+    assert.equal(await h.host("ana", { do: "remove", peer: "dee" }), null);
+    assert.equal((await h.submit("dee", launch))?.code, "removed");
+    assert.equal((await h.submit("dee", { type: "settings", settings: {} }))?.code, "removed");
+    assert.equal((await h.host("ana", { do: "grant", peer: "dee" }))?.code, "forbidden");
+    assert.equal(await h.host("ana", { do: "pause", on: true }), null);
+    assert.equal((await h.submit("cy", launch))?.code, "launches_paused");
+    assert.equal(await h.submit("ana", launch), null, "a host's launch goes while paused");
+    assert.equal(await h.host("ana", { do: "pause", on: false }), null);
+    assert.equal(await h.submit("cy", launch), null);
+  });
+
+  await t.step("hosts hand over rights; keys prove them again after a reload", async () => {
+    const { scene, key: anaKey } = await hosted();
+    const h = await new Harness(scene).at(10).open();
+    const granted = h.sequencer.host("ana", { do: "grant", peer: "bo" });
+    assert.equal(await settle(granted.outcome), null);
+    assert.equal(granted.keyFor, "bo");
+    assert.ok(granted.key && granted.key !== anaKey, "a key of its own");
+    assert.ok(granted.key.length >= 22, "at least 128 bits");
+    assert.ok(isHost(h.sequencer.rules, "bo"), "several hosts");
+    assert.equal(await h.host("bo", { do: "lock", lock: "everyone" }), null);
+    h.at(20).sequencer.persist();
+    // A restart (or, in a cluster, a new owner): connections are new peers; keys prove rights.
+    const again = await new Harness(scene).at(40).open();
+    assert.equal(again.sequencer.rules.lock, "everyone", "host state survives the reload");
+    assert.equal((await again.host("ana2", { do: "lock", lock: "hosts" }))?.code, "forbidden");
+    const wrong = await again.host("ana2", { do: "claim", key: "A".repeat(32) });
+    assert.equal(wrong?.code, "forbidden");
+    assert.equal(await again.host("ana2", { do: "claim", key: anaKey }), null);
+    assert.equal(await again.host("bo2", { do: "claim", key: granted.key }), null);
+    assert.ok(isHost(again.sequencer.rules, "ana2") && isHost(again.sequencer.rules, "bo2"));
+    assert.equal(await again.host("ana2", { do: "lock", lock: "hosts" }), null);
+    assert.equal(
+      (await again.submit("cy", { type: "settings", settings: { snow: 1 } }))?.code,
+      "forbidden",
+    );
+  });
+
+  await t.step("host state survives the snapshot moving past its events", async () => {
+    const { scene, key } = await hosted();
+    const h = await new Harness(scene).at(10).open();
+    await h.host("ana", { do: "mute", peer: "cy", on: true });
+    const now = 10 + WINDOW_TICKS + RESUME_MARGIN_TICKS + SNAPSHOT_STEP_TICKS;
+    await h.at(now).submit("ana", { type: "launch", x: 1, z: 1 });
+    h.sequencer.persist();
+    await until(
+      "the snapshot is stored past the rules events",
+      async () => (await scene.storedSnapshot()).tick > 10,
+    );
+    const again = await new Harness(scene).at(now + 5).open();
+    assert.equal((await again.submit("cy", { type: "launch", x: 0, z: 0 }))?.code, "muted");
+    assert.equal(await again.host("ana3", { do: "claim", key }), null);
+    const welcome = again.sequencer.welcomeWindow(undefined);
+    assert.equal(welcome.snapshot.rules?.muted[0], "cy", "the snapshot carries the rules");
+  });
+
+  await t.step("a countdown's finale is stamped as show events; cancel ends it", async () => {
+    const seed = 3;
+    const { scene } = await hosted(seed);
+    const h = await new Harness(scene).at(100).open();
+    assert.equal(
+      (await h.host("bo", { do: "countdown", in: 5, seconds: 5, intensity: 2 }))?.code,
+      "forbidden",
+    );
+    assert.equal(
+      (await h.host("ana", { do: "countdown", in: 0.5, seconds: 5, intensity: 2 }))?.code,
+      "bad_message",
+      "under a second ahead",
+    );
+    assert.equal(await h.host("ana", { do: "countdown", in: 5, seconds: 5, intensity: 2 }), null);
+    const countdown = h.sequencer.rules.countdown!;
+    assert.deepEqual(countdown, { tick: 400, seconds: 5, intensity: 2 });
+    const half = countdown.tick + 150;
+    h.at(half).sequencer.pass();
+    h.sequencer.persist();
+    const before = finaleLaunches(seed, countdown, 0, half + 1, "auto").length;
+    await until("the first half is stored", () => h.stats.eventsShow === before);
+    // A reload in the middle of the finale (restart, failover) goes on with the same launches.
+    const again = await new Harness(scene).at(half).open();
+    // The reloaded clock never goes below what was promised (a log may set its floor higher):
+    // the finale goes on from there; launches under the floor are not stamped late.
+    const resumed = Math.max(half + 1, again.sequencer.now());
+    assert.ok(resumed < half + 90);
+    again.at(finaleEnd(countdown) + 5).sequencer.pass();
+    const end = finaleEnd(countdown);
+    const expected = [
+      ...finaleLaunches(seed, countdown, 0, half + 1, "auto"),
+      ...finaleLaunches(seed, countdown, resumed, end, "auto"),
+    ];
+    await until(
+      "the finale is stored",
+      async () => (await scene.stored()).filter((e) => e.by === "show").length === expected.length,
+    );
+    const shown = (await scene.stored()).filter((e) => e.by === "show");
+    assert.deepEqual(shown.map((e) => [e.tick, e.body]), expected.map((l) => [l.tick, l.body]));
+    assert.ok(expected.length >= 5 * 3, "a dense barrage");
+    // A cancelled countdown launches nothing.
+    const c = await new Harness((await hosted(seed)).scene).at(100).open();
+    await c.host("ana", { do: "countdown", in: 2, seconds: 5, intensity: 5 });
+    assert.equal(await c.at(200).host("ana", { do: "cancel" }), null);
+    assert.equal(c.sequencer.rules.countdown, null);
+    c.at(1000).sequencer.pass();
+    assert.deepEqual((await c.scene.stored()).filter((e) => e.by === "show"), []);
+    assert.equal((await c.host("ana", { do: "cancel" }))?.code, "bad_message");
   });
 
   await t.step(

@@ -30,6 +30,8 @@ browserTest(
     let watcher: ScenePage | null = null;
     try {
       const scene = `kinds-${crypto.randomUUID().slice(0, 8)}`;
+      // The launcher creates the scene (its host: settings are the host's by default).
+      const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
       watcher = await openScene(browser, server.url, scene, {
         name: "Watcher",
         width: WIDTH,
@@ -38,7 +40,6 @@ browserTest(
         draw: false,
       });
       const page = watcher.page;
-      const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
       client = joined.client;
       const me = joined.welcome.you.id;
       client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });

@@ -157,6 +157,9 @@ browserTest(
     try {
       const scene = `motion-${crypto.randomUUID().slice(0, 8)}`;
       const size = { width: WIDTH, height: HEIGHT };
+      // The launcher creates the scene (its host: settings are the host's by default).
+      const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
+      client = joined.client;
       const full = await openScene(browser, server.url, scene, {
         name: "Full",
         ...size,
@@ -176,8 +179,6 @@ browserTest(
         true,
       );
 
-      const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
-      client = joined.client;
       client.submit({ type: "settings", settings: { show: false, snow: 0.2, fountain: false } });
       for (const { page } of pages) {
         await page.waitForFunction(() => snowfire.settings()?.show === false, null, {

@@ -47,6 +47,21 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
     });
     pages.push(b);
 
+    await t.step("the host (A, the scene's creator) opens the settings to everyone", async () => {
+      assert.equal(await b.page.isDisabled("#show"), true, "B's settings are the host's");
+      await a.page.click("#settings summary");
+      await a.page.selectOption("#host-lock", "everyone");
+      // Closed again by its toggle (Escape is a key typed into the select, not for the page).
+      await a.page.click("#settings summary");
+      await b.page.waitForFunction(
+        () =>
+          snowfire.rules?.().lock === "everyone" &&
+          !document.querySelector<HTMLInputElement>("#show")!.disabled,
+        null,
+        { timeout: 30_000 },
+      );
+    });
+
     await t.step("a settings change in page B reaches page A", async () => {
       await b.page.click("#settings summary");
       await b.page.uncheck("#show");
@@ -54,7 +69,7 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       await a.page.waitForFunction(
         () => snowfire.settings()?.show === false && snowfire.settings()?.snow === 0,
         null,
-        { timeout: 20_000 },
+        { timeout: 40_000 },
       );
       assert.equal(await a.page.isChecked("#show"), false, "A's panel shows the show off");
     });

@@ -34,6 +34,10 @@ Deno.test({
             snapshotStreamSeq: 0,
           };
           if (!await createRecord(link, id, record)) throw new Error(`scene ${id} exists`);
+          // A read may reach a replica that has not applied the create yet: wait until it has.
+          for (let i = 0; i < 100 && !await getRecord(link, id); i++) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
           return {
             load: () =>
               JetStreamSceneLog.open({

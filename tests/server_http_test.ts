@@ -95,8 +95,8 @@ Deno.test("routes serve scenes, the API, health, metrics and static files", asyn
       });
       await t.step("/api/scenes/:id/log pages through the stored events", async () => {
         const { client, welcome } = await TestClient.join(server.url, scene);
-        client.submit({ type: "settings", settings: { show: false } });
-        for (let i = 0; i < 3; i++) client.submit({ type: "launch", x: i, z: 0 });
+        // A returning visitor is a guest (the scene's settings are its host's): four launches.
+        for (let i = 0; i < 4; i++) client.submit({ type: "launch", x: i, z: 0 });
         await client.waitForCount((m) => m.t === "event" && m.by === welcome.you.id, 4);
         await client.close();
         const first = await (await fetch(`${server.url}/api/scenes/${scene}/log?limit=2`)).json();

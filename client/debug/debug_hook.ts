@@ -3,7 +3,7 @@
  * people in the console. It never changes the world.
  */
 import * as THREE from "three";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { EventBody, Rules, Settings } from "../../shared/types.ts";
 import type { FrameTimings } from "./frame_timings.ts";
 import type { Net } from "../net/net.ts";
 import type { Playout } from "../net/playout.ts";
@@ -54,6 +54,12 @@ export interface SnowfireDebug {
   fireworkSpan(
     seq: number,
   ): { left: number; right: number; canvasWidth: number; count: number } | null;
+  /** The host rules as the page knows them (set by main.ts; never any key hashes). */
+  rules?(): Readonly<Rules>;
+  /** The show's latest events (seq, tick, launch point), up to 500 (set by main.ts). */
+  showEvents?(): { seq: number; tick: number; x: number; z: number }[];
+  /** Whole seconds the countdown shows now, or null (set by main.ts). */
+  countdownLeft?(): number | null;
   /** The latest event received from the server (`body` as received). */
   lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
   /** Sound state: running after the first gesture, muted, voices sounding. */

@@ -1,6 +1,6 @@
 /** Human sentences for what happened in the scene, used by the HUD's toasts. */
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { EventBody, Settings, Theme } from "../../shared/types.ts";
+import type { EventBody, RulesBody, Settings, Theme } from "../../shared/types.ts";
 
 /** The colours' names as the picker and the settings show them. */
 export const THEME_LABELS: Readonly<Record<Theme, string>> = {
@@ -71,6 +71,28 @@ export function describeEvent(
       return `${who} fired the particle gun`;
     case "settings":
       return `${who} ${describeSettings(body.settings)}`;
+    case "rules":
+      return `${who} ${describeRules(body)}`;
+  }
+}
+
+/** What a host's rules change did, after the host's name. */
+function describeRules(body: RulesBody): string {
+  switch (body.do) {
+    case "host":
+      return "made a host";
+    case "lock":
+      return body.lock === "hosts"
+        ? "locked the scene settings (hosts only)"
+        : "opened the scene settings to everyone";
+    case "mute":
+      return body.on ? "muted someone's launches" : "unmuted someone's launches";
+    case "remove":
+      return "removed someone from the scene";
+    case "pause":
+      return body.on ? "paused launches" : "resumed launches";
+    case "countdown":
+      return body.countdown ? "started a countdown to a finale" : "cancelled the countdown";
   }
 }
 

@@ -7,12 +7,13 @@
 import { type ClientMessage, ServerMessageSchema } from "../../shared/protocol.ts";
 import type {
   ErrorMessage,
+  HostKeyMessage,
   PresenceMessage,
   ResyncMessage,
   StatusMessage,
   WelcomeMessage,
 } from "../../shared/protocol.ts";
-import type { EventBody, SceneEvent } from "../../shared/types.ts";
+import type { ClientBody, HostAction, SceneEvent } from "../../shared/types.ts";
 import { ClockSync } from "./clock_sync.ts";
 
 /** Where the link stands, for the HUD. */
@@ -34,6 +35,8 @@ export interface NetHandlers {
   presence(message: PresenceMessage): void;
   error(message: ErrorMessage): void;
   resync(message: ResyncMessage): void;
+  /** You are a host now (`key`: your new host key, to keep). */
+  host?(message: HostKeyMessage): void;
   /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
   status?(message: StatusMessage): void;
   state(state: ConnectionState, info: ConnectionInfo): void;
@@ -144,8 +147,13 @@ export class Net {
     this.socket?.close(4000, "client restarts from a fresh welcome");
   }
 
+  /** Sends a host action for the server to check; false when not connected. */
+  hostAction(action: HostAction): boolean {
+    return this.send({ t: "host", action });
+  }
+
   /** Submits an event body for the server to stamp and forward; false when not connected. */
-  submit(body: EventBody): boolean {
+  submit(body: ClientBody): boolean {
     return this.send({ t: "submit", body });
   }
 
@@ -285,6 +293,9 @@ export class Net {
         break;
       case "status":
         handlers.status?.(message);
+        break;
+      case "host":
+        handlers.host?.(message);
         break;
     }
   }

@@ -13,7 +13,7 @@
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { ErrorMessage, PeerInfo } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
@@ -29,11 +29,14 @@ import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts
 import {
   beatSubject,
   hashSubject,
+  keySubject,
   presenceSubject,
   resyncSubject,
   submitSubject,
 } from "./subjects.ts";
 import { errorMessage as refusal } from "../errors.ts";
+import { foundedSnapshot } from "../../shared/rules.ts";
+import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { isNoResponders } from "./nats_errors.ts";
 import type { Subscription } from "@nats-io/transport-node";
@@ -105,6 +108,8 @@ export class SceneEdge implements RelaySource {
   #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
+  /** The person whose hello created the scene here and their host key, until it is sent. */
+  #creator: { peer: Peer; key: string } | undefined;
   /** Resolved by the first hello (or by closing): a scene not stored yet waits for it. */
   readonly #firstHello = Promise.withResolvers<void>();
   readonly #waiting: { peer: Peer; lastSeq?: number }[] = [];
@@ -222,16 +227,26 @@ export class SceneEdge implements RelaySource {
       // alone (or a thousand to random ids) stores nothing.
       await this.#firstHello.promise;
       if (this.#closed) return;
-      // Create is atomic: when another node's visitor said hello first, theirs stands.
+      // Whoever said hello first here creates the scene as its host (their key goes to them
+      // alone once welcomed). Create is atomic: when another node's visitor said hello first,
+      // theirs stands.
+      const creator = this.#waiting.find((w) => !w.peer.gone)?.peer;
+      const key = mintHostKey();
+      const snapshot = creator
+        ? foundedSnapshot(initialSnapshot(), creator.id, hashHostKey(key))
+        : initialSnapshot();
       const created = await createRecord(link, this.id, {
         seed: randomSeed(),
         epoch: this.#deps.clock.wallMs(),
         reserved: 0,
         showCursor: 0,
-        snapshot: initialSnapshot(),
+        snapshot,
         snapshotStreamSeq: 0,
       });
-      if (created) this.#deps.metrics.scenesCreated++;
+      if (created) {
+        this.#deps.metrics.scenesCreated++;
+        if (creator) this.#creator = { peer: creator, key };
+      }
       versioned = await getRecord(link, this.id);
     }
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
@@ -258,6 +273,9 @@ export class SceneEdge implements RelaySource {
     for (const { peer, lastSeq } of this.#waiting.splice(0)) {
       if (!peer.gone) this.hello(peer, undefined, lastSeq);
     }
+    const creator = this.#creator;
+    this.#creator = undefined;
+    if (creator && !creator.peer.gone) this.#relay.sendKey(creator.peer.id, creator.key);
   }
 
   /** Adds a fresh connection, or refuses it when the scene is full on this node. */
@@ -308,12 +326,22 @@ export class SceneEdge implements RelaySource {
   }
 
   /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
-  submit(peer: Peer, body: EventBody): ErrorMessage | null {
+  submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     if (this.#paused || this.#deps.link.state !== "connected") {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, JSON.stringify({ by: peer.id, body }), 0);
+    this.#forward(peer, JSON.stringify({ by: peer.id, body, addr: peer.address }), 0);
+    return null;
+  }
+
+  /** Forwards a host action to the owner, which checks it; a refusal goes back to the sender. */
+  host(peer: Peer, action: HostAction): ErrorMessage | null {
+    if (this.#paused || this.#deps.link.state !== "connected") {
+      this.#deps.cluster.submitsPaused++;
+      return paused();
+    }
+    this.#forward(peer, JSON.stringify({ by: peer.id, host: action }), 0);
     return null;
   }
 
@@ -453,6 +481,17 @@ export class SceneEdge implements RelaySource {
         if (err) return;
         try {
           this.#onPresence(msg.json<PresenceNote>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+    this.#subs.push(nc.subscribe(keySubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { peer, key } = msg.json<{ peer: string; key: string }>();
+          if (typeof peer === "string" && typeof key === "string") this.#relay.sendKey(peer, key);
         } catch {
           // Malformed: ignore.
         }

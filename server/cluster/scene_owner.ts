@@ -14,7 +14,7 @@
  */
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { EventBody } from "../../shared/types.ts";
+import type { ClientBody, HostAction } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
 import {
   DEFAULT_DESYNC_LIMITS,
@@ -37,6 +37,7 @@ import { FencedError } from "./stream_log.ts";
 import {
   beatSubject,
   hashSubject,
+  keySubject,
   presenceSubject,
   resyncSubject,
   submitSubject,
@@ -76,10 +77,13 @@ export interface OwnerDeps {
   retention?: { policy: RetentionPolicy; passMs: number };
 }
 
-/** A submit request from an edge. */
+/** A submit request from an edge: a client's body to stamp, or a host action to check. */
 export interface SubmitRequest {
   by: string;
-  body: EventBody;
+  body?: ClientBody;
+  /** The client's address (its fair share of the sky). */
+  addr?: string;
+  host?: HostAction;
 }
 
 /** The owner's answer to a submit: accepted (the event follows on the log) or a refusal. */
@@ -244,7 +248,15 @@ export class SceneOwner {
     if (this.#stopped) return Promise.resolve(paused());
     let outcome;
     try {
-      outcome = this.#sequencer.submit(request.by, request.body);
+      if (request.body !== undefined) {
+        outcome = this.#sequencer.submit(request.by, request.body, request.addr);
+      } else {
+        const hosted = request.host !== undefined
+          ? this.#sequencer.host(request.by, request.host)
+          : null;
+        outcome = hosted?.outcome ?? null;
+        if (hosted?.key !== undefined) this.#sendKey(hosted, outcome);
+      }
     } catch {
       return Promise.resolve(paused());
     }
@@ -252,6 +264,16 @@ export class SceneOwner {
     if (!(outcome instanceof Promise)) return Promise.resolve(outcome);
     const seq = this.#sequencer.lastSeq;
     return outcome.then((): SubmitReply => ({ ok: true, seq }), () => paused());
+  }
+
+  /** Publishes a minted key for its peer's edge once the grant is stored. */
+  #sendKey(hosted: { key?: string; keyFor?: string }, outcome: unknown): void {
+    const note = JSON.stringify({ peer: hosted.keyFor, key: hosted.key });
+    const publish = () => {
+      if (!this.#stopped) this.#deps.link.publish(keySubject(this.scene), note);
+    };
+    if (outcome instanceof Promise) outcome.then(publish, () => {});
+    else if (outcome === null) publish();
   }
 
   /** Publishes settled disputes' verdicts; the edges holding the peers carry them out. */

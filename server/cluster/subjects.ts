@@ -26,5 +26,10 @@ export const submitSubject = (scene: string): string => `snowfire.submit.${scene
 export const hashSubject = (scene: string): string => `snowfire.hash.${scene}`;
 /** Subject the owner publishes desync verdicts on. */
 export const resyncSubject = (scene: string): string => `snowfire.resync.${scene}`;
+/**
+ * Subject the owner publishes a newly minted host key on `{peer, key}`: the edge holding that
+ * peer sends it to that one client (core NATS between the nodes; never to other clients).
+ */
+export const keySubject = (scene: string): string => `snowfire.key.${scene}`;
 /** Subject edges tell each other who is present on (join, leave, periodic roster). */
 export const presenceSubject = (scene: string): string => `snowfire.presence.${scene}`;

@@ -10,6 +10,7 @@
 import type { Env, Hono } from "hono";
 import { WINDOW_TICKS } from "../../shared/constants.ts";
 import type { LogPage } from "../../shared/protocol.ts";
+import { publicEvent, publicSnapshot } from "../../shared/rules.ts";
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { HttpError } from "../errors.ts";
 import type { EncodedEvents, PageRequest, PageStart } from "../local/log_pages.ts";
@@ -102,7 +103,8 @@ export function registerLogApi<E extends Env>(
           `${page.startTick}`,
       );
     }
-    const events = encodedEvents(page.events);
+    // Host key hashes stay on the server: a grant is listed without its key hash.
+    const events = publicEvents(encodedEvents(page.events));
     const from = "seq" in start
       ? Math.max(start.seq, page.firstSeq)
       : (events.firstSeq ?? page.lastSeq + 1);
@@ -118,7 +120,7 @@ export function registerLogApi<E extends Env>(
     };
     const after: Pick<LogPageBody, "next" | "snapshot"> = {
       next: events.count === limit ? events.lastSeq! + 1 : null,
-      ...(page.snapshot ? { snapshot: page.snapshot } : {}),
+      ...(page.snapshot ? { snapshot: publicSnapshot(page.snapshot) } : {}),
     };
     // A LogPageBody, the events spliced in as the reader encoded them.
     const head = encoder.encode(`${JSON.stringify(before).slice(0, -1)},"events":`);
@@ -142,6 +144,19 @@ function encodedEvents(events: SceneEvent[] | EncodedEvents): EncodedEvents {
     firstSeq: events[0]?.seq,
     lastSeq: events.at(-1)?.seq,
   };
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * The events without host key hashes: a page holding a host grant (rare) is parsed, stripped
+ * with `publicEvent` and encoded again; any other page passes as it is.
+ */
+function publicEvents(events: EncodedEvents): EncodedEvents {
+  const text = decoder.decode(events.json);
+  if (!text.includes('"do":"host"')) return events;
+  const parsed = (JSON.parse(text) as SceneEvent[]).map(publicEvent);
+  return { ...events, json: encoder.encode(JSON.stringify(parsed)) };
 }
 
 function intParam(

@@ -6,7 +6,7 @@
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { EventBody, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
@@ -48,7 +48,7 @@ export class Room {
    * Set while the scene exists only in memory: stores it, called at the first hello (a scene is
    * created when someone joins, not when a socket merely opens).
    */
-  storeOnHello: (() => void) | undefined;
+  storeOnHello: ((snapshot: WorldSnapshot) => void) | undefined;
 
   readonly #deps: RoomDeps;
   readonly #sequencer: SceneSequencer;
@@ -152,25 +152,39 @@ export class Room {
 
   /** Answers `hello` (storing a new scene first): a welcome, then a presence join. */
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
+    let key: string | undefined;
     if (this.storeOnHello && !peer.welcomed) {
-      this.storeOnHello();
+      // Whoever creates a scene is its host: it is stored with them as host, the key goes to
+      // them alone.
+      const founded = this.#sequencer.found(peer.id);
+      key = founded.key;
+      this.storeOnHello(founded.snapshot);
       this.storeOnHello = undefined;
     }
-    return this.#relay.hello(peer, name, lastSeq);
+    const refusal = this.#relay.hello(peer, name, lastSeq);
+    if (key !== undefined && refusal === null) this.#relay.sendKey(peer.id, key);
+    return refusal;
   }
 
   /**
    * Stamps a client's event body with the next seq and the current tick, stores it and
    * broadcasts it untouched; or refuses it when the sky is full.
    */
-  submit(peer: Peer, body: EventBody): ErrorMessage | null {
+  submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     // The store's log writes before it returns: never a promise here.
-    return this.#sequencer.submit(peer.id, body) as ErrorMessage | null;
+    return this.#sequencer.submit(peer.id, body, peer.address) as ErrorMessage | null;
   }
 
   /** A welcomed peer takes another name (see `SceneRelay.rename`). */
   rename(peer: Peer, name: string, generated: boolean): void {
     this.#relay.rename(peer, name, generated);
+  }
+
+  /** Checks and stamps a host action (see `decideHost`); a minted key goes to its peer alone. */
+  host(peer: Peer, action: HostAction): ErrorMessage | null {
+    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action);
+    if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
+    return outcome as ErrorMessage | null;
   }
 
   /** Answers `ping` with the server's fractional tick. */

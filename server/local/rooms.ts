@@ -116,8 +116,8 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
       showCursor: 0,
     };
     const room = new Room(row, this.#deps);
-    room.storeOnHello = () => {
-      if (this.#store.createScene(id, row.seed, row.epoch, row.snapshot)) {
+    room.storeOnHello = (snapshot) => {
+      if (this.#store.createScene(id, row.seed, row.epoch, snapshot)) {
         this.#metrics.scenesCreated++;
       }
     };

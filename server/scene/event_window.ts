@@ -5,8 +5,9 @@
  * window a desync computation needs are built by the same code in both modes.
  */
 import { TICK_RATE, WINDOW_TICKS } from "../../shared/constants.ts";
+import { applyRules, rulesOf } from "../../shared/rules.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
-import type { SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
+import type { Rules, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { RecentEvents } from "./recent_events.ts";
 
 /**
@@ -54,6 +55,7 @@ export class EventWindow {
   readonly #recent = new RecentEvents();
   #snapshot: WorldSnapshot;
   #settings: Settings;
+  #rules: Rules;
   #lastSeq: number;
 
   /**
@@ -63,6 +65,7 @@ export class EventWindow {
   constructor(snapshot: WorldSnapshot, lastSeq = 0) {
     this.#snapshot = snapshot;
     this.#settings = { ...snapshot.settings };
+    this.#rules = rulesOf(snapshot);
     this.#lastSeq = lastSeq;
   }
 
@@ -76,6 +79,11 @@ export class EventWindow {
     return this.#settings;
   }
 
+  /** Host rules after every event pushed (key hashes included: server only). */
+  get rules(): Readonly<Rules> {
+    return this.#rules;
+  }
+
   /** The snapshot events are kept from. */
   get snapshot(): WorldSnapshot {
     return this.#snapshot;
@@ -86,11 +94,25 @@ export class EventWindow {
     return this.#recent.length;
   }
 
+  /**
+   * Replaces the snapshot of a scene nothing was stamped in yet (its creator's founding
+   * snapshot); throws once anything was.
+   */
+  found(snapshot: WorldSnapshot): void {
+    if (this.#lastSeq !== 0 || this.#recent.length > 0) {
+      throw new Error("a scene is founded before anything is stamped in it");
+    }
+    this.#snapshot = snapshot;
+    this.#settings = { ...snapshot.settings };
+    this.#rules = rulesOf(snapshot);
+  }
+
   /** Appends the next event (seq order, ticks never going back). */
   push(event: SceneEvent): void {
     this.#recent.push(event);
     this.#lastSeq = event.seq;
     if (event.body.type === "settings") Object.assign(this.#settings, event.body.settings);
+    else if (event.body.type === "rules") this.#rules = applyRules(this.#rules, event.body);
   }
 
   /**

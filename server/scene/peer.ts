@@ -69,6 +69,8 @@ export class Peer {
   /** Per refusal kind: when the last notice went out (ms), and how many were not answered since. */
   #noticeAt: Float64Array | undefined;
   #unanswered: Uint32Array | undefined;
+  /** The client's address, when the server knows it (the fair share of the sky per address). */
+  address: string | undefined;
   /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
   welcomed = false;
   /** Horizon of the peer's last welcome: it cannot judge hashes of earlier ticks. */

@@ -14,6 +14,7 @@ import {
   WINDOW_TICKS,
 } from "../../shared/constants.ts";
 import type { ErrorMessage, PeerInfo, WelcomeMessage } from "../../shared/protocol.ts";
+import { publicEvent, publicSnapshot } from "../../shared/rules.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { Audience } from "./audience.ts";
@@ -36,6 +37,8 @@ const HISTORY_LOST_LOG_MS = 60_000;
 
 /** Close code for a peer whose hashes keep disagreeing with the scene's (policy violation). */
 export const CLOSE_WRONG_HASHES = CLOSE_POLICY;
+/** Close code for a person a host removed from the scene (policy violation). */
+export const CLOSE_REMOVED = CLOSE_POLICY;
 
 /** Where a relay's welcomes come from: the sequencer, or an edge's copy of the log. */
 export interface RelaySource {
@@ -203,9 +206,35 @@ export class SceneRelay {
     return null;
   }
 
-  /** Sends a stored event to everyone welcomed. */
+  /**
+   * Sends a stored event to everyone welcomed (a host grant without its key hash); a person a
+   * host removed, when connected here, is closed right after.
+   */
   event(event: SceneEvent): void {
-    this.#audience.broadcast(JSON.stringify({ t: "event", ...event }));
+    this.#audience.broadcast(JSON.stringify({ t: "event", ...publicEvent(event) }));
+    const body = event.body;
+    if (body.type === "rules" && body.do === "remove") {
+      const peer = this.peers.get(body.peer);
+      if (peer) {
+        peer.send(JSON.stringify(errorMessage("removed", "a host removed you from this scene")));
+        peer.drop(CLOSE_REMOVED, "a host removed you from this scene");
+        this.leave(peer);
+      }
+    }
+  }
+
+  /**
+   * Sends a newly minted host key to the one person it was made for, when connected here: the
+   * only message that ever carries a key.
+   */
+  sendKey(peerId: string, key: string): void {
+    const peer = this.peers.get(peerId);
+    if (!peer || !peer.welcomed) return;
+    peer.send(JSON.stringify({
+      t: "host",
+      key,
+      message: "you are a host of this scene: keep this host key to steer it from any device",
+    }));
   }
 
   /** Promises tick `n` to everyone welcomed (slow readers are dropped, see `Audience`). */
@@ -291,8 +320,8 @@ export class SceneRelay {
       skyCap: this.#deps.skyCap,
       you: peer.info(),
       horizon: window.horizon,
-      snapshot: window.snapshot,
-      events: window.events,
+      snapshot: publicSnapshot(window.snapshot),
+      events: window.events.map(publicEvent),
       lastSeq: window.lastSeq,
       peers: others && others.size > 0 ? [...announced, ...others.list()] : announced,
       resumed: window.resumed,

@@ -14,12 +14,25 @@
 import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { eventCost } from "../../shared/budget.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
+import { finaleEnd, finaleLaunches } from "../../shared/finale.ts";
+import { foundedSnapshot } from "../../shared/rules.ts";
 import { showLaunchBody, showLaunches } from "../../shared/show.ts";
-import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
+import type {
+  ClientBody,
+  EventBody,
+  HostAction,
+  Rules,
+  SceneEvent,
+  Settings,
+  WorldSnapshot,
+} from "../../shared/types.ts";
+import { decideHost, refuseSubmit } from "./host_rules.ts";
+import { hashHostKey, mintHostKey } from "./host_keys.ts";
 import { SceneClock, type ServerClock } from "./clock.ts";
 import { errorMessage } from "../errors.ts";
 import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
+import { FairShare } from "./fair_share.ts";
 import type { LoadedScene, SceneLog, Written } from "./scene_log.ts";
 
 export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS, type WelcomeWindow } from "./event_window.ts";
@@ -70,6 +83,16 @@ export interface SequencerDeps {
  */
 export type Submitted = ErrorMessage | null | Promise<void>;
 
+/**
+ * What `host` returns: the outcome as for `submit` (null too when there was nothing to stamp),
+ * and a key minted for `keyFor` (a grant, or the scene's creator), to be sent to that peer alone.
+ */
+export interface HostOutcome {
+  outcome: Submitted;
+  key?: string;
+  keyFor?: string;
+}
+
 /** Stamps and orders one scene's events. */
 export class SceneSequencer {
   readonly seed: number;
@@ -77,6 +100,7 @@ export class SceneSequencer {
   readonly #deps: SequencerDeps;
   readonly #window: EventWindow;
   readonly #ledger: SkyLedger;
+  readonly #fair: FairShare;
   readonly #cap: () => number;
   /** Highest tick broadcast as a promise (heartbeat n, or an event's tick). */
   #promised: number;
@@ -96,15 +120,17 @@ export class SceneSequencer {
     this.#deps = deps;
     this.#cap = deps.horizonCap ?? (() => Infinity);
     this.#ledger = new SkyLedger(deps.skyCap);
+    this.#fair = new FairShare(deps.skyCap);
     const floor = Math.max(scene.floor, scene.lastTick);
     this.clock = new SceneClock(deps.clock, scene.epoch, floor);
     const now = this.now();
     this.#window = new EventWindow(scene.snapshot, scene.lastSeq);
     for (const event of scene.events) {
       this.#window.push(event);
-      if (event.body.type !== "settings") {
+      if (event.body.type === "launch" || event.body.type === "gun") {
         const cost = eventCost(this.seed, event);
         this.#ledger.restore(cost.particles, cost.endTick, now);
+        if (event.by !== "show") this.#fair.restore(event.by, cost.particles, cost.endTick, now);
       }
     }
     this.#promised = Math.max(scene.promised, scene.lastTick);
@@ -129,6 +155,11 @@ export class SceneSequencer {
     return this.#window.settings;
   }
 
+  /** Host rules after every event so far (key hashes included: never send these as they are). */
+  get rules(): Readonly<Rules> {
+    return this.#window.rules;
+  }
+
   /** Sky particle slots reserved now (stored events, and ones being written). */
   skyUsed(): number {
     return this.#ledger.used(this.now());
@@ -148,17 +179,29 @@ export class SceneSequencer {
    * Stamps `body` from `by` with the next seq and the current tick (after the show's launches
    * due) and appends it; or refuses it when the sky is full. The body is forwarded as it is.
    */
-  submit(by: string, body: EventBody): Submitted {
+  submit(by: string, body: ClientBody, address?: string): Submitted {
     if (this.#failure) return Promise.reject(this.#failure.error);
     const now = this.now();
     this.catchUpShow(now);
+    const refused = refuseSubmit(this.#window.rules, by, body);
+    if (refused) return refused;
     const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
     let particles = 0;
     let endTick = 0;
     if (body.type !== "settings") {
       const cost = eventCost(this.seed, event);
+      const wait = this.#fair.admit(by, address, cost.particles, cost.endTick, now);
+      if (wait !== null) {
+        return errorMessage(
+          "sky_full",
+          `your share of the sky is full (launches from ${this.#fair.holders(now)} places share ` +
+            "it equally); try again shortly",
+          Math.ceil(wait * TICK_MS),
+        );
+      }
       const admission = this.#ledger.admit(cost.particles, cost.endTick, now);
       if (!admission.ok) {
+        this.#fair.release(by, address, cost.particles, cost.endTick);
         if (admission.retryAfterTicks === null) {
           return errorMessage(
             "sky_full",
@@ -174,24 +217,81 @@ export class SceneSequencer {
       particles = cost.particles;
       endTick = cost.endTick;
     }
-    const written = this.#append(event, particles, endTick, false);
+    let written: Written;
+    try {
+      written = this.#append(event, particles, endTick, false);
+    } catch (e) {
+      if (particles > 0) this.#fair.release(by, address, particles, endTick);
+      throw e;
+    }
     return written === undefined ? null : written;
   }
 
-  /** Emits the show's launches scheduled in [cursor, now] while the show is on. */
+  /**
+   * Checks a host action from `by` against the rules in force (see `decideHost`) and stamps what
+   * it decides as a `rules` event, like a submit.
+   */
+  host(by: string, action: HostAction): HostOutcome {
+    if (this.#failure) return { outcome: Promise.reject(this.#failure.error) };
+    const now = this.now();
+    this.catchUpShow(now);
+    const decision = decideHost(this.#window.rules, by, action, {
+      now,
+      wallMs: this.#deps.clock.wallMs(),
+    });
+    if ("refusal" in decision) return { outcome: decision.refusal };
+    if (decision.body === null) return { outcome: null };
+    const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body: decision.body };
+    const written = this.#append(event, 0, 0, false);
+    return { outcome: written ?? null, key: decision.key, keyFor: decision.keyFor };
+  }
+
+  /**
+   * Makes `by` the host of a new scene nothing was stamped in yet (its creator): mints the key
+   * and returns it with the founding snapshot the scene must be stored with (see
+   * `foundedSnapshot`). Throws once anything was stamped.
+   */
+  found(by: string): { key: string; snapshot: WorldSnapshot } {
+    const key = mintHostKey();
+    const snapshot = foundedSnapshot(this.#window.snapshot, by, hashHostKey(key));
+    this.#window.found(snapshot);
+    return { key, snapshot };
+  }
+
+  /**
+   * Emits the show's launches scheduled in [cursor, now] while the show is on, and the
+   * countdown's finale launches (whatever the show setting), in tick order.
+   */
   catchUpShow(now: number): void {
     if (now < this.#showCursor || this.#failure) return;
     const from = this.#showCursor;
     this.#showCursor = now + 1;
-    if (!this.#window.settings.show) return;
-    for (const launch of showLaunches(this.seed, from, now + 1)) {
-      // Settings can only have changed at ticks before the cursor, so the current settings are
-      // the ones in force at the launch tick.
-      const body: EventBody = showLaunchBody(launch, this.#window.settings.theme);
+    // Settings and rules can only have changed at ticks before the cursor, so the ones in force
+    // now are the ones in force at every launch tick in [from, now].
+    const { settings, rules } = this.#window;
+    const due: { tick: number; body: EventBody }[] = [];
+    // The regular show holds its launches while a finale plays: the sky is the finale's.
+    const quietFrom = rules.countdown?.tick ?? Infinity;
+    const quietTo = rules.countdown ? finaleEnd(rules.countdown) : -Infinity;
+    if (settings.show) {
+      for (const launch of showLaunches(this.seed, from, now + 1)) {
+        if (launch.tick >= quietFrom && launch.tick < quietTo) continue;
+        due.push({ tick: launch.tick, body: showLaunchBody(launch, settings.theme) });
+      }
+    }
+    if (rules.countdown) {
+      const finale = finaleLaunches(this.seed, rules.countdown, from, now + 1, settings.theme);
+      if (finale.length > 0) {
+        due.push(...finale);
+        // Stable: at one tick the show's launch goes before the finale's.
+        due.sort((a, b) => a.tick - b.tick);
+      }
+    }
+    for (const { tick, body } of due) {
       const seq = this.#window.lastSeq + 1;
-      const event: SceneEvent = { seq, tick: launch.tick, by: "show", body };
+      const event: SceneEvent = { seq, tick, by: "show", body };
       const cost = eventCost(this.seed, event);
-      if (!this.#ledger.admit(cost.particles, cost.endTick, launch.tick).ok) {
+      if (!this.#ledger.admit(cost.particles, cost.endTick, tick).ok) {
         this.#deps.stats.showSkippedSkyFull++;
         continue;
       }

@@ -18,7 +18,7 @@ import {
   ClientMessageSchema,
   type ErrorMessage,
 } from "../../shared/protocol.ts";
-import type { EventBody } from "../../shared/types.ts";
+import type { ClientBody, HostAction } from "../../shared/types.ts";
 import type { RateLimits } from "../config.ts";
 import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
 import {
@@ -46,7 +46,9 @@ export interface SceneEndpoint {
   /** A welcomed peer goes by `name` now (`generated`: made up by the server). */
   rename(peer: Peer, name: string, generated: boolean): void;
   /** A validated, rate-limited launch, gun shot or settings change to stamp. */
-  submit(peer: Peer, body: EventBody): ErrorMessage | null;
+  submit(peer: Peer, body: ClientBody): ErrorMessage | null;
+  /** A validated, rate-limited host action to check and, when allowed, stamp. */
+  host(peer: Peer, action: HostAction): ErrorMessage | null;
   pong(peer: Peer, id: number, ct: number): void;
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
   /**
@@ -99,7 +101,9 @@ const Kind = {
   SkyFull: 8,
   Other: 9,
   EventBudget: 10,
-  Count: 11,
+  /** What the host rules refuse (forbidden, muted, removed, launches paused). */
+  Rules: 11,
+  Count: 12,
 } as const;
 type Kind = typeof Kind[keyof typeof Kind];
 
@@ -168,6 +172,7 @@ export function attachConnection(
     drainDeadlineMs: config.drainDeadlineMs,
     stats,
   });
+  peer.address = origin?.address;
   stats.connectionsOpened++;
   const refusal = scene.admit(peer);
   if (refusal) {
@@ -407,6 +412,12 @@ function dispatch(
       rename(peer, scene, msg);
       return null;
     }
+    case "host": {
+      // Host actions share the settings changes' bucket: both steer the scene for everyone.
+      const wait = peer.take("settings", nowMs);
+      if (wait > 0) return [Kind.SettingsRate, rateLimited("host actions", wait), false];
+      return sceneOutcome(scene.host(peer, msg.action));
+    }
     case "ping":
       scene.pong(peer, msg.id, msg.ct);
       return null;
@@ -415,11 +426,20 @@ function dispatch(
   }
 }
 
+/** Refusals by the host rules. */
+const RULES_CODES: ReadonlySet<string> = new Set([
+  "forbidden",
+  "muted",
+  "removed",
+  "launches_paused",
+]);
+
 /** A scene's refusal: a bad message spends the abuse budget, a full sky does not. */
 function sceneOutcome(refusal: ErrorMessage | null): Outcome {
   if (refusal === null) return null;
   if (refusal.code === "bad_message") return [Kind.Invalid, refusal, true];
   if (refusal.code === "sky_full") return [Kind.SkyFull, refusal, false];
+  if (RULES_CODES.has(refusal.code)) return [Kind.Rules, refusal, false];
   return [Kind.Other, refusal, false];
 }
 

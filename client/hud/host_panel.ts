@@ -1,0 +1,178 @@
+/**
+ * The host's controls, inside the scene settings panel: who may change settings, pause
+ * launches, a countdown to a finale (in N minutes, its length and intensity) and cancelling it,
+ * per person mute / remove / make host, and the host link, shown once when a key arrives. For
+ * everyone it says which settings rule is in force, and a guest's disabled settings controls say
+ * why. Every action is checked again on the server; this only asks.
+ *
+ * @example
+ * ```ts
+ * const panel = new HostPanel("quiet-pine-4821", (action) => net.hostAction(action));
+ * panel.display(rules, myPeerId);
+ * ```
+ */
+import type { PeerInfo } from "../../shared/protocol.ts";
+import type { HostAction } from "../../shared/types.ts";
+import { element } from "./dom.ts";
+import type { SceneRules } from "./scene_rules.ts";
+
+/** Where a scene's host key is kept in this browser. */
+export function hostKeyStorageName(scene: string): string {
+  return `snowfire.hostKey.${scene}`;
+}
+
+/** The host link for `key`: the scene URL with the key in the fragment (never sent in requests). */
+export function hostLink(origin: string, scene: string, key: string): string {
+  return `${origin}/s/${scene}#host=${key}`;
+}
+
+const HTML = `
+<p id="settings-rule" class="small"></p>
+<section id="host-panel" class="host-panel" hidden>
+  <h3 class="small">You are a host</h3>
+  <label class="row">Who may change settings
+    <select id="host-lock"><option value="hosts">Hosts only</option>
+      <option value="everyone">Everyone</option></select></label>
+  <label class="check"><input id="host-pause" type="checkbox" /> Pause launches (yours still go)</label>
+  <fieldset><legend>Countdown to a finale</legend>
+    <label class="row">In <input id="countdown-minutes" type="number" min="0.05" max="1440"
+      step="0.05" value="1" /> minutes</label>
+    <label class="row">Finale <input id="finale-seconds" type="number" min="5" max="120" value="30" />
+      seconds</label>
+    <label class="row">Intensity <input id="finale-intensity" type="range" min="1" max="5"
+      value="3" /></label>
+    <button id="countdown-start" type="button">Start countdown</button>
+    <button id="countdown-cancel" type="button">Cancel countdown</button>
+  </fieldset>
+  <fieldset><legend>People</legend>
+    <select id="host-person" aria-label="Person"></select>
+    <button id="host-mute" type="button">Mute</button>
+    <button id="host-unmute" type="button">Unmute</button>
+    <button id="host-remove" type="button">Remove</button>
+    <button id="host-grant" type="button">Make host</button>
+  </fieldset>
+  <div id="host-link-box" hidden>
+    <p class="small">Your host link, shown once: it makes whoever opens it a host. Keep it private.</p>
+    <input id="host-link" readonly aria-label="Host link" />
+    <button id="host-link-copy" type="button">Copy host link</button>
+  </div>
+</section>`;
+
+/** The host panel and the settings rule line. */
+export class HostPanel {
+  private readonly form = element<HTMLFormElement>("settings-form");
+  private readonly rule: HTMLElement;
+  private readonly panel: HTMLElement;
+  private readonly people = new Map<string, PeerInfo>();
+  private you = "";
+  private shownVersion = -1;
+  private shownYou = "";
+
+  constructor(private readonly send: (action: HostAction) => boolean) {
+    this.form.insertAdjacentHTML("beforeend", HTML);
+    this.rule = element("settings-rule");
+    this.panel = element("host-panel");
+    const value = (id: string) => Number(element<HTMLInputElement>(id).value);
+    element<HTMLSelectElement>("host-lock").addEventListener("change", (e) => {
+      const lock = (e.target as HTMLSelectElement).value as "hosts" | "everyone";
+      this.send({ do: "lock", lock });
+    });
+    element<HTMLInputElement>("host-pause").addEventListener("change", (e) => {
+      this.send({ do: "pause", on: (e.target as HTMLInputElement).checked });
+    });
+    element("countdown-start").addEventListener("click", () => {
+      this.send({
+        do: "countdown",
+        in: Math.max(1, Math.round(value("countdown-minutes") * 60)),
+        seconds: Math.min(120, Math.max(5, Math.round(value("finale-seconds")))),
+        intensity: Math.min(5, Math.max(1, Math.round(value("finale-intensity")))),
+      });
+    });
+    element("countdown-cancel").addEventListener("click", () => this.send({ do: "cancel" }));
+    const person = () => element<HTMLSelectElement>("host-person").value;
+    element("host-mute").addEventListener("click", () => {
+      if (person()) this.send({ do: "mute", peer: person(), on: true });
+    });
+    element("host-unmute").addEventListener("click", () => {
+      if (person()) this.send({ do: "mute", peer: person(), on: false });
+    });
+    element("host-remove").addEventListener("click", () => {
+      if (person()) this.send({ do: "remove", peer: person() });
+    });
+    element("host-grant").addEventListener("click", () => {
+      if (person()) this.send({ do: "grant", peer: person() });
+    });
+    element("host-link-copy").addEventListener("click", () => {
+      const input = element<HTMLInputElement>("host-link");
+      navigator.clipboard?.writeText(input.value).catch(() => input.select());
+    });
+  }
+
+  /** The people present (the HUD's list, mirrored for the person picker). */
+  setPeers(you: PeerInfo, peers: readonly PeerInfo[]): void {
+    this.you = you.id;
+    this.people.clear();
+    for (const peer of peers) this.people.set(peer.id, peer);
+    this.shownVersion = -1;
+  }
+
+  addPeer(peer: PeerInfo): void {
+    this.people.set(peer.id, peer);
+    this.shownVersion = -1;
+  }
+
+  removePeer(peer: PeerInfo): void {
+    this.people.delete(peer.id);
+    this.shownVersion = -1;
+  }
+
+  /** Shows the host link once (a key just minted for this page). */
+  showHostLink(link: string): void {
+    element<HTMLInputElement>("host-link").value = link;
+    element("host-link-box").hidden = false;
+  }
+
+  /** Shows the rules in force; cheap to call every frame (writes only on change). */
+  display(rules: SceneRules): void {
+    if (rules.version === this.shownVersion && this.you === this.shownYou) return;
+    this.shownVersion = rules.version;
+    this.shownYou = this.you;
+    const current = rules.current;
+    const host = rules.isHost(this.you);
+    const may = rules.mayChangeSettings(this.you);
+    this.rule.textContent = current.lock === "everyone" || !may
+      ? current.lock === "everyone"
+        ? "Everyone can change these settings (the host chose that)."
+        : "Only the scene's hosts can change these settings: the host chose that."
+      : host
+      ? "Only hosts can change these settings (you are a host)."
+      : "Anyone can change these settings (this scene has no host).";
+    const why = may ? "" : "Disabled: only the scene's hosts can change the settings.";
+    for (
+      const control of this.form.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
+        "input, select",
+      )
+    ) {
+      if (this.panel.contains(control)) continue;
+      control.disabled = !may;
+      control.title = why;
+    }
+    this.panel.hidden = !host;
+    if (!host) return;
+    element<HTMLSelectElement>("host-lock").value = current.lock;
+    element<HTMLInputElement>("host-pause").checked = current.paused;
+    element<HTMLButtonElement>("countdown-cancel").disabled = current.countdown === null;
+    const picker = element<HTMLSelectElement>("host-person");
+    const chosen = picker.value;
+    picker.replaceChildren();
+    for (const peer of this.people.values()) {
+      if (peer.id === this.you) continue;
+      const tags = [
+        rules.isHost(peer.id) ? "host" : "",
+        current.muted.includes(peer.id) ? "muted" : "",
+      ].filter(Boolean).join(", ");
+      picker.add(new Option(tags ? `${peer.name} (${tags})` : peer.name, peer.id));
+    }
+    if (chosen) picker.value = chosen;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The host rules, written once for both modes: what a host action becomes (a `rules` event to
+ * stamp, or a refusal with a code and a human reason) and which submits the rules refuse. The
+ * sequencer calls these with the rules in force; the single node's room and the cluster's owner
+ * both stamp through it, so the same checks run wherever a scene is stamped.
+ *
+ * @example
+ * ```ts
+ * import { decideHost, refuseSubmit } from "./host_rules.ts";
+ * import { DEFAULT_RULES } from "../../shared/rules.ts";
+ * const rules = { ...DEFAULT_RULES, hosts: ["p1"] };
+ * console.log(refuseSubmit(rules, "p2", { type: "settings", settings: { snow: 1 } })?.code);
+ * // "forbidden"
+ * ```
+ */
+import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
+import { finaleEnd } from "../../shared/finale.ts";
+import type { ErrorMessage } from "../../shared/protocol.ts";
+import { isHost, maySetSettings } from "../../shared/rules.ts";
+import type { ClientBody, EventBody, HostAction, Rules, RulesBody } from "../../shared/types.ts";
+import { errorMessage } from "../errors.ts";
+import { hashHostKey, keyMatches, mintHostKey } from "./host_keys.ts";
+
+/** A countdown must end at least this far ahead (a second), and at most a day ahead. */
+export const COUNTDOWN_MIN_TICKS = TICK_RATE;
+export const COUNTDOWN_MAX_TICKS = 24 * 3600 * TICK_RATE;
+
+/** What a host action comes to. */
+export type HostDecision =
+  /** Refused: nothing changes. */
+  | { refusal: ErrorMessage }
+  /** Nothing to stamp (it is so already). */
+  | { body: null }
+  /** Stamp `body`; a minted `key` goes to `keyFor` alone. */
+  | { body: RulesBody; key?: string; keyFor?: string };
+
+/** The scene's clock and time, for a countdown to a wall-clock time. */
+export interface HostContext {
+  /** The tick being stamped. */
+  now: number;
+  /** Server wall-clock ms now. */
+  wallMs: number;
+}
+
+function forbidden(message: string): { refusal: ErrorMessage } {
+  return { refusal: errorMessage("forbidden", message) };
+}
+
+/**
+ * Decides a host action from `by` under `rules`. Every action but `claim` needs host rights;
+ * `claim` needs a key whose hash the scene keeps (checked in constant time).
+ */
+export function decideHost(
+  rules: Rules,
+  by: string,
+  action: HostAction,
+  ctx: HostContext,
+): HostDecision {
+  if (rules.removed.includes(by)) {
+    return { refusal: errorMessage("removed", "a host removed you from this scene") };
+  }
+  if (action.do === "claim") {
+    if (!keyMatches(rules.keys ?? [], action.key)) {
+      return forbidden("that host key is not this scene's: nothing changed");
+    }
+    return isHost(rules, by) ? { body: null } : { body: { type: "rules", do: "host", peer: by } };
+  }
+  if (!isHost(rules, by)) return forbidden(`only a host may ${ACTION_NAMES[action.do]}`);
+  switch (action.do) {
+    case "grant": {
+      if (rules.removed.includes(action.peer)) {
+        return forbidden("that person was removed from this scene");
+      }
+      if (isHost(rules, action.peer)) return { body: null };
+      const key = mintHostKey();
+      return {
+        body: { type: "rules", do: "host", peer: action.peer, key: hashHostKey(key) },
+        key,
+        keyFor: action.peer,
+      };
+    }
+    case "lock":
+      return rules.lock === action.lock
+        ? { body: null }
+        : { body: { type: "rules", do: "lock", lock: action.lock } };
+    case "mute":
+      if (action.on && isHost(rules, action.peer)) return forbidden("a host cannot be muted");
+      if (action.on === rules.muted.includes(action.peer)) return { body: null };
+      return { body: { type: "rules", do: "mute", peer: action.peer, on: action.on } };
+    case "remove":
+      if (isHost(rules, action.peer)) return forbidden("a host cannot be removed");
+      if (rules.removed.includes(action.peer)) return { body: null };
+      return { body: { type: "rules", do: "remove", peer: action.peer } };
+    case "pause":
+      return rules.paused === action.on
+        ? { body: null }
+        : { body: { type: "rules", do: "pause", on: action.on } };
+    case "countdown": {
+      if ((action.at === undefined) === (action.in === undefined)) {
+        return {
+          refusal: errorMessage("bad_message", "countdown: give one of at (ms) or in (seconds)"),
+        };
+      }
+      const ahead = action.in !== undefined
+        ? Math.round(action.in * TICK_RATE)
+        : Math.floor((action.at! - ctx.wallMs) / TICK_MS);
+      if (ahead < COUNTDOWN_MIN_TICKS || ahead > COUNTDOWN_MAX_TICKS) {
+        return {
+          refusal: errorMessage(
+            "bad_message",
+            "countdown: the time must be between 1 second and 24 hours from now",
+          ),
+        };
+      }
+      const countdown = {
+        tick: ctx.now + ahead,
+        seconds: action.seconds,
+        intensity: action.intensity,
+      };
+      return { body: { type: "rules", do: "countdown", countdown } };
+    }
+    case "cancel":
+      if (!rules.countdown || finaleEnd(rules.countdown) <= ctx.now) {
+        return { refusal: errorMessage("bad_message", "cancel: no countdown or finale to cancel") };
+      }
+      return { body: { type: "rules", do: "countdown", countdown: null } };
+  }
+}
+
+/** What each host action does, for a refusal's reason. */
+const ACTION_NAMES: Record<HostAction["do"], string> = {
+  claim: "claim host rights",
+  grant: "make someone a host",
+  lock: "choose who changes the settings",
+  mute: "mute someone",
+  remove: "remove someone",
+  pause: "pause launches",
+  countdown: "start a countdown",
+  cancel: "cancel the countdown",
+};
+
+/**
+ * Why the rules refuse a client's submit from `by` (null when they allow it): removed people
+ * nothing; muted people no launches or volleys; paused launches but the hosts'; settings only
+ * from hosts while the host keeps them locked.
+ */
+export function refuseSubmit(
+  rules: Rules,
+  by: string,
+  body: ClientBody | EventBody,
+): ErrorMessage | null {
+  if (rules.removed.includes(by)) {
+    return errorMessage("removed", "a host removed you from this scene");
+  }
+  switch (body.type) {
+    case "settings":
+      return maySetSettings(rules, by) ? null : errorMessage(
+        "forbidden",
+        "the host locked the scene settings: only hosts may change them",
+      );
+    case "launch":
+    case "gun":
+      if (rules.muted.includes(by)) {
+        return errorMessage("muted", "a host muted your launches in this scene");
+      }
+      if (rules.paused && !isHost(rules, by)) {
+        return errorMessage(
+          "launches_paused",
+          "a host paused launches for now; theirs still go, yours will again when they resume",
+        );
+      }
+      return null;
+    case "rules":
+      return errorMessage("bad_message", "rules: only the server stamps rules events");
+  }
+}
