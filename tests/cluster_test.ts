@@ -97,7 +97,8 @@ Deno.test({
         ja.client.submit({ type: "launch", x: i * 3 - 9, z: 4 });
         jb.client.submit({ type: "launch", x: -i * 2, z: -6, theme: "rainbow" });
       }
-      jb.client.submit({ type: "settings", settings: { windSpeed: 5, snow: 0.3 } });
+      // The scene's creator is its host: only hosts may change settings by default.
+      ja.client.submit({ type: "settings", settings: { windSpeed: 5, snow: 0.3 } });
       ja.client.submit({ type: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
       await eventually(
         "both clients got the 14 client events",
@@ -472,7 +473,8 @@ Deno.test({
       clients.push(veteran.client);
       const helper = await TestClient.join(nodes[1].url, scene);
       clients.push(helper.client);
-      helper.client.submit({
+      // The veteran created the scene, so it is the host who may change the settings.
+      veteran.client.submit({
         type: "settings",
         settings: { windSpeed: 7, windDirection: 200, theme: "blue-silver", snow: 0.2 },
       });
