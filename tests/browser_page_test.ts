@@ -15,6 +15,7 @@ import {
   type ScenePage,
   waitConnected,
 } from "../testing/browser.ts";
+import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
 interface Box {
@@ -149,6 +150,12 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
   try {
     const scene = `page-${crypto.randomUUID().slice(0, 8)}`;
     await Deno.mkdir("tests/output", { recursive: true });
+    // The scene's creator is its host, and only hosts change settings by default: a host opens
+    // them to everyone first, since the pages below are guests that change them.
+    const host = (await TestClient.join(server.url, scene, { name: "Host" })).client;
+    host.send({ t: "host", action: { do: "lock", lock: "everyone" } });
+    await host.waitFor((m) => m.t === "event" && m.body.type === "rules", 10_000);
+    await host.close();
 
     /** Checks one viewport: no overlap (settings closed and open), hint, contrast. */
     const checkLayout = async (viewer: ScenePage, label: string, touch: boolean) => {
