@@ -27,7 +27,7 @@ Deno.test("hosts steer a scene; keys reach only their holders", async (t) => {
     const { client: bo, welcome: boWelcome } = await TestClient.join(server.url, scene);
     const { client: cy, welcome: cyWelcome } = await TestClient.join(server.url, scene);
 
-    await t.step("the creator is a host and holds a 192-bit key", async () => {
+    await t.step("the creator is a host and holds a 192-bit key", () => {
       assert.match(anaKey, /^[A-Za-z0-9_-]{32}$/);
       assert.deepEqual(boWelcome.snapshot.rules?.hosts, [anaWelcome.you.id], "who is host");
       assert.equal(boWelcome.snapshot.rules?.lock, "hosts", "settings locked to hosts");
