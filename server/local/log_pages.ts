@@ -71,6 +71,8 @@ export class LogPages {
   readonly #waiting = new Map<number, PromiseWithResolvers<any>>();
   #nextId = 1;
   #closed = false;
+  /** Settled when the worker says it closed its connection. */
+  readonly #connectionClosed = Promise.withResolvers<void>();
 
   /** Starts the worker on the database at `path` (opened read-only there). */
   constructor(path: string) {
@@ -78,8 +80,9 @@ export class LogPages {
       type: "module",
     });
     this.#worker.postMessage({ path });
-    this.#worker.onmessage = (e: MessageEvent<PageReply>) => {
+    this.#worker.onmessage = (e: MessageEvent<PageReply | { closed: true }>) => {
       const reply = e.data;
+      if ("closed" in reply) return this.#connectionClosed.resolve();
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
       this.#waiting.delete(reply.id);
@@ -112,13 +115,20 @@ export class LogPages {
     return waiting.promise;
   }
 
-  /** Stops the worker; pending reads fail. */
-  close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+  /**
+   * Stops the worker once it closed its connection (at most a second: a read in progress finishes
+   * first); pending reads fail.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     for (const waiting of this.#waiting.values()) waiting.reject(new Error("closed"));
     this.#waiting.clear();
+    this.#worker.postMessage("close");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((done) => (timer = setTimeout(done, 1000)));
+    await Promise.race([this.#connectionClosed.promise, late]);
+    clearTimeout(timer);
     this.#worker.terminate();
-    return Promise.resolve();
   }
 }

@@ -171,6 +171,14 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
 }
 
 self.onmessage = (e: MessageEvent) => {
+  if (e.data === "close") {
+    // Closed here, not left to the worker's end: a connection still open when the server's own
+    // closes keeps SQLite from checkpointing the WAL into the file at shutdown.
+    db?.close();
+    db = undefined;
+    self.postMessage({ closed: true });
+    return;
+  }
   if (!db) {
     db = new DatabaseSync((e.data as { path: string }).path, { readOnly: true });
     db.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
