@@ -38,11 +38,7 @@ interface Crop {
 
 /** Waits until `page` shows tick `tick` (held there) and has drawn it. */
 async function showTick(page: Page, tick: number): Promise<void> {
-  // The pages draw only once held at the tick: getting there costs no frames.
-  await page.evaluate((tick) => {
-    snowfire.setDrawing(false);
-    snowfire.holdDisplay(tick);
-  }, tick);
+  await page.evaluate((tick) => snowfire.holdDisplay(tick), tick);
   await page.waitForFunction(
     (tick) => snowfire.tick() === tick && snowfire.renderTime() === tick,
     tick,
@@ -51,7 +47,6 @@ async function showTick(page: Page, tick: number): Promise<void> {
       polling: 50,
     },
   );
-  await page.evaluate(() => snowfire.setDrawing(true));
   await nextFrames(page);
 }
 
@@ -163,12 +158,10 @@ browserTest(
       const full = await openScene(browser, server.url, scene, {
         name: "Full",
         ...size,
-        draw: false,
       });
       const calm = await openScene(browser, server.url, scene, {
         name: "Calm",
         ...size,
-        draw: false,
       });
       pages.push(full, calm);
       await calm.page.emulateMedia({ reducedMotion: "reduce" });
