@@ -17,6 +17,7 @@ import { keysSubject, LOG_STREAM, logSubject } from "../server/cluster/subjects.
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 import { auditStream } from "../testing/cluster_streams.ts";
 import { TestClient } from "../testing/test_client.ts";
+import { fastClock } from "../testing/fast_clock.ts";
 import { startTestServer } from "../testing/test_server.ts";
 import { eventually, sleep } from "../testing/wait.ts";
 
@@ -31,11 +32,8 @@ interface Page {
   snapshot?: WorldSnapshot;
 }
 
-const SPEED = 10;
-const fastClock = {
-  now: () => performance.timeOrigin + performance.now() * SPEED,
-  monotonic: () => performance.now() * SPEED,
-};
+/** Scene time at 10× real time. */
+const clock = fastClock(10);
 const FAST = { perSecond: 200, burst: 200 };
 
 Deno.test({
@@ -51,7 +49,7 @@ Deno.test({
       leaseTtlMs: 20_000,
     });
     const options = {
-      ...fastClock,
+      ...clock,
       retention: { eventsPerScene: 50, hours: 1 },
       retentionPassMs: 1000,
       rateLimits: {

@@ -14,14 +14,12 @@ import type { SceneRecord } from "../server/cluster/scene_records.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 import { auditStream } from "../testing/cluster_streams.ts";
 import { TestClient } from "../testing/test_client.ts";
+import { fastClock } from "../testing/fast_clock.ts";
 import { startTestServer } from "../testing/test_server.ts";
 import { eventually } from "../testing/wait.ts";
 
-const SPEED = 10;
-const fastClock = {
-  now: () => performance.timeOrigin + performance.now() * SPEED,
-  monotonic: () => performance.now() * SPEED,
-};
+/** Scene time at 10× real time. */
+const clock = fastClock(10);
 
 Deno.test({
   name: "the owner moves the stored snapshot forward; edges and a new owner start from it",
@@ -36,8 +34,8 @@ Deno.test({
       // Scene milliseconds: 300 ms of real time.
       leaseTtlMs: 3000,
     });
-    const a = await startTestServer({ ...fastClock, cluster: cluster("node-a") });
-    const b = await startTestServer({ ...fastClock, cluster: cluster("node-b") });
+    const a = await startTestServer({ ...clock, cluster: cluster("node-a") });
+    const b = await startTestServer({ ...clock, cluster: cluster("node-b") });
     const nc = await connect({ servers: nats.urls, ...nats.auth });
     const clients: TestClient[] = [];
     try {
