@@ -96,6 +96,7 @@ async function runDeno(
   let tail = "";
   let unread = "";
   const failures: string[] = [];
+  let inFailures = false;
   const read = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
     const decoder = new TextDecoder();
     let partial = "";
@@ -104,13 +105,16 @@ async function runDeno(
       // deno test reports, and ends with its summary, on stdout.
       if (isStdout) {
         tail = (tail + text).slice(-4096);
-        // deno's closing FAILURES list: one `name => ./tests/file.ts:line:col` per failed test.
+        // deno's closing FAILURES list: one line per failure, `name => ./tests/file.ts:line:col`
+        // for a test or step, `./tests/file.ts (uncaught error)` for an error outside any test.
         const lines = (unread + text).split("\n");
         unread = lines.pop()!;
         for (const line of lines) {
           // deno-lint-ignore no-control-regex
-          const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
-          if (/ => \.\/tests\/\S+:\d+:\d+$/.test(plain)) failures.push(plain);
+          const plain = line.replace(/\x1b\[[0-9;]*m/g, "").trim();
+          if (plain === "FAILURES") inFailures = true;
+          else if (/^(ok|FAILED) \| /.test(plain)) inFailures = false;
+          else if (inFailures && plain !== "") failures.push(plain);
         }
       }
       if (!live) {
