@@ -11,6 +11,7 @@ import type { Page } from "playwright-core";
 import { planFirework } from "../shared/firework_plan.ts";
 import {
   browserTest,
+  drawnScreenshot,
   launchBrowser,
   openScene,
   type ScenePage,
@@ -216,16 +217,12 @@ browserTest(
             document.body.classList.add("hud-hidden");
             for (const layer of ["scenery", "snow"]) snowfire.setLayerVisible(layer, true);
           });
-          await nextFrames(page);
           const side = Math.round(2.5 * half);
-          await page.screenshot({
-            path: `tests/output/${prefix}-${name}.png`,
-            clip: {
-              x: Math.max(0, at.x - side),
-              y: Math.max(0, at.y - side),
-              width: 2 * side,
-              height: 2 * side,
-            },
+          await drawnScreenshot(page, `tests/output/${prefix}-${name}.png`, {
+            x: Math.max(0, at.x - side),
+            y: Math.max(0, at.y - side),
+            width: 2 * side,
+            height: 2 * side,
           });
           await page.evaluate(() => {
             document.body.classList.remove("hud-hidden");

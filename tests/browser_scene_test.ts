@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { browserTest, launchBrowser, openScene, type ScenePage } from "../testing/browser.ts";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../testing/browser.ts";
 import { brightPixelsAround } from "../testing/browser_pixels.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -187,7 +193,7 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       await a.page.waitForFunction(() => snowfire.live() > 8000, null, { timeout: 30_000 });
       await a.page.waitForTimeout(1200);
       await Deno.mkdir("tests/output", { recursive: true });
-      await a.page.screenshot({ path: "tests/output/busy-scene.png" });
+      await drawnScreenshot(a.page, "tests/output/busy-scene.png");
       const errors = await a.page.evaluate(() => snowfire.errors);
       assert.ok(
         errors.every((code) => code === "rate_limited" || code === "sky_full"),

@@ -80,6 +80,8 @@ export interface SnowfireDebug {
    * `?test&nodraw` starts with it off.
    */
   setDrawing(on: boolean): void;
+  /** Whether the page draws (see {@link SnowfireDebug.setDrawing}). */
+  isDrawing(): boolean;
   /**
    * Asks for `ratio` device pixels per CSS pixel, as the quality governor does (it takes effect
    * at the start of the next frame).
@@ -231,6 +233,7 @@ export function exposeDebugHook(
     setDrawing(on) {
       renderer.drawing = on;
     },
+    isDrawing: () => renderer.drawing,
     setPixelRatio(ratio) {
       renderer.setPixelRatio(ratio);
     },
