@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { planFirework } from "../shared/firework_plan.ts";
 import {
   browserTest,
   drawnScreenshot,
@@ -42,13 +43,20 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
   const pages: ScenePage[] = [];
   try {
     const scene = `e2e-${crypto.randomUUID().slice(0, 8)}`;
-    const a = await openScene(browser, server.url, scene, { name: "Ana", width: 800, height: 600 });
+    // Page A's pixels are read; it draws only for those steps (a drawing page on software GL
+    // makes every other step wait for its frames).
+    const a = await openScene(browser, server.url, scene, {
+      name: "Ana",
+      width: 800,
+      height: 600,
+      draw: false,
+    });
     pages.push(a);
     const b = await openScene(browser, server.url, scene, {
       name: "Ben",
       width: 480,
       height: 360,
-      // Page A's pixels are read; B and C are compared by hash.
+      // B and C are compared by hash.
       draw: false,
     });
     pages.push(b);
@@ -100,19 +108,26 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       )).jsonValue() as { seq: number; tick: number; by: string };
       assert.equal(launch.by, await a.page.evaluate(() => snowfire.you), "A launched it");
 
-      // Wait for the burst: many visible particles, spread out. The display is then held on
-      // that frame: on software GL each round trip below takes a frame or more, and a burst
-      // could fade between reading it lit and unlit.
+      // Hold the display half a second into the burst (the plan's rise from the launch tick):
+      // a younger burst is small and dimmed on purpose. On software GL each round trip below
+      // takes a frame or more, and a burst could fade between reading it lit and unlit.
+      const body = await a.page.evaluate(
+        (seq) => snowfire.recentEvents().find((e) => e.seq === seq)?.body,
+        launch.seq,
+      );
+      assert.equal(body?.type, "launch");
+      const seed = await a.page.evaluate(() => snowfire.seed());
+      const heldAt = launch.tick + planFirework(seed, launch.seq, body).riseTicks + 30;
+      await a.page.evaluate((at) => snowfire.holdDisplay(at), heldAt);
       const burst = await (await a.page.waitForFunction(
-        () => {
-          const centroid = snowfire.fireworkCentroid();
-          if (!centroid || centroid.count <= 300) return false;
-          snowfire.holdDisplay(true);
-          return centroid;
+        (at) => {
+          if (snowfire.renderTime() < at || snowfire.tick() < at) return false;
+          return snowfire.fireworkCentroid() ?? false;
         },
-        null,
+        heldAt,
         { timeout: 30_000, polling: 50 },
-      )).jsonValue() as { x: number; y: number; z: number };
+      )).jsonValue() as { x: number; y: number; z: number; count: number };
+      assert.ok(burst.count > 300, `the burst has sparks (${burst.count})`);
       try {
         assert.ok(
           Math.abs(burst.x - 8) < 12 && Math.abs(burst.z + 12) < 12,
@@ -127,6 +142,7 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
           a.page.evaluate(() =>
             new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
           );
+        await a.page.evaluate(() => snowfire.setDrawing(true));
         await nextFrames();
         // Tone mapping keeps coloured sparks below white (no blown-out disc): count what is
         // clearly brighter than the night sky and the snow, not only near-white pixels.
@@ -136,12 +152,16 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
         await nextFrames();
         const unlit = await brightPixelsAround(a.page, where.x, where.y, 70, 100);
         await a.page.evaluate(() => snowfire.setLayerVisible("fireworks", true));
+        console.log(`burst: ${lit} bright pixels around it, ${unlit} with the fireworks hidden`);
         assert.ok(
           lit - unlit > 50,
           `the burst lights the canvas (${lit} vs ${unlit} bright pixels)`,
         );
       } finally {
-        await a.page.evaluate(() => snowfire.holdDisplay(false));
+        await a.page.evaluate(() => {
+          snowfire.setDrawing(false);
+          snowfire.holdDisplay(false);
+        });
       }
 
       const tick = await checkpointAfter(a.page, launch.tick + 30);
@@ -221,6 +241,12 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
           }
           return { n, width: canvas.width };
         }, ratio);
+      await a.page.evaluate(() =>
+        new Promise((shown) => {
+          snowfire.setDrawing(true);
+          requestAnimationFrame(() => requestAnimationFrame(shown));
+        })
+      );
       const before = await lit();
       assert.ok(before.n > 1000, `the scene shows something: ${before.n}`);
       const between = await lit(0.5);
