@@ -7,9 +7,13 @@
  */
 /// <reference lib="deno.worker" />
 import { DatabaseSync } from "node:sqlite";
+import { lowerThreadPriority } from "./thread_priority.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
+
+/** How much nicer than the server's thread the page reader runs (Linux: per thread). */
+const PAGE_NICE = 10;
 
 /** Scenes whose keyframes are kept (least recently used beyond are forgotten). */
 const KEYFRAME_SCENES = 64;
@@ -180,6 +184,10 @@ self.onmessage = (e: MessageEvent) => {
     return;
   }
   if (!db) {
+    // Pages yield the CPU to the server's thread: on a saturated machine a flood of page reads
+    // otherwise took the time the heartbeats needed (the main thread and this one ran at the
+    // same priority).
+    lowerThreadPriority(PAGE_NICE);
     db = new DatabaseSync((e.data as { path: string }).path, { readOnly: true });
     db.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
     statements = prepare(db);

@@ -63,6 +63,11 @@ export class GuardedListener {
     return this.#port;
   }
 
+  /** True from `listen` until `close`. */
+  get listening(): boolean {
+    return this.#server !== undefined && !this.#closed;
+  }
+
   /** Starts listening; resolves with the port. */
   async listen(): Promise<number> {
     this.#port = await this.#open(this.#options.port);
