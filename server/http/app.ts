@@ -137,6 +137,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   registerLogApi(app, {
     describe: async (id) => await scenes.describe(id),
     read: (request) => scenes.readLogPage(request),
+    readsScene: scenes.logPagesCarryScene === true,
   }, sceneId);
 
   app.get("/healthz", (c) => {

@@ -1,12 +1,14 @@
 /**
  * `readSlots`: Hono middleware bounding how many log pages are being read at once, per client
  * address (IPv6 by /64) and in total. One address past its share gets 429 `too_many_reads`, any
- * request past the total 503 `busy`, both at once and with `Retry-After`: a flood of page reads
- * waits in no queue longer than the total allows, and costs the server a small refusal each.
+ * request past the total 503 `busy`, both with `Retry-After` and after a short pause
+ * (`refusalPause`): a flood of page reads waits in no queue longer than the total allows, and
+ * each of its connections costs the server at most one small refusal a second.
  */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import { addressKey } from "../scene/ratelimit.ts";
+import { REFUSAL_PAUSE_MS, refusalPause } from "./read_budget.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 
 /** How many reads may be in flight. */
@@ -81,8 +83,11 @@ export function readSlots(
   return async (c, next) => {
     const address = c.env?.remoteAddress ?? "";
     const refusal = slots.take(address);
-    if (refusal === "too_many_reads") {
+    if (refusal) {
       refuse?.(refusal);
+      await refusalPause(REFUSAL_PAUSE_MS);
+    }
+    if (refusal === "too_many_reads") {
       throw new HttpError(
         429,
         refusal,
@@ -92,7 +97,6 @@ export function readSlots(
       );
     }
     if (refusal === "busy") {
-      refuse?.(refusal);
       throw new HttpError(
         503,
         refusal,
