@@ -204,6 +204,16 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
   return page;
 }
 
+/** The database file, once told. */
+let path: string | undefined;
+
+function open(): void {
+  const opened = new DatabaseSync(path!, { readOnly: true });
+  opened.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
+  statements = prepare(opened);
+  db = opened;
+}
+
 self.onmessage = (e: MessageEvent) => {
   if (e.data === "close") {
     // Closed here, not left to the worker's end: a connection still open when the server's own
@@ -213,14 +223,18 @@ self.onmessage = (e: MessageEvent) => {
     self.postMessage({ closed: true });
     return;
   }
-  if (!db) {
+  if (path === undefined) {
+    path = (e.data as { path: string }).path;
     // Pages yield the CPU to the server's thread: on a saturated machine a flood of page reads
     // otherwise took the time the heartbeats needed (the main thread and this one ran at the
     // same priority).
     lowerThreadPriority(PAGE_NICE);
-    db = new DatabaseSync((e.data as { path: string }).path, { readOnly: true });
-    db.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
-    statements = prepare(db);
+    try {
+      open();
+    } catch {
+      // No descriptor to spare right now (a connection flood): the first page tries again. An
+      // uncaught error here took the whole server down.
+    }
     return;
   }
   const { id, request, encoded } = e.data as {
@@ -229,6 +243,7 @@ self.onmessage = (e: MessageEvent) => {
     encoded?: boolean;
   };
   try {
+    if (!db) open();
     const page = readPage(request, encoded === true);
     const bytes = Array.isArray(page.events) ? [] : [page.events.json.buffer];
     if (page.body) bytes.push(page.body.bytes.buffer);
