@@ -7,6 +7,7 @@ import { DEFAULT_SKY_CAP } from "../shared/constants.ts";
 import type { ClusterOptions } from "./cluster/cluster_config.ts";
 import type { DesyncLimits } from "./scene/desync.ts";
 import { WS_ENGINES, type WsEngine } from "./ws/ws_types.ts";
+import type { ReadSlotLimits } from "./http/read_slots.ts";
 import { DRAIN_DEADLINE_MS } from "./scene/peer.ts";
 import {
   checkRetention,
@@ -144,6 +145,11 @@ export interface ServerOptions {
    */
   httpReads?: RateLimit;
   /**
+   * Log pages read at once (LOG_READS_PER_ADDRESS, LOG_READS): per client address 2, in total 8.
+   * Past them a page read is refused at once (429 `too_many_reads`, 503 `busy`).
+   */
+  logReads?: Partial<ReadSlotLimits>;
+  /**
    * Per client address: events stored (launches, gun shots, settings), counted per minute.
    * Default 1200 a minute (20/s sustained, a whole minute's worth as burst).
    */
@@ -189,6 +195,7 @@ export interface ServerConfig {
   httpIdleMs: number;
   headersTimeoutMs: number;
   httpReads: RateLimit;
+  logReads: ReadSlotLimits;
   eventsPerMinute: number;
 }
 
@@ -236,6 +243,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     httpIdleMs: options.httpIdleMs ?? 30_000,
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     httpReads: options.httpReads ?? { perSecond: 20, burst: 100 },
+    logReads: { perAddress: 2, total: 8, ...options.logReads },
     eventsPerMinute: options.eventsPerMinute ?? 1200,
   };
   requireInt("port", config.port, 0, 65535);
@@ -244,6 +252,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
   requireInt("maxScenes", config.maxScenes, 1, 1e7);
   requireInt("maxConnections", config.maxConnections, 1, 1e7);
   requireInt("maxConnectionsPerAddress", config.maxConnectionsPerAddress, 1, 1e7);
+  requireInt("logReads.perAddress", config.logReads.perAddress, 1, 1e6);
+  requireInt("logReads.total", config.logReads.total, 1, 1e6);
   requireInt("eventsPerMinute", config.eventsPerMinute, 1, 1e9);
   for (const name of ["httpIdleMs", "headersTimeoutMs"] as const) {
     if (!(config[name] > 0)) throw new RangeError(`${name} must be > 0, got ${config[name]}`);
@@ -311,7 +321,7 @@ function parseInteger(name: string, text: string): number {
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
  * REFUSAL_NOTICE_MS, MAX_SCENES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, HTTP_IDLE_MS,
  * HEADERS_TIMEOUT_MS, EVENTS_PER_MINUTE, DB_MAX_MB, RATE_NEW_SCENES, RATE_CONNECTIONS,
- * RATE_HTTP_READS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
+ * RATE_HTTP_READS, LOG_READS_PER_ADDRESS, LOG_READS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
  * RATE_REFUSED as `PER_SECOND/BURST`.
  */
 export function optionsFromEnv(env: (name: string) => string | undefined): ServerOptions {
@@ -363,6 +373,12 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     const text = env(name);
     if (text) options[key] = parseInteger(name, text);
   }
+  const logReads: Partial<ReadSlotLimits> = {};
+  const perAddress = env("LOG_READS_PER_ADDRESS");
+  if (perAddress) logReads.perAddress = parseInteger("LOG_READS_PER_ADDRESS", perAddress);
+  const total = env("LOG_READS");
+  if (total) logReads.total = parseInteger("LOG_READS", total);
+  options.logReads = logReads;
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
@@ -388,7 +404,8 @@ export function describeConfig(config: ServerConfig): string {
     `per address: new scenes ${rate(config.newScenes)}, connections ${rate(config.connections)}`,
     `connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per address; ` +
     `http idle ${config.httpIdleMs} ms, headers ${config.headersTimeoutMs} ms; ` +
-    `per address: http reads ${rate(config.httpReads)}, events ${config.eventsPerMinute}/min`,
+    `per address: http reads ${rate(config.httpReads)}, events ${config.eventsPerMinute}/min; ` +
+    `log pages read at once: ${config.logReads.perAddress} per address, ${config.logReads.total} in all`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
     `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes}` +
     (config.dev ? " dev (source maps served)" : ""),

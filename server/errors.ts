@@ -12,7 +12,12 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    // An expected refusal, answered and never logged: no stack trace is captured (capturing one
+    // was the largest single cost of a 429 in a flood of refused requests).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = "HttpError";
     this.status = status;
     this.code = code;

@@ -455,6 +455,11 @@ export async function startSnowfireNode(opts: SnowfireNodeOptions): Promise<Snow
       env: {
         NATS_URL: opts.natsUrls.join(","),
         NODE_ID: opts.nodeId,
+        // Tests page through logs and poll the API from one address; the per-address read
+        // budgets are tested on their own (as in `startTestServer`'s in-process servers).
+        RATE_HTTP_READS: "10000/10000",
+        LOG_READS_PER_ADDRESS: "1000",
+        LOG_READS: "1000",
         // The cluster's credentials, when this process started it (`startNatsCluster`).
         ...(auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
         ...opts.env,

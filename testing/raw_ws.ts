@@ -200,6 +200,11 @@ export class GapObserver {
     this.#arrivals = [];
   }
 
+  /** The gaps between consecutive arrivals in this window, ms, in arrival order. */
+  gaps(): number[] {
+    return this.#arrivals.slice(1).map((t, i) => t - this.#arrivals[i]);
+  }
+
   /** The p99 of the gaps between consecutive arrivals in this window, ms. */
   gapP99(): number {
     const gaps = this.#arrivals.slice(1).map((t, i) => t - this.#arrivals[i]).sort((a, b) => a - b);

@@ -115,6 +115,7 @@ async function startInProcess(options: TestServerOptions): Promise<TestServer> {
     // Tests poll the API every 10 ms and store events from one address; the per-address
     // budgets are tested on their own.
     httpReads: { perSecond: 10_000, burst: 10_000 },
+    logReads: { perAddress: 1000, total: 1000 },
     eventsPerMinute: 1_000_000,
     ...serverOptions,
     dataDir,

@@ -67,4 +67,46 @@ Deno.test("log client reads pages of the shared shape", async (t) => {
     assert.equal(error.status, 410);
     assert.equal(error.code, "pruned");
   });
+
+  await t.step(
+    "a page refused for reading too much at once is tried again after Retry-After",
+    async () => {
+      const waits: number[] = [];
+      let calls = 0;
+      const busyThenPage: typeof fetch = () => {
+        calls++;
+        if (calls <= 2) {
+          const error = { error: { code: "too_many_reads", message: "wait" } };
+          return Promise.resolve(
+            Response.json(error, { status: 429, headers: { "retry-after": "1" } }),
+          );
+        }
+        return Promise.resolve(Response.json(PAGE));
+      };
+      const client = new LogClient("quiet-pine", busyThenPage, (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      });
+      assert.deepEqual(await client.page(3), PAGE);
+      assert.deepEqual(waits, [1000, 1000]);
+      const always = new LogClient(
+        "quiet-pine",
+        () =>
+          Promise.resolve(
+            Response.json({ error: { code: "busy", message: "busy" } }, {
+              status: 503,
+              headers: { "retry-after": "9" },
+            }),
+          ),
+        (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+      );
+      const error = await always.page(3).catch((e) => e);
+      assert.ok(error instanceof LogError);
+      assert.equal(error.code, "busy");
+      assert.deepEqual(waits.slice(2), [5000, 5000, 5000], "at most 5 s each, three times");
+    },
+  );
 });

@@ -57,6 +57,21 @@ Deno.test("log API pages by cursor and tick and refuses silly ranges", async (t)
       assert.equal(page.exactFromTick, 0);
     });
 
+    await t.step(
+      "a page is gzip-compressed for a client that takes gzip, plain otherwise",
+      async () => {
+        const url = `${server.url}/api/scenes/${scene}/log?limit=5000`;
+        const plain = await fetch(url, { headers: { "accept-encoding": "identity" } });
+        assert.equal(plain.headers.get("content-encoding"), null);
+        const text = await plain.text();
+        assert.equal(JSON.parse(text).events.length, all.length);
+        const zipped = await fetch(url, { headers: { "accept-encoding": "gzip" } });
+        assert.equal(zipped.headers.get("content-encoding"), "gzip");
+        // fetch inflates it (and keeps the header).
+        assert.equal(await zipped.text(), text);
+      },
+    );
+
     await t.step("silly ranges get a 400 that says why", async () => {
       for (
         const [query, code] of [

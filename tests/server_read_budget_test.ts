@@ -17,8 +17,9 @@ Deno.test("routes that read the database share a per-address budget; others do n
       for (const path of [...paths, "/api/scenes/quiet-pine-1000/log"]) {
         const res = await fetch(`${server.url}${path}`);
         assert.equal(res.status, 429, path);
-        // A token comes back every 2 s; a log page (2 tokens) waits for two.
-        const wait = path.endsWith("/log") ? "4" : "2";
+        // A token comes back every 2 s; a log page (5 tokens for the default 1000 events, no more
+        // than the burst of 4) waits for four.
+        const wait = path.endsWith("/log") ? "8" : "2";
         assert.equal(res.headers.get("retry-after"), wait);
         const body = await res.json();
         assert.equal(body.error.code, "rate_limited");
@@ -47,16 +48,17 @@ Deno.test("routes that read the database share a per-address budget; others do n
 Deno.test("a log page costs more of the budget the more events it asks for", async () => {
   const { requestCost } = await import("../server/http/read_budget.ts");
   assert.equal(requestCost(new URL("http://x/api/scenes/a")), 1);
-  assert.equal(requestCost(new URL("http://x/api/scenes/a/log")), 2);
-  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=5000")), 6);
-  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=junk")), 2);
-  await withServer({ httpReads: { perSecond: 0.1, burst: 12 } }, async (server) => {
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log")), 5);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=600")), 4);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=5000")), 21);
+  assert.equal(requestCost(new URL("http://x/api/scenes/a/log?limit=junk")), 5);
+  await withServer({ httpReads: { perSecond: 0.1, burst: 42 } }, async (server) => {
     const statuses = [];
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${server.url}/api/scenes/quiet-pine-1000/log?limit=5000`);
       await res.body?.cancel();
       statuses.push(res.status);
     }
-    assert.deepEqual(statuses, [404, 404, 429], "two big pages spend a burst of 12");
+    assert.deepEqual(statuses, [404, 404, 429], "two big pages spend a burst of 42");
   });
 });

@@ -18,6 +18,9 @@ export class LogError extends Error {
   }
 }
 
+/** Times a page refused for reading too much at once (429/503 with `Retry-After`) is retried. */
+export const LOG_RETRIES = 3;
+
 /** Events per page the replay asks for: about a minute of a busy scene. */
 export const REPLAY_PAGE = 600;
 
@@ -34,10 +37,21 @@ export const REPLAY_PAGE = 600;
 export class LogClient {
   readonly scene: string;
   readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
 
-  constructor(scene: string, fetcher: typeof fetch = fetch.bind(globalThis)) {
+  /**
+   * @param fetcher how pages are fetched
+   * @param sleep how a refusal's `Retry-After` is waited out (a 429 or 503 for reading too much
+   *   at once is tried again, up to {@link LOG_RETRIES} times, after at most 5 s each)
+   */
+  constructor(
+    scene: string,
+    fetcher: typeof fetch = fetch.bind(globalThis),
+    sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
     this.scene = scene;
     this.#fetch = fetcher;
+    this.#sleep = sleep;
   }
 
   /** Where the log starts and the scene's epoch (one event's worth of page). */
@@ -56,10 +70,18 @@ export class LogClient {
   }
 
   async #get(query: string): Promise<LogPage> {
-    const res = await this.#fetch(`/api/scenes/${this.scene}/log?${query}`, {
-      headers: { accept: "application/json" },
-    });
-    const body = await res.json();
+    let res: Response;
+    let body;
+    for (let attempt = 0;; attempt++) {
+      res = await this.#fetch(`/api/scenes/${this.scene}/log?${query}`, {
+        headers: { accept: "application/json" },
+      });
+      body = await res.json();
+      const retryAfter = Number(res.headers.get("retry-after"));
+      const busy = (res.status === 429 || res.status === 503) && retryAfter > 0;
+      if (!busy || attempt >= LOG_RETRIES) break;
+      await this.#sleep(Math.min(retryAfter, 5) * 1000);
+    }
     if (!res.ok) {
       const error = body?.error ?? {};
       throw new LogError(res.status, error.code ?? "error", error.message ?? res.statusText);

@@ -18,6 +18,7 @@ import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 import { AddressBudgets } from "../scene/ratelimit.ts";
 import { readBudget } from "./read_budget.ts";
+import { ReadSlots, readSlots } from "./read_slots.ts";
 
 export { LOG_PAGE_MAX } from "./log_api.ts";
 
@@ -49,6 +50,11 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     refuse: (code) => metrics.refuse(code),
   });
   for (const path of DB_ROUTES) app.use(path, reads);
+  // Log pages read at once, per address and in all: the rest are refused, not queued.
+  app.use(
+    "/api/scenes/:id/log",
+    readSlots(new ReadSlots(config.logReads), (code) => metrics.refuse(code)),
+  );
   // Events stored per address, whatever the connection (a minute's worth as the burst).
   const eventBudget = new AddressBudgets({
     perSecond: config.eventsPerMinute / 60,
@@ -131,6 +137,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   registerLogApi(app, {
     describe: async (id) => await scenes.describe(id),
     read: (request) => scenes.readLogPage(request),
+    readsScene: scenes.logPagesCarryScene === true,
   }, sceneId);
 
   app.get("/healthz", (c) => {

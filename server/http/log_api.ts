@@ -8,11 +8,11 @@
  * for what cannot exist a 400: never a silently different range.
  */
 import type { Env, Hono } from "hono";
-import { WINDOW_TICKS } from "../../shared/constants.ts";
 import type { LogPage } from "../../shared/protocol.ts";
-import { publicEvent, publicSnapshot } from "../../shared/rules.ts";
+import { publicEvent } from "../../shared/rules.ts";
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { HttpError } from "../errors.ts";
+import { logPageBody } from "./log_page_body.ts";
 import type { EncodedEvents, PageRequest, PageStart } from "../local/log_pages.ts";
 
 /** Events per page when the request names no `limit`. */
@@ -30,6 +30,16 @@ export interface LogPageResult {
   lastSeq: number;
   startTick: number;
   snapshot?: WorldSnapshot;
+  /**
+   * The scene's seed and epoch when the reader looked them up with the page (null: no such
+   * scene); then `describe` is not asked. The local worker does; encoded events are public.
+   */
+  scene?: { seed: number; epoch: number } | null;
+  /**
+   * The whole response body, when the reader built it (`PageRequest.body`; the local worker
+   * does, with `logPageBody`): UTF-8 JSON, gzip-compressed when `gzip`.
+   */
+  body?: { bytes: Uint8Array<ArrayBuffer>; gzip: boolean };
 }
 
 /** What the route needs. */
@@ -38,6 +48,12 @@ export interface LogApiDeps {
   describe(id: string): Promise<{ seed: number; epoch: number } | undefined>;
   /** Reads one page. */
   read(request: PageRequest): Promise<LogPageResult>;
+  /**
+   * True when `read` answers with the scene's facts (`LogPageResult.scene`): the page is read
+   * first, and `describe` never asked (the local worker: no database work on the server's
+   * thread at all). Otherwise the scene is described first, and the page read after.
+   */
+  readsScene?: boolean;
 }
 
 /** The JSON body of a page (`LogPageSchema` in `shared/protocol.ts`, the page parses it). */
@@ -70,12 +86,23 @@ export function registerLogApi<E extends Env>(
     if (wantSnapshot && tickText === undefined) {
       throw new HttpError(400, "bad_query", "snapshot=1 needs a tick to take the snapshot at");
     }
-    const info = await deps.describe(id);
-    if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
     const start: PageStart = tickText !== undefined
       ? { tick: intParam(tickText, "tick", 0, 0, Number.MAX_SAFE_INTEGER) }
       : { seq: intParam(seqText, "from", 1, 1, Number.MAX_SAFE_INTEGER) };
-    const page = await deps.read({ scene: id, start, limit, snapshot: wantSnapshot });
+    // A reader that builds whole bodies compresses them when the client takes gzip.
+    const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+    const request = { scene: id, start, limit, snapshot: wantSnapshot, body: { gzip } };
+    let info: { seed: number; epoch: number } | null | undefined;
+    let page: LogPageResult;
+    if (deps.readsScene) {
+      page = await deps.read(request);
+      info = page.scene;
+      if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+    } else {
+      info = await deps.describe(id);
+      if (!info) throw new HttpError(404, "not_found", `no scene ${id}`);
+      page = await deps.read(request);
+    }
     // Without a start the page begins at the first kept seq; a start named explicitly and pruned
     // is refused rather than silently moved.
     if (
@@ -103,60 +130,41 @@ export function registerLogApi<E extends Env>(
           `${page.startTick}`,
       );
     }
+    // Built (and compressed) by the worker: only written here.
+    if (page.body) {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (page.body.gzip) headers["content-encoding"] = "gzip";
+      headers["vary"] = "accept-encoding";
+      return c.body(page.body.bytes, 200, headers);
+    }
     // Host key hashes stay on the server: a grant is listed without its key hash.
-    const events = publicEvents(encodedEvents(page.events));
-    const from = "seq" in start
-      ? Math.max(start.seq, page.firstSeq)
-      : (events.firstSeq ?? page.lastSeq + 1);
-    const before: Omit<LogPageBody, "events" | "next" | "snapshot"> = {
+    const bytes = logPageBody({
       scene: id,
       seed: info.seed,
       epoch: info.epoch,
       firstSeq: page.firstSeq,
       lastSeq: page.lastSeq,
       startTick: page.startTick,
-      exactFromTick: page.startTick === 0 ? 0 : page.startTick + WINDOW_TICKS,
-      from,
-    };
-    const after: Pick<LogPageBody, "next" | "snapshot"> = {
-      next: events.count === limit ? events.lastSeq! + 1 : null,
-      ...(page.snapshot ? { snapshot: publicSnapshot(page.snapshot) } : {}),
-    };
-    // A LogPageBody, the events spliced in as the reader encoded them.
-    const head = encoder.encode(`${JSON.stringify(before).slice(0, -1)},"events":`);
-    const tail = encoder.encode(`,${JSON.stringify(after).slice(1)}`);
-    const bytes = new Uint8Array(head.length + events.json.length + tail.length);
-    bytes.set(head);
-    bytes.set(events.json, head.length);
-    bytes.set(tail, head.length + events.json.length);
+      start,
+      limit,
+      events: encodedEvents(page.events),
+      snapshot: page.snapshot,
+    });
     return c.body(bytes, 200, { "content-type": "application/json" });
   });
 }
 
 const encoder = new TextEncoder();
 
-/** Events as UTF-8 JSON (encoded here when the reader gave objects). */
+/** Events as public UTF-8 JSON (encoded here, without host key hashes, when given objects). */
 function encodedEvents(events: SceneEvent[] | EncodedEvents): EncodedEvents {
   if (!Array.isArray(events)) return events;
   return {
-    json: encoder.encode(JSON.stringify(events)),
+    json: encoder.encode(JSON.stringify(events.map(publicEvent))),
     count: events.length,
     firstSeq: events[0]?.seq,
     lastSeq: events.at(-1)?.seq,
   };
-}
-
-const decoder = new TextDecoder();
-
-/**
- * The events without host key hashes: a page holding a host grant (rare) is parsed, stripped
- * with `publicEvent` and encoded again; any other page passes as it is.
- */
-function publicEvents(events: EncodedEvents): EncodedEvents {
-  const text = decoder.decode(events.json);
-  if (!text.includes('"do":"host"')) return events;
-  const parsed = (JSON.parse(text) as SceneEvent[]).map(publicEvent);
-  return { ...events, json: encoder.encode(JSON.stringify(parsed)) };
 }
 
 function intParam(

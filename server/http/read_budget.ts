@@ -1,12 +1,32 @@
 /**
  * `readBudget`: Hono middleware that spends one token of the client address's budget per request
  * to a route that reads the database (scene pages, the JSON API, health, metrics). Past the
- * budget the answer is 429 `rate_limited` with `Retry-After`, before any database work.
+ * budget the answer is 429 `rate_limited` with `Retry-After`, before any database work, and it
+ * comes only after a short pause ({@link refusalPause}): a client looping on refusals over
+ * keep-alive connections made the server answer thousands a second (~0.25 ms of its thread
+ * each); paused, each connection gets one refusal a second at most.
  */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
+
+/** Longest pause before a refusal is answered, ms. */
+export const REFUSAL_PAUSE_MS = 1000;
+
+/**
+ * Waits before a refusal is answered: `waitMs` (how long until the client may try again), at
+ * most {@link REFUSAL_PAUSE_MS}.
+ *
+ * @example
+ * ```ts
+ * await refusalPause(120); // 120 ms later
+ * ```
+ */
+export function refusalPause(waitMs: number): Promise<void> {
+  const ms = Math.min(Math.max(0, waitMs), REFUSAL_PAUSE_MS);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** What the middleware needs. */
 export interface ReadBudgetOptions {
@@ -19,19 +39,22 @@ export interface ReadBudgetOptions {
 }
 
 /**
- * Tokens one request costs: 1, and a log page 1 more per 1000 events asked for (its work grows
- * with its size).
+ * Tokens one request costs: 1, and a log page 1 more per 250 events asked for (its work grows
+ * with its size: on the server's thread a 5000-event page costs ~4 ms to hand over and write,
+ * ~16 times a refusal; at 21 tokens, an address sustains one such page a second).
  *
  * @example
  * ```ts
- * requestCost(new URL("http://x/api/scenes/a/log?limit=5000")); // 6
+ * requestCost(new URL("http://x/api/scenes/a/log?limit=5000")); // 21
+ * requestCost(new URL("http://x/api/scenes/a/log")); // 5 (the default page: 1000)
  * requestCost(new URL("http://x/healthz")); // 1
  * ```
  */
 export function requestCost(url: URL): number {
   if (!url.pathname.endsWith("/log")) return 1;
   const limit = Number(url.searchParams.get("limit") ?? "1000");
-  return 1 + Math.floor(Number.isFinite(limit) ? Math.min(Math.max(limit, 0), 10_000) / 1000 : 1);
+  const events = Number.isFinite(limit) ? Math.min(Math.max(limit, 0), 10_000) : 1000;
+  return 1 + Math.ceil(events / 250);
 }
 
 /**
@@ -56,6 +79,7 @@ export function readBudget(
     const wait = options.budgets.take(c.env?.remoteAddress ?? "", nowMs, false, cost);
     if (wait > 0) {
       options.refuse?.("rate_limited");
+      await refusalPause(wait);
       throw new HttpError(
         429,
         "rate_limited",

@@ -39,6 +39,8 @@ export interface KeptRoomsOptions {
 export class KeptRooms implements SceneHost {
   readonly #rooms: Rooms;
   readonly #pages: LogPages;
+  /** The worker reads each page's scene facts with it (see `SceneHost`). */
+  readonly logPagesCarryScene = true;
   readonly #retention: Retention;
 
   constructor(rooms: Rooms, options: KeptRoomsOptions) {

@@ -20,6 +20,13 @@ export interface LogPage {
   startTick: number;
   /** With a `tick` start and `snapshot`: the settings and wind in force at that tick. */
   snapshot?: WorldSnapshot;
+  /**
+   * With encoded events: the scene's seed and epoch, read with the page (null when no scene by
+   * that id is stored), so the log API asks the server's thread nothing.
+   */
+  scene?: { seed: number; epoch: number } | null;
+  /** With `PageRequest.body`: the response body (absent when there is no such scene). */
+  body?: { bytes: Uint8Array<ArrayBuffer>; gzip: boolean };
 }
 
 /** Asks for one page. */
@@ -29,13 +36,18 @@ export interface PageRequest {
   limit: number;
   /** Also compute the snapshot at the start tick (only with a tick start). */
   snapshot?: boolean;
+  /**
+   * Build the log API's whole response body too (`logPageBody`), gzip-compressed when `gzip`
+   * (only with encoded events).
+   */
+  body?: { gzip: boolean };
 }
 
 /**
  * A page's events as the UTF-8 JSON of their array, built on the worker from the stored rows and
  * transferred (not copied): the server's thread neither rebuilds the objects, nor serializes
  * them, nor encodes the text (for a 5000-event page those cost it tens of ms, and 20 readers
- * stalled other scenes' heartbeats).
+ * stalled other scenes' heartbeats). Host grants are already public (no key hash).
  */
 export interface EncodedEvents {
   /** UTF-8 of `[{"seq":…,"tick":…,"by":…,"body":…},…]` */

@@ -7,9 +7,16 @@
  */
 /// <reference lib="deno.worker" />
 import { DatabaseSync } from "node:sqlite";
+import { gzipSync } from "node:zlib";
+import { logPageBody } from "../http/log_page_body.ts";
+import { lowerThreadPriority } from "./thread_priority.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
+import { publicEvent } from "../../shared/rules.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
+
+/** How much nicer than the server's thread the page reader runs (Linux: per thread). */
+const PAGE_NICE = 5;
 
 /** Scenes whose keyframes are kept (least recently used beyond are forgotten). */
 const KEYFRAME_SCENES = 64;
@@ -37,6 +44,7 @@ function prepare(db: DatabaseSync) {
       "SELECT seq FROM events WHERE scene = ? AND tick >= ? ORDER BY tick, seq LIMIT 1",
     ),
     last: db.prepare("SELECT seq, tick FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1"),
+    scene: db.prepare("SELECT seed, epoch FROM scenes WHERE id = ?"),
     settings: db.prepare(
       `SELECT seq, tick, body FROM events INDEXED BY events_by_tick
        WHERE scene = ? AND tick >= ? AND tick < ? AND body LIKE '{"type":"settings"%'
@@ -123,13 +131,18 @@ function snapshotAt(
   return { ...snap, tick: Math.max(snap.tick, tick) };
 }
 
-/** The rows as the JSON text of their events (the stored body is JSON text already). */
+/**
+ * The rows as the JSON text of their events (the stored body is JSON text already); a host grant
+ * goes without its key hash (`publicEvent`), so the page is public as it leaves the worker.
+ */
 function encode(rows: Record<string, unknown>[]): EncodedEvents {
-  const parts = rows.map((row) =>
-    `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
+  const parts = rows.map((row) => {
+    const body = row.body as string;
+    if (body.includes('"do":"host"')) return JSON.stringify(publicEvent(toEvent(row)));
+    return `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
       JSON.stringify(row.by)
-    },"body":${row.body as string}}`
-  );
+    },"body":${body}}`;
+  });
   return {
     json: new TextEncoder().encode(`[${parts.join(",")}]`),
     count: rows.length,
@@ -164,10 +177,41 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
     lastSeq,
     startTick: logStartAt.tick,
   } as LogPage | EncodedLogPage;
+  if (encoded) {
+    const facts = s.scene.get(scene) as Record<string, unknown> | undefined;
+    page.scene = facts ? { seed: Number(facts.seed), epoch: Number(facts.epoch) } : null;
+  }
   if (request.snapshot && "tick" in start) {
     page.snapshot = snapshotAt(scene, logStartAt, lastTick, Math.max(start.tick, logStartAt.tick));
   }
+  if (encoded && request.body && page.scene) {
+    const bytes = logPageBody({
+      ...page.scene,
+      scene,
+      firstSeq,
+      lastSeq,
+      startTick: logStartAt.tick,
+      start,
+      limit,
+      events: events as EncodedEvents,
+      snapshot: page.snapshot,
+    });
+    const gzip = request.body.gzip;
+    page.body = { bytes: gzip ? new Uint8Array(gzipSync(bytes, { level: 1 })) : bytes, gzip };
+    // The events travel inside the body only.
+    page.events = { ...(events as EncodedEvents), json: new Uint8Array(0) };
+  }
   return page;
+}
+
+/** The database file, once told. */
+let path: string | undefined;
+
+function open(): void {
+  const opened = new DatabaseSync(path!, { readOnly: true });
+  opened.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
+  statements = prepare(opened);
+  db = opened;
 }
 
 self.onmessage = (e: MessageEvent) => {
@@ -179,10 +223,18 @@ self.onmessage = (e: MessageEvent) => {
     self.postMessage({ closed: true });
     return;
   }
-  if (!db) {
-    db = new DatabaseSync((e.data as { path: string }).path, { readOnly: true });
-    db.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
-    statements = prepare(db);
+  if (path === undefined) {
+    path = (e.data as { path: string }).path;
+    // Pages yield the CPU to the server's thread: on a saturated machine a flood of page reads
+    // otherwise took the time the heartbeats needed (the main thread and this one ran at the
+    // same priority).
+    lowerThreadPriority(PAGE_NICE);
+    try {
+      open();
+    } catch {
+      // No descriptor to spare right now (a connection flood): the first page tries again. An
+      // uncaught error here took the whole server down.
+    }
     return;
   }
   const { id, request, encoded } = e.data as {
@@ -191,8 +243,10 @@ self.onmessage = (e: MessageEvent) => {
     encoded?: boolean;
   };
   try {
+    if (!db) open();
     const page = readPage(request, encoded === true);
     const bytes = Array.isArray(page.events) ? [] : [page.events.json.buffer];
+    if (page.body) bytes.push(page.body.bytes.buffer);
     self.postMessage({ id, page }, bytes);
   } catch (err) {
     const errcode = (err as { errcode?: unknown }).errcode;

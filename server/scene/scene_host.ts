@@ -63,6 +63,11 @@ export interface SceneHost {
    * tick): on the single node read on a worker, in cluster mode by direct gets from the stream.
    */
   readLogPage(request: PageRequest): Promise<LogPageResult>;
+  /**
+   * True when `readLogPage` reads the scene's seed and epoch with the page (`scene` in the
+   * result): the log API then asks `describe` nothing (the single node's worker does).
+   */
+  readonly logPagesCarryScene?: boolean;
   /** Stored events and bytes under the retention policy (`/healthz`, `/metrics`), if known. */
   storage?(): StorageStats | undefined;
   /** One scheduler pass over every scene. */

@@ -12,6 +12,8 @@
  * workaround here: the guard keeps connections below the descriptor limit, and a watchdog
  * notices a listener that stopped accepting (a connection to itself that never arrives while
  * nothing else arrived either) and listens anew on the same port; the old connections live on.
+ * Handing connections to `node:http` this way needs its server to report `listening` (see
+ * {@link GuardedListener.listening} and `ws_node.ts`): otherwise it keeps none alive.
  */
 import net from "node:net";
 import type { ConnectionGuard } from "./conn_guard.ts";
@@ -61,6 +63,11 @@ export class GuardedListener {
   /** The bound port. */
   get port(): number {
     return this.#port;
+  }
+
+  /** True from `listen` until `close`. */
+  get listening(): boolean {
+    return this.#server !== undefined && !this.#closed;
   }
 
   /** Starts listening; resolves with the port. */
