@@ -14,7 +14,7 @@ import {
   DEFAULT_RETENTION,
   retentionFromEnv,
   type RetentionPolicy,
-} from "./local/retention_policy.ts";
+} from "./scene/retention_policy.ts";
 
 /** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
 export interface RateLimit {

@@ -14,8 +14,10 @@ export class ClusterMetrics {
   appendRetries = 0;
   /** Submits refused because no owner answered (takeover or NATS outage). */
   submitsPaused = 0;
-  /** Log entries purged by the retention policy from scenes this node owned. */
+  /** Log entries purged by the retention policy from scenes this node owned or swept. */
   pruned = 0;
+  /** Scenes this node's retention sweep removed (idle past the retention, nobody reading). */
+  scenesRemoved = 0;
   /** Verdicts and submit answers ignored: they did not name the scene's lease holder. */
   notFromOwner = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */

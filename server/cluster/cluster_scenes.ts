@@ -27,9 +27,12 @@ import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
+import { RetentionSweep } from "./retention_sweep.ts";
+import { SceneGoneError } from "./jetstream_log.ts";
+import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { clusterLogPage } from "./cluster_log_pages.ts";
 import type { PageRequest } from "../local/log_pages.ts";
-import type { RetentionPolicy } from "../local/retention_policy.ts";
+import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import type { StorageStats } from "../local/retention.ts";
 import { LOG_STREAM } from "./subjects.ts";
 import type { LogPageResult } from "../http/log_api.ts";
@@ -57,8 +60,12 @@ export interface ClusterScenesDeps {
   idleMs: number;
   /** Scenes relayed on this node at most, and each address's budget for new scenes. */
   limits?: SceneLimits;
-  /** The retention policy owners apply to their scenes' logs, and their pass period (ms). */
-  retention?: { policy: RetentionPolicy; passMs: number };
+  /**
+   * The retention policy owners apply to their scenes' logs, and their pass period (ms); the
+   * node also sweeps scenes nobody owns at that period (`retention_sweep.ts`), at most
+   * `scenesPerSweep` of them a sweep.
+   */
+  retention?: { policy: RetentionPolicy; passMs: number; scenesPerSweep?: number };
   log: (msg: string) => void;
 }
 
@@ -71,6 +78,7 @@ export class ClusterScenes implements SceneHost {
   readonly #taking = new Set<string>();
   readonly #nextAttemptMs = new Map<string, number>();
   readonly #gate: SceneGate;
+  readonly #sweep: RetentionSweep | undefined;
   #storage: StorageStats | undefined;
   #storageReadMs = -Infinity;
   #readingStorage = false;
@@ -79,6 +87,16 @@ export class ClusterScenes implements SceneHost {
     this.#deps = deps;
     this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
     this.clusterMetrics = new ClusterMetrics(deps.options.nodeId);
+    if (deps.retention) {
+      this.#sweep = new RetentionSweep({
+        link: deps.link,
+        nodeId: deps.options.nodeId,
+        clock: deps.clock,
+        ...deps.retention,
+        metrics: this.clusterMetrics,
+        log: deps.log,
+      });
+    }
     setPeerIdSuffix(`.${nodeTag(deps.options.nodeId)}`);
   }
 
@@ -122,10 +140,14 @@ export class ClusterScenes implements SceneHost {
   /**
    * The log stream's figures (`/healthz` `stored`, `/metrics`), read every few seconds: entries
    * (events, ownership markers, keyframes) and bytes of every scene, entries this node's owners
-   * purged; undefined before the first read.
+   * and sweeps purged, scenes its sweeps removed; undefined before the first read.
    */
   storage(): StorageStats | undefined {
-    return this.#storage && { ...this.#storage, pruned: this.clusterMetrics.pruned };
+    return this.#storage && {
+      ...this.#storage,
+      pruned: this.clusterMetrics.pruned,
+      scenesRemoved: this.clusterMetrics.scenesRemoved,
+    };
   }
 
   #readStorage(nowMs: number): void {
@@ -318,6 +340,7 @@ export class ClusterScenes implements SceneHost {
   pass(nowMs: number): void {
     this.#gate.sweep(nowMs);
     this.#readStorage(nowMs);
+    this.#sweep?.pass(nowMs);
     for (const [id, owner] of this.#owners) {
       if (!owner.active) {
         this.#owners.delete(id);
@@ -371,21 +394,25 @@ export class ClusterScenes implements SceneHost {
     this.#taking.add(id);
     // (An edge closed meanwhile, maybe before its scene was ever stored, takes nothing.)
     edge.ready.then(() =>
-      this.#edges.get(id) !== edge ? null : SceneOwner.take({
-        link: this.#deps.link,
-        nodeId: this.#deps.options.nodeId,
-        clock: this.#deps.clock,
-        skyCap: this.#deps.skyCap,
-        leaseTtlMs: this.#deps.options.leaseTtlMs,
-        desyncTimeoutMs: this.#deps.desyncTimeoutMs,
-        metrics: this.clusterMetrics,
-        stats: this.#deps.metrics,
-        log: this.#deps.log,
-        arbiter: this.#deps.arbiter,
-        desyncLimits: this.#deps.desyncLimits,
-        desyncStats: this.#deps.metrics,
-        retention: this.#deps.retention,
-      }, id)
+      this.#edges.get(id) !== edge ? null : SceneOwner.take(
+        {
+          link: this.#deps.link,
+          nodeId: this.#deps.options.nodeId,
+          clock: this.#deps.clock,
+          skyCap: this.#deps.skyCap,
+          leaseTtlMs: this.#deps.options.leaseTtlMs,
+          desyncTimeoutMs: this.#deps.desyncTimeoutMs,
+          metrics: this.clusterMetrics,
+          stats: this.#deps.metrics,
+          log: this.#deps.log,
+          arbiter: this.#deps.arbiter,
+          desyncLimits: this.#deps.desyncLimits,
+          desyncStats: this.#deps.metrics,
+          retention: this.#deps.retention,
+        },
+        id,
+        { seed: edge.seed, epoch: edge.epoch },
+      )
     ).then((owner) => {
       if (!owner) return;
       if (!this.#edges.has(id)) {
@@ -395,6 +422,12 @@ export class ClusterScenes implements SceneHost {
       this.#owners.set(id, owner);
     }).catch((e) => {
       this.#deps.log(`cluster: takeover attempt for ${id}: ${(e as Error).message}`);
+      // The scene this edge relays was removed by the retention (and maybe created anew) while
+      // it opened: its clients reconnect and join the scene the id names now.
+      if (e instanceof SceneGoneError && this.#edges.get(id) === edge) {
+        this.#edges.delete(id);
+        edge.close(CLOSE_TRY_LATER, "scene removed, join again").catch(() => {});
+      }
     }).finally(() => this.#taking.delete(id));
   }
 }

@@ -35,6 +35,20 @@ import {
  */
 export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500, 1000];
 
+/** Which incarnation of a scene id: a removed scene created again has a new seed and epoch. */
+export interface SceneIdentity {
+  seed: number;
+  epoch: number;
+}
+
+/**
+ * The scene's record is gone, or is another scene's under the same id (the retention removed the
+ * scene, and a hello created it anew): whoever expected the old one must open the scene again.
+ */
+export class SceneGoneError extends Error {
+  readonly code = "scene_gone";
+}
+
 /** What the log needs. */
 export interface JetStreamLogDeps {
   link: NatsLink;
@@ -89,16 +103,21 @@ export class JetStreamSceneLog implements SceneLog {
    * Reads the scene for a new owner — record, last stored entry, the events after the stored
    * snapshot — and appends an ownership marker, which fences the previous owner: its next
    * append names an older last sequence and is refused. Throws `FencedError` when another node
-   * appended meanwhile.
+   * appended meanwhile, `SceneGoneError` when the scene has no record or (with `expect`) not the
+   * record of the scene the caller relays.
    */
   static async open(
     deps: JetStreamLogDeps,
     scene: string,
+    expect?: SceneIdentity,
   ): Promise<{ log: JetStreamSceneLog; loaded: LoadedScene }> {
     const { link } = deps;
     const versioned = await getRecord(link, scene);
-    if (!versioned) throw new Error(`scene ${scene} has no record`);
+    if (!versioned) throw new SceneGoneError(`scene ${scene} has no record (removed)`);
     const { record, revision } = versioned;
+    if (expect && (record.seed !== expect.seed || record.epoch !== expect.epoch)) {
+      throw new SceneGoneError(`scene ${scene} was removed and created again`);
+    }
     const last = await lastEntry(link, scene);
     const stored = last ? await readRange(link, scene, record.snapshotStreamSeq + 1, last) : [];
     const events: SceneEvent[] = [];

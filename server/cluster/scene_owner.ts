@@ -25,11 +25,11 @@ import {
 } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { SceneSequencer, type SequencerStats } from "../scene/sequencer.ts";
-import type { RetentionPolicy } from "../local/retention_policy.ts";
+import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import { pruneSceneLog } from "./stream_retention.ts";
 import { errorMessage as refusal } from "../errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
-import { JetStreamSceneLog } from "./jetstream_log.ts";
+import { JetStreamSceneLog, SceneGoneError, type SceneIdentity } from "./jetstream_log.ts";
 import { acquireLease, isLeaseLost, type Lease, releaseLease, renewLease } from "./lease.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { StaleRecordError } from "./scene_records.ts";
@@ -159,14 +159,19 @@ export class SceneOwner {
   /**
    * Tries to take the scene over: the lease, then the log (which reads the scene and fences the
    * previous owner), then a first horizon reservation. Null when another node holds the scene or
-   * the log moved under us.
+   * the log moved under us; throws `SceneGoneError` when the scene's record is not the one
+   * `expect` names (the retention removed the scene, maybe created anew since).
    */
-  static async take(deps: OwnerDeps, scene: string): Promise<SceneOwner | null> {
+  static async take(
+    deps: OwnerDeps,
+    scene: string,
+    expect?: SceneIdentity,
+  ): Promise<SceneOwner | null> {
     const lease = await acquireLease(deps.link, scene, deps.nodeId);
     if (!lease) return null;
     let log: JetStreamSceneLog | undefined;
     try {
-      const opened = await JetStreamSceneLog.open(deps, scene);
+      const opened = await JetStreamSceneLog.open(deps, scene, expect);
       log = opened.log;
       const floor = Math.max(opened.loaded.floor, opened.loaded.lastTick);
       if (!await log.reserve(floor + RESERVE_AHEAD_TICKS)) {
@@ -186,6 +191,8 @@ export class SceneOwner {
         deps.log(`cluster: takeover of ${scene} failed: ${(e as Error).message}`);
       }
       await releaseLease(deps.link, lease);
+      // The caller's view of the scene is gone: it must reopen, not try again.
+      if (e instanceof SceneGoneError) throw e;
       return null;
     }
   }

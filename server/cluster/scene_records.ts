@@ -7,6 +7,7 @@
 import type { WorldSnapshot } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { isWrongLastSequence } from "./nats_errors.ts";
+import { SCENE_BUCKET } from "./subjects.ts";
 
 /** A scene's record. */
 export interface SceneRecord {
@@ -33,27 +34,60 @@ export interface VersionedRecord {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The scene's record, or null when the scene does not exist. */
 export async function getRecord(link: NatsLink, scene: string): Promise<VersionedRecord | null> {
   const entry = await link.scenes.get(scene);
-  if (!entry || entry.operation !== "PUT" || entry.length === 0) return null;
-  return { record: entry.json<SceneRecord>(), revision: entry.revision };
+  if (entry && entry.operation === "PUT" && entry.length > 0) {
+    return { record: entry.json<SceneRecord>(), revision: entry.revision };
+  }
+  // A bucket read may come from a replica a moment behind (a record just created, or created
+  // again after the retention removed the scene): "none" is asked of the stream's leader.
+  const last = await lastWrite(link, scene);
+  if (!last || last.removed) return null;
+  return { record: JSON.parse(decoder.decode(last.data)), revision: last.seq };
 }
 
-/** Creates the scene's record; false (changing nothing) when it exists already. */
+/**
+ * Creates the scene's record; false (changing nothing) when it exists already. A scene the
+ * retention removed left a delete marker: the record replaces it, by the marker's revision.
+ */
 export async function createRecord(
   link: NatsLink,
   scene: string,
   record: SceneRecord,
 ): Promise<boolean> {
-  try {
-    await link.scenes.create(scene, encoder.encode(JSON.stringify(record)));
-    return true;
-  } catch (e) {
-    if (isWrongLastSequence(e)) return false;
-    throw e;
+  const data = encoder.encode(JSON.stringify(record));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const last = attempt === 0 ? null : await lastWrite(link, scene);
+    if (last && !last.removed) return false;
+    try {
+      if (last) await link.scenes.update(scene, data, last.seq);
+      else await link.scenes.put(scene, data, { previousSeq: 0 });
+      return true;
+    } catch (e) {
+      if (!isWrongLastSequence(e)) throw e;
+    }
   }
+  return false;
+}
+
+/** The last write of the scene's record, read from the bucket stream's leader. */
+async function lastWrite(
+  link: NatsLink,
+  scene: string,
+): Promise<{ seq: number; data: Uint8Array; removed: boolean } | null> {
+  const msg = await link.jsm.streams.getMessage(`KV_${SCENE_BUCKET}`, {
+    last_by_subj: `$KV.${SCENE_BUCKET}.${scene}`,
+  });
+  if (!msg) return null;
+  const op = msg.header?.get("KV-Operation");
+  return {
+    seq: msg.seq,
+    data: msg.data,
+    removed: op === "DEL" || op === "PURGE" || !msg.data.length,
+  };
 }
 
 /** The write was refused: the record changed since `revision` (another owner wrote it). */

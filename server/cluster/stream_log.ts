@@ -3,7 +3,7 @@
  * or an ownership marker. Appends name the subject sequence they expect to follow, so a writer
  * whose view of the log is stale (a deposed owner) is refused: the log fences the owner.
  */
-import { type ConsumerMessages, DeliverPolicy } from "@nats-io/jetstream";
+import { type Consumer, type ConsumerMessages, DeliverPolicy } from "@nats-io/jetstream";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { LOG_STREAM, logSubject } from "./subjects.ts";
@@ -92,6 +92,7 @@ const REOPEN_DELAY_MS = 250;
  */
 export class LogReader {
   #messages: ConsumerMessages;
+  #consumer: Consumer;
   #closed = false;
   /** Stream sequence of the last entry delivered. */
   #lastStreamSeq: number;
@@ -100,10 +101,11 @@ export class LogReader {
   private constructor(
     link: NatsLink,
     scene: string,
-    messages: ConsumerMessages,
+    { consumer, messages }: Reading,
     fromStreamSeq: number,
     onEntry: (stored: StoredEntry) => void,
   ) {
+    this.#consumer = consumer;
     this.#messages = messages;
     this.#lastStreamSeq = fromStreamSeq - 1;
     this.done = this.#run(link, scene, onEntry);
@@ -127,7 +129,10 @@ export class LogReader {
         await new Promise((r) => setTimeout(r, REOPEN_DELAY_MS));
         if (this.#closed || link.nc.isClosed()) return;
         try {
-          this.#messages = await consume(link, scene, this.#lastStreamSeq + 1);
+          const reading = await consume(link, scene, this.#lastStreamSeq + 1);
+          this.#consumer.delete().catch(() => {});
+          this.#consumer = reading.consumer;
+          this.#messages = reading.messages;
           break;
         } catch {
           // Still no stream leader (or no connection): try again.
@@ -135,6 +140,7 @@ export class LogReader {
       }
       if (this.#closed) {
         await this.#messages.close();
+        await this.#consumer.delete().catch(() => {});
         return;
       }
     }
@@ -147,8 +153,8 @@ export class LogReader {
     fromStreamSeq: number,
     onEntry: (stored: StoredEntry) => void,
   ): Promise<LogReader> {
-    const messages = await consume(link, scene, fromStreamSeq);
-    return new LogReader(link, scene, messages, fromStreamSeq, onEntry);
+    const reading = await consume(link, scene, fromStreamSeq);
+    return new LogReader(link, scene, reading, fromStreamSeq, onEntry);
   }
 
   /** Drops the current consumer and reads on from the last delivered entry with a new one. */
@@ -157,11 +163,15 @@ export class LogReader {
     this.#messages.close().catch(() => {});
   }
 
-  /** Stops reading. */
+  /**
+   * Stops reading and deletes the consumer (the client library's ordered consumers otherwise
+   * stay on the servers for 5 minutes; the retention sweep counts a scene with one as open).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#messages.close();
     await this.done.catch(() => {});
+    await this.#consumer.delete().catch(() => {});
   }
 }
 
@@ -199,18 +209,25 @@ export async function readRange(
 }
 
 /** An ordered consumer of the scene's messages with stream sequence ≥ `fromStreamSeq`. */
+/** A reader's consumer and its message stream. */
+interface Reading {
+  consumer: Consumer;
+  messages: ConsumerMessages;
+}
+
 async function consume(
   link: NatsLink,
   scene: string,
   fromStreamSeq: number,
-): Promise<ConsumerMessages> {
+): Promise<Reading> {
   const consumer = await link.js.consumers.get(LOG_STREAM, {
     filter_subjects: logSubject(scene),
     ...(fromStreamSeq > 1
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromStreamSeq }
       : { deliver_policy: DeliverPolicy.All }),
   });
-  return await consumer.consume({ max_messages: 512, expires: CONSUME_EXPIRES_MS });
+  const messages = await consumer.consume({ max_messages: 512, expires: CONSUME_EXPIRES_MS });
+  return { consumer, messages };
 }
 
 /**

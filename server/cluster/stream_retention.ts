@@ -18,15 +18,12 @@
  *   purges late removes nothing its successor needs; one that dies between the two purges
  *   leaves older keyframes behind, which the next pass removes.
  */
-import { TICK_MS } from "../../shared/constants.ts";
-import type { RetentionPolicy } from "../local/retention_policy.ts";
+import { ageCutTick, countKeepFromSeq, type RetentionPolicy } from "../scene/retention_policy.ts";
 import { logStart } from "./cluster_log_pages.ts";
 import { lastKeyframe, lastKeyframeWhere } from "./keyframes.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { firstEntryAt, isEvent, lastEntry, type LogEntry, nextEntry } from "./stream_log.ts";
 import { keysSubject, LOG_STREAM, logSubject } from "./subjects.ts";
-
-const TICKS_PER_HOUR = 3_600_000 / TICK_MS;
 
 /** What one pass did. */
 export interface PrunePass {
@@ -53,8 +50,8 @@ export async function pruneSceneLog(
   const start = await logStart(link, scene);
   const last = await lastEntry(link, scene);
   if (!last) return { purged: 0, startTick: start.tick };
-  let cut = nowTick - Math.floor(policy.hours * TICKS_PER_HOUR);
-  const keepFrom = last.entry.seq - policy.eventsPerScene + 1;
+  let cut = ageCutTick(policy, nowTick);
+  const keepFrom = countKeepFromSeq(policy, last.entry.seq);
   if (keepFrom > 1) {
     const bySeq = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
     const at = await firstEntryAt(link, scene, bySeq, keepFrom, last);

@@ -13,7 +13,7 @@ import type { SceneRefusal } from "../scene/scene_limits.ts";
 import type { SceneEndpoint } from "../ws/connection.ts";
 import { LogPages, type PageRequest } from "./log_pages.ts";
 import { Retention, type StorageStats } from "./retention.ts";
-import type { RetentionPolicy } from "./retention_policy.ts";
+import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import type { Rooms } from "./rooms.ts";
 
 /** Options of {@link KeptRooms}. */

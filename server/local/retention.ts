@@ -12,7 +12,12 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { TICK_MS } from "../../shared/constants.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, WorldSnapshot } from "../../shared/types.ts";
-import type { RetentionPolicy } from "./retention_policy.ts";
+import {
+  ageCutTick,
+  countKeepFromSeq,
+  idlePastRetention,
+  type RetentionPolicy,
+} from "../scene/retention_policy.ts";
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
@@ -41,8 +46,6 @@ export interface StorageStats {
   /** Scenes removed since the start. */
   scenesRemoved: number;
 }
-
-const TICKS_PER_HOUR = 3_600_000 / TICK_MS;
 
 /**
  * The retention worker of the single-node server.
@@ -167,21 +170,25 @@ export class Retention {
   /** At most one slice of work on `scene`; true when something was done. */
   #sceneSlice(scene: string, nowTick: number, storedSnapshotTick: number, lastTick: number) {
     const s = this.#s;
-    const ageCut = nowTick - Math.floor(this.#o.policy.hours * TICKS_PER_HOUR);
+    const policy = this.#o.policy;
+    const ageCut = ageCutTick(policy, nowTick);
     const last = s.last.get(scene) as Record<string, unknown> | undefined;
     if (!last) {
-      if (Math.max(lastTick, 0) < ageCut && !this.#o.loaded(scene)) return this.#remove(scene);
+      if (idlePastRetention(policy, nowTick, lastTick) && !this.#o.loaded(scene)) {
+        return this.#remove(scene);
+      }
       return false;
     }
     const lastSeq = Number(last.seq);
     const lastEventTick = Number(last.tick);
     // Idle past the age limit and nobody here: the whole scene goes, a slice at a time.
-    const removing = Math.max(lastEventTick, lastTick) < ageCut && !this.#o.loaded(scene);
+    const removing = idlePastRetention(policy, nowTick, Math.max(lastEventTick, lastTick)) &&
+      !this.#o.loaded(scene);
     const first = s.first.get(scene) as Record<string, unknown>;
     const firstSeq = Number(first.seq);
     const firstTick = Number(first.tick);
     let cut = ageCut;
-    const keepFrom = lastSeq - this.#o.policy.eventsPerScene + 1;
+    const keepFrom = countKeepFromSeq(policy, lastSeq);
     if (keepFrom > firstSeq) {
       const at = s.atSeq.get(scene, keepFrom) as Record<string, unknown>;
       cut = Math.max(cut, Number(at.tick));
