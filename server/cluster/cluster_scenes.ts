@@ -92,6 +92,7 @@ export class ClusterScenes implements SceneHost {
         link: deps.link,
         nodeId: deps.options.nodeId,
         clock: deps.clock,
+        leaseTtlMs: deps.options.leaseTtlMs,
         ...deps.retention,
         metrics: this.clusterMetrics,
         log: deps.log,

@@ -49,6 +49,8 @@ export interface SweepDeps {
   policy: RetentionPolicy;
   /** Monotonic ms between sweeps. */
   passMs: number;
+  /** The lease TTL: a removal not started within half of it after taking the lease waits. */
+  leaseTtlMs: number;
   /** Scenes looked at per sweep (bounded work). Default {@link SCENES_PER_SWEEP}. */
   scenesPerSweep?: number;
   metrics: ClusterMetrics;
@@ -74,7 +76,9 @@ export interface SweepResult {
  *
  * @example
  * ```ts
- * const sweep = new RetentionSweep({ link, nodeId, clock, policy, passMs: 10_000, metrics, log });
+ * const sweep = new RetentionSweep({
+ *   link, nodeId, clock, policy, passMs: 10_000, leaseTtlMs: 3000, metrics, log,
+ * });
  * sweep.pass(clock.monotonicMs()); // from the scheduler: sweeps when due, in the background
  * const result = await sweep.sweep(); // or one sweep now (tests)
  * ```
@@ -144,6 +148,7 @@ export class RetentionSweep {
     if (ageCutTick(policy, tickOf(seen.record.epoch)) <= 0) return "young";
     const lease = await acquireLease(link, scene, `sweep.${nodeId}`);
     if (!lease) return "owned";
+    const leasedMs = clock.monotonicMs();
     try {
       const versioned = await getRecord(link, scene);
       if (!versioned) return "gone";
@@ -152,7 +157,10 @@ export class RetentionSweep {
       const last = await lastEntry(link, scene);
       const activity = Math.max(last?.entry.tick ?? 0, record.reserved);
       if (idlePastRetention(policy, nowTick, activity)) {
-        await removeScene(link, scene, revision);
+        // (Its few purges must end well within the lease; a slow moment leaves it to next time.)
+        if (clock.monotonicMs() - leasedMs > this.#deps.leaseTtlMs / 2) return "owned";
+        // (A record read from a replica a moment behind may name a scene just removed.)
+        if (!await removeScene(link, scene, revision)) return "gone";
         metrics.scenesRemoved++;
         log(`cluster: scene ${scene} was idle past the retention and is removed`);
         return "removed";
@@ -173,7 +181,7 @@ export class RetentionSweep {
  * holds the scene's lease, so no owner writes meanwhile. The record goes last: until then the id
  * stays taken (a hello meanwhile joins the old scene, whose edge notices at its takeover that the
  * record went and sends its clients to join again), and once it is gone a hello creates a new
- * scene on an empty log.
+ * scene on an empty log. Returns false when the record was gone already.
  *
  * @example
  * ```ts
@@ -181,13 +189,18 @@ export class RetentionSweep {
  * await removeScene(link, "quiet-pine", revision);
  * ```
  */
-export async function removeScene(link: NatsLink, scene: string, revision: number): Promise<void> {
+export async function removeScene(
+  link: NatsLink,
+  scene: string,
+  revision: number,
+): Promise<boolean> {
   await link.jsm.streams.purge(LOG_STREAM, { filter: logSubject(scene) });
   await link.jsm.streams.purge(LOG_STREAM, { filter: keysSubject(scene) });
-  await link.jsm.streams.purge(`KV_${SCENE_BUCKET}`, {
+  const { purged } = await link.jsm.streams.purge(`KV_${SCENE_BUCKET}`, {
     filter: `$KV.${SCENE_BUCKET}.${scene}`,
     seq: revision + 1,
   });
+  return purged > 0;
 }
 
 /**
