@@ -18,6 +18,7 @@ import {
   logSubject,
   SCENE_BUCKET,
 } from "../server/cluster/subjects.ts";
+import type { ServerMessage } from "../shared/protocol.ts";
 import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { fastClock } from "../testing/fast_clock.ts";
@@ -29,6 +30,19 @@ const SPEED = 30;
 const clock = fastClock(SPEED);
 /** Scene seconds → real ms. */
 const sceneS = (s: number) => (s * 1000) / SPEED;
+
+/** Joins with a welcome awaited up to 15 s (a new scene's first welcome waits for NATS writes). */
+async function join(url: string, scene: string) {
+  const client = await TestClient.connect(url, scene);
+  client.send({ t: "hello" });
+  try {
+    const welcome = await client.waitFor((m) => m.t === "welcome", 15_000);
+    return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}
 
 Deno.test({
   name: "cluster retention removes idle scenes and prunes scenes nobody owns",
@@ -51,6 +65,7 @@ Deno.test({
       roomIdleMs: 1000,
       // (Server timeouts run on the scene clock: 10 s of real time for a hello's welcome.)
       helloTimeoutMs: 300_000,
+      // SWEEP_DEBUG=1 prints the nodes' logs.
       log: Deno.env.get("SWEEP_DEBUG") ? (m: string) => console.error(m) : () => {},
     };
     const a = await startTestServer({ ...options, cluster: cluster("node-a") });
@@ -88,8 +103,8 @@ Deno.test({
     };
     try {
       // Two scenes start together (the show stamps launches while someone watches).
-      const early = await TestClient.join(a.url, "sweep-early");
-      const late = await TestClient.join(a.url, "sweep-late");
+      const early = await join(a.url, "sweep-early");
+      const late = await join(a.url, "sweep-late");
       clients.push(early.client, late.client);
       const lateSeed = late.welcome.seed;
       // sweep-early is left as soon as its owner wrote its marker. sweep-late is watched for
@@ -153,7 +168,7 @@ Deno.test({
       });
 
       await t.step("a removed scene's id opened again is a new scene that works", async () => {
-        const again = await TestClient.join(b.url, "sweep-late");
+        const again = await join(b.url, "sweep-late");
         clients.push(again.client);
         assert.equal(again.welcome.lastSeq, 0);
         assert.notEqual(again.welcome.seed, lateSeed, "a new seed (1 in 2^32 to fail)");
@@ -179,7 +194,7 @@ Deno.test({
           // scene is removed under it (what a sweep does) and the lease is freed.
           const leases = await new Kvm(nc).open(LEASE_BUCKET);
           await leases.create("sweep-race", new TextEncoder().encode("someone-else"));
-          const stale = await TestClient.join(a.url, "sweep-race");
+          const stale = await join(a.url, "sweep-race");
           clients.push(stale.client);
           const { revision } = (await records.get("sweep-race"))!;
           await jsm.streams.purge(LOG_STREAM, { filter: logSubject("sweep-race") });
@@ -188,7 +203,7 @@ Deno.test({
           // The edge's takeover finds the record gone: its clients are told to come again.
           const closed = await stale.client.closed;
           assert.equal(closed.code, 1013);
-          const fresh = await TestClient.join(a.url, "sweep-race");
+          const fresh = await join(a.url, "sweep-race");
           clients.push(fresh.client);
           assert.notEqual(fresh.welcome.seed, stale.welcome.seed);
           let tries = 0;
