@@ -218,13 +218,16 @@ async function sceneIds(link: NatsLink): Promise<string[]> {
 
 /**
  * Scenes whose log some edge reads now: a consumer on the log stream filtered on the scene's
- * subject (every edge reads its scene with one, deleted when the edge closes). One listing per
- * sweep: about one consumer per scene relayed per node.
+ * subject with a pull waiting (every edge reads its scene with one, deleted when the edge
+ * closes). One listing per sweep: about one consumer per scene relayed per node.
  */
 async function scenesRead(link: NatsLink): Promise<Set<string>> {
   const read = new Set<string>();
   const prefix = logSubject("");
   for await (const info of link.jsm.consumers.list(LOG_STREAM)) {
+    // A reader pulls all the time; a consumer left behind (its reader gone before it could
+    // delete it; the client library keeps them 5 minutes) has no pull waiting.
+    if (info.num_waiting === 0) continue;
     const config = info.config as { filter_subject?: string; filter_subjects?: string[] };
     const subjects = [config.filter_subject, ...(config.filter_subjects ?? [])];
     for (const subject of subjects) {
