@@ -1,0 +1,151 @@
+/**
+ * Whose burst and quick reactions end to end in headless Chromium (pages that draw only for the
+ * screenshots): a guest's launch shows the guest's name, in their colour, by the burst on the
+ * host's page; a reaction sent from one page floats up on the other; on a phone the replay view
+ * keeps the tap hint just above the replay bar. Screenshots (tests/output/): a labelled burst and a
+ * reaction at 1280×720 and 390×844, and the phone's replay view.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../testing/browser.ts";
+import { startTestServer } from "../testing/test_server.ts";
+
+const OUT = new URL("./output/", import.meta.url).pathname;
+
+/** Launches: a tap in the sky on a phone, else the F key (with the canvas focused). */
+async function launch(page: Page): Promise<void> {
+  const size = page.viewportSize()!;
+  if (size.width < 500) {
+    await page.tap("#scene", { position: { x: size.width / 2, y: size.height * 0.3 } });
+    return;
+  }
+  await page.focus("#scene");
+  await page.keyboard.press("f");
+}
+
+/** Waits until `page` shows a burst label for `name`; returns it. */
+async function labelFor(page: Page, name: string) {
+  await page.waitForFunction(
+    (n) => (snowfire.burstLabels?.() ?? []).some((l) => l.name === n),
+    name,
+    { timeout: 30_000, polling: 50 },
+  );
+  return (await page.evaluate(() => snowfire.burstLabels?.() ?? [])).find((l) => l.name === name)!;
+}
+
+browserTest("browser reactions: a guest's burst is labelled; reactions float up", async (t) => {
+  const server = await startTestServer({ client: true });
+  const browser = await launchBrowser();
+  const pages: ScenePage[] = [];
+  try {
+    const scene = `react-${crypto.randomUUID().slice(0, 8)}`;
+    const host = await openScene(browser, server.url, scene, {
+      name: "Hana",
+      draw: false,
+      width: 1280,
+      height: 720,
+    });
+    pages.push(host);
+    const guest = await openScene(browser, server.url, scene, {
+      name: "Gus",
+      draw: false,
+      width: 390,
+      height: 844,
+      touch: true,
+    });
+    pages.push(guest);
+    const a = host.page;
+    const b = guest.page;
+    // A quiet sky: the host turns the show off, so every burst is someone's.
+    await a.click("#settings summary");
+    await a.uncheck("#show");
+    await a.click("#settings summary");
+    await b.waitForFunction(() => snowfire.settings()?.show === false);
+
+    await t.step("on a phone the replay view keeps the tap hint above the bar", async () => {
+      await b.click("#replay-open");
+      await b.waitForSelector("#replay-bar", { state: "visible" });
+      const [help, bar] = await Promise.all(
+        ["#help", "#replay-bar"].map(async (s) => (await b.locator(s).boundingBox())!),
+      );
+      assert.ok(
+        bar.y - (help.y + help.height) <= 24,
+        `hint bottom ${help.y + help.height} right above the bar at ${bar.y}`,
+      );
+      await drawnScreenshot(b, `${OUT}reactions_replay_390x844.png`);
+      await b.click("#replay-open");
+      await b.waitForSelector("#replay-bar", { state: "hidden" });
+    });
+
+    await t.step(
+      "a guest's burst shows their name in their colour on the host's page",
+      async () => {
+        const gusId = await b.evaluate(() => snowfire.you);
+        await launch(b);
+        const label = await labelFor(a, "Gus");
+        await drawnScreenshot(a, `${OUT}reactions_label_1280x720.png`);
+        assert.ok(label.x > 0 && label.x < 1280 && label.y > 0 && label.y < 720, "on screen");
+        const expected = await b.evaluate((id) => snowfire.colorOf?.(id) ?? "", gusId);
+        assert.match(expected, /^#|^hsl|^rgb/, "the guest's colour from its own welcome");
+        const rgb = await a.evaluate((c) => {
+          const probe = document.createElement("span");
+          probe.style.color = c;
+          return probe.style.color;
+        }, expected);
+        assert.equal(label.color, rgb, "the launcher's colour");
+        // The host's launch is labelled on the phone.
+        await launch(a);
+        await labelFor(b, "Hana");
+        await drawnScreenshot(b, `${OUT}reactions_label_390x844.png`);
+        await a.waitForFunction(
+          () => !(snowfire.burstLabels?.() ?? []).some((l) => l.name === "Gus"),
+          null,
+          { timeout: 30_000 },
+        );
+      },
+    );
+
+    await t.step("a reaction floats up on the other page", async () => {
+      await b.click("#open-react");
+      await b.click('#react-buttons [data-emoji="🎉"]');
+      await a.waitForFunction(
+        () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "🎉" && r.name === "Gus"),
+        null,
+        { timeout: 20_000 },
+      );
+      await drawnScreenshot(a, `${OUT}reactions_float_1280x720.png`);
+      await a.click("#open-react");
+      await a.click('#react-buttons [data-emoji="❤️"]');
+      await b.waitForFunction(
+        () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "❤️" && r.name === "Hana"),
+        null,
+        { timeout: 20_000 },
+      );
+      await drawnScreenshot(b, `${OUT}reactions_float_390x844.png`);
+    });
+
+    await t.step("the names switch turns labels off and is remembered", async () => {
+      await a.click("#open-scene");
+      await a.uncheck("#pref-labels");
+      assert.equal(await a.evaluate(() => localStorage.getItem("snowfire.burstLabels")), "off");
+      const before = await a.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+      await launch(a);
+      await a.waitForFunction((seq) => (snowfire.lastEvent()?.seq ?? 0) > seq, before, {
+        timeout: 20_000,
+      });
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.deepEqual(await a.evaluate(() => snowfire.burstLabels?.() ?? []), []);
+    });
+    for (const page of pages) assert.deepEqual(page.problems, []);
+  } finally {
+    for (const page of pages) await page.page.context().close().catch(() => {});
+    await browser.close();
+    await server.close();
+  }
+});
