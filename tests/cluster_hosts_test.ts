@@ -57,6 +57,15 @@ Deno.test({
       );
       assert.ok(!JSON.stringify(ana.client.messages).includes(boKey));
       assert.ok(!JSON.stringify(bo.client.messages).includes(anaKey));
+      // The log API's snapshot carries the rules in force (and no hashes), on either node.
+      const lockTick = ana.client.events().find((e) =>
+        e.body.type === "rules" && e.body.do === "lock"
+      )!.tick;
+      const page = await (await fetch(
+        `${b.url}/api/scenes/${scene}/log?tick=${lockTick + 1}&snapshot=1&limit=1`,
+      )).text();
+      assert.equal(JSON.parse(page).snapshot?.rules?.lock, "everyone", page);
+      assert.ok(!/"keys"|"key"/.test(page), "no key hashes in the log API");
 
       // A guest on b (browser token "c…") reacts; ana on a sees it. Once ana saw cy's presence,
       // node a knows cy's token hash: ana's removal keeps that browser out on both nodes.
