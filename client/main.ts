@@ -380,7 +380,7 @@ function start(): void {
     /** The host rules as this page knows them (no key hashes ever reach a page). */
     rules: () => rules.current,
     showEvents: () => [...showEvents],
-    /** Burst labels showing now: name, colour, pixel position. */
+    /** Live burst labels: name, colour, burst tick, showing now, pixel position. */
     burstLabels: () => labels.shown(),
     /** Reactions shown on this page, oldest first. */
     reactions: () => [...floats.seen],

@@ -29,14 +29,72 @@ async function launch(page: Page): Promise<void> {
   await page.keyboard.press("f");
 }
 
-/** Waits until `page` shows a burst label for `name`; returns it. */
-async function labelFor(page: Page, name: string) {
-  await page.waitForFunction(
-    (n) => (snowfire.burstLabels?.() ?? []).some((l) => l.name === n),
+/** A burst label as the page's debug hook reports it. */
+type Label = { name: string; color: string; tick: number; visible: boolean; x: number; y: number };
+
+/** Waits until `page` shows a burst label for `name`; returns it as seen then. */
+async function labelFor(page: Page, name: string): Promise<Label> {
+  const found = await page.waitForFunction(
+    (n) => (snowfire.burstLabels?.() ?? []).find((l) => l.name === n && l.visible),
     name,
     { timeout: 30_000, polling: 50 },
   );
-  return (await page.evaluate(() => snowfire.burstLabels?.() ?? [])).find((l) => l.name === name)!;
+  return await found.jsonValue() as Label;
+}
+
+/**
+ * A burst label's picture: `page` draws while `act` launches; once it shows a label for `name`,
+ * the displayed time is held a
+ * third of a second later (the shell open, the label still up), the page draws for the picture,
+ * and time runs on. (Drawing on software GL takes seconds a frame: longer than a label lasts.)
+ */
+async function labelShot(
+  page: Page,
+  name: string,
+  path: string,
+  act: () => Promise<void>,
+): Promise<Label> {
+  // Drawing from before the launch: sparks reach the GPU when they are born.
+  await page.evaluate(() => snowfire.setDrawing(true));
+  await act();
+  // The label is made when the launch arrives, before its burst: hold the display a third of a
+  // second after the burst.
+  const pending = await page.waitForFunction(
+    (n) => (snowfire.burstLabels?.() ?? []).find((l) => l.name === n),
+    name,
+    { timeout: 30_000, polling: 50 },
+  );
+  const held = (await pending.jsonValue() as { tick: number }).tick + 20;
+  await page.evaluate((t) => snowfire.holdDisplay(t), held);
+  try {
+    await page.waitForFunction((t) => snowfire.renderTime() >= t, held, { timeout: 30_000 });
+    const label = await labelFor(page, name);
+    await drawnScreenshot(page, path);
+    return label;
+  } finally {
+    await page.evaluate(() => snowfire.holdDisplay(false));
+  }
+}
+
+/**
+ * A reaction's picture: the page draws one frame of the sky first, then `act` sends the reaction
+ * and the picture is taken as soon as `shown` holds, without drawing again (a reaction floats for
+ * 3 s of wall time, a frame on software GL takes seconds).
+ */
+async function reactionShot(
+  page: Page,
+  path: string,
+  act: () => Promise<void>,
+  shown: () => Promise<void>,
+): Promise<void> {
+  await page.evaluate(() => snowfire.setDrawing(true));
+  await page.evaluate(() =>
+    new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
+  );
+  await page.evaluate(() => snowfire.setDrawing(false));
+  await act();
+  await shown();
+  await page.screenshot({ path });
 }
 
 browserTest("browser reactions: a guest's burst is labelled; reactions float up", async (t) => {
@@ -87,9 +145,13 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
       "a guest's burst shows their name in their colour on the host's page",
       async () => {
         const gusId = await b.evaluate(() => snowfire.you);
-        await launch(b);
-        const label = await labelFor(a, "Gus");
-        await drawnScreenshot(a, `${OUT}reactions_label_1280x720.png`);
+        let label!: Awaited<ReturnType<typeof labelFor>>;
+        await reactionShot(a, `${OUT}reactions_label_1280x720.png`, () => launch(b), async () => {
+          label = await labelFor(a, "Gus");
+
+          // The shell opens a little further before the picture (the label lasts ~2 s).
+          await new Promise((r) => setTimeout(r, 400));
+        });
         assert.ok(label.x > 0 && label.x < 1280 && label.y > 0 && label.y < 720, "on screen");
         const expected = await b.evaluate((id) => snowfire.colorOf?.(id) ?? "", gusId);
         assert.match(expected, /^#|^hsl|^rgb/, "the guest's colour from its own welcome");
@@ -100,11 +162,9 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
         }, expected);
         assert.equal(label.color, rgb, "the launcher's colour");
         // The host's launch is labelled on the phone.
-        await launch(a);
-        await labelFor(b, "Hana");
-        await drawnScreenshot(b, `${OUT}reactions_label_390x844.png`);
+        await labelShot(b, "Hana", `${OUT}reactions_label_390x844.png`, () => launch(a));
         await a.waitForFunction(
-          () => !(snowfire.burstLabels?.() ?? []).some((l) => l.name === "Gus"),
+          () => !(snowfire.burstLabels?.() ?? []).some((l) => l.name === "Gus" && l.visible),
           null,
           { timeout: 30_000 },
         );
@@ -113,21 +173,38 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
 
     await t.step("a reaction floats up on the other page", async () => {
       await b.click("#open-react");
-      await b.click('#react-buttons [data-emoji="🎉"]');
-      await a.waitForFunction(
-        () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "🎉" && r.name === "Gus"),
-        null,
-        { timeout: 20_000 },
+      await reactionShot(
+        a,
+        `${OUT}reactions_float_1280x720.png`,
+        () => b.click('#react-buttons [data-emoji="🎉"]'),
+        async () => {
+          await a.waitForFunction(
+            () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "🎉" && r.name === "Gus"),
+            null,
+            { timeout: 20_000 },
+          );
+        },
       );
-      await drawnScreenshot(a, `${OUT}reactions_float_1280x720.png`);
       await a.click("#open-react");
-      await a.click('#react-buttons [data-emoji="❤️"]');
-      await b.waitForFunction(
-        () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "❤️" && r.name === "Hana"),
-        null,
-        { timeout: 20_000 },
+      await reactionShot(
+        b,
+        `${OUT}reactions_float_390x844.png`,
+        () => a.click('#react-buttons [data-emoji="❤️"]'),
+        async () => {
+          await b.waitForFunction(
+            () => (snowfire.reactions?.() ?? []).some((r) => r.emoji === "❤️" && r.name === "Hana"),
+            null,
+            { timeout: 20_000 },
+          );
+        },
       );
-      await drawnScreenshot(b, `${OUT}reactions_float_390x844.png`);
+      // A tap in the sky with the reaction panel open closes it and still launches.
+      const before = await a.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+      await launch(b);
+      await a.waitForFunction((seq) => (snowfire.lastEvent()?.seq ?? 0) > seq, before, {
+        timeout: 20_000,
+      });
+      assert.equal(await b.isHidden("#react-panel"), true);
     });
 
     await t.step("the names switch turns labels off and is remembered", async () => {

@@ -60,8 +60,15 @@ export interface SnowfireDebug {
   showEvents?(): { seq: number; tick: number; x: number; z: number }[];
   /** Whole seconds the countdown shows now, or null (set by main.ts). */
   countdownLeft?(): number | null;
-  /** Burst labels showing now (whose burst): name, colour, pixel position. */
-  burstLabels?(): { name: string; color: string; x: number; y: number }[];
+  /** Live burst labels (whose burst): name, colour, burst tick, showing now, pixel position. */
+  burstLabels?(): {
+    name: string;
+    color: string;
+    tick: number;
+    visible: boolean;
+    x: number;
+    y: number;
+  }[];
   /** Reactions shown on this page, oldest first. */
   reactions?(): { emoji: string; name: string }[];
   /** A person's colour as the page knows it from presence. */

@@ -116,11 +116,16 @@ export class BurstLabels {
     }
   }
 
-  /** The labels showing now (for tests): name, colour and pixel position. */
-  shown(): { name: string; color: string; x: number; y: number }[] {
-    return this.#labels.filter((l) => l.tick >= 0 && !l.el.hidden).map((l) => ({
+  /**
+   * The live labels (for tests): name, colour, burst tick, whether showing now, pixel position
+   * (NaN until first shown).
+   */
+  shown(): { name: string; color: string; tick: number; visible: boolean; x: number; y: number }[] {
+    return this.#labels.filter((l) => l.tick >= 0).map((l) => ({
       name: l.el.textContent ?? "",
       color: l.el.style.color,
+      tick: l.tick,
+      visible: !l.el.hidden,
       x: l.px,
       y: l.py,
     }));
