@@ -208,7 +208,7 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
     });
 
     await t.step("the names switch turns labels off and is remembered", async () => {
-      await a.click("#open-scene");
+      if (await a.isHidden("#react-panel")) await a.click("#open-react");
       await a.uncheck("#pref-labels");
       assert.equal(await a.evaluate(() => localStorage.getItem("snowfire.burstLabels")), "off");
       const before = await a.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
