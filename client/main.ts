@@ -33,6 +33,11 @@ import { Sim } from "./sim.ts";
 import { FireworkSound } from "./audio/sound.ts";
 import { SoundCues } from "./audio/sound_cues.ts";
 import { ReplayMode } from "./replay/replay_mode.ts";
+import { BurstLabels } from "./hud/burst_labels.ts";
+import { CountdownVoice } from "./hud/countdown_voice.ts";
+import { personToken } from "./hud/person_token.ts";
+import { reactionButtons, ReactionFloats } from "./hud/reaction_floats.ts";
+import { burstCues } from "./audio/sound_cues.ts";
 
 /**
  * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
@@ -44,6 +49,32 @@ const MAX_STEP_BUDGET_MS = 100;
 const NAME_KEY = "snowfire.name";
 /** How often the HUD's numbers refresh, ms. */
 const HUD_INTERVAL_MS = 250;
+/** Where the page's switches are remembered: names by bursts (on unless "off"), spoken numbers. */
+const LABELS_KEY = "snowfire.burstLabels";
+const SPEAK_KEY = "snowfire.speakCountdown";
+
+/** A page switch's remembered value (`fallback` when none, or storage is off). */
+function storedSwitch(key: string, fallback: boolean): boolean {
+  try {
+    const value = localStorage.getItem(key);
+    return value === null ? fallback : value === "on";
+  } catch {
+    return fallback;
+  }
+}
+
+/** Binds a checkbox to a remembered page switch; `apply` gets its value now and on change. */
+function pageSwitch(id: string, key: string, fallback: boolean, apply: (on: boolean) => void) {
+  const box = element<HTMLInputElement>(id);
+  box.checked = storedSwitch(key, fallback);
+  apply(box.checked);
+  box.addEventListener("change", () => {
+    apply(box.checked);
+    try {
+      localStorage.setItem(key, box.checked ? "on" : "off");
+    } catch { /* storage unavailable: the switch holds for this page */ }
+  });
+}
 
 function storedName(): string | undefined {
   try {
@@ -156,10 +187,26 @@ function start(): void {
   const rules = new SceneRules();
   const showEvents: { seq: number; tick: number; x: number; z: number }[] = [];
   const countdown = new CountdownDisplay();
+  const voice = new CountdownVoice();
+  const labels = new BurstLabels();
+  const floats = new ReactionFloats();
+  pageSwitch("pref-labels", LABELS_KEY, true, (on) => {
+    labels.enabled = on;
+    if (!on) labels.clear();
+  });
+  pageSwitch("pref-speak", SPEAK_KEY, false, (on) => (voice.enabled = on));
+  if (!CountdownVoice.available) {
+    const speak = element<HTMLInputElement>("pref-speak");
+    speak.disabled = true;
+    speak.checked = false;
+    voice.enabled = false;
+    speak.closest("label")!.title = "This browser cannot speak";
+  }
 
   const net: Net = new Net({
     url: sceneSocketUrl(location, sceneId),
     name,
+    person: personToken(),
     resumeFrom: () => (sim.world ? sim.lastSeq : undefined),
     handlers: {
       welcome(message) {
@@ -198,6 +245,27 @@ function start(): void {
           return;
         }
         hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
+        // Whose burst: the launcher's name by it, in their colour (see BurstLabels).
+        if (event.body.type === "launch" && labels.enabled && !replay.active) {
+          const burst = burstCues(sim.seed, event);
+          if (burst) {
+            labels.add(
+              burst.ticks[0],
+              burst.x,
+              burst.y,
+              burst.z,
+              event.by === observed.you ? "You" : hud.nameOf(event.by),
+              hud.colorOf(event.by) ?? "#ffffff",
+            );
+          }
+        }
+      },
+      reaction(message) {
+        floats.show(
+          message.emoji,
+          message.by === observed.you ? "You" : hud.nameOf(message.by),
+          hud.colorOf(message.by) ?? "#ffffff",
+        );
       },
       presence(message) {
         if (message.kind === "leave") hostPanel.removePeer(message.peer);
@@ -221,6 +289,11 @@ function start(): void {
       error(message) {
         observed.errors.push(message.code);
         hud.refusal(message);
+        if (message.code === "removed") {
+          // Coming back would be refused again (this browser is known): stop trying.
+          net.close();
+          hud.showBanner("A host removed you from this scene.");
+        }
       },
       nameRefused(refused, reason) {
         if (storedName() === refused) storeName(undefined);
@@ -260,6 +333,7 @@ function start(): void {
   });
 
   hud.sheets.addButton(element("open-picker"), element("picker-panel"));
+  hud.sheets.addButton(element("open-react"), element("react-panel"));
   hud.sheets.addDetails(element<HTMLDetailsElement>("settings"));
   hud.addEscapeFallback(hud.sheets);
   // A tap in the sky closes an open panel, and still launches (Input acts on its release).
@@ -269,6 +343,9 @@ function start(): void {
   const picker = new LaunchPicker(FIREWORK_KINDS);
   const notConnected = () =>
     hud.toast("Not connected right now; try again in a moment.", { error: true });
+  reactionButtons(element("react-buttons"), (emoji) => {
+    if (!net.react(emoji)) notConnected();
+  });
   const input = new Input({
     canvas,
     camera: renderer.camera,
@@ -303,6 +380,12 @@ function start(): void {
     /** The host rules as this page knows them (no key hashes ever reach a page). */
     rules: () => rules.current,
     showEvents: () => [...showEvents],
+    /** Live burst labels: name, colour, burst tick, showing now, pixel position. */
+    burstLabels: () => labels.shown(),
+    /** Reactions shown on this page, oldest first. */
+    reactions: () => [...floats.seen],
+    /** A person's colour as this page knows it from presence. */
+    colorOf: (id: string) => hud.colorOf(id),
     /** Whole seconds the countdown shows now, or null. */
     countdownLeft: () =>
       CountdownDisplay.remaining(rules.current.countdown, net.clock.serverTick(performance.now())),
@@ -331,11 +414,16 @@ function start(): void {
     );
     const simulated = performance.now();
     renderer.render(replayed ?? time, nowMs / 1000);
-    if (replayed === null) cues.update(time, renderer.camera.position);
+    if (replayed === null) {
+      cues.update(time, renderer.camera.position);
+      labels.update(time, renderer.camera, canvas.clientWidth, canvas.clientHeight);
+    } else labels.clear();
     timings.record(simulated - started, performance.now() - simulated);
     if (sim.world) panel.display(sim.world.settings);
     hostPanel.display(rules);
-    countdown.update(rules.current.countdown, net.clock.serverTick(performance.now()));
+    const serverTick = net.clock.serverTick(performance.now());
+    countdown.update(rules.current.countdown, serverTick);
+    voice.update(CountdownDisplay.remaining(rules.current.countdown, serverTick));
     stats.frame(nowMs);
     if (governor?.frame(interval)) renderer.setPixelRatio(governor.pixelRatio);
     // Text for the HUD is made a few times a second, not every frame.

@@ -27,6 +27,8 @@ export interface RateLimits {
   launch: RateLimit;
   gun: RateLimit;
   settings: RateLimit;
+  /** Quick reactions (relayed to everyone, never stored). */
+  reaction: RateLimit;
   /** Every frame, whatever its kind: bounds the work one connection can cause. */
   frames: RateLimit;
   /**
@@ -42,6 +44,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   launch: { perSecond: 4, burst: 8 },
   gun: { perSecond: 10, burst: 20 },
   settings: { perSecond: 2, burst: 6 },
+  reaction: { perSecond: 2, burst: 6 },
   frames: { perSecond: 60, burst: 120 },
   refused: { perSecond: 1, burst: 20 },
 });
@@ -382,7 +385,7 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   const staticDir = env("STATIC_DIR");
   if (staticDir) options.staticDir = staticDir;
   const rateLimits: Partial<RateLimits> = {};
-  for (const kind of ["launch", "gun", "settings", "frames", "refused"] as const) {
+  for (const kind of ["launch", "gun", "settings", "reaction", "frames", "refused"] as const) {
     const name = `RATE_${kind.toUpperCase()}`;
     const text = env(name);
     if (text) rateLimits[kind] = parseRate(name, text);
@@ -410,8 +413,8 @@ export function describeConfig(config: ServerConfig): string {
     `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes}` +
     (config.dev ? " dev (source maps served)" : ""),
     `retention: ${config.retention.hours} h, ${config.retention.eventsPerScene} events per scene`,
-    `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, frames ${
-      rate(r.frames)
-    }, refused ${rate(r.refused)}`,
+    `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, reaction ${
+      rate(r.reaction)
+    }, frames ${rate(r.frames)}, refused ${rate(r.refused)}`,
   ].join("\n");
 }

@@ -31,8 +31,9 @@ export const MAX_FLAKES = 100_000;
  * `rename` on an open connection, answered by a `presence` of kind `rename` (an older client would
  * drop that frame as invalid). 5:
  * hosts (`host` messages both ways, `rules` events, `snapshot.rules`) and the countdown's finale.
+ * 6: quick reactions (`react` / `reaction`) and the browser's `person` token in `hello`.
  */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

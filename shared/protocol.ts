@@ -156,7 +156,16 @@ export const RulesBodySchema = z.discriminatedUnion("do", [
     peer: PeerIdSchema,
     on: z.boolean(),
   }).strict(),
-  z.object({ type: z.literal("rules"), do: z.literal("remove"), peer: PeerIdSchema }).strict(),
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("remove"),
+    peer: PeerIdSchema,
+    /**
+     * The hash of the removed person's browser token (see `HelloMessageSchema.person`), when
+     * their page sent one: it keeps them out after a reconnect too. Server only, like `key`.
+     */
+    person: KeyHashSchema.optional(),
+  }).strict(),
   z.object({ type: z.literal("rules"), do: z.literal("pause"), on: z.boolean() }).strict(),
   z.object({
     type: z.literal("rules"),
@@ -206,6 +215,11 @@ export const RulesSchema = z.object({
   lock: SettingsLockSchema,
   muted: z.array(PeerIdSchema),
   removed: z.array(PeerIdSchema),
+  /**
+   * Hashes of removed people's browser tokens (server only, like `keys`): a hello carrying one of
+   * these tokens is refused with `removed`.
+   */
+  removedPeople: z.array(KeyHashSchema).max(1024).optional(),
   paused: z.boolean(),
   countdown: CountdownSchema.nullable(),
 }).strict();
@@ -244,11 +258,19 @@ export type PeerInfo = z.infer<typeof PeerInfoSchema>;
 
 // ---------------------------------------------------------------- client → server
 
-/** The first frame: join, or with `lastSeq` resume after a reconnect. */
+/** A browser's person token: 22–64 base64url characters (the page mints 128 random bits). */
+export const PersonTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, "not a person token");
+
+/**
+ * The first frame: join, or with `lastSeq` resume after a reconnect. `person` is the browser's
+ * own random token (kept in its storage, the same for every scene and reload): the server keeps
+ * only a per-scene hash of it, so a person a host removed stays out when that browser comes back.
+ */
 export const HelloMessageSchema = z.object({
   t: z.literal("hello"),
   name: z.string().trim().min(1).max(NAME_MAX_LENGTH).optional(),
   lastSeq: z.number().int().min(0).optional(),
+  person: PersonTokenSchema.optional(),
 }).strict();
 export type HelloMessage = z.infer<typeof HelloMessageSchema>;
 
@@ -313,6 +335,23 @@ export const HostActionSchema = z.discriminatedUnion("do", [
 /** A host action (see HostActionSchema). */
 export type HostAction = z.infer<typeof HostActionSchema>;
 
+/** The quick reactions a person may send: they float up on every page in the scene. */
+export const REACTIONS = ["🎉", "❤️", "😮", "👏", "✨"] as const;
+export const ReactionSchema = z.enum(REACTIONS);
+/** One of the quick reactions. */
+export type Reaction = z.infer<typeof ReactionSchema>;
+
+/**
+ * Send a quick reaction to everyone in the scene: relayed at once, never stamped or stored (no
+ * part of the world or its hash). It has its own token bucket; muted and removed people are
+ * refused as for launches.
+ */
+export const ReactMessageSchema = z.object({
+  t: z.literal("react"),
+  emoji: ReactionSchema,
+}).strict();
+export type ReactMessage = z.infer<typeof ReactMessageSchema>;
+
 /** A host action to check and, when allowed, stamp as a `rules` event. */
 export const HostMessageSchema = z.object({
   t: z.literal("host"),
@@ -327,6 +366,7 @@ export const ClientMessageSchema = z.discriminatedUnion("t", [
   PingMessageSchema,
   HashMessageSchema,
   HostMessageSchema,
+  ReactMessageSchema,
 ]);
 
 /** Any frame a client may send. */
@@ -457,8 +497,17 @@ export const HostKeyMessageSchema = z.object({
 });
 export type HostKeyMessage = z.infer<typeof HostKeyMessageSchema>;
 
+/** Someone in the scene (`by`, a peer id) sent a quick reaction. Not an event: no seq, no tick. */
+export const ReactionMessageSchema = z.object({
+  t: z.literal("reaction"),
+  by: PeerIdSchema,
+  emoji: ReactionSchema,
+});
+export type ReactionMessage = z.infer<typeof ReactionMessageSchema>;
+
 export const ServerMessageSchema = z.discriminatedUnion("t", [
   HostKeyMessageSchema,
+  ReactionMessageSchema,
   WelcomeMessageSchema,
   TickMessageSchema,
   EventMessageSchema,

@@ -77,12 +77,17 @@ export function applyRules(rules: Rules, body: RulesBody): Rules {
           ? listed(rules.muted, body.peer, MAX_LISTED_PEERS)
           : rules.muted.filter((p) => p !== body.peer),
       };
-    case "remove":
-      return {
+    case "remove": {
+      const next = {
         ...rules,
         removed: listed(rules.removed, body.peer, MAX_LISTED_PEERS),
         hosts: rules.hosts.filter((p) => p !== body.peer),
       };
+      if (body.person !== undefined) {
+        next.removedPeople = listed(rules.removedPeople ?? [], body.person, MAX_LISTED_PEERS);
+      }
+      return next;
+    }
     case "pause":
       return { ...rules, paused: body.on };
     case "countdown":
@@ -108,16 +113,35 @@ export function maySetSettings(rules: Rules, peer: string): boolean {
   return rules.lock === "everyone" || !hasHost(rules) || isHost(rules, peer);
 }
 
-/** The snapshot as a client may see it: the rules without the host key hashes. */
+/** Whether a person whose browser token hashes to `person` was removed from the scene. */
+export function isRemovedPerson(rules: Rules, person: string | undefined): boolean {
+  return person !== undefined && (rules.removedPeople?.includes(person) ?? false);
+}
+
+/**
+ * The snapshot as a client may see it: the rules without the host key hashes and the removed
+ * people's token hashes.
+ */
 export function publicSnapshot(snapshot: WorldSnapshot): WorldSnapshot {
-  if (snapshot.rules?.keys === undefined) return snapshot;
-  const { keys: _keys, ...rules } = snapshot.rules;
+  if (snapshot.rules?.keys === undefined && snapshot.rules?.removedPeople === undefined) {
+    return snapshot;
+  }
+  const { keys: _keys, removedPeople: _people, ...rules } = snapshot.rules;
   return { ...snapshot, rules };
 }
 
-/** The event as a client may see it: a host grant without its key hash. */
+/**
+ * The event as a client may see it: a host grant without its key hash, a removal without the
+ * person's token hash.
+ */
 export function publicEvent(event: SceneEvent): SceneEvent {
   const body = event.body;
-  if (body.type !== "rules" || body.do !== "host" || body.key === undefined) return event;
-  return { ...event, body: { type: "rules", do: "host", peer: body.peer } };
+  if (body.type !== "rules") return event;
+  if (body.do === "host" && body.key !== undefined) {
+    return { ...event, body: { type: "rules", do: "host", peer: body.peer } };
+  }
+  if (body.do === "remove" && body.person !== undefined) {
+    return { ...event, body: { type: "rules", do: "remove", peer: body.peer } };
+  }
+  return event;
 }

@@ -73,7 +73,7 @@ export class TestClient {
   static async join(
     baseUrl: string,
     scene: string,
-    hello: { name?: string; lastSeq?: number } = {},
+    hello: { name?: string; lastSeq?: number; person?: string } = {},
   ): Promise<{ client: TestClient; welcome: Extract<ServerMessage, { t: "welcome" }> }> {
     const client = await TestClient.connect(baseUrl, scene);
     client.send({ t: "hello", ...hello });

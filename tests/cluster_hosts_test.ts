@@ -1,8 +1,9 @@
 /**
  * Hosts in cluster mode, with real processes: the creator on one node gets the key, a guest on
  * another node is refused a settings change (the owner checks), a grant's key crosses nodes to
- * the grantee alone, and after the owner is killed a kept key proves host rights on the node
- * that took over.
+ * the grantee alone, a reaction crosses nodes, a person removed by a host on another node stays
+ * out when their browser comes back to either node, and after the owner is killed a kept key
+ * proves host rights on the node that took over.
  */
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
@@ -56,6 +57,38 @@ Deno.test({
       );
       assert.ok(!JSON.stringify(ana.client.messages).includes(boKey));
       assert.ok(!JSON.stringify(bo.client.messages).includes(anaKey));
+      // The log API's snapshot carries the rules in force (and no hashes), on either node.
+      const lockTick = ana.client.events().find((e) =>
+        e.body.type === "rules" && e.body.do === "lock"
+      )!.tick;
+      const page = await (await fetch(
+        `${b.url}/api/scenes/${scene}/log?tick=${lockTick + 1}&snapshot=1&limit=1`,
+      )).text();
+      assert.equal(JSON.parse(page).snapshot?.rules?.lock, "everyone", page);
+      assert.ok(!/"keys"|"key"/.test(page), "no key hashes in the log API");
+
+      // A guest on b (browser token "c…") reacts; ana on a sees it. Once ana saw cy's presence,
+      // node a knows cy's token hash: ana's removal keeps that browser out on both nodes.
+      const person = "c".repeat(22);
+      const cy = await TestClient.join(b.url, scene, { person });
+      clients.push(cy.client);
+      const cyId = cy.welcome.you.id;
+      await ana.client.waitFor((m) => m.t === "presence" && m.peer.id === cyId, 10_000);
+      cy.client.send({ t: "react", emoji: "🎉" });
+      await ana.client.waitFor((m) => m.t === "reaction" && m.by === cyId, 10_000);
+      ana.client.send({ t: "host", action: { do: "remove", peer: cyId } });
+      assert.equal((await cy.client.closed).code, 1008);
+      await ana.client.waitFor(
+        (m) => m.t === "event" && m.body.type === "rules" && m.body.do === "remove",
+        10_000,
+      );
+      for (const node of [a, b]) {
+        const again = await TestClient.connect(node.url, scene);
+        clients.push(again);
+        again.send({ t: "hello", person });
+        assert.equal((await again.closed).code, 1008, `kept out on ${node.url}`);
+        assert.deepEqual(again.errors().map((e) => e.code), ["removed"]);
+      }
 
       // The owner dies; the other node takes the scene over from the log.
       const [ownsA, ownsB] = [await owned(a), await owned(b)];

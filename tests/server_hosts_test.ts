@@ -1,12 +1,15 @@
 /**
  * Hosts over real WebSockets on a single node: the creator's key reaches the creator alone,
  * guests are refused what the rules forbid with clear codes, a grant's key goes to its peer alone,
- * a removed person is closed, and after a restart a kept key proves host rights again. (The
- * rules themselves are checked against both logs by testing/scene_contract.ts.)
+ * a removed person is closed, and after a restart a kept key proves host rights again. Quick
+ * reactions reach everyone, within their rate, not from muted people; a removed person stays out
+ * when the same browser (person token) comes back, also after a restart. (The rules themselves
+ * are checked against both logs by testing/scene_contract.ts.)
  */
 import assert from "node:assert/strict";
 import type { ServerMessage } from "../shared/protocol.ts";
 import { applyRules, rulesOf } from "../shared/rules.ts";
+import { hashPerson } from "../server/scene/host_keys.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 
@@ -102,6 +105,97 @@ Deno.test("hosts steer a scene; keys reach only their holders", async (t) => {
         m.t === "event" && m.body.type === "rules" && m.body.do === "lock"
       );
       await again.close();
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+/** A browser's person token, as a page mints it (22 base64url characters). */
+const token = (c: string) => c.repeat(22);
+
+const reactions = (client: TestClient, by: string) =>
+  client.messages.filter((m) => m.t === "reaction" && m.by === by);
+
+Deno.test("reactions reach everyone within their rate; a removed person stays out", async (t) => {
+  const server = await startTestServer({
+    refusalNoticeMs: 0,
+    rateLimits: { reaction: { perSecond: 0.01, burst: 2 } },
+  });
+  const scene = "reacting-party-1";
+  try {
+    const { client: ana } = await TestClient.join(server.url, scene);
+    await ana.waitFor(isHostFrame);
+    const bo = await TestClient.join(server.url, scene, { person: token("b") });
+    const boTab = await TestClient.join(server.url, scene, { person: token("b") });
+    const cy = await TestClient.join(server.url, scene, { person: token("c") });
+    const boId = bo.welcome.you.id;
+    const cyId = cy.welcome.you.id;
+
+    await t.step("a reaction reaches everyone; past the bucket it is rate_limited", async () => {
+      bo.client.send({ t: "react", emoji: "🎉" });
+      bo.client.send({ t: "react", emoji: "❤️" });
+      bo.client.send({ t: "react", emoji: "👏" });
+      const refused = await bo.client.waitFor((m) => m.t === "error");
+      assert.equal((refused as { code: string }).code, "rate_limited");
+      assert.match((refused as { message: string }).message, /reactions/);
+      await ana.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
+      await cy.client.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
+      await bo.client.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
+      assert.deepEqual(
+        reactions(ana, boId).map((m) => (m as { emoji: string }).emoji),
+        ["🎉", "❤️"],
+      );
+      cy.client.send({ t: "react", emoji: "🍕" });
+      await cy.client.waitFor((m) => m.t === "error" && m.code === "bad_message");
+    });
+
+    await t.step("a muted person's reactions are refused with muted", async () => {
+      ana.send({ t: "host", action: { do: "mute", peer: cyId, on: true } });
+      await cy.client.waitFor((m) =>
+        m.t === "event" && m.body.type === "rules" && m.body.do === "mute"
+      );
+      cy.client.send({ t: "react", emoji: "😮" });
+      await cy.client.waitFor((m) => m.t === "error" && m.code === "muted");
+      // Ana's own reaction comes back after anything cy's could have caused.
+      ana.send({ t: "react", emoji: "✨" });
+      await ana.waitFor((m) => m.t === "reaction" && m.emoji === "✨");
+      assert.equal(reactions(ana, cyId).length, 0, "nothing from the muted person");
+    });
+
+    await t.step("removing a person closes each of their tabs and keeps them out", async () => {
+      ana.send({ t: "host", action: { do: "remove", peer: boId } });
+      assert.equal((await bo.client.closed).code, 1008);
+      assert.equal((await boTab.client.closed).code, 1008, "the same browser's other tab too");
+      const again = await TestClient.connect(server.url, scene);
+      again.send({ t: "hello", person: token("b") });
+      assert.equal((await again.closed).code, 1008);
+      assert.deepEqual(again.errors().map((e) => e.code), ["removed"]);
+      assert.equal(again.messages.some((m) => m.t === "welcome"), false, "never welcomed");
+      const fresh = await TestClient.join(server.url, scene, { person: token("d") });
+      assert.ok(fresh.welcome.you.id, "another browser gets in");
+      await fresh.client.close();
+    });
+
+    await t.step("no token or its hash reaches anyone else or the log API", async () => {
+      const hash = hashPerson(scene, token("b"));
+      for (const client of [ana, cy.client]) {
+        const text = JSON.stringify(client.messages);
+        assert.ok(!text.includes(hash) && !text.includes(token("b")));
+      }
+      const log = await (await fetch(`${server.url}/api/scenes/${scene}/log?from=1`)).text();
+      assert.ok(log.includes('"do":"remove"') && !log.includes(hash) && !/"person"/.test(log));
+    });
+
+    await t.step("after a restart the removed browser is still kept out", async () => {
+      await ana.close();
+      await cy.client.close();
+      await server.shutdown();
+      await server.start();
+      const again = await TestClient.connect(server.url, scene);
+      again.send({ t: "hello", person: token("b") });
+      assert.equal((await again.closed).code, 1008);
+      assert.deepEqual(again.errors().map((e) => e.code), ["removed"]);
     });
   } finally {
     await server.close();

@@ -93,3 +93,38 @@ Deno.test("log API pages by cursor and tick and refuses silly ranges", async (t)
     });
   });
 });
+
+Deno.test("log API snapshots carry the host rules in force, without any hashes", async () => {
+  await withServer({ refusalNoticeMs: 0 }, async (server) => {
+    const scene = "log-rules";
+    const { client: host } = await TestClient.join(server.url, scene);
+    await host.waitFor((m) => m.t === "host");
+    const guest = await TestClient.join(server.url, scene, { person: "g".repeat(22) });
+    const gone = await TestClient.join(server.url, scene, { person: "r".repeat(22) });
+    const guestId = guest.welcome.you.id;
+    const goneId = gone.welcome.you.id;
+    host.send({ t: "host", action: { do: "lock", lock: "everyone" } });
+    host.send({ t: "host", action: { do: "pause", on: true } });
+    host.send({ t: "host", action: { do: "mute", peer: guestId, on: true } });
+    host.send({ t: "host", action: { do: "remove", peer: goneId } });
+    await host.waitForCount((m) => m.t === "event" && m.body.type === "rules", 4);
+    const rulesEvents = host.events().filter((e) => e.body.type === "rules");
+    await Promise.all([host.close(), guest.client.close(), gone.client.close()]);
+    const snapshotAt = async (tick: number) => {
+      const res = await fetch(`${server.url}/api/scenes/${scene}/log?tick=${tick}&snapshot=1`);
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      assert.ok(!/"keys"|"removedPeople"|"person"/.test(text), "no hashes of any kind");
+      return LogPageSchema.parse(JSON.parse(text)).snapshot!;
+    };
+    const first = rulesEvents[0].tick;
+    const before = await snapshotAt(first);
+    assert.equal(before.rules?.lock ?? "hosts", "hosts", "the default before the host's change");
+    assert.equal(before.rules?.paused ?? false, false);
+    const after = await snapshotAt(rulesEvents.at(-1)!.tick + 1);
+    assert.equal(after.rules?.lock, "everyone");
+    assert.equal(after.rules?.paused, true);
+    assert.deepEqual(after.rules?.muted, [guestId]);
+    assert.deepEqual(after.rules?.removed, [goneId]);
+  });
+});

@@ -54,6 +54,9 @@ function setup(overrides: Partial<RelayDeps> = {}) {
     },
     welcomeWindow: (afterSeq: number | undefined) => window.welcome(source.horizon, afterSeq),
     exactTick: () => source.horizon + 0.5,
+    get rules() {
+      return window.rules;
+    },
   };
   const hashes: [string, number, string][] = [];
   const left: [string, boolean][] = [];

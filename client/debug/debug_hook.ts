@@ -60,6 +60,19 @@ export interface SnowfireDebug {
   showEvents?(): { seq: number; tick: number; x: number; z: number }[];
   /** Whole seconds the countdown shows now, or null (set by main.ts). */
   countdownLeft?(): number | null;
+  /** Live burst labels (whose burst): name, colour, burst tick, showing now, pixel position. */
+  burstLabels?(): {
+    name: string;
+    color: string;
+    tick: number;
+    visible: boolean;
+    x: number;
+    y: number;
+  }[];
+  /** Reactions shown on this page, oldest first. */
+  reactions?(): { emoji: string; name: string }[];
+  /** A person's colour as the page knows it from presence. */
+  colorOf?(id: string): string | undefined;
   /** The latest event received from the server (`body` as received). */
   lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
   /** Sound state: running after the first gesture, muted, voices sounding. */

@@ -9,6 +9,8 @@ import type {
   ErrorMessage,
   HostKeyMessage,
   PresenceMessage,
+  Reaction,
+  ReactionMessage,
   ResyncMessage,
   StatusMessage,
   WelcomeMessage,
@@ -37,6 +39,8 @@ export interface NetHandlers {
   resync(message: ResyncMessage): void;
   /** You are a host now (`key`: your new host key, to keep). */
   host?(message: HostKeyMessage): void;
+  /** Someone in the scene (you too) sent a quick reaction. */
+  reaction?(message: ReactionMessage): void;
   /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
   status?(message: StatusMessage): void;
   state(state: ConnectionState, info: ConnectionInfo): void;
@@ -51,6 +55,8 @@ export interface NetOptions {
   url: string;
   /** Display name sent in `hello`. */
   name?: string;
+  /** This browser's person token, sent in every `hello` (see `personToken`). */
+  person?: string;
   /** The `seq` to resume after when reconnecting, or `undefined` for a fresh welcome. */
   resumeFrom(): number | undefined;
   handlers: NetHandlers;
@@ -152,6 +158,11 @@ export class Net {
     return this.send({ t: "host", action });
   }
 
+  /** Sends a quick reaction to everyone in the scene; false when not connected. */
+  react(emoji: Reaction): boolean {
+    return this.send({ t: "react", emoji });
+  }
+
   /** Submits an event body for the server to stamp and forward; false when not connected. */
   submit(body: ClientBody): boolean {
     return this.send({ t: "submit", body });
@@ -229,6 +240,7 @@ export class Net {
     const hello: ClientMessage = { t: "hello" };
     if (this.pendingName) hello.name = this.pendingName;
     if (resume !== undefined) hello.lastSeq = resume;
+    if (this.options.person) hello.person = this.options.person;
     this.send(hello);
   }
 
@@ -293,6 +305,9 @@ export class Net {
         break;
       case "status":
         handlers.status?.(message);
+        break;
+      case "reaction":
+        handlers.reaction?.(message);
         break;
       case "host":
         handlers.host?.(message);

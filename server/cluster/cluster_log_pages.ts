@@ -97,7 +97,10 @@ export async function clusterLogPage(
   return page;
 }
 
-/** The settings and wind in force at `tick` (every settings event with a lower tick applied). */
+/**
+ * The settings, wind and host rules in force at `tick` (every settings and rules event with a
+ * lower tick applied).
+ */
 async function snapshotAt(
   link: NatsLink,
   scene: string,
@@ -114,7 +117,10 @@ async function snapshotAt(
   while (at <= last.streamSeq) {
     const next = await nextEntry(link, scene, at);
     if (!next || next.streamSeq > last.streamSeq || next.entry.tick >= tick) break;
-    if (isEvent(next.entry) && next.entry.body.type === "settings") settings.push(next.entry);
+    if (
+      isEvent(next.entry) &&
+      (next.entry.body.type === "settings" || next.entry.body.type === "rules")
+    ) settings.push(next.entry);
     at = next.streamSeq + 1;
   }
   return advanceSnapshot(base, settings, tick);

@@ -11,9 +11,14 @@
  * below a heartbeat it got, however the two kinds of message race through NATS.
  */
 import { TICK_RATE } from "../../shared/constants.ts";
-import type { ErrorMessage, PeerInfo } from "../../shared/protocol.ts";
+import {
+  type ErrorMessage,
+  type PeerInfo,
+  type Reaction,
+  ReactionSchema,
+} from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { ClientBody, HostAction, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
@@ -31,6 +36,7 @@ import {
   hashSubject,
   keySubject,
   presenceSubject,
+  reactionSubject,
   resyncSubject,
   submitSubject,
 } from "./subjects.ts";
@@ -89,6 +95,11 @@ export class SceneEdge implements RelaySource {
   /** People announced by other nodes' edges of this scene, by node. */
   readonly #remote = new Map<string, { peers: Map<string, PeerInfo>; seenMs: number }>();
   #remoteCount = 0;
+  /**
+   * Hashes of browser tokens of people on other nodes, by peer id, as their edges told them (never
+   * sent to clients): a host here removing one of them keeps that person out for good.
+   */
+  readonly #remotePersons = new Map<string, string>();
   #lastRosterMs = -Infinity;
   /** The stored snapshot and the events relayed since (welcomes and resumes come from here). */
   #window = new EventWindow(initialSnapshot());
@@ -145,8 +156,20 @@ export class SceneEdge implements RelaySource {
       onLeave: (peer, announced) => {
         if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
       },
-      onAnnounce: (peer) => this.#publishPresence({ kind: "join", peer: peer.info() }),
+      onAnnounce: (peer) =>
+        this.#publishPresence({
+          kind: "join",
+          peer: peer.info(),
+          persons: peer.person ? { [peer.id]: peer.person } : undefined,
+        }),
       onRename: (peer) => this.#publishPresence({ kind: "rename", peer: peer.info() }),
+      onReaction: (frame) => {
+        if (deps.link.state !== "connected") return;
+        deps.link.publish(
+          reactionSubject(id),
+          `{"node":${JSON.stringify(deps.nodeId)},${frame.slice(1)}`,
+        );
+      },
       others: {
         get size() {
           let n = 0;
@@ -212,6 +235,11 @@ export class SceneEdge implements RelaySource {
   /** Welcomed local peers. */
   welcomedPeers(): Peer[] {
     return this.#relay.welcomedPeers();
+  }
+
+  /** Host rules after every relayed event (the relay's source). */
+  get rules(): Readonly<Rules> {
+    return this.#window.rules;
   }
 
   /** Settings after every relayed event. */
@@ -341,8 +369,17 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, JSON.stringify({ by: peer.id, host: action }), 0);
+    // A removal carries the target's token hash when this node knows it (here, or announced).
+    const person = action.do === "remove"
+      ? this.#relay.personOf(action.peer) ?? this.#remotePersons.get(action.peer)
+      : undefined;
+    this.#forward(peer, JSON.stringify({ by: peer.id, host: action, person }), 0);
     return null;
+  }
+
+  /** Relays a quick reaction here and to the scene's other nodes (see `SceneRelay.react`). */
+  react(peer: Peer, emoji: Reaction): ErrorMessage | null {
+    return this.#relay.react(peer, emoji);
   }
 
   /**
@@ -442,7 +479,12 @@ export class SceneEdge implements RelaySource {
       this.#lastRosterMs = nowMs;
       const announced = this.#relay.announced();
       if (announced.length > 0) {
-        this.#publishPresence({ kind: "roster", peers: announced });
+        const persons: Record<string, string> = {};
+        for (const info of announced) {
+          const person = this.#relay.personOf(info.id);
+          if (person) persons[info.id] = person;
+        }
+        this.#publishPresence({ kind: "roster", peers: announced, persons });
       }
       for (const [node, remote] of this.#remote) {
         if (nowMs - remote.seenMs > ROSTER_EXPIRY_MS) this.#reconcile(node, []);
@@ -481,6 +523,20 @@ export class SceneEdge implements RelaySource {
         if (err) return;
         try {
           this.#onPresence(msg.json<PresenceNote>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+    this.#subs.push(nc.subscribe(reactionSubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { node, by, emoji } = msg.json<{ node: string; by: string; emoji: string }>();
+          if (node === this.#deps.nodeId || !this.#ready) return;
+          if (typeof by !== "string" || by.length === 0 || by.length > 64) return;
+          if (!ReactionSchema.safeParse(emoji).success) return;
+          this.#relay.broadcast(JSON.stringify({ t: "reaction", by, emoji }));
         } catch {
           // Malformed: ignore.
         }
@@ -561,6 +617,16 @@ export class SceneEdge implements RelaySource {
 
   #onPresence(note: PresenceNote): void {
     if (note.node === this.#deps.nodeId) return;
+    if (note.persons && typeof note.persons === "object") {
+      for (const [id, person] of Object.entries(note.persons)) {
+        // Bounded like the announced people (a roster lists at most the presence limit).
+        if (this.#remotePersons.size >= 4 * this.#deps.presenceLimit) break;
+        if (typeof person === "string" && /^[0-9a-f]{64}$/.test(person)) {
+          this.#remotePersons.set(id, person);
+        }
+      }
+    }
+    if (note.kind === "leave" && note.peer) this.#remotePersons.delete(note.peer.id);
     const remote = this.#remote.get(note.node);
     const known = remote ? [...remote.peers.values()] : [];
     if (note.kind === "roster") this.#reconcile(note.node, note.peers ?? []);
@@ -590,6 +656,7 @@ export class SceneEdge implements RelaySource {
     for (const [id, info] of remote.peers) {
       if (wanted.has(id)) continue;
       remote.peers.delete(id);
+      this.#remotePersons.delete(id);
       this.#remoteCount--;
       this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
     }
@@ -671,6 +738,11 @@ interface PresenceNote {
   kind: "join" | "leave" | "rename" | "roster";
   peer?: PeerInfo;
   peers?: PeerInfo[];
+  /**
+   * The hashes of these people's browser tokens (see `Peer.person`), by peer id: between nodes
+   * only, never to clients, so a host on any node can remove a person for good.
+   */
+  persons?: Record<string, string>;
 }
 
 function statusFrame(paused: boolean): string {

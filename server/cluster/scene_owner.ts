@@ -84,6 +84,8 @@ export interface SubmitRequest {
   /** The client's address (its fair share of the sky). */
   addr?: string;
   host?: HostAction;
+  /** For a `remove`: the hash of the target's browser token, as the forwarding edge knew it. */
+  person?: string;
 }
 
 /** The owner's answer to a submit: accepted (the event follows on the log) or a refusal. */
@@ -259,7 +261,13 @@ export class SceneOwner {
         outcome = this.#sequencer.submit(request.by, request.body, request.addr);
       } else {
         const hosted = request.host !== undefined
-          ? this.#sequencer.host(request.by, request.host)
+          ? this.#sequencer.host(
+            request.by,
+            request.host,
+            typeof request.person === "string" && /^[0-9a-f]{64}$/.test(request.person)
+              ? request.person
+              : undefined,
+          )
           : null;
         outcome = hosted?.outcome ?? null;
         if (hosted?.key !== undefined) this.#sendKey(hosted, outcome);

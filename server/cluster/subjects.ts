@@ -33,3 +33,8 @@ export const resyncSubject = (scene: string): string => `snowfire.resync.${scene
 export const keySubject = (scene: string): string => `snowfire.key.${scene}`;
 /** Subject edges tell each other who is present on (join, leave, periodic roster). */
 export const presenceSubject = (scene: string): string => `snowfire.presence.${scene}`;
+/**
+ * Subject edges pass quick reactions on `{node, by, emoji}`: every other edge of the scene sends
+ * them to its clients (core NATS, never stored).
+ */
+export const reactionSubject = (scene: string): string => `snowfire.reaction.${scene}`;

@@ -11,7 +11,7 @@ import { gzipSync } from "node:zlib";
 import { logPageBody } from "../http/log_page_body.ts";
 import { lowerThreadPriority } from "./thread_priority.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
-import { publicEvent } from "../../shared/rules.ts";
+import { applyRules, publicEvent, rulesOf } from "../../shared/rules.ts";
 import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
 
@@ -47,7 +47,8 @@ function prepare(db: DatabaseSync) {
     scene: db.prepare("SELECT seed, epoch FROM scenes WHERE id = ?"),
     settings: db.prepare(
       `SELECT seq, tick, body FROM events INDEXED BY events_by_tick
-       WHERE scene = ? AND tick >= ? AND tick < ? AND body LIKE '{"type":"settings"%'
+       WHERE scene = ? AND tick >= ? AND tick < ?
+         AND (body LIKE '{"type":"settings"%' OR body LIKE '{"type":"rules"%')
        ORDER BY tick, seq`,
     ),
     start: tableExists(db, "log_starts")
@@ -78,7 +79,10 @@ function toEvent(row: Record<string, unknown>): SceneEvent {
   };
 }
 
-/** Folds the settings events with tick in [from, to) into `snap` (each step kept in `out`). */
+/**
+ * Folds the settings and rules events with tick in [from, to) into `snap` (each step kept in
+ * `out`): the settings, wind and host rules in force.
+ */
 function fold(
   scene: string,
   snap: WorldSnapshot,
@@ -90,14 +94,17 @@ function fold(
   let current = snap;
   for (const row of statements!.settings.all(scene, from, to) as Record<string, unknown>[]) {
     const body = JSON.parse(row.body as string) as EventBody;
-    if (body.type !== "settings") continue;
-    current = applySettings(current, Number(row.tick), body.settings);
+    if (body.type === "settings") {
+      current = applySettings(current, Number(row.tick), body.settings);
+    } else if (body.type === "rules") {
+      current = { ...current, tick: Number(row.tick), rules: applyRules(rulesOf(current), body) };
+    } else continue;
     out?.push(current);
   }
   return current;
 }
 
-/** The snapshot at `tick` (settings events with tick < `tick` applied). */
+/** The snapshot at `tick` (settings and rules events with tick < `tick` applied). */
 function snapshotAt(
   scene: string,
   start: { tick: number; snapshot: WorldSnapshot },
@@ -133,12 +140,15 @@ function snapshotAt(
 
 /**
  * The rows as the JSON text of their events (the stored body is JSON text already); a host grant
- * goes without its key hash (`publicEvent`), so the page is public as it leaves the worker.
+ * goes without its key hash and a removal without the person's token hash (`publicEvent`), so the
+ * page is public as it leaves the worker.
  */
 function encode(rows: Record<string, unknown>[]): EncodedEvents {
   const parts = rows.map((row) => {
     const body = row.body as string;
-    if (body.includes('"do":"host"')) return JSON.stringify(publicEvent(toEvent(row)));
+    if (body.includes('"do":"host"') || body.includes('"do":"remove"')) {
+      return JSON.stringify(publicEvent(toEvent(row)));
+    }
     return `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
       JSON.stringify(row.by)
     },"body":${body}}`;

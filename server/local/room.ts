@@ -5,7 +5,7 @@
  * {@link SceneRelay} admits, welcomes and fans out; the {@link DesyncJudge} settles hash reports.
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
-import type { ErrorMessage } from "../../shared/protocol.ts";
+import type { ErrorMessage, Reaction } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
@@ -100,6 +100,9 @@ export class Room {
       },
       welcomeWindow: (afterSeq) => sequencer.welcomeWindow(afterSeq),
       exactTick: () => sequencer.clock.exactTick(),
+      get rules() {
+        return sequencer.rules;
+      },
     });
     this.#sequencer = sequencer;
     this.#relay = relay;
@@ -182,9 +185,15 @@ export class Room {
 
   /** Checks and stamps a host action (see `decideHost`); a minted key goes to its peer alone. */
   host(peer: Peer, action: HostAction): ErrorMessage | null {
-    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action);
+    const person = action.do === "remove" ? this.#relay.personOf(action.peer) : undefined;
+    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action, person);
     if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
     return outcome as ErrorMessage | null;
+  }
+
+  /** Relays a quick reaction to everyone here (see `SceneRelay.react`). */
+  react(peer: Peer, emoji: Reaction): ErrorMessage | null {
+    return this.#relay.react(peer, emoji);
   }
 
   /** Answers `ping` with the server's fractional tick. */

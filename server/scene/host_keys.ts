@@ -44,3 +44,17 @@ export function keyMatches(hashes: readonly string[], key: string): boolean {
   }
   return found;
 }
+
+/**
+ * The stored form of a browser's person token in one scene: the SHA-256 (hex) of the scene id and
+ * the token, so the same browser is not recognisable across scenes from what is stored.
+ *
+ * @example
+ * ```ts
+ * import { hashPerson } from "./host_keys.ts";
+ * console.log(hashPerson("quiet-pine", "AAAAAAAAAAAAAAAAAAAAAA").length); // 64
+ * ```
+ */
+export function hashPerson(scene: string, token: string): string {
+  return createHash("sha256").update(`snowfire-person\n${scene}\n${token}`, "utf8").digest("hex");
+}

@@ -40,6 +40,11 @@ export interface HostContext {
   now: number;
   /** Server wall-clock ms now. */
   wallMs: number;
+  /**
+   * For `remove`: the hash of the target's browser token, when the server that received the
+   * action knows it (a connection here, or announced by another node); it keeps them out for good.
+   */
+  person?: string;
 }
 
 function forbidden(message: string): { refusal: ErrorMessage } {
@@ -90,7 +95,11 @@ export function decideHost(
     case "remove":
       if (isHost(rules, action.peer)) return forbidden("a host cannot be removed");
       if (rules.removed.includes(action.peer)) return { body: null };
-      return { body: { type: "rules", do: "remove", peer: action.peer } };
+      return {
+        body: ctx.person !== undefined
+          ? { type: "rules", do: "remove", peer: action.peer, person: ctx.person }
+          : { type: "rules", do: "remove", peer: action.peer },
+      };
     case "pause":
       return rules.paused === action.on
         ? { body: null }

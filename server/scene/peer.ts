@@ -64,11 +64,17 @@ export class Peer {
   #launch: TokenBucket | undefined;
   #gun: TokenBucket | undefined;
   #settings: TokenBucket | undefined;
+  #reaction: TokenBucket | undefined;
   #frames: TokenBucket | undefined;
   #refused: TokenBucket | undefined;
   /** Per refusal kind: when the last notice went out (ms), and how many were not answered since. */
   #noticeAt: Float64Array | undefined;
   #unanswered: Uint32Array | undefined;
+  /**
+   * The hash of this browser's person token in this scene (`hashPerson`), when its hello sent
+   * one: a person a host removed is recognised by it when they come back.
+   */
+  person: string | undefined;
   /** The client's address, when the server knows it (the fair share of the sky per address). */
   address: string | undefined;
   /** True once the peer got its welcome; only welcomed peers receive broadcasts. */
@@ -126,6 +132,8 @@ export class Peer {
         return (this.#gun ??= new TokenBucket(this.#limits.gun, nowMs)).take(nowMs);
       case "settings":
         return (this.#settings ??= new TokenBucket(this.#limits.settings, nowMs)).take(nowMs);
+      case "reaction":
+        return (this.#reaction ??= new TokenBucket(this.#limits.reaction, nowMs)).take(nowMs);
       case "frames":
         return (this.#frames ??= new TokenBucket(this.#limits.frames, nowMs)).take(nowMs);
       case "refused":

@@ -13,9 +13,9 @@ import {
   TICK_RATE,
   WINDOW_TICKS,
 } from "../../shared/constants.ts";
-import type { ErrorMessage, PeerInfo, WelcomeMessage } from "../../shared/protocol.ts";
-import { publicEvent, publicSnapshot } from "../../shared/rules.ts";
-import type { SceneEvent } from "../../shared/types.ts";
+import type { ErrorMessage, PeerInfo, Reaction, WelcomeMessage } from "../../shared/protocol.ts";
+import { isRemovedPerson, publicEvent, publicSnapshot } from "../../shared/rules.ts";
+import type { Rules, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { Audience } from "./audience.ts";
 import type { ServerClock } from "./clock.ts";
@@ -54,6 +54,8 @@ export interface RelaySource {
   welcomeWindow(afterSeq: number | undefined): WelcomeWindow;
   /** The scene's fractional tick now, as a pong reports it. */
   exactTick(): number;
+  /** The host rules after every event this relay's clients can have been sent. */
+  readonly rules: Readonly<Rules>;
 }
 
 /** Counters a relay updates (the node's metrics). */
@@ -84,6 +86,11 @@ export interface RelayDeps {
   onRename?: (peer: Peer, was: string) => void;
   /** People announced by other servers (a cluster's other edges): they count against the limit. */
   others?: { readonly size: number; list(): PeerInfo[] };
+  /**
+   * A reaction from a peer here was sent to everyone here (`frame`, the `reaction` message): a
+   * cluster edge passes it on to the scene's other nodes.
+   */
+  onReaction?: (frame: string) => void;
 }
 
 /** One scene's connections on this server. */
@@ -154,6 +161,11 @@ export class SceneRelay {
     if (peer.welcomed) {
       return errorMessage("bad_message", "hello: already received on this connection");
     }
+    if (isRemovedPerson(this.#source.rules, peer.person)) {
+      // The same browser as a person a host removed: a new connection changes nothing.
+      this.#remove(peer);
+      return null;
+    }
     if (name !== undefined) peer.name = name;
     if (lastSeq !== undefined && lastSeq > this.#source.lastSeq) this.#historyLost(peer, lastSeq);
     const others = this.#deps.others?.size ?? 0;
@@ -215,12 +227,45 @@ export class SceneRelay {
     const body = event.body;
     if (body.type === "rules" && body.do === "remove") {
       const peer = this.peers.get(body.peer);
-      if (peer) {
-        peer.send(JSON.stringify(errorMessage("removed", "a host removed you from this scene")));
-        peer.drop(CLOSE_REMOVED, "a host removed you from this scene");
-        this.leave(peer);
+      if (peer) this.#remove(peer);
+      // The same person's other connections (another tab of the same browser) go too.
+      if (body.person !== undefined) {
+        for (const other of [...this.peers.values()]) {
+          if (other.person === body.person) this.#remove(other);
+        }
       }
     }
+  }
+
+  /** Tells `peer` a host removed them, closes the connection (1008) and lets it leave. */
+  #remove(peer: Peer): void {
+    peer.send(JSON.stringify(errorMessage("removed", "a host removed you from this scene")));
+    peer.drop(CLOSE_REMOVED, "a host removed you from this scene");
+    this.leave(peer);
+  }
+
+  /** The hash of a connection's browser token here (see `Peer.person`), if it sent one. */
+  personOf(peerId: string): string | undefined {
+    return this.peers.get(peerId)?.person;
+  }
+
+  /**
+   * A welcomed peer's quick reaction: refused for people a host muted or removed (as their
+   * launches are), else sent at once to everyone welcomed here, the sender included, and handed
+   * to `onReaction` (the other nodes of a cluster). Nothing is stamped or stored.
+   */
+  react(peer: Peer, emoji: Reaction): ErrorMessage | null {
+    const rules = this.#source.rules;
+    if (rules.removed.includes(peer.id)) {
+      return errorMessage("removed", "a host removed you from this scene");
+    }
+    if (rules.muted.includes(peer.id)) {
+      return errorMessage("muted", "a host muted you in this scene: your reactions stay with you");
+    }
+    const frame = JSON.stringify({ t: "reaction", by: peer.id, emoji });
+    this.#audience.broadcast(frame);
+    this.#deps.onReaction?.(frame);
+    return null;
   }
 
   /**

@@ -229,15 +229,17 @@ export class SceneSequencer {
 
   /**
    * Checks a host action from `by` against the rules in force (see `decideHost`) and stamps what
-   * it decides as a `rules` event, like a submit.
+   * it decides as a `rules` event, like a submit. `person`: the hash of a `remove` target's
+   * browser token, when known (see `HostContext.person`).
    */
-  host(by: string, action: HostAction): HostOutcome {
+  host(by: string, action: HostAction, person?: string): HostOutcome {
     if (this.#failure) return { outcome: Promise.reject(this.#failure.error) };
     const now = this.now();
     this.catchUpShow(now);
     const decision = decideHost(this.#window.rules, by, action, {
       now,
       wallMs: this.#deps.clock.wallMs(),
+      person,
     });
     if ("refusal" in decision) return { outcome: decision.refusal };
     if (decision.body === null) return { outcome: null };

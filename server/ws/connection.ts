@@ -18,7 +18,9 @@ import {
   ClientMessageSchema,
   type ErrorMessage,
 } from "../../shared/protocol.ts";
+import type { Reaction } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction } from "../../shared/types.ts";
+import { hashPerson } from "../scene/host_keys.ts";
 import type { RateLimits } from "../config.ts";
 import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
 import {
@@ -49,6 +51,8 @@ export interface SceneEndpoint {
   submit(peer: Peer, body: ClientBody): ErrorMessage | null;
   /** A validated, rate-limited host action to check and, when allowed, stamp. */
   host(peer: Peer, action: HostAction): ErrorMessage | null;
+  /** A validated, rate-limited quick reaction to relay to everyone in the scene (not stored). */
+  react(peer: Peer, emoji: Reaction): ErrorMessage | null;
   pong(peer: Peer, id: number, ct: number): void;
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
   /**
@@ -103,7 +107,8 @@ const Kind = {
   EventBudget: 10,
   /** What the host rules refuse (forbidden, muted, removed, launches paused). */
   Rules: 11,
-  Count: 12,
+  ReactionRate: 12,
+  Count: 13,
 } as const;
 type Kind = typeof Kind[keyof typeof Kind];
 
@@ -344,8 +349,13 @@ function takenNames(scene: SceneEndpoint, peer: Peer): string[] {
  * Says hello with a name that cannot deceive: the chosen one cleaned (`cleanName`), or the
  * generated one, with a suffix when someone in the scene already goes by it.
  */
-function hello(peer: Peer, scene: SceneEndpoint, msg: { name?: string; lastSeq?: number }) {
+function hello(
+  peer: Peer,
+  scene: SceneEndpoint,
+  msg: { name?: string; lastSeq?: number; person?: string },
+) {
   if (peer.welcomed) return scene.hello(peer, undefined, msg.lastSeq);
+  if (msg.person !== undefined) peer.person = hashPerson(scene.id, msg.person);
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   peer.generated = chosen === undefined;
   const name = distinctName(chosen ?? peer.name, takenNames(scene, peer), NAME_MAX_LENGTH);
@@ -417,6 +427,12 @@ function dispatch(
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("host actions", wait), false];
       return sceneOutcome(scene.host(peer, msg.action));
+    }
+    case "react": {
+      // Reactions fan out to everyone like launches, with a bucket of their own.
+      const wait = peer.take("reaction", nowMs);
+      if (wait > 0) return [Kind.ReactionRate, rateLimited("reactions", wait), false];
+      return sceneOutcome(scene.react(peer, msg.emoji));
     }
     case "ping":
       scene.pong(peer, msg.id, msg.ct);
