@@ -72,7 +72,11 @@ async function labelShot(
     await drawnScreenshot(page, path);
     return label;
   } finally {
-    await page.evaluate(() => snowfire.holdDisplay(false));
+    // Drawing stops again: every later action would wait for this page's slow frames.
+    await page.evaluate(() => {
+      snowfire.setDrawing(false);
+      snowfire.holdDisplay(false);
+    });
   }
 }
 
