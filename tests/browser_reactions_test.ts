@@ -67,7 +67,13 @@ async function labelShot(
   const held = (await pending.jsonValue() as { tick: number }).tick + 20;
   await page.evaluate((t) => snowfire.holdDisplay(t), held);
   try {
-    await page.waitForFunction((t) => snowfire.renderTime() >= t, held, { timeout: 30_000 });
+    // The world catches up with the displayed time within a step budget per frame: wait for both
+    // (a picture taken with the world behind showed the label and no shell).
+    await page.waitForFunction(
+      (t) => snowfire.renderTime() >= t && snowfire.tick() >= t,
+      held,
+      { timeout: 30_000 },
+    );
     const label = await labelFor(page, name);
     await drawnScreenshot(page, path);
     return label;
