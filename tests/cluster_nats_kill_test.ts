@@ -259,12 +259,16 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         }
       });
 
-      await step("launches not stamped were refused as paused (nothing else)", () => {
+      await step("launches not stamped were refused as paused or sky_full (nothing else)", () => {
         // Refusals are coalesced per connection (one notice per interval, "and N more"), so they
         // cannot be counted one by one; what matters is that no stamped launch went missing
-        // (the steps above) and that the refusals say why.
+        // (the steps above) and that the refusals say why: the outage (`paused`), or the sky's
+        // fair share (five places at 2.5 launches a second each come near their fifth of the
+        // sky; a CI run beside other cluster tests saw `sky_full`).
         for (const l of launchers) {
-          for (const e of l.client.errors()) assert.equal(e.code, "paused", e.message);
+          for (const e of l.client.errors()) {
+            assert.ok(e.code === "paused" || e.code === "sky_full", `${e.code}: ${e.message}`);
+          }
         }
       });
     } catch (e) {
