@@ -220,13 +220,16 @@ async function fetchJson(url: string): Promise<Record<string, unknown> | null> {
 
 /** True when the server at `monitorPort` reports JetStream healthy and, in a cluster, knows a
  * meta leader. */
-async function jetStreamReady(monitorPort: number, clustered: boolean): Promise<boolean> {
+async function jetStreamReady(monitorPort: number, size: number): Promise<boolean> {
   const health = await fetchJson(`http://127.0.0.1:${monitorPort}/healthz`);
   if (health?.status !== "ok") return false;
-  if (!clustered) return true;
+  if (size === 1) return true;
   const jsz = await fetchJson(`http://127.0.0.1:${monitorPort}/jsz`);
-  const meta = jsz?.meta_cluster as { leader?: string } | undefined;
-  return typeof meta?.leader === "string" && meta.leader.length > 0;
+  const meta = jsz?.meta_cluster as { leader?: string; cluster_size?: number } | undefined;
+  // A leader is elected by two of three servers: wait for the third to have joined too (under
+  // load a server reported a cluster of 2 just after the harness said it was ready).
+  return typeof meta?.leader === "string" && meta.leader.length > 0 &&
+    (meta.cluster_size ?? 0) >= size;
 }
 
 async function readLog(path: string): Promise<string> {
@@ -326,7 +329,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
   const waitReady = async (which: ServerSlot[]) => {
     const deadline = Date.now() + readyTimeoutMs;
     for (const slot of which) {
-      while (!(await jetStreamReady(slot.info.monitorPort, clustered))) {
+      while (!(await jetStreamReady(slot.info.monitorPort, size))) {
         if (slot.child === null) throw new Error(`${slot.info.name} is not running`);
         let timer: ReturnType<typeof setTimeout> | undefined;
         const exited = await Promise.race([
