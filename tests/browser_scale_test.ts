@@ -24,7 +24,9 @@ const VIEWS = [
   // The widest span depends on the scene's random seed: 0.179–0.187 of the width measured at
   // 1280×720 on 2026-12-01 (a quarter is the aim; the band's floor had no margin below that).
   { label: "1280x720", width: 1280, height: 720, touch: false, band: [0.17, 0.35] },
-  { label: "390x844", width: 390, height: 844, touch: true, band: [0.18, 0.5] },
+  // At 390×844 the widest span came out 0.32–0.57 over scene seeds (0.536 in a CI run, 0.573 in
+  // another): a peony on a narrow phone may take over half its width, never all of it.
+  { label: "390x844", width: 390, height: 844, touch: true, band: [0.18, 0.65] },
 ] as const;
 /** Ages (ticks after the burst) at which the peony's span is read; the picture is at the middle one. */
 const SPAN_AGES = [60, 100, 140];
