@@ -264,17 +264,30 @@ browserTest(
         const before = await read(midTick);
         await saveCrops("motion");
         const after = await read(midTick + 1);
-        const fullChange = change(before.full.crop, after.full.crop, before.full.sum);
-        const calmChange = change(before.calm.crop, after.calm.crop, before.calm.sum);
+        const later = await read(midTick + 2);
+        // Two tick pairs: one pair's change varies with the scene's seed (a CI run measured
+        // 0.165 / 0.129; others 0.26–0.35 / 0.08–0.12).
+        const fullChange = change(before.full.crop, after.full.crop, before.full.sum) +
+          change(after.full.crop, later.full.crop, after.full.sum);
+        const calmChange = change(before.calm.crop, after.calm.crop, before.calm.sum) +
+          change(after.calm.crop, later.calm.crop, after.calm.sum);
         console.log(
-          `tick +30 → +31: change ${fullChange.toFixed(3)} / ${calmChange.toFixed(3)}, light ` +
+          `ticks +30 → +31 → +32: change ${fullChange.toFixed(3)} / ${
+            calmChange.toFixed(3)
+          }, light ` +
             `${before.full.sum} / ${before.calm.sum}, sparks ${before.full.drawnSparks} / ` +
             `${before.calm.drawnSparks} (full / reduced)`,
         );
         // Less light, though not by as much as at the burst: the full page's strobing sparks are
         // dark 9 ticks in 16, the reduced page's stay lit.
         assert.ok(before.calm.sum < 0.75 * before.full.sum, "less light mid-burst");
-        assert.ok(calmChange < 0.6 * fullChange, "the reduced page changes less from tick to tick");
+        // Both changes are relative to each page's own light: a reduced page that strobed like
+        // the full one would come out near 1. Measured 0.30–0.78 over scene seeds (one pair) and
+        // 0.40, 0.54 (two pairs); 0.6 failed on a seed in CI.
+        assert.ok(
+          calmChange < 0.85 * fullChange,
+          "the reduced page changes less from tick to tick",
+        );
       });
 
       await t.step("no console error or warning", () => {
