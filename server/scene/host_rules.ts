@@ -62,7 +62,7 @@ export function decideHost(
   ctx: HostContext,
 ): HostDecision {
   if (rules.removed.includes(by)) {
-    return { refusal: errorMessage("removed", "a host removed you from this scene") };
+    return { refusal: removedRefusal() };
   }
   if (action.do === "claim") {
     if (!keyMatches(rules.keys ?? [], action.key)) {
@@ -158,9 +158,7 @@ export function refuseSubmit(
   by: string,
   body: ClientBody | EventBody,
 ): ErrorMessage | null {
-  if (rules.removed.includes(by)) {
-    return errorMessage("removed", "a host removed you from this scene");
-  }
+  if (rules.removed.includes(by)) return removedRefusal();
   switch (body.type) {
     case "settings":
       return maySetSettings(rules, by) ? null : errorMessage(
@@ -182,4 +180,21 @@ export function refuseSubmit(
     case "rules":
       return errorMessage("bad_message", "rules: only the server stamps rules events");
   }
+}
+
+/**
+ * Why the rules refuse a quick reaction from `by` (null when they allow it): as for launches,
+ * removed and muted people send none; a host's pause holds launches, not reactions.
+ */
+export function refuseReaction(rules: Rules, by: string): ErrorMessage | null {
+  if (rules.removed.includes(by)) return removedRefusal();
+  if (rules.muted.includes(by)) {
+    return errorMessage("muted", "a host muted you in this scene: your reactions stay with you");
+  }
+  return null;
+}
+
+/** The refusal a person a host removed gets, whatever they try (and when they are closed). */
+export function removedRefusal(): ErrorMessage {
+  return errorMessage("removed", "a host removed you from this scene");
 }

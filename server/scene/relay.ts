@@ -18,6 +18,7 @@ import { isRemovedPerson, publicEvent, publicSnapshot } from "../../shared/rules
 import type { Rules, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { Audience } from "./audience.ts";
+import { refuseReaction, removedRefusal } from "./host_rules.ts";
 import type { ServerClock } from "./clock.ts";
 import type { DesyncAction } from "./desync.ts";
 import type { WelcomeWindow } from "./event_window.ts";
@@ -239,8 +240,9 @@ export class SceneRelay {
 
   /** Tells `peer` a host removed them, closes the connection (1008) and lets it leave. */
   #remove(peer: Peer): void {
-    peer.send(JSON.stringify(errorMessage("removed", "a host removed you from this scene")));
-    peer.drop(CLOSE_REMOVED, "a host removed you from this scene");
+    const refusal = removedRefusal();
+    peer.send(JSON.stringify(refusal));
+    peer.drop(CLOSE_REMOVED, refusal.message);
     this.leave(peer);
   }
 
@@ -255,13 +257,8 @@ export class SceneRelay {
    * to `onReaction` (the other nodes of a cluster). Nothing is stamped or stored.
    */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null {
-    const rules = this.#source.rules;
-    if (rules.removed.includes(peer.id)) {
-      return errorMessage("removed", "a host removed you from this scene");
-    }
-    if (rules.muted.includes(peer.id)) {
-      return errorMessage("muted", "a host muted you in this scene: your reactions stay with you");
-    }
+    const refusal = refuseReaction(this.#source.rules, peer.id);
+    if (refusal) return refusal;
     const frame = JSON.stringify({ t: "reaction", by: peer.id, emoji });
     this.#audience.broadcast(frame);
     this.#deps.onReaction?.(frame);
