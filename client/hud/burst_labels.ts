@@ -61,11 +61,18 @@ export class BurstLabels {
     }
   }
 
-  /** Labels a burst at `tick`, point (x, y, z), with `name` in `color`. */
+  /**
+   * Labels a burst at `tick`, point (x, y, z), with `name` in `color`. One label per person: a
+   * newer burst of someone already labelled moves their label (eight side by side made one
+   * unreadable strip of names).
+   */
   add(tick: number, x: number, y: number, z: number, name: string, color: string): void {
     if (!this.enabled) return;
-    const label = this.#labels[this.#next];
-    this.#next = (this.#next + 1) % MAX_BURST_LABELS;
+    let label = this.#labels.find((l) => l.tick >= 0 && l.el.textContent === name);
+    if (!label) {
+      label = this.#labels[this.#next];
+      this.#next = (this.#next + 1) % MAX_BURST_LABELS;
+    }
     label.tick = tick;
     label.x = x;
     label.y = y - BELOW_M;
