@@ -76,3 +76,14 @@ Deno.test("fair share: alone the whole sky, a share once others ask, never locke
   assert.notEqual(shared.admit("q1", "C", 100, 50, 1), null, "over 250");
   assert.equal(shared.admit("q3", "D", 300, 50, 1), null, "D alone on its half");
 });
+
+Deno.test("fair share: room ends at each reservation's own end, whatever order it was taken in", () => {
+  const fair = new FairShare(1000);
+  fair.admit("p1", "A", 200, 1000, 0); // a long willow
+  fair.admit("p1", "A", 200, 100, 0); // a short peony after it
+  fair.admit("p2", "B", 100, 1000, 0);
+  // At 150 the peony is gone: A holds 200 of its 500, so 300 more fit.
+  assert.equal(fair.admit("p1", "A", 300, 400, 150), null);
+  // Now A holds 500: more waits until the earliest end that frees enough (the 400).
+  assert.equal(fair.admit("p1", "A", 100, 500, 151), 400 - 151);
+});

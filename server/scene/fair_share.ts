@@ -19,8 +19,73 @@
 /** Asking for room counts a person or address as a contender for this long (5 s). */
 export const CONTEND_TICKS = 300;
 
-/** One holder's reservations: particles until endTick, oldest first. */
-type Holdings = { particles: number; endTick: number }[];
+/**
+ * One holder's reservations (particles until endTick), ordered by end tick, with their running
+ * total: admitting asks only for the total, and ended reservations leave from the front, so the
+ * hot path never sums or sorts a holder's list (a busy person holds hundreds).
+ */
+class Holdings {
+  readonly #particles: number[] = [];
+  readonly #ends: number[] = [];
+  /** Index of the first reservation not yet ended (the ones before it are dropped lazily). */
+  #head = 0;
+  total = 0;
+
+  get empty(): boolean {
+    return this.#head === this.#ends.length;
+  }
+
+  add(particles: number, endTick: number): void {
+    // Nearly always the latest end; otherwise walk back to keep the order by end tick.
+    let i = this.#ends.length;
+    while (i > this.#head && this.#ends[i - 1] > endTick) i--;
+    this.#particles.splice(i, 0, particles);
+    this.#ends.splice(i, 0, endTick);
+    this.total += particles;
+  }
+
+  /** Takes out one reservation of exactly `particles` until `endTick` (when held). */
+  remove(particles: number, endTick: number): void {
+    for (let i = this.#head; i < this.#ends.length; i++) {
+      if (this.#ends[i] === endTick && this.#particles[i] === particles) {
+        this.#particles.splice(i, 1);
+        this.#ends.splice(i, 1);
+        this.total -= particles;
+        return;
+      }
+    }
+  }
+
+  /** Drops the reservations ended by `tick`. */
+  expire(tick: number): void {
+    const ends = this.#ends;
+    let head = this.#head;
+    while (head < ends.length && ends[head] <= tick) this.total -= this.#particles[head++];
+    // Shrink now and then, so the arrays stay as long as what is held.
+    if (head > 64 && head * 2 > ends.length) {
+      this.#particles.splice(0, head);
+      ends.splice(0, head);
+      head = 0;
+    }
+    this.#head = head;
+  }
+
+  /**
+   * Ticks after `tick` until enough ends that `particles` more fit under `share` (0 when they
+   * fit now; at least 1 otherwise).
+   */
+  wait(particles: number, share: number, tick: number): number {
+    if (this.total + particles <= share) return 0;
+    let freed = this.total;
+    let at = tick + 1;
+    for (let i = this.#head; i < this.#ends.length; i++) {
+      freed -= this.#particles[i];
+      at = this.#ends[i];
+      if (freed + particles <= share) break;
+    }
+    return Math.max(1, at - tick);
+  }
+}
 
 /** Per-holder sky room, by address and by person within it. */
 export class FairShare {
@@ -106,10 +171,8 @@ export class FairShare {
     addressOf?: Map<string, string>,
   ): number {
     for (const [key, held] of map) {
-      let i = 0;
-      while (i < held.length && held[i].endTick <= tick) i++;
-      if (i === held.length) map.delete(key);
-      else if (i > 0) held.splice(0, i);
+      held.expire(tick);
+      if (held.empty) map.delete(key);
     }
     let n = map.size;
     for (const [key, at] of asked) {
@@ -121,29 +184,15 @@ export class FairShare {
     return n;
   }
 
-  /**
-   * Ticks until `held` leaves room for `particles` under `share` (0 when it does now; someone
-   * holding nothing is never held back by a share).
-   */
+  /** Ticks until `held` leaves room for `particles` under `share` (nobody holding nothing waits). */
   static #wait(held: Holdings | undefined, particles: number, share: number, tick: number): number {
-    if (!held || held.length === 0) return 0;
-    let total = 0;
-    for (const h of held) total += h.particles;
-    if (total + particles <= share) return 0;
-    let freed = total;
-    let at = tick + 1;
-    for (const h of [...held].sort((a, b) => a.endTick - b.endTick)) {
-      freed -= h.particles;
-      at = h.endTick;
-      if (freed + particles <= share) break;
-    }
-    return Math.max(1, at - tick);
+    return held ? held.wait(particles, share, tick) : 0;
   }
 
   static #add(map: Map<string, Holdings>, key: string, particles: number, endTick: number): void {
     let held = map.get(key);
-    if (!held) map.set(key, held = []);
-    held.push({ particles, endTick });
+    if (!held) map.set(key, held = new Holdings());
+    held.add(particles, endTick);
   }
 
   static #remove(
@@ -154,8 +203,7 @@ export class FairShare {
   ): void {
     const held = map.get(key);
     if (!held) return;
-    const i = held.findIndex((h) => h.particles === particles && h.endTick === endTick);
-    if (i >= 0) held.splice(i, 1);
-    if (held.length === 0) map.delete(key);
+    held.remove(particles, endTick);
+    if (held.empty) map.delete(key);
   }
 }

@@ -207,19 +207,23 @@ export class Peer {
    * some; it is closed (1013) and may resume.
    */
   #tooSlow(): boolean {
-    const nowMs = this.#monotonic();
-    if (this.socket.bufferedAmount <= DRAIN_FLOOR_BYTES) this.#stuckSinceMs = -1;
-    else if (this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
+    const held = this.socket.bufferedAmount > DRAIN_FLOOR_BYTES;
     const undrained = this.socket.undrained?.();
-    if (!undrained || undrained.bytes <= DRAIN_FLOOR_BYTES) this.#unconfirmedSinceMs = -1;
-    else if (this.#unconfirmedSinceMs < 0 || undrained.confirmed > this.#confirmed) {
-      // Over the floor, or reading on: the clock runs from the latest confirmation.
-      this.#unconfirmedSinceMs = nowMs;
-    }
+    const unconfirmed = undrained !== undefined && undrained.bytes > DRAIN_FLOOR_BYTES;
+    const readOn = undrained !== undefined && undrained.confirmed > this.#confirmed;
     if (undrained) this.#confirmed = undrained.confirmed;
+    if (!held) this.#stuckSinceMs = -1;
+    if (!unconfirmed) this.#unconfirmedSinceMs = -1;
+    // The common case (nothing over the floor) reads no clock: the heartbeat checks every
+    // listener, and a clock read is a call into the runtime.
+    if (!held && !unconfirmed) return false;
+    const nowMs = this.#monotonic();
+    if (held && this.#stuckSinceMs < 0) this.#stuckSinceMs = nowMs;
+    // Over the floor, or reading on: the clock runs from the latest confirmation.
+    if (unconfirmed && (this.#unconfirmedSinceMs < 0 || readOn)) this.#unconfirmedSinceMs = nowMs;
     const deadline = this.#drainDeadlineMs;
-    return (this.#stuckSinceMs >= 0 && nowMs - this.#stuckSinceMs >= deadline) ||
-      (this.#unconfirmedSinceMs >= 0 && nowMs - this.#unconfirmedSinceMs >= deadline);
+    return (held && nowMs - this.#stuckSinceMs >= deadline) ||
+      (unconfirmed && nowMs - this.#unconfirmedSinceMs >= deadline);
   }
 
   /** Closes the connection and stops sending to it (`hard`: see `PeerSocket.close`). */
