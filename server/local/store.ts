@@ -54,6 +54,7 @@ export class SceneStore {
   readonly #insertScene: StatementSync;
   readonly #selectScene: StatementSync;
   readonly #insertEvent: StatementSync;
+  readonly #mergeSettings: StatementSync;
   readonly #selectEventsFromSeq: StatementSync;
   readonly #selectEventsFromTick: StatementSync;
   readonly #selectLastEvent: StatementSync;
@@ -156,28 +157,26 @@ export class SceneStore {
     this.#countScenes = this.#db.prepare("SELECT count(*) AS n FROM scenes");
     this.#selectSettings = this.#db.prepare("SELECT settings FROM scenes WHERE id = ?");
     this.#updateSettings = this.#db.prepare("UPDATE scenes SET settings = ? WHERE id = ?");
+    this.#mergeSettings = this.#db.prepare(
+      "UPDATE scenes SET settings = json_patch(settings, ?) WHERE id = ? AND settings IS NOT NULL",
+    );
   }
 
   /**
-   * The `scenes.settings` column and the trigger that keeps it: every inserted `settings` event
-   * is merged into its scene's settings in the same statement (JSON merge, as `applySettings`
-   * does), so the settings in force are one row read, never a fold of the log. Retention only
-   * drops events the settings already include, so it never touches the column. A database from
-   * before the column gets it empty (NULL); `settingsInForce` fills a scene's on first read.
+   * The `scenes.settings` column: every appended `settings` event is merged into its scene's
+   * settings in the same transaction (JSON merge, as `applySettings` does; see `appendEvent`), so
+   * the settings in force are one row read, never a fold of the log. Retention only drops events
+   * the settings already include, so it never touches the column. A database from before the
+   * column gets it empty (NULL); `settingsInForce` fills a scene's on first read. The trigger an
+   * earlier version kept it with goes: it parsed every event's JSON on insert (3-4 % of a
+   * launch's stamp, store and fan-out to 1000 peers), and only settings events need the merge.
    */
   #keepSettingsInForce(): void {
     const columns = this.#db.prepare("PRAGMA table_info(scenes)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "settings")) {
       this.#db.exec("ALTER TABLE scenes ADD COLUMN settings TEXT");
     }
-    this.#db.exec(`
-      CREATE TRIGGER IF NOT EXISTS scenes_settings_in_force AFTER INSERT ON events
-      WHEN json_extract(NEW.body, '$.type') = 'settings'
-      BEGIN
-        UPDATE scenes SET settings = json_patch(settings, json_extract(NEW.body, '$.settings'))
-        WHERE id = NEW.scene AND settings IS NOT NULL;
-      END;
-    `);
+    this.#db.exec("DROP TRIGGER IF EXISTS scenes_settings_in_force");
   }
 
   /** Creates a scene; returns false (changing nothing) when the id is taken. */
@@ -214,7 +213,7 @@ export class SceneStore {
 
   /**
    * The settings in force after every stored event of `scene` (undefined when there is no such
-   * scene): one row read, kept by a trigger as events are appended (see `#keepSettingsInForce`).
+   * scene): one row read, kept as events are appended (see `#keepSettingsInForce`).
    * A scene stored before the column existed is folded once (snapshot + events since) and kept.
    *
    * @example
@@ -242,11 +241,34 @@ export class SceneStore {
 
   /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
   appendEvent(scene: string, event: SceneEvent): void {
-    this.#write(
-      () =>
-        this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(event.body)),
-      () => true,
-    );
+    const body = event.body;
+    if (body.type !== "settings") {
+      this.#write(
+        () => this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(body)),
+        () => true,
+      );
+      return;
+    }
+    // The event and the settings in force change together or not at all (a savepoint: the
+    // append may run inside a caller's `transaction`).
+    this.#write(() => {
+      this.#db.exec("SAVEPOINT settings_event");
+      try {
+        this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(body));
+        this.#mergeSettings.run(JSON.stringify(body.settings), scene);
+        this.#db.exec("RELEASE settings_event");
+      } catch (e) {
+        // Some failures (SQLITE_FULL among them) already rolled the whole transaction back.
+        if (this.#db.isTransaction) {
+          try {
+            this.#db.exec("ROLLBACK TO settings_event; RELEASE settings_event");
+          } catch {
+            // The write's own error is the one to report.
+          }
+        }
+        throw e;
+      }
+    }, () => true);
   }
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
