@@ -256,13 +256,63 @@ Deno.test("damage a read runs into while serving makes /healthz report it", asyn
 
     // A page in the middle of the log (describing the scene reads no events since issue 19).
     const log = await fetch(`${server.url}/api/scenes/${scene}/log?from=15000&limit=5000`);
-    assert.equal(log.status, 500, "reading the damaged pages fails");
     const failure = await log.text();
+    assert.equal(log.status, 503, `reading the damaged pages fails: ${failure}`);
+    assert.equal(JSON.parse(failure).error.code, "storage_damaged");
     const health = await fetch(`${server.url}/healthz`);
     assert.equal(health.status, 503, `the page read failed with ${failure}; ${logged.join("; ")}`);
     const body = await health.json();
     assert.equal(body.ok, false);
     assert.match(body.reason, /^database damaged: SQLITE_CORRUPT/);
+    assert.equal(logged.filter((l) => l.includes("store: reading failed")).length, 1);
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("a log pages' worker that cannot open the damaged file makes /healthz report it", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-rot-open-" });
+  const scene = "bit-rot-2";
+  const store = new SceneStore(dataDir);
+  store.createScene(scene, 7, Date.now(), initialSnapshot());
+  store.appendEvent(scene, {
+    seq: 1,
+    tick: 1,
+    by: "show",
+    body: { type: "settings", settings: { snow: 0.5 } },
+  });
+  await store.close();
+  const logged: string[] = [];
+  const server = await startTestServer({ dataDir, log: (m) => logged.push(m) });
+  try {
+    const healthy = await fetch(`${server.url}/healthz`);
+    assert.equal(healthy.status, 200, "the start-up check passed");
+    await healthy.body?.cancel();
+    // The header rots before the worker's first open (it opens with the first page): SQLite then
+    // fails to open the file with no error code at all ("file is not a database").
+    const path = `${dataDir}/scenes.db`;
+    // Everything into the main file first (a page 1 in the WAL would hide the damage).
+    const db = new DatabaseSync(path);
+    try {
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      db.close();
+    }
+    const bytes = await Deno.readFile(path);
+    bytes.fill(0xa5, 0, 100);
+    await Deno.writeFile(path, bytes);
+
+    const log = await fetch(`${server.url}/api/scenes/${scene}/log?from=1`);
+    const failure = await log.text();
+    assert.equal(log.status, 503, `the page read says the storage is damaged: ${failure}`);
+    const error = JSON.parse(failure).error;
+    assert.equal(error.code, "storage_damaged");
+    assert.match(error.message, /opening the database failed: /);
+    const health = await fetch(`${server.url}/healthz`);
+    const body = await health.json();
+    assert.equal(health.status, 503, `healthz: ${JSON.stringify(body)}; ${logged.join("; ")}`);
+    assert.match(body.reason, /^database damaged: the log could not be read: opening the database/);
     assert.equal(logged.filter((l) => l.includes("store: reading failed")).length, 1);
   } finally {
     await server.shutdown();

@@ -8,7 +8,12 @@ import { SceneId } from "../../shared/protocol.ts";
 import { sceneSlug } from "./scene_slug.ts";
 import type { ServerConfig } from "../config.ts";
 import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
-import { errorMessage, HttpError, StorageUnavailableError } from "../errors.ts";
+import {
+  errorMessage,
+  HttpError,
+  StorageDamagedError,
+  StorageUnavailableError,
+} from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { SceneHost } from "../scene/scene_host.ts";
 import { registerLogApi } from "./log_api.ts";
@@ -183,7 +188,7 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   app.onError((thrown, c) => errorResponse(thrown, c));
 
   const errorResponse = (thrown: Error, c: Context) => {
-    const err = thrown instanceof StorageUnavailableError
+    const err = thrown instanceof StorageUnavailableError || thrown instanceof StorageDamagedError
       ? new HttpError(503, thrown.code, thrown.message)
       : thrown;
     const known = err instanceof HttpError;

@@ -4,6 +4,7 @@
  * thread, so heartbeats and stamping do not wait for a tool paging through an hour of history.
  */
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { StorageDamagedError, StorageUnavailableError } from "../errors.ts";
 
 /** Where a page starts: at a seq, or at the first event with tick ≥ `tick`. */
 export type PageStart = { seq: number } | { tick: number };
@@ -64,7 +65,38 @@ export type EncodedLogPage = Omit<LogPage, "events"> & { events: EncodedEvents }
 /** What the worker answers. */
 export type PageReply =
   | { id: number; page: LogPage | EncodedLogPage }
-  | { id: number; error: string; errcode?: number };
+  | {
+    id: number;
+    error: string;
+    errcode?: number;
+    /** Opening the database failed and the file is to blame (see `pageFailure`). */
+    damaged?: true;
+    /** Opening failed for now: no descriptor free, or the database busy. */
+    unavailable?: true;
+  };
+
+/** SQLite primary codes of a damaged file: SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB. */
+const DAMAGE_CODES: ReadonlySet<number> = new Set([10, 11, 26]);
+
+/**
+ * The error a failed page read rejects with: damage (a corrupt page, an I/O error, or a file the
+ * worker cannot open) is a `StorageDamagedError`, a passing failure (no descriptor free) a
+ * `StorageUnavailableError`; both keep the SQLite code, if any, as `errcode`. Anything else is a
+ * plain `Error`.
+ */
+export function pageFailure(
+  reply: { error: string; errcode?: number; damaged?: true; unavailable?: true },
+): Error {
+  const { error, errcode } = reply;
+  const damaged = reply.damaged === true ||
+    (typeof errcode === "number" && DAMAGE_CODES.has(errcode & 0xff));
+  const err = damaged
+    ? new StorageDamagedError(`the log could not be read: ${error}`)
+    : reply.unavailable
+    ? new StorageUnavailableError(`the log could not be read right now: ${error}`)
+    : new Error(error);
+  return Object.assign(err, { errcode });
+}
 
 /**
  * Reads log pages on a worker. Requests are answered in order; one worker per server.
@@ -98,10 +130,9 @@ export class LogPages {
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
       this.#waiting.delete(reply.id);
-      // The SQLite error code goes along: damage the worker ran into is the store's damage too.
-      if ("error" in reply) {
-        waiting.reject(Object.assign(new Error(reply.error), { errcode: reply.errcode }));
-      } else waiting.resolve(reply.page);
+      // Damage the worker ran into is the store's damage too (`pageFailure`).
+      if ("error" in reply) waiting.reject(pageFailure(reply));
+      else waiting.resolve(reply.page);
     };
   }
 

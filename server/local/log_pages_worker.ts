@@ -218,10 +218,38 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
 let path: string | undefined;
 
 function open(): void {
-  const opened = new DatabaseSync(path!, { readOnly: true });
-  opened.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
-  statements = prepare(opened);
-  db = opened;
+  let opened: DatabaseSync | undefined;
+  try {
+    opened = new DatabaseSync(path!, { readOnly: true });
+    opened.exec("PRAGMA busy_timeout = 1000; PRAGMA cache_size = -2048");
+    statements = prepare(opened);
+    db = opened;
+  } catch (e) {
+    opened?.close();
+    throw openFailure(e);
+  }
+}
+
+/**
+ * Why opening failed, as the main thread needs to know it. node:sqlite's open, `exec` and
+ * `prepare` throw without an SQLite code ("disk I/O error", "file is not a database", "database
+ * disk image is malformed"), so the file itself is asked: when no descriptor is free (a connection
+ * flood) or the database is busy, the failure passes (`unavailable`); when the file opens yet
+ * SQLite cannot read it, or it is gone, the database is damaged (`damaged`).
+ */
+function openFailure(e: unknown): Error {
+  const message = (e as Error).message;
+  let unavailable = /\b(locked|busy)\b/i.test(message);
+  if (!unavailable) {
+    try {
+      Deno.openSync(path!, { read: true }).close();
+    } catch (probe) {
+      unavailable = /too many open files|os error 2[34]\b/i.test((probe as Error).message);
+    }
+  }
+  return Object.assign(new Error(`opening the database failed: ${message}`), {
+    [unavailable ? "unavailable" : "damaged"]: true,
+  });
 }
 
 self.onmessage = (e: MessageEvent) => {
@@ -239,12 +267,8 @@ self.onmessage = (e: MessageEvent) => {
     // otherwise took the time the heartbeats needed (the main thread and this one ran at the
     // same priority).
     lowerThreadPriority(PAGE_NICE);
-    try {
-      open();
-    } catch {
-      // No descriptor to spare right now (a connection flood): the first page tries again. An
-      // uncaught error here took the whole server down.
-    }
+    // The connection opens with the first page (and again after a failed open): a failure then
+    // answers that page, so damage found opening is reported like damage found reading.
     return;
   }
   const { id, request, encoded } = e.data as {
@@ -259,7 +283,11 @@ self.onmessage = (e: MessageEvent) => {
     if (page.body) bytes.push(page.body.bytes.buffer);
     self.postMessage({ id, page }, bytes);
   } catch (err) {
-    const errcode = (err as { errcode?: unknown }).errcode;
-    self.postMessage({ id, error: (err as Error).message, errcode });
+    const { errcode, damaged, unavailable } = err as {
+      errcode?: number;
+      damaged?: true;
+      unavailable?: true;
+    };
+    self.postMessage({ id, error: (err as Error).message, errcode, damaged, unavailable });
   }
 };

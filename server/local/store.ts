@@ -347,17 +347,22 @@ export class SceneStore {
 
   /**
    * Remembers damage that a read of this database elsewhere ran into (the log pages' worker has
-   * its own connection): a corrupt page or an I/O error makes `/healthz` report it. Other errors
-   * are ignored.
+   * its own connection): a corrupt page, an I/O error or a file it could not open
+   * (`StorageDamagedError`) makes `/healthz` report it. Other errors are ignored.
    */
   noteReadFailure(e: unknown): void {
     const errcode = (e as { errcode?: unknown } | null)?.errcode;
     const primary = typeof errcode === "number" ? errcode & 0xff : -1;
+    let reason: string | undefined;
     if (primary === 11 || primary === 26 || primary === 10) {
-      const reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
-      if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
-      this.#damage = reason;
+      reason = `${STORAGE_FAULTS.get(primary)}: ${(e as Error).message}`;
+    } else if (e instanceof StorageDamagedError) {
+      // The worker could not open the file (no SQLite code comes with a failed open).
+      reason = e.message;
     }
+    if (reason === undefined) return;
+    if (this.#damage === null) this.#log(`error: store: reading failed (${reason})`);
+    this.#damage = reason;
   }
 
   /**
