@@ -1,6 +1,8 @@
 /**
- * Names are told apart across the scene, not only per node: an edge also counts the names other
- * nodes' edges announced. Before, two people on two nodes could both be "Ana" (issue 19).
+ * Names are told apart across the scene, not only per node: an edge skips the names other nodes'
+ * edges announced, and takes a name only by an atomic create in the names bucket. Before, two
+ * people on two nodes could both be "Ana" (issue 19), and then still when both joined within the
+ * moment a join takes to cross NATS.
  */
 import assert from "node:assert/strict";
 import { requireNats, startNatsCluster, startSnowfireNode } from "../testing/nats_cluster.ts";
@@ -46,6 +48,74 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
     const third = await TestClient.join(a.url, scene, { name: "Watcher" });
     clients.push(third.client);
     assert.equal(third.welcome.you.name, "Watcher (2)", "and the other way round");
+  } finally {
+    for (const client of clients) await client.close();
+    await a.stop();
+    await b.stop();
+    await nats.stop();
+  }
+});
+
+const SAME_MOMENT =
+  "two people joining on two nodes with one name at the same moment get two names";
+Deno.test({ name: SAME_MOMENT, ignore: !requireNats(SAME_MOMENT) }, async () => {
+  const nats = await startNatsCluster({ size: 1 });
+  const a = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "same-a" });
+  const b = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "same-b" });
+  const clients: TestClient[] = [];
+  try {
+    const scene = "same-moment-1";
+    // The scene open on both nodes first, so each round's two hellos race each other only.
+    const watcher = await TestClient.join(a.url, scene);
+    clients.push(watcher.client);
+    const other = await TestClient.join(b.url, scene, { name: "Watcher" });
+    clients.push(other.client);
+    // A name the server made up is still shown as made up (the HUD marks `gen` names), here and
+    // on the other node.
+    assert.equal(watcher.welcome.you.gen, true, "the watcher's generated name");
+    const generated = (p: { id: string; gen?: boolean }) =>
+      p.id === watcher.welcome.you.id && p.gen === true;
+    await eventually(
+      "node B lists node A's generated name as generated",
+      () =>
+        other.welcome.peers.some(generated) ||
+        other.client.messages.some((m) => m.t === "presence" && generated(m.peer)),
+      10_000,
+    );
+    const given: string[][] = [];
+    for (let round = 1; round <= 20; round++) {
+      const name = `Ana ${round}`;
+      const pair = await Promise.all([
+        TestClient.join(a.url, scene, { name }),
+        TestClient.join(b.url, scene, { name: name.toUpperCase() }),
+      ]);
+      for (const { client } of pair) clients.push(client);
+      given.push(pair.map(({ welcome }) => welcome.you.name));
+    }
+    const clashes = given.filter(([x, y]) => x.toLowerCase() === y.toLowerCase());
+    assert.deepEqual(clashes, [], `every round told the two apart: ${JSON.stringify(given)}`);
+    for (const [round, names] of given.entries()) {
+      const suffixed = names.filter((n) => n.endsWith(" (2)"));
+      assert.equal(suffixed.length, 1, `round ${round + 1}: one of ${names} has the suffix`);
+    }
+    // A name is free again once its holder left: taken on the other node as it is.
+    const holder = given[0][0] === "Ana 1" ? 0 : 1;
+    const leaving = clients[2 + holder];
+    const leftId = [...leaving.messages].find((m) => m.t === "welcome")!;
+    const stayer = clients[2 + 1 - holder];
+    await leaving.close();
+    await eventually(
+      "the other node heard of the leave",
+      () =>
+        stayer.messages.some((m) =>
+          m.t === "presence" && m.kind === "leave" &&
+          leftId.t === "welcome" && m.peer.id === leftId.you.id
+        ),
+      10_000,
+    );
+    const again = await TestClient.join([a.url, b.url][1 - holder], scene, { name: "ana 1" });
+    clients.push(again.client);
+    assert.equal(again.welcome.you.name, "ana 1", "the name was given back on leaving");
   } finally {
     for (const client of clients) await client.close();
     await a.stop();

@@ -1,6 +1,14 @@
 /** Friendly scene ids and peer names. */
 import assert from "node:assert/strict";
-import { cleanName, distinctName, randomPeerName, randomSceneId } from "../server/scene/names.ts";
+import {
+  claimDistinctName,
+  cleanName,
+  distinctName,
+  nameKey,
+  randomPeerName,
+  randomSceneId,
+} from "../server/scene/names.ts";
+import { nameClaimKey } from "../server/cluster/name_claims.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { withServer } from "../testing/test_server.ts";
 import { SceneId, type ServerMessage } from "../shared/protocol.ts";
@@ -40,6 +48,26 @@ Deno.test("distinctName gives a name already used a suffix", () => {
   );
   assert.equal(distinctName("Fróstÿ Owl", ["Frosty Owl"]), "Fróstÿ Owl (2)", "accents");
   assert.equal([...distinctName("x".repeat(32), ["x".repeat(32)], 32)].length, 32);
+});
+
+Deno.test("claimDistinctName takes the first suffix the claim grants, by the same rule", async () => {
+  const held = new Set([nameKey("Ana"), nameKey("Ana (3)")]);
+  const asked: string[] = [];
+  const claim = (candidate: string) => {
+    asked.push(candidate);
+    return Promise.resolve(!held.has(nameKey(candidate)));
+  };
+  assert.equal(await claimDistinctName("ana", ["ANA (2)"], claim), "ana (4)");
+  assert.deepEqual(asked, ["ana", "ana (3)", "ana (4)"], "names known taken are not asked");
+  assert.equal(
+    await claimDistinctName("x".repeat(40), [], claim, 32),
+    distinctName("x".repeat(40), [], 32),
+    "one rule",
+  );
+  const never = () => Promise.resolve(false);
+  assert.equal(await claimDistinctName("Ana", [], never, 32, 3), "Ana (4)", "never refused");
+  assert.equal(nameClaimKey("quiet-pine", "Ana"), nameClaimKey("quiet-pine", "ａｎａ"));
+  assert.match(nameClaimKey("quiet-pine", "Ünï ☃"), /^quiet-pine\.[0-9a-f]+$/);
 });
 
 Deno.test("names in a scene are cleaned, distinct, and generated ones are marked", async () => {

@@ -25,6 +25,7 @@ import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
+import { NameClaims } from "./name_claims.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
 import { RetentionSweep } from "./retention_sweep.ts";
@@ -79,6 +80,8 @@ export class ClusterScenes implements SceneHost {
   readonly #nextAttemptMs = new Map<string, number>();
   readonly #gate: SceneGate;
   readonly #sweep: RetentionSweep | undefined;
+  /** Names this node's people hold scene-wide. */
+  readonly #names: NameClaims;
   #storage: StorageStats | undefined;
   #storageReadMs = -Infinity;
   #readingStorage = false;
@@ -87,6 +90,7 @@ export class ClusterScenes implements SceneHost {
     this.#deps = deps;
     this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
     this.clusterMetrics = new ClusterMetrics(deps.options.nodeId);
+    this.#names = new NameClaims(deps.link.names, deps.options.nodeId, deps.log);
     if (deps.retention) {
       this.#sweep = new RetentionSweep({
         link: deps.link,
@@ -167,8 +171,9 @@ export class ClusterScenes implements SceneHost {
     }, () => {}).finally(() => this.#readingStorage = false);
   }
 
-  /** Closes the NATS connection (after `closeAll`). */
+  /** Gives this node's names back and closes the NATS connection (after `closeAll`). */
   async close(): Promise<void> {
+    if (this.#deps.link.state === "connected") await this.#names.close();
     await this.#deps.link.close();
   }
 
@@ -246,6 +251,7 @@ export class ClusterScenes implements SceneHost {
         skyCap: this.#deps.skyCap,
         maxPeers: this.#deps.maxPeers,
         presenceLimit: this.#deps.presenceLimit,
+        names: this.#names,
         metrics: this.#deps.metrics,
         cluster: this.clusterMetrics,
         log: this.#deps.log,
@@ -342,6 +348,7 @@ export class ClusterScenes implements SceneHost {
     this.#gate.sweep(nowMs);
     this.#readStorage(nowMs);
     this.#sweep?.pass(nowMs);
+    if (this.#deps.link.state === "connected") this.#names.pass(nowMs);
     for (const [id, owner] of this.#owners) {
       if (!owner.active) {
         this.#owners.delete(id);

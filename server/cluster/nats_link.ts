@@ -11,7 +11,8 @@ import {
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { type ClusterOptions, isLoopbackUrl } from "./cluster_config.ts";
-import { LEASE_BUCKET, LOG_STREAM, SCENE_BUCKET } from "./subjects.ts";
+import { LEASE_BUCKET, LOG_STREAM, NAME_BUCKET, SCENE_BUCKET } from "./subjects.ts";
+import { NAME_TTL_MS } from "./name_claims.ts";
 import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 
 /** Connection state as `/metrics` reports it. */
@@ -49,23 +50,30 @@ export function refuseUnauthenticated(nc: NatsConnection, options: ClusterOption
   );
 }
 
-/** A connected node: the NATS connection, JetStream handles and the two KV buckets. */
+/** A connected node: the NATS connection, JetStream handles and the KV buckets. */
 export class NatsLink {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   readonly leases: KV;
   readonly scenes: KV;
+  /** Names held scene-wide (`name_claims.ts`). */
+  readonly names: KV;
   #state: NatsState = "connected";
   /** Times the connection was lost. */
   disconnects = 0;
 
-  private constructor(nc: NatsConnection, jsm: JetStreamManager, leases: KV, scenes: KV) {
+  private constructor(
+    nc: NatsConnection,
+    jsm: JetStreamManager,
+    buckets: { leases: KV; scenes: KV; names: KV },
+  ) {
     this.nc = nc;
     this.js = jetstream(nc, { timeout: JS_API_TIMEOUT_MS });
     this.jsm = jsm;
-    this.leases = leases;
-    this.scenes = scenes;
+    this.leases = buckets.leases;
+    this.scenes = buckets.scenes;
+    this.names = buckets.names;
     this.#watch();
   }
 
@@ -93,8 +101,13 @@ export class NatsLink {
         replicas: options.replicas,
       });
       const scenes = await kvm.create(SCENE_BUCKET, { history: 1, replicas: options.replicas });
+      const names = await kvm.create(NAME_BUCKET, {
+        ttl: NAME_TTL_MS,
+        history: 1,
+        replicas: options.replicas,
+      });
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
-      return new NatsLink(nc, jsm, leases, scenes);
+      return new NatsLink(nc, jsm, { leases, scenes, names });
     } catch (e) {
       await nc.close();
       throw e;

@@ -1,11 +1,11 @@
 /**
  * What the `snowfire` NATS user (the Snowfire nodes) may publish and subscribe to: the scene
- * subjects, JetStream's API with its acks and flow control, the two KV buckets, and reply
+ * subjects, JetStream's API with its acks and flow control, the KV buckets, and reply
  * inboxes; nothing else (`$SYS`, other applications' subjects). `deploy/nats/*.conf` and the test
  * harness (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still
  * match them, so the cluster tests run with exactly what production grants.
  */
-import { LEASE_BUCKET, SCENE_BUCKET } from "./subjects.ts";
+import { LEASE_BUCKET, NAME_BUCKET, SCENE_BUCKET } from "./subjects.ts";
 
 /** Subjects the nodes publish on. */
 export const SNOWFIRE_PUBLISH: readonly string[] = [
@@ -18,6 +18,7 @@ export const SNOWFIRE_PUBLISH: readonly string[] = [
   // KV puts go to the bucket's subjects.
   `$KV.${LEASE_BUCKET}.>`,
   `$KV.${SCENE_BUCKET}.>`,
+  `$KV.${NAME_BUCKET}.>`,
   // Replies to requests from other nodes.
   "_INBOX.>",
 ];

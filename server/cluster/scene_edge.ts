@@ -28,6 +28,7 @@ import { type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
+import type { NameClaims } from "./name_claims.ts";
 import { type FromOwner, paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
 import { createRecord, getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
@@ -79,6 +80,8 @@ export interface EdgeDeps {
   skyCap: number;
   maxPeers: number;
   presenceLimit: number;
+  /** Names held scene-wide (this node's part). */
+  names: NameClaims;
   metrics: Metrics;
   cluster: ClusterMetrics;
   log: (msg: string) => void;
@@ -311,9 +314,18 @@ export class SceneEdge implements RelaySource {
     return this.#relay.admit(peer);
   }
 
-  /** Removes a peer (and tells the other nodes when it had been announced). */
+  /** Removes a peer (and tells the other nodes when it had been announced); its name is free. */
   leave(peer: Peer): void {
+    this.#deps.names.release(peer);
     this.#relay.leave(peer);
+  }
+
+  /**
+   * Reserves `name` for `peer` in this scene across the cluster (an atomic create in the names
+   * bucket, see `name_claims.ts`); false when someone on any node holds it.
+   */
+  claimName(peer: Peer, name: string): Promise<boolean> {
+    return this.#deps.names.claim(this.id, peer, name);
   }
 
   /**
@@ -434,9 +446,8 @@ export class SceneEdge implements RelaySource {
 
   /**
    * Names of this scene's people on other nodes, as their edges announced them (joins at once,
-   * rosters every 2 s; at most the presence limit). A name is thereby distinct across the scene
-   * except for two people joining on different nodes within the moment a join takes to cross
-   * NATS, or beyond the announced limit (see docs/cluster.md, "Names").
+   * rosters every 2 s; at most the presence limit): candidates known taken are skipped without
+   * asking the names bucket (`claimName` decides the rest; see docs/cluster.md, "Names").
    */
   *namesElsewhere(): Iterable<string> {
     for (const remote of this.#remote.values()) {

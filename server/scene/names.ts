@@ -177,6 +177,31 @@ export function nameKey(name: string): string {
 }
 
 /**
+ * The names `name` may be told apart by, in order: `name`, `name (2)`, `name (3)` … (cut so each
+ * stays within `maxLength` code points). The one rule behind {@link distinctName} and
+ * {@link claimDistinctName}.
+ *
+ * @example
+ * ```ts
+ * const [first, second] = nameCandidates("Ana"); // "Ana", "Ana (2)"
+ * ```
+ */
+export function* nameCandidates(name: string, maxLength = 32): Generator<string, never> {
+  yield name;
+  for (let n = 2;; n++) {
+    const suffix = ` (${n})`;
+    const base = [...name].slice(0, Math.max(1, maxLength - suffix.length)).join("").trimEnd();
+    yield `${base}${suffix}`;
+  }
+}
+
+function keysOf(names: Iterable<string>): Set<string> {
+  const keys = new Set<string>();
+  for (const other of names) keys.add(nameKey(other));
+  return keys;
+}
+
+/**
  * `name`, or `name (2)`, `name (3)` … : the first whose key no other name in `taken` has.
  *
  * @example
@@ -185,15 +210,40 @@ export function nameKey(name: string): string {
  * ```
  */
 export function distinctName(name: string, taken: Iterable<string>, maxLength = 32): string {
-  const keys = new Set<string>();
-  for (const other of taken) keys.add(nameKey(other));
-  if (!keys.has(nameKey(name))) return name;
-  for (let n = 2;; n++) {
-    const suffix = ` (${n})`;
-    const base = [...name].slice(0, Math.max(1, maxLength - suffix.length)).join("").trimEnd();
-    const candidate = `${base}${suffix}`;
+  const keys = keysOf(taken);
+  for (const candidate of nameCandidates(name, maxLength)) {
     if (!keys.has(nameKey(candidate))) return candidate;
   }
+  throw new Error("unreachable");
+}
+
+/**
+ * As {@link distinctName}, for names held beyond this process (a cluster's scene): each
+ * candidate not in `taken` is offered to `claim` (an atomic reservation), and the first one it
+ * grants is the name. After `attempts` refusals (someone holds a long run of suffixes) the
+ * next candidate is returned unclaimed: a name is never refused.
+ *
+ * @example
+ * ```ts
+ * const held = new Set(["ana"]);
+ * await claimDistinctName("Ana", [], async (c) => !held.has(nameKey(c))); // "Ana (2)"
+ * ```
+ */
+export async function claimDistinctName(
+  name: string,
+  taken: Iterable<string>,
+  claim: (candidate: string) => Promise<boolean>,
+  maxLength = 32,
+  attempts = 32,
+): Promise<string> {
+  const keys = keysOf(taken);
+  let refused = 0;
+  for (const candidate of nameCandidates(name, maxLength)) {
+    if (keys.has(nameKey(candidate))) continue;
+    if (refused >= attempts || await claim(candidate)) return candidate;
+    refused++;
+  }
+  throw new Error("unreachable");
 }
 
 /**

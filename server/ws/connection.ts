@@ -24,6 +24,7 @@ import { hashPerson } from "../scene/host_keys.ts";
 import type { RateLimits } from "../config.ts";
 import { errorMessage as error, StorageUnavailableError } from "../errors.ts";
 import {
+  claimDistinctName,
   cleanName,
   distinctName,
   nextPeerId,
@@ -60,6 +61,12 @@ export interface SceneEndpoint {
    * cluster edge: from their edges' presence). A newcomer's name is told apart from these too.
    */
   namesElsewhere?(): Iterable<string>;
+  /**
+   * Reserves `name` for `peer` wherever the scene's people are (a cluster edge: an atomic create
+   * in NATS, giving up the name the peer held); false when someone holds it. Without it (the
+   * single node, which sees everyone) names are told apart at once, synchronously.
+   */
+  claimName?(peer: Peer, name: string): Promise<boolean>;
 }
 
 /** The settings a connection follows (a `ServerConfig` has them all). */
@@ -224,6 +231,13 @@ export function attachConnection(
     expel(CLOSE_TOO_BIG, message);
   };
 
+  /** A refusal known only later (a hello that waited for its name). */
+  const late = (refusal: ErrorMessage | null) => {
+    const outcome = sceneOutcome(refusal);
+    if (outcome !== null && !peer.gone) refuse(config.monotonic(), ...outcome);
+    if (peer.welcomed) deadlines.remove(peer);
+  };
+
   deadlines.add(peer, config.monotonic(), () => {
     expel(CLOSE_POLICY, "no hello in time");
   });
@@ -244,7 +258,7 @@ export function attachConnection(
       if (wait > 0) return refuse(nowMs, Kind.FrameRate, rateLimited("messages", wait), true);
       let outcome: Outcome;
       try {
-        outcome = handleFrame(peer, scene, text, nowMs, origin);
+        outcome = handleFrame(peer, scene, text, nowMs, origin, late);
       } catch (err) {
         // A failure here (say the database cannot write) must not escape the event handler: that
         // would end the whole process. The sender hears about it; nothing was broadcast.
@@ -284,6 +298,9 @@ export function attachConnection(
 /** A refusal: its coalescing kind, the error, and whether it spends the abuse budget. */
 type Outcome = [Kind, ErrorMessage, boolean] | null;
 
+/** What answers a refusal that comes after the frame was handled (see `hello`). */
+type Late = (refusal: ErrorMessage | null) => void;
+
 /** Parses, validates and dispatches one text frame; returns the refusal, if any. */
 function handleFrame(
   peer: Peer,
@@ -291,6 +308,7 @@ function handleFrame(
   text: string,
   nowMs: number,
   origin: ConnectionOrigin | undefined,
+  late: Late,
 ): Outcome {
   let json: unknown;
   try {
@@ -307,7 +325,7 @@ function handleFrame(
       true,
     ];
   }
-  return dispatch(peer, scene, parsed.data, nowMs, origin);
+  return dispatch(peer, scene, parsed.data, nowMs, origin, late);
 }
 
 /**
@@ -345,35 +363,76 @@ function takenNames(scene: SceneEndpoint, peer: Peer): string[] {
   return taken;
 }
 
+/** Peers whose hello or rename waits for the scene-wide names (one wait at a time). */
+const naming = new WeakSet<Peer>();
+
+/**
+ * `base`, or the first of its suffixed forms (`nameCandidates`) nobody in `scene` goes by, handed
+ * to `take`: at once on a single node (`distinctName` over the names here); in a cluster once the
+ * scene's names bucket granted it (`claimDistinctName`), skipping the names known taken. Returns
+ * false when a wait for the bucket is already under way for this peer.
+ */
+function takeDistinctName(
+  peer: Peer,
+  scene: SceneEndpoint,
+  base: string,
+  take: (name: string) => void,
+): boolean {
+  const taken = takenNames(scene, peer);
+  if (!scene.claimName) {
+    take(distinctName(base, taken, NAME_MAX_LENGTH));
+    return true;
+  }
+  if (naming.has(peer)) return false;
+  naming.add(peer);
+  const claim = (candidate: string) => scene.claimName!(peer, candidate);
+  claimDistinctName(base, taken, claim, NAME_MAX_LENGTH).then((name) => {
+    naming.delete(peer);
+    if (!peer.gone) take(name);
+  });
+  return true;
+}
+
 /**
  * Says hello with a name that cannot deceive: the chosen one cleaned (`cleanName`), or the
- * generated one, with a suffix when someone in the scene already goes by it.
+ * generated one, with a suffix when someone in the scene already goes by it. In a cluster the
+ * welcome waits for the name (`takeDistinctName`); a refusal then goes to `late`.
  */
 function hello(
   peer: Peer,
   scene: SceneEndpoint,
   msg: { name?: string; lastSeq?: number; person?: string },
-) {
+  late: Late,
+): ErrorMessage | null {
   if (peer.welcomed) return scene.hello(peer, undefined, msg.lastSeq);
+  // A second hello while the first waits for its name: the first one answers.
+  if (naming.has(peer)) return null;
   if (msg.person !== undefined) peer.person = hashPerson(scene.id, msg.person);
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   peer.generated = chosen === undefined;
-  const name = distinctName(chosen ?? peer.name, takenNames(scene, peer), NAME_MAX_LENGTH);
-  const refusal = scene.hello(peer, name, msg.lastSeq);
-  if (refusal === null && !peer.gone) sceneNames.set(scene, peer, peer.name);
+  let refusal: ErrorMessage | null = null;
+  let waited = false;
+  takeDistinctName(peer, scene, chosen ?? peer.name, (name) => {
+    refusal = scene.hello(peer, name, msg.lastSeq);
+    if (refusal === null && !peer.gone) sceneNames.set(scene, peer, peer.name);
+    if (waited) late(refusal);
+  });
+  waited = true;
   return refusal;
 }
 
 /**
  * Takes another name on an open connection, cleaned and told apart as in `hello`; without a
  * usable name the peer goes back to a made-up one (its current one when it already had one).
+ * False when the peer's previous rename still waits for its name.
  */
-function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }): void {
+function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }): boolean {
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   const base = chosen ?? (peer.generated ? peer.name : randomPeerName());
-  const name = distinctName(base, takenNames(scene, peer), NAME_MAX_LENGTH);
-  scene.rename(peer, name, chosen === undefined);
-  if (!peer.gone) sceneNames.set(scene, peer, peer.name);
+  return takeDistinctName(peer, scene, base, (name) => {
+    scene.rename(peer, name, chosen === undefined);
+    if (!peer.gone) sceneNames.set(scene, peer, peer.name);
+  });
 }
 
 function dispatch(
@@ -382,8 +441,9 @@ function dispatch(
   msg: ClientMessage,
   nowMs: number,
   origin: ConnectionOrigin | undefined,
+  late: Late,
 ): Outcome {
-  if (msg.t === "hello") return sceneOutcome(hello(peer, scene, msg));
+  if (msg.t === "hello") return sceneOutcome(hello(peer, scene, msg, late));
   if (!peer.welcomed) {
     const kind = msg.t === "submit" ? msg.body.type : msg.t;
     return [Kind.HelloFirst, error("bad_message", `${kind}: send hello first`), true];
@@ -419,7 +479,13 @@ function dispatch(
       // A rename fans out to everyone like a settings change, and shares its bucket.
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("renames", wait), false];
-      rename(peer, scene, msg);
+      if (!rename(peer, scene, msg)) {
+        return [
+          Kind.SettingsRate,
+          rateLimited("renames (the last one is still under way)", 500),
+          false,
+        ];
+      }
       return null;
     }
     case "host": {
