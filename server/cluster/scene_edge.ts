@@ -325,6 +325,8 @@ export class SceneEdge implements RelaySource {
    * bucket, see `name_claims.ts`); false when someone on any node holds it.
    */
   claimName(peer: Peer, name: string): Promise<boolean> {
+    // Cut off from NATS: not held up (told apart from the names this node knows only).
+    if (this.#deps.link.state !== "connected") return Promise.resolve(true);
     return this.#deps.names.claim(this.id, peer, name);
   }
 

@@ -369,7 +369,8 @@ const naming = new WeakSet<Peer>();
 /**
  * `base`, or the first of its suffixed forms (`nameCandidates`) nobody in `scene` goes by, handed
  * to `take`: at once on a single node (`distinctName` over the names here); in a cluster once the
- * scene's names bucket granted it (`claimDistinctName`), skipping the names known taken. Returns
+ * scene's names bucket granted it (`claimDistinctName`), skipping the names known taken; a
+ * failure then goes to `late` (never out of the promise: that would end the process). Returns
  * false when a wait for the bucket is already under way for this peer.
  */
 function takeDistinctName(
@@ -377,6 +378,7 @@ function takeDistinctName(
   scene: SceneEndpoint,
   base: string,
   take: (name: string) => void,
+  late: Late,
 ): boolean {
   const taken = takenNames(scene, peer);
   if (!scene.claimName) {
@@ -389,6 +391,9 @@ function takeDistinctName(
   claimDistinctName(base, taken, claim, NAME_MAX_LENGTH).then((name) => {
     naming.delete(peer);
     if (!peer.gone) take(name);
+  }).catch((e) => {
+    naming.delete(peer);
+    late(error("internal", `the server could not take your name (${(e as Error).message})`));
   });
   return true;
 }
@@ -416,7 +421,7 @@ function hello(
     refusal = scene.hello(peer, name, msg.lastSeq);
     if (refusal === null && !peer.gone) sceneNames.set(scene, peer, peer.name);
     if (waited) late(refusal);
-  });
+  }, late);
   waited = true;
   return refusal;
 }
@@ -426,13 +431,13 @@ function hello(
  * usable name the peer goes back to a made-up one (its current one when it already had one).
  * False when the peer's previous rename still waits for its name.
  */
-function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }): boolean {
+function rename(peer: Peer, scene: SceneEndpoint, msg: { name?: string }, late: Late): boolean {
   const chosen = cleanName(msg.name, NAME_MAX_LENGTH);
   const base = chosen ?? (peer.generated ? peer.name : randomPeerName());
   return takeDistinctName(peer, scene, base, (name) => {
     scene.rename(peer, name, chosen === undefined);
     if (!peer.gone) sceneNames.set(scene, peer, peer.name);
-  });
+  }, late);
 }
 
 function dispatch(
@@ -479,7 +484,7 @@ function dispatch(
       // A rename fans out to everyone like a settings change, and shares its bucket.
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("renames", wait), false];
-      if (!rename(peer, scene, msg)) {
+      if (!rename(peer, scene, msg, late)) {
         return [
           Kind.SettingsRate,
           rateLimited("renames (the last one is still under way)", 500),
