@@ -1,0 +1,133 @@
+/**
+ * `NameClaims` against a bucket that keeps revisions like a NATS KV bucket (create refused when
+ * the key is live, update and delete by revision): one holder per name, names given back on
+ * leaving and when taking another, renewed while held, and never someone else's claim deleted.
+ */
+import assert from "node:assert/strict";
+import type { KV } from "@nats-io/kv";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { nameClaimKey, NameClaims } from "../server/cluster/name_claims.ts";
+
+function wrongLastSequence(): JetStreamApiError {
+  return new JetStreamApiError({
+    code: 400,
+    err_code: JetStreamApiCodes.StreamWrongLastSequence,
+    description: "wrong last sequence",
+  });
+}
+
+/** The part of a KV bucket `NameClaims` uses, in memory. */
+class MemoryBucket {
+  readonly keys = new Map<string, number>();
+  writes = 0;
+  #revision = 0;
+
+  create(key: string): Promise<number> {
+    if (this.keys.has(key)) return Promise.reject(wrongLastSequence());
+    this.keys.set(key, ++this.#revision);
+    this.writes++;
+    return Promise.resolve(this.#revision);
+  }
+
+  update(key: string, _data: Uint8Array, revision: number): Promise<number> {
+    if (this.keys.get(key) !== revision) return Promise.reject(wrongLastSequence());
+    this.keys.set(key, ++this.#revision);
+    this.writes++;
+    return Promise.resolve(this.#revision);
+  }
+
+  delete(key: string, options: { previousSeq: number }): Promise<void> {
+    if (this.keys.get(key) !== options.previousSeq) return Promise.reject(wrongLastSequence());
+    this.keys.delete(key);
+    return Promise.resolve();
+  }
+
+  /** The TTL passed for `key` (its holder's node died). */
+  expire(key: string): void {
+    this.keys.delete(key);
+  }
+}
+
+const holder = (id: string) => ({ id, gone: false });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("name claims: one holder per name, given back on leaving and renaming", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const b = new NameClaims(bucket as unknown as KV, "node-b", () => {});
+  const ana = holder("p1");
+  const other = holder("p2");
+  assert.equal(await a.claim("pine", ana, "Ana"), true);
+  assert.equal(await b.claim("pine", other, "ANA"), false, "same key on another node");
+  assert.equal(await b.claim("birch", other, "Ana"), true, "another scene is another key");
+  assert.equal(await a.claim("pine", ana, "ana"), true, "the holder's own name (a case change)");
+  assert.equal(bucket.writes, 2);
+
+  // Renaming gives the old name back.
+  assert.equal(await a.claim("pine", ana, "Bo"), true);
+  await settle();
+  assert.equal(bucket.keys.has(nameClaimKey("pine", "Ana")), false);
+  assert.equal(await b.claim("pine", holder("p3"), "Ana"), true);
+
+  // Leaving gives it back.
+  a.release(ana);
+  await settle();
+  assert.equal(bucket.keys.has(nameClaimKey("pine", "Bo")), false);
+  assert.equal(a.size, 0);
+});
+
+Deno.test("name claims: renewed while held, never deleting a newer claim", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const ana = holder("p1");
+  await a.claim("pine", ana, "Ana");
+  const key = nameClaimKey("pine", "Ana");
+  const first = bucket.keys.get(key);
+  a.pass(0);
+  await settle();
+  assert.ok(bucket.keys.get(key)! > first!, "renewed");
+  a.pass(1000);
+  await settle();
+  const renewed = bucket.keys.get(key);
+  a.pass(1000);
+  assert.equal(bucket.keys.get(key), renewed, "not more often than the renewal period");
+
+  // Expired (NATS unreachable past the TTL) and taken by someone else meanwhile: the renewal
+  // does not take it back, and leaving does not delete the newcomer's claim.
+  bucket.expire(key);
+  const b = new NameClaims(bucket as unknown as KV, "node-b", () => {});
+  assert.equal(await b.claim("pine", holder("p9"), "Ana"), true);
+  const theirs = bucket.keys.get(key);
+  a.pass(60_000);
+  await settle();
+  await settle();
+  assert.equal(a.size, 0, "the lost name is forgotten");
+  a.release(ana);
+  await settle();
+  assert.equal(bucket.keys.get(key), theirs, "their claim stands");
+});
+
+Deno.test("name claims: a holder that left while its claim was asked gives it back", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const peer = { id: "p1", gone: false };
+  const asked = a.claim("pine", peer, "Ana");
+  peer.gone = true;
+  a.release(peer);
+  assert.equal(await asked, true);
+  await settle();
+  assert.equal(bucket.keys.size, 0);
+  assert.equal(a.size, 0);
+});
+
+Deno.test("name claims: a failing bucket lets the name through, logged once", async () => {
+  const logged: string[] = [];
+  const broken = {
+    create: () => Promise.reject(new Error("timeout")),
+  };
+  const a = new NameClaims(broken as unknown as KV, "node-a", (m) => logged.push(m));
+  assert.equal(await a.claim("pine", holder("p1"), "Ana"), true);
+  assert.equal(await a.claim("pine", holder("p2"), "Ana"), true);
+  assert.equal(logged.length, 1);
+  assert.match(logged[0], /names bucket failed \(timeout\)/);
+});
