@@ -244,7 +244,9 @@ function openFailure(e: unknown): Error {
     try {
       Deno.openSync(path!, { read: true }).close();
     } catch (probe) {
-      unavailable = /too many open files|os error 2[34]\b/i.test((probe as Error).message);
+      // No descriptor free in the process (EMFILE) or the system (ENFILE), by Deno's error code.
+      const code = (probe as { code?: unknown }).code;
+      unavailable = code === "EMFILE" || code === "ENFILE";
     }
   }
   return Object.assign(new Error(`opening the database failed: ${message}`), {
