@@ -18,6 +18,11 @@ export class ClusterMetrics {
   pruned = 0;
   /** Scenes this node's retention sweep removed (idle past the retention, nobody reading). */
   scenesRemoved = 0;
+  /**
+   * Edges that read the scene record again while opening: a retention purge had removed where
+   * the record they read said the log goes on (see `snapshot_start.ts`).
+   */
+  reopenedAfterPrune = 0;
   /** Verdicts and submit answers ignored: they did not name the scene's lease holder. */
   notFromOwner = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
@@ -99,6 +104,12 @@ export class ClusterMetrics {
       "counter",
       "Verdicts and submit answers ignored: not from the scene's lease holder.",
       this.notFromOwner,
+    );
+    metric(
+      "snowfire_cluster_reopened_after_prune_total",
+      "counter",
+      "Edges that read the scene record again while opening: a purge overtook the one read.",
+      this.reopenedAfterPrune,
     );
     metric(
       "snowfire_cluster_relay_lag_ms",

@@ -30,8 +30,9 @@ import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import type { NameClaims } from "./name_claims.ts";
 import { type FromOwner, paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
-import { createRecord, getRecord } from "./scene_records.ts";
+import { createRecord, getRecord, type SceneRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
+import { coveredSeq, followsOn } from "./snapshot_start.ts";
 import {
   beatSubject,
   hashSubject,
@@ -64,6 +65,8 @@ const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
 const AHEAD_WAIT_MS = 2000;
 /** A heartbeat held this long for events the log reader has not delivered means it is stuck. */
 const READER_STALL_MS = 1500;
+/** An edge opening reads the record again at most this many times when a purge overtook it. */
+const OPEN_ATTEMPTS = 6;
 /** A submit that found no owner is asked again this many times… */
 const SUBMIT_RETRIES = 4;
 /** …this far apart. */
@@ -281,24 +284,31 @@ export class SceneEdge implements RelaySource {
       versioned = await getRecord(link, this.id);
     }
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
-    const { record } = versioned;
-    this.#seed = record.seed;
-    const last = await lastEntry(link, this.id);
-    // With no entry after the snapshot, the last one (an event or an ownership marker, which
-    // names the last seq stamped) says where the scene's seqs are: a welcome then carries that
-    // lastSeq, not 0 (the client would take the next event for a gap).
-    const covered = last && last.streamSeq <= record.snapshotStreamSeq ? last.entry.seq : 0;
-    this.#window = new EventWindow(record.snapshot, covered);
-    this.#promised = record.snapshot.tick;
-    this.#clock = new SceneClock(this.#deps.clock, record.epoch, 0);
-    const caughtUp = Promise.withResolvers<void>();
-    if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve();
+    let record = versioned.record;
+    const { seed, epoch } = record;
+    this.#seed = seed;
+    this.#clock = new SceneClock(this.#deps.clock, epoch, 0);
     this.#subscribe();
-    this.#reader = await LogReader.open(link, this.id, record.snapshotStreamSeq + 1, (stored) => {
-      this.#onEntry(stored);
-      if (last && stored.streamSeq >= last.streamSeq) caughtUp.resolve();
-    });
-    await caughtUp.promise;
+    // A purge may have removed where the record read says the log goes on (see
+    // `snapshot_start.ts`): then read the record again, which has moved on.
+    for (let attempt = 1;; attempt++) {
+      if (await this.#catchUp(record)) break;
+      if (this.#closed) return;
+      if (attempt >= OPEN_ATTEMPTS) {
+        throw new Error(`the log was pruned past the scene record ${attempt} times`);
+      }
+      this.#deps.cluster.reopenedAfterPrune++;
+      this.#deps.log(
+        `cluster: ${this.id}: the log was pruned past the record's snapshot (stream seq ` +
+          `${record.snapshotStreamSeq}) while opening; reading the record again`,
+      );
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      const again = (await getRecord(link, this.id))?.record;
+      if (!again || again.seed !== seed || again.epoch !== epoch) {
+        throw new Error(`scene ${this.id} was removed while opening`);
+      }
+      record = again;
+    }
     if (this.#closed) return;
     this.#ready = true;
     for (const { peer, lastSeq } of this.#waiting.splice(0)) {
@@ -307,6 +317,37 @@ export class SceneEdge implements RelaySource {
     const creator = this.#creator;
     this.#creator = undefined;
     if (creator && !creator.peer.gone) this.#relay.sendKey(creator.peer.id, creator.key);
+  }
+
+  /**
+   * Reads the log from `record`'s snapshot on until the edge has every entry stored when it
+   * started; false (the reader closed, nothing relayed) when the log no longer follows on from
+   * the snapshot: a purge removed entries the record says are there.
+   */
+  async #catchUp(record: SceneRecord): Promise<boolean> {
+    const { link } = this.#deps;
+    const covered = await coveredSeq(link, this.id, record);
+    if (covered === null) return false;
+    const last = await lastEntry(link, this.id);
+    this.#window = new EventWindow(record.snapshot, covered);
+    this.#promised = record.snapshot.tick;
+    const caughtUp = Promise.withResolvers<boolean>();
+    if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve(true);
+    let broken = false;
+    const reader = await LogReader.open(link, this.id, record.snapshotStreamSeq + 1, (stored) => {
+      if (broken) return;
+      if (!this.#ready && !followsOn(this.#window.lastSeq, stored.entry)) {
+        broken = true;
+        caughtUp.resolve(false);
+        return;
+      }
+      this.#onEntry(stored);
+      if (last && stored.streamSeq >= last.streamSeq) caughtUp.resolve(true);
+    });
+    this.#reader = reader;
+    const complete = await caughtUp.promise;
+    if (!complete) await reader.close();
+    return complete;
   }
 
   /** Adds a fresh connection, or refuses it when the scene is full on this node. */
