@@ -122,16 +122,16 @@ export class JetStreamSceneLog implements SceneLog {
     // (A purge that overtook the record read leaves a log not following on from its snapshot:
     // see `snapshot_start.ts`. The takeover is tried again later, from the newer record.)
     const pruned = () => new Error(`scene ${scene}: the log was pruned past the record read`);
+    // (Null: a record from before `snapshotSeq` whose entry is gone; nothing to check against.)
     let covered = await coveredSeq(link, scene, record);
-    if (covered === null) throw pruned();
     const last = await lastEntry(link, scene);
     const stored = last ? await readRange(link, scene, record.snapshotStreamSeq + 1, last) : [];
     const events: SceneEvent[] = [];
     const streamSeqs: [number, number][] = [];
     for (const { entry, streamSeq } of stored) {
-      if (!followsOn(covered, entry)) throw pruned();
+      if (covered !== null && !followsOn(covered, entry)) throw pruned();
       if (!isEvent(entry)) continue;
-      covered = Math.max(covered, entry.seq);
+      covered = Math.max(covered ?? 0, entry.seq);
       events.push(entry);
       streamSeqs.push([entry.seq, streamSeq]);
     }
@@ -200,8 +200,16 @@ export class JetStreamSceneLog implements SceneLog {
   async saveSnapshot(snapshot: WorldSnapshot, coveredSeq: number): Promise<void> {
     // The covered events' acks must be in (they are long stored: the snapshot trails T − W).
     await this.#appends;
-    const snapshotStreamSeq = this.#streamSeqs.get(coveredSeq) ?? this.#record.snapshotStreamSeq;
-    const written = await this.#write((record) => ({ ...record, snapshot, snapshotStreamSeq }));
+    const at = this.#streamSeqs.get(coveredSeq);
+    const snapshotStreamSeq = at ?? this.#record.snapshotStreamSeq;
+    // (The seq of the event at snapshotStreamSeq: readers check that the log follows on from it.)
+    const snapshotSeq = at === undefined ? this.#record.snapshotSeq : coveredSeq;
+    const written = await this.#write((record) => ({
+      ...record,
+      snapshot,
+      snapshotStreamSeq,
+      snapshotSeq,
+    }));
     if (!written) return;
     for (const seq of this.#streamSeqs.keys()) {
       if (seq <= coveredSeq) this.#streamSeqs.delete(seq);

@@ -326,17 +326,20 @@ export class SceneEdge implements RelaySource {
    */
   async #catchUp(record: SceneRecord): Promise<boolean> {
     const { link } = this.#deps;
+    // (Null: a record from before `snapshotSeq` whose entry is gone: nothing to check against.)
     const covered = await coveredSeq(link, this.id, record);
-    if (covered === null) return false;
     const last = await lastEntry(link, this.id);
-    this.#window = new EventWindow(record.snapshot, covered);
+    // With no entry after the snapshot, the seq it covers is where the scene's seqs are: a
+    // welcome then carries that lastSeq, not 0 (the client would take the next event for a gap).
+    const older = last && last.streamSeq <= record.snapshotStreamSeq ? last.entry.seq : 0;
+    this.#window = new EventWindow(record.snapshot, covered ?? older);
     this.#promised = record.snapshot.tick;
     const caughtUp = Promise.withResolvers<boolean>();
     if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve(true);
     let broken = false;
     const reader = await LogReader.open(link, this.id, record.snapshotStreamSeq + 1, (stored) => {
       if (broken) return;
-      if (!this.#ready && !followsOn(this.#window.lastSeq, stored.entry)) {
+      if (!this.#ready && covered !== null && !followsOn(this.#window.lastSeq, stored.entry)) {
         broken = true;
         caughtUp.resolve(false);
         return;

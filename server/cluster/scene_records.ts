@@ -25,6 +25,12 @@ export interface SceneRecord {
   snapshot: WorldSnapshot;
   /** Events with tick ≥ snapshot.tick are all at stream sequences above this. */
   snapshotStreamSeq: number;
+  /**
+   * The seq of the last event the snapshot covers (the event at `snapshotStreamSeq`): a reader
+   * checks that the log it reads follows on from it (`snapshot_start.ts`). Absent in records
+   * written before it was (the entry at `snapshotStreamSeq` says, while it is stored).
+   */
+  snapshotSeq?: number;
 }
 
 /** A record with the KV revision it was read at. */
@@ -52,6 +58,12 @@ export async function getRecord(link: NatsLink, scene: string): Promise<Versione
 /**
  * Creates the scene's record; false (changing nothing) when it exists already. A scene the
  * retention removed left a delete marker: the record replaces it, by the marker's revision.
+ *
+ * A write whose answer was lost (a timeout under load) may have gone through: when the stored
+ * record is then byte for byte the one sent (its seed and epoch are this call's), it is ours and
+ * the create succeeded. (Failing instead left a scene nobody had created, as far as the nodes
+ * knew, which the retention removed later, and the hello's retry created the id again: two
+ * removals for one creation counted, in the cluster retention soak under load.)
  */
 export async function createRecord(
   link: NatsLink,
@@ -67,10 +79,17 @@ export async function createRecord(
       else await link.scenes.put(scene, data, { previousSeq: 0 });
       return true;
     } catch (e) {
-      if (!isWrongLastSequence(e)) throw e;
+      if (isWrongLastSequence(e)) continue;
+      const stored = await lastWrite(link, scene).catch(() => null);
+      if (stored && !stored.removed && sameBytes(stored.data, data)) return true;
+      throw e;
     }
   }
   return false;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 /** The last write of the scene's record, read from the bucket stream's leader. */

@@ -5,12 +5,15 @@
  * a record read just before a purge can name a start the purge already removed: a reader slow
  * between reading the record and reading the log (two snapshot steps, two seconds of a 10×
  * clock under load) would otherwise start above the purge and miss events, silently (its
- * consumer just begins at the first entry kept). The cluster soak saw it as a late join whose
- * welcome did not rebuild the veteran's world.
+ * consumer just begins at the first entry kept): a suspect for the late join in the cluster
+ * retention soak whose welcome did not rebuild the veteran's world (`cluster_prune_race_test.ts`
+ * sets the race up).
  *
- * So readers check: the seq the snapshot covers ({@link coveredSeq}, null when its entry is gone)
- * and that the first entries read follow on from it ({@link followsOn}); otherwise they read the
- * record again (it moved on before the purge: a keyframe is written after its record).
+ * So readers check that the first entries they read follow on ({@link followsOn}) from the seq the
+ * snapshot covers ({@link coveredSeq}); otherwise they read the record again (it moved on before
+ * the purge: a keyframe is written after its record). The entry at `snapshotStreamSeq` itself
+ * may be gone legitimately: when no event came between two snapshots, the keyframe purged up to
+ * and the record's snapshot share that stream sequence (so the record names the seq, too).
  */
 import type { NatsLink } from "./nats_link.ts";
 import type { SceneRecord } from "./scene_records.ts";
@@ -20,21 +23,22 @@ import { LOG_STREAM, logSubject } from "./subjects.ts";
 const decoder = new TextDecoder();
 
 /**
- * The seq of the last event `record`'s snapshot covers: the seq of the entry at its
- * `snapshotStreamSeq` (0 for a snapshot before any entry). Null when that entry is no longer
- * stored: the log was pruned past this record, and a newer record is stored.
+ * The seq of the last event `record`'s snapshot covers: the record's `snapshotSeq`, or for a
+ * record written before it was, the seq of the entry at its `snapshotStreamSeq` (0 for a snapshot
+ * before any entry); null when neither says (that entry is no longer stored).
  *
  * @example
  * ```ts
  * const { record } = (await getRecord(link, "quiet-pine"))!;
- * const covered = await coveredSeq(link, "quiet-pine", record); // null: read the record again
+ * const covered = await coveredSeq(link, "quiet-pine", record);
  * ```
  */
 export async function coveredSeq(
   link: NatsLink,
   scene: string,
-  record: Pick<SceneRecord, "snapshotStreamSeq">,
+  record: Pick<SceneRecord, "snapshotStreamSeq" | "snapshotSeq">,
 ): Promise<number | null> {
+  if (record.snapshotSeq !== undefined) return record.snapshotSeq;
   if (record.snapshotStreamSeq === 0) return 0;
   const msg = await link.jsm.streams.getMessage(LOG_STREAM, { seq: record.snapshotStreamSeq });
   if (!msg || msg.subject !== logSubject(scene)) return null;
