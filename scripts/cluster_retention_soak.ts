@@ -35,6 +35,8 @@ const { values } = parseArgs({
     "retain-minutes": { type: "string", default: "1" },
     "events-per-scene": { type: "string", default: "100000" },
     report: { type: "string", default: "15" },
+    /** Appends the nodes' log lines (with real seconds since start) to this file. */
+    log: { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -67,9 +69,18 @@ const options = {
   helloTimeoutMs: 10_000 * speed,
   rateLimits: { launch: FAST, settings: FAST, gun: FAST },
 };
+const t0 = performance.now();
+const logFile = values.log
+  ? await Deno.open(values.log, { write: true, create: true, append: true })
+  : null;
+const logTo = (node: string) => (msg: string) => {
+  logFile?.writeSync(
+    new TextEncoder().encode(`${((performance.now() - t0) / 1000).toFixed(2)} ${node} ${msg}\n`),
+  );
+};
 const nodes = [
-  await startTestServer({ ...options, cluster: cluster("soak-a") }),
-  await startTestServer({ ...options, cluster: cluster("soak-b") }),
+  await startTestServer({ ...options, log: logTo("a"), cluster: cluster("soak-a") }),
+  await startTestServer({ ...options, log: logTo("b"), cluster: cluster("soak-b") }),
 ];
 const nc = await connect({ servers: nats.urls, ...nats.auth });
 const jsm = await jetstreamManager(nc);
@@ -80,6 +91,10 @@ let lateJoins = 0;
 /** Joins that got no welcome in time (closed and tried again). */
 let slowJoins = 0;
 const lateMismatches: string[] = [];
+/** Real ms at which each scene's veteran left; scene seconds from eligible to removed. */
+const leftAt = new Map<string, number>();
+const removalLags: number[] = [];
+const retainS = Number(values["retain-minutes"]) * 60;
 const strip = ({ t: _t, ...e }: SceneEvent & { t?: string }) => e as SceneEvent;
 
 /**
@@ -160,10 +175,27 @@ async function slot(index: number, until: number): Promise<void> {
           lateMismatches.push(
             `${scene}@${T} (veteran caught up: ${caughtUp}, welcomes: ${welcomes})`,
           );
+          const seqs = (es: { seq: number; tick: number }[]) =>
+            es.length
+              ? `${es[0].seq}@${es[0].tick}..${es.at(-1)!.seq}@${es.at(-1)!.tick} (${es.length})`
+              : "none";
+          const lateSeqs = new Set(lw.events.map((e) => e.seq));
+          const missing = events.filter((e) => e.tick >= lw.snapshot.tick && !lateSeqs.has(e.seq));
+          logTo("soak")(
+            `MISMATCH ${scene} T=${T} seed ${lw.seed}/${veteran.welcome.seed} late lastSeq ${lw.lastSeq} ` +
+              `snapshot tick ${lw.snapshot.tick} events ${
+                seqs(lw.events)
+              }; veteran snapshot tick ` +
+              `${veteran.welcome.snapshot.tick} events ${
+                seqs(events)
+              }; veteran events at or after the ` +
+              `late snapshot missing from the late welcome: ${seqs(missing)}`,
+          );
         }
       }
     }
     await veteran.client.close();
+    leftAt.set(scene, performance.now());
   }
 }
 
@@ -178,14 +210,21 @@ async function streamFigures() {
   };
 }
 
-async function removed(): Promise<number> {
-  let n = 0;
+/** A counter summed over both nodes' `/metrics`. */
+async function counter(name: string): Promise<number> {
+  return (await perNode(name)).reduce((a, b) => a + b, 0);
+}
+
+/** A metric's value on each node (labels or none). */
+async function perNode(name: string): Promise<number[]> {
+  const values: number[] = [];
   for (const node of nodes) {
     const text = await (await fetch(`${node.url}/metrics`)).text();
-    n += Number(/^snowfire_scenes_removed_total (\d+)/m.exec(text)?.[1] ?? 0);
+    values.push(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.]+)`, "m").exec(text)?.[1] ?? 0));
   }
-  return n;
+  return values;
 }
+const removed = () => counter("snowfire_scenes_removed_total");
 
 console.log(
   `load average at start: ${load()}; ${slots} scenes at a time, ${sessionS} s sessions, ` +
@@ -211,6 +250,21 @@ const report = async () => {
   );
 };
 const reporter = setInterval(() => report().catch((e) => console.error(e)), reportMs);
+/**
+ * The sweep's lag: once a second, the scenes left whose records are gone; each one's lag is the
+ * scene time from its veteran leaving plus the retention (when it became idle past it, give or
+ * take the owner's one-second reservation) to the poll that found it gone.
+ */
+const watchRemovals = async () => {
+  const kv = await jsm.streams.info(`KV_${SCENE_BUCKET}`, { subjects_filter: ">" });
+  const ids = new Set(Object.keys(kv.state.subjects ?? {}).map((s) => s.split(".").pop()!));
+  for (const [scene, at] of leftAt) {
+    if (ids.has(scene)) continue;
+    leftAt.delete(scene);
+    removalLags.push(((performance.now() - at) * speed) / 1000 - retainS);
+  }
+};
+const watcher = setInterval(() => watchRemovals().catch(() => {}), 1000);
 try {
   await Promise.all(
     Array.from(
@@ -242,6 +296,7 @@ try {
   }
 } finally {
   clearInterval(reporter);
+  clearInterval(watcher);
   await report();
   const late = rows.slice(Math.floor(rows.length / 3), -1);
   if (late.length > 0) {
@@ -255,8 +310,25 @@ try {
         `${Math.max(...bytes)}`,
     );
   }
+  const lags = [...removalLags].sort((a, b) => a - b);
+  const q = (p: number) => lags[Math.min(lags.length - 1, Math.floor(p * lags.length))];
+  if (lags.length > 0) {
+    console.log(
+      `sweep lag (scene s from idle past the retention to removed, polled every ${speed} ` +
+        `scene s): median ${q(0.5).toFixed(0)}, p90 ${q(0.9).toFixed(0)}, max ${
+          lags.at(-1)!.toFixed(0)
+        } over ${lags.length} scenes; longest sweep ${
+          Math.max(...await perNode("snowfire_cluster_sweep_max_ms")) / 1000
+        } scene s; ${await counter("snowfire_cluster_sweeps_total")} sweeps; ` +
+        `edges that read the record again after a purge: ${await counter(
+          "snowfire_cluster_reopened_after_prune_total",
+        )}`,
+    );
+  }
   console.log(
-    `load average at end: ${load()}; scenes created ${created}, removed ${await removed()}, ` +
+    `load average at end: ${load()}; scenes created ${created} (by the nodes ${await counter(
+      "snowfire_scenes_created_total",
+    )}), removed ${await removed()}, ` +
       `events sent ${sent}, late joins exact ${lateJoins - lateMismatches.length}/${lateJoins}, ` +
       `joins tried again ${slowJoins}` +
       (lateMismatches.length ? ` (mismatches: ${lateMismatches.join(", ")})` : ""),
@@ -266,5 +338,6 @@ try {
     await node.shutdown();
     await Deno.remove(node.dataDir, { recursive: true });
   }
+  logFile?.close();
   await nats.stop();
 }

@@ -23,6 +23,11 @@ export class ClusterMetrics {
    * the record they read said the log goes on (see `snapshot_start.ts`).
    */
   reopenedAfterPrune = 0;
+  /** Retention sweeps this node ran (it held the sweep lease). */
+  sweeps = 0;
+  /** Monotonic ms the last sweep took, and the most one took. */
+  sweepMs = 0;
+  sweepMaxMs = 0;
   /** Verdicts and submit answers ignored: they did not name the scene's lease holder. */
   notFromOwner = 0;
   /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
@@ -110,6 +115,24 @@ export class ClusterMetrics {
       "counter",
       "Edges that read the scene record again while opening: a purge overtook the one read.",
       this.reopenedAfterPrune,
+    );
+    metric(
+      "snowfire_cluster_sweeps_total",
+      "counter",
+      "Retention sweeps of scenes nobody owns this node ran.",
+      this.sweeps,
+    );
+    metric(
+      "snowfire_cluster_sweep_ms",
+      "gauge",
+      "How long the last retention sweep took, ms.",
+      round3(this.sweepMs),
+    );
+    metric(
+      "snowfire_cluster_sweep_max_ms",
+      "gauge",
+      "The longest retention sweep, ms.",
+      round3(this.sweepMaxMs),
     );
     metric(
       "snowfire_cluster_relay_lag_ms",

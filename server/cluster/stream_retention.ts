@@ -20,7 +20,7 @@
  */
 import { ageCutTick, countKeepFromSeq, type RetentionPolicy } from "../scene/retention_policy.ts";
 import { logStart } from "./cluster_log_pages.ts";
-import { lastKeyframe, lastKeyframeWhere } from "./keyframes.ts";
+import { lastKeyframe, lastKeyframeWhere, nextKeyframe } from "./keyframes.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { firstEntryAt, isEvent, lastEntry, type LogEntry, nextEntry } from "./stream_log.ts";
 import { keysSubject, LOG_STREAM, logSubject } from "./subjects.ts";
@@ -31,6 +31,12 @@ export interface PrunePass {
   purged: number;
   /** The log's start tick after the pass. */
   startTick: number;
+  /**
+   * While nothing is appended to the scene, the next pass purges nothing until the policy's
+   * cut reaches this tick (Infinity: never; a lower bound when not known). The retention sweep
+   * leaves an unowned scene alone until then.
+   */
+  nextCutTick: number;
 }
 
 /**
@@ -49,7 +55,9 @@ export async function pruneSceneLog(
 ): Promise<PrunePass> {
   const start = await logStart(link, scene);
   const last = await lastEntry(link, scene);
-  if (!last) return { purged: 0, startTick: start.tick };
+  // (Until the cut passes the start, no keyframe after it can be purged up to.)
+  const waiting = { purged: 0, startTick: start.tick, nextCutTick: start.tick + 1 };
+  if (!last) return { ...waiting, nextCutTick: Infinity };
   let cut = ageCutTick(policy, nowTick);
   const keepFrom = countKeepFromSeq(policy, last.entry.seq);
   if (keepFrom > 1) {
@@ -58,9 +66,9 @@ export async function pruneSceneLog(
     const kept = at === null ? null : await nextEntry(link, scene, at);
     if (kept) cut = Math.max(cut, kept.entry.tick);
   }
-  if (cut <= start.tick) return { purged: 0, startTick: start.tick };
+  if (cut <= start.tick) return waiting;
   const newest = await lastKeyframe(link, scene);
-  if (!newest) return { purged: 0, startTick: start.tick };
+  if (!newest) return { ...waiting, nextCutTick: Infinity };
   // Never up to the newest keyframe (a reader may have just read the record before it).
   const newestTick = newest.keyframe.snapshot.tick;
   const key = await lastKeyframeWhere(
@@ -68,8 +76,14 @@ export async function pruneSceneLog(
     scene,
     (k) => k.snapshot.tick <= cut && k.snapshot.tick < newestTick && k.streamSeq < last.streamSeq,
   );
+  // The keyframe after the one the log starts at (after this pass) is the next one to purge up
+  // to, unless it is the newest: until something is appended, nothing more can go.
+  const after = key ? await nextKeyframe(link, scene, key.keySeq + 1) : null;
+  const nextCutTick = after && after.keySeq < newest.keySeq
+    ? after.keyframe.snapshot.tick
+    : Infinity;
   if (!key || key.keyframe.snapshot.tick <= start.tick) {
-    return { purged: 0, startTick: start.tick };
+    return { ...waiting, nextCutTick: key ? nextCutTick : waiting.nextCutTick };
   }
   // The log first, then the keyframes: meanwhile the start is still the older keyframe.
   const log = await link.jsm.streams.purge(LOG_STREAM, {
@@ -77,5 +91,5 @@ export async function pruneSceneLog(
     seq: key.keyframe.streamSeq + 1,
   });
   await link.jsm.streams.purge(LOG_STREAM, { filter: keysSubject(scene), seq: key.keySeq });
-  return { purged: log.purged, startTick: key.keyframe.snapshot.tick };
+  return { purged: log.purged, startTick: key.keyframe.snapshot.tick, nextCutTick };
 }
