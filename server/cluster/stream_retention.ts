@@ -53,8 +53,12 @@ export async function pruneSceneLog(
   policy: RetentionPolicy,
   nowTick: number,
 ): Promise<PrunePass> {
-  const start = await logStart(link, scene);
-  const last = await lastEntry(link, scene);
+  // (Independent reads, at once: a pass is a chain of round trips, which a loaded NATS makes long.)
+  const [start, last, newest] = await Promise.all([
+    logStart(link, scene),
+    lastEntry(link, scene),
+    lastKeyframe(link, scene),
+  ]);
   // (Until the cut passes the start, no keyframe after it can be purged up to.)
   const waiting = { purged: 0, startTick: start.tick, nextCutTick: start.tick + 1 };
   if (!last) return { ...waiting, nextCutTick: Infinity };
@@ -67,7 +71,6 @@ export async function pruneSceneLog(
     if (kept) cut = Math.max(cut, kept.entry.tick);
   }
   if (cut <= start.tick) return waiting;
-  const newest = await lastKeyframe(link, scene);
   if (!newest) return { ...waiting, nextCutTick: Infinity };
   // Never up to the newest keyframe (a reader may have just read the record before it).
   const newestTick = newest.keyframe.snapshot.tick;
