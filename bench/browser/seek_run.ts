@@ -13,6 +13,9 @@
  * for the sought frame: on SwiftShader every live frame costs the CPU the seek needs (a GPU takes
  * that off the CPU), so this shows the replay's own cost plus one drawn frame.
  *
+ * Last, what one drawn frame costs on its own (animation-frame intervals while the page draws the
+ * replayed frame): the seek's own part is "loaded" (the world at the tick, ready to draw).
+ *
  * Flags: --seeks=N (default 12), --width=W --height=H (default 1280×720), --still.
  */
 import { WINDOW_TICKS } from "../../shared/constants.ts";
@@ -76,6 +79,7 @@ const server = await startTestServer({ dataDir, client: true });
 const loadBefore = Deno.loadavg();
 const browser = await launchBrowser();
 const timings: SeekTiming[] = [];
+let frameMs: number[] = [];
 try {
   const { page, problems } = await openScene(browser, server.url, "hour", {
     name: "bench",
@@ -115,6 +119,21 @@ try {
         `drawn ${timing.drawn.toFixed(0)} ms, presented ${timing.presented.toFixed(0)} ms`,
     );
   }
+  // What one drawn frame costs here, apart from the seek: animation-frame intervals with the
+  // page drawing (the replay holds the last sought tick), 6 frames after one to settle.
+  frameMs = await page.evaluate(async () => {
+    snowfire.setDrawing(true);
+    const stamps: number[] = [];
+    await new Promise<void>((resolve) => {
+      const step = (t: number) => {
+        stamps.push(t);
+        if (stamps.length < 8) requestAnimationFrame(step);
+        else resolve();
+      };
+      requestAnimationFrame(step);
+    });
+    return stamps.slice(2).map((t, i) => t - stamps[i + 1]);
+  });
   if (problems.length > 0) console.log(`page problems: ${problems.join("; ")}`);
 } finally {
   await browser.close();
@@ -133,6 +152,9 @@ console.log(
     `  log window + world rebuilt: ${summary("loaded")}\n` +
     `  first frame drawing the sought tick: ${summary("drawn")}\n` +
     `  that frame presented (next frame): ${summary("presented")}\n` +
+    `  one drawn frame apart from seeking (animation-frame interval): median ${
+      quantile(frameMs, 0.5).toFixed(0)
+    } ms (${frameMs.map((ms) => ms.toFixed(0)).join(", ")})\n` +
     `  load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} at the start, ` +
     `${Deno.loadavg().map((l) => l.toFixed(1)).join(" ")} at the end (2 cores)`,
 );
