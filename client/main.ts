@@ -413,7 +413,9 @@ function start(): void {
       clock,
     );
     const simulated = performance.now();
-    renderer.render(replayed ?? time, nowMs / 1000);
+    // (While a replay seek loads, the frame shown stays: see ReplayMode.holdsFrame.)
+    if (replay.holdsFrame) renderer.prepare(replayed ?? time, nowMs / 1000);
+    else renderer.render(replayed ?? time, nowMs / 1000);
     if (replayed === null) {
       cues.update(time, renderer.camera.position);
       labels.update(time, renderer.camera, canvas.clientWidth, canvas.clientHeight);

@@ -9,9 +9,10 @@
  * it (the drawn frame was presented). Target (issue 16): under 1 s. On SwiftShader a frame
  * takes 150–500 ms, which the drawn figures include.
  *
- * With `--still`, the page stops drawing the live scene while the seek loads and draws again
- * for the sought frame: on SwiftShader every live frame costs the CPU the seek needs (a GPU takes
- * that off the CPU), so this shows the replay's own cost plus one drawn frame.
+ * With `--still`, the page stops drawing the live scene before the seek starts and draws again
+ * for the sought frame. (The page itself now holds its frame while a seek loads, see
+ * `ReplayMode.holdsFrame`: on SwiftShader every frame drawn meanwhile cost the CPU the seek needs,
+ * 3–5.5 s per seek instead of 0.3 s, so the two modes now measure about the same.)
  *
  * Last, what one drawn frame costs on its own (animation-frame intervals while the page draws the
  * replayed frame): the seek's own part is "loaded" (the world at the tick, ready to draw).
