@@ -413,8 +413,8 @@ function start(): void {
       clock,
     );
     const simulated = performance.now();
-    // (While a replay seek loads, the frame shown stays: see ReplayMode.holdsFrame.)
-    if (replay.holdsFrame) renderer.prepare(replayed ?? time, nowMs / 1000);
+    // (While a replay seek loads, the frame shown stays: see ReplayMode.holdFrame.)
+    if (replay.holdFrame()) renderer.prepare(replayed ?? time, nowMs / 1000);
     else renderer.render(replayed ?? time, nowMs / 1000);
     if (replayed === null) {
       cues.update(time, renderer.camera.position);

@@ -11,7 +11,7 @@
  *
  * With `--still`, the page stops drawing the live scene before the seek starts and draws again
  * for the sought frame. (The page itself now holds its frame while a seek loads, see
- * `ReplayMode.holdsFrame`: on SwiftShader every frame drawn meanwhile cost the CPU the seek needs,
+ * `ReplayMode.holdFrame`: on SwiftShader every frame drawn meanwhile cost the CPU the seek needs,
  * 3–5.5 s per seek instead of 0.3 s, so the two modes now measure about the same.)
  *
  * Last, what one drawn frame costs on its own (animation-frame intervals while the page draws the

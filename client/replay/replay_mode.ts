@@ -86,6 +86,8 @@ export class ReplayMode {
   /** A seek waiting for the one in flight. */
   #queued: number | null = null;
   #seeking = false;
+  /** A seek ended and its frame has not been drawn yet (see {@link holdFrame}). */
+  #owedFrame = false;
   /** What the last frame drew: a replay tick, or −1 for the live scene. */
   #shown = -1;
   /** The log's head (epoch, first kept tick) is being fetched. */
@@ -138,13 +140,19 @@ export class ReplayMode {
   }
 
   /**
-   * True while a seek loads: the page keeps showing the frame it last drew instead of drawing new
-   * ones. On a software renderer a frame takes 0.5–1.5 s of the CPU the seek needs (seeks that
+   * True while a seek loads (asked once a frame): the page keeps showing the frame it last drew
+   * instead of drawing new ones. On a software renderer a frame takes 0.5–1.5 s of the CPU the seek needs (seeks that
    * took 0.3 s with the drawing held took 3–5.5 s with it running, at 1280×720 here); a GPU
    * draws nearly for free, and the hold lasts the seek's few hundred milliseconds.
    */
-  get holdsFrame(): boolean {
-    return this.#loading && this.#replaying;
+  holdFrame(): boolean {
+    if (!this.#loading || !this.#replaying) return false;
+    // A seek that just ended is drawn once before the next one (a scrub queues them) holds again.
+    if (this.#owedFrame) {
+      this.#owedFrame = false;
+      return false;
+    }
+    return true;
   }
 
   /** Opens the bar at a moment 10 s back, or closes it (back to live). */
@@ -193,6 +201,7 @@ export class ReplayMode {
       if (at !== null && this.#replaying) {
         this.#time = at;
         this.#lastNow = NaN;
+        this.#owedFrame = true;
       }
     }).catch((e) => {
       if (e instanceof MomentGoneError) {
