@@ -21,9 +21,10 @@ export abstract class BlockSystem<B extends Block> {
   /** Live particles; subclasses count spawns and deaths. */
   protected liveCount = 0;
 
-  constructor(seed: number, capacity: number) {
+  /** `slack`: the pool's arena slack (see ParticlePool; 1 compacts as soon as a block ends). */
+  constructor(seed: number, capacity: number, slack = 1) {
     this.seed = seed;
-    this.pool = new ParticlePool<B>(capacity);
+    this.pool = new ParticlePool<B>(capacity, slack);
   }
 
   /** The render view of every particle of the system. */
@@ -38,6 +39,6 @@ export abstract class BlockSystem<B extends Block> {
 
   /** Slots reserved by live events (what admission control counts). */
   used(): number {
-    return this.pool.count;
+    return this.pool.used;
   }
 }

@@ -65,6 +65,7 @@ import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import type { Block } from "./particle_pool.ts";
 import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
+import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
 // The hot loop visits only a launch's slots in [lo, hi): below lo all are dead for good, from hi
@@ -191,7 +192,28 @@ export interface FireworkBlock extends Block {
    */
   lo: number;
   hi: number;
+  /**
+   * Slots (relative to `start`) spawned since a consumer last took them: [dirtyLo, dirtyHi),
+   * empty when equal. The GPU renderer uploads this range and resets it (firework_points.ts).
+   */
+  dirtyLo: number;
+  dirtyHi: number;
 }
+
+/** Options of {@link Fireworks}. */
+export interface FireworksOptions {
+  /**
+   * Closed form only: `step` spawns, counts deaths and ends launches but never moves a spark;
+   * positions, colours and lives are evaluated from each spark's birth state when read
+   * (`sync`, the hash, the settled view). Default false: every step moves every live spark.
+   */
+  closedForm?: boolean;
+  /** The pool's arena slack (ParticlePool); default 1. */
+  slack?: number;
+}
+
+/** Ticks the death schedule spans: every particle dies younger than AGE_STRIDE (256). */
+const DEATH_RING = 512;
 
 /** Resolves a launch's theme: its own, else the scene's unless `auto`, else the launch's roll. */
 export function resolveTheme(
@@ -214,6 +236,85 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   readonly #rng = new Rng();
   readonly #scratch32 = new Float32Array(3);
   readonly #scratch64 = new Float64Array(3);
+  /** Closed-form mode (see FireworksOptions). */
+  readonly closedForm: boolean;
+  /** Closed form: how many particles die at each tick (mod DEATH_RING). */
+  readonly #deaths = new Int32Array(DEATH_RING);
+  /** The tick the state is at (after `step(t)`: t + 1). */
+  #now = 0;
+  /** Closed form: the tick the arrays were last evaluated at (−1: never). */
+  #settledAt = -1;
+  /** Bumped when `jumpTo` rewrites every launch: a mirror of the slots must copy them again. */
+  rebuilds = 0;
+  /**
+   * A view whose arrays are evaluated at the current tick when read (closed form: each read of
+   * an array first brings the pool to the current tick, once per tick).
+   */
+  readonly settledView: FireworkView & {
+    readonly origin: Float32Array;
+    readonly style: Float32Array;
+    readonly blocks: readonly FireworkBlock[];
+  };
+
+  constructor(seed: number, capacity: number, options: FireworksOptions = {}) {
+    super(seed, capacity, options.slack ?? 1);
+    this.closedForm = options.closedForm ?? false;
+    const pool = this.pool;
+    const sync = () => this.sync();
+    this.settledView = {
+      get count() {
+        return pool.count;
+      },
+      get position() {
+        sync();
+        return pool.position;
+      },
+      get previous() {
+        sync();
+        return pool.previous;
+      },
+      get color() {
+        sync();
+        return pool.color;
+      },
+      get size() {
+        return pool.size;
+      },
+      get flicker() {
+        return pool.flicker;
+      },
+      get origin() {
+        return pool.origin;
+      },
+      get style() {
+        return pool.style;
+      },
+      get blocks() {
+        return pool.blocks;
+      },
+    };
+  }
+
+  /** The tick the state is at. */
+  get now(): number {
+    return this.#now;
+  }
+
+  /** Marks slots [from, to) of `block` (relative) as spawned for consumers of births. */
+  #touch(block: FireworkBlock, from: number, to: number): void {
+    if (block.dirtyLo === block.dirtyHi) {
+      block.dirtyLo = from;
+      block.dirtyHi = to;
+      return;
+    }
+    if (from < block.dirtyLo) block.dirtyLo = from;
+    if (to > block.dirtyHi) block.dirtyHi = to;
+  }
+
+  /** Closed form: counts slot `i`'s death, `lifetime` ticks after its birth at `born` (absolute). */
+  #scheduleDeath(born: number, lifetime: number): void {
+    if (this.closedForm) this.#deaths[(born + lifetime) % DEATH_RING]++;
+  }
 
   /**
    * Adds launch `seq` applied at `tick`: reserves its block and places the shell on the ground,
@@ -257,6 +358,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTint: THEME_TRAIL_TINT[theme],
       lo: 0,
       hi: 1,
+      dirtyLo: 0,
+      dirtyHi: 0,
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -278,12 +381,24 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     style[i] = shellStyle;
     size[i] = MOTIONS[MOTION.shell].size;
     paint(color, i, shellStyle, 0, maxLife[i]);
+    this.pool.born[i] = 0;
+    this.#touch(block, 0, 1);
     this.liveCount++;
   }
 
   /** Simulates `tick` → `tick + 1`: moves every live particle, then spawns and bursts. */
   step(tick: number): void {
     const blocks = this.pool.blocks;
+    this.#now = tick + 1;
+    if (this.closedForm) {
+      // No spark moves: only the deaths are counted, births spawned and launches ended.
+      const d = (tick + 1) % DEATH_RING;
+      this.liveCount -= this.#deaths[d];
+      this.#deaths[d] = 0;
+      for (let b = 0; b < blocks.length; b++) this.#advanceBlock(blocks[b], tick);
+      this.pool.expire(tick + 1);
+      return;
+    }
     let died = 0;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
@@ -300,6 +415,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * will `jumpTo` a later tick and never looks at the states in between.
    */
   skip(tick: number): void {
+    this.#now = tick + 1;
     this.pool.expire(tick + 1);
   }
 
@@ -316,13 +432,66 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const block = blocks[b];
       this.#jumpBlock(block, tick - block.tick);
       this.#raiseLo(block);
-      for (let i = block.start + block.lo; i < block.start + block.hi; i++) if (life[i] > 0) live++;
+      block.dirtyLo = 0;
+      block.dirtyHi = block.hi;
+    }
+    // The spawns above scheduled deaths from their births; count the living afresh instead.
+    const deaths = this.#deaths;
+    deaths.fill(0);
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      for (let i = block.start + block.lo; i < block.start + block.hi; i++) {
+        if (life[i] <= 0) continue;
+        live++;
+        // The shell dies at its burst, not of age (the burst counts it).
+        if (i !== block.start) deaths[(tick + life[i]) % DEATH_RING]++;
+      }
     }
     this.liveCount = live;
+    this.#now = tick;
+    this.#settledAt = tick;
+    this.rebuilds++;
+  }
+
+  /**
+   * Closed form: evaluates every possibly-live slot at the current tick from its birth state
+   * (position, previous, colour, life; exactly what stepping would have left there) and raises
+   * each launch's `lo`. Once per tick; a no-op when stepping moves the sparks.
+   */
+  sync(): void {
+    if (!this.closedForm || this.#settledAt === this.#now) return;
+    const now = this.#now;
+    const blocks = this.pool.blocks;
+    const { position, previous, life, maxLife, style, color, born } = this.pool;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      const steps = now - block.tick;
+      const start = block.start;
+      let from = block.lo;
+      if (from === 0) {
+        // The shell: as stepped until its apex, then put out by the burst without a paint.
+        const rise = block.plan.riseTicks;
+        if (steps < rise) this.#settle(start, steps);
+        else {
+          this.#placeAt(start, rise - 1, previous, start * 3);
+          this.#placeAt(start, rise, position, start * 3);
+          life[start] = 0;
+          paint(color, start, style[start] | 0, rise, maxLife[start]);
+          color[start * 4 + 3] = 0;
+        }
+        from = 1;
+      }
+      for (let i = start + from; i < start + block.hi; i++) {
+        if (maxLife[i] > 0) this.#settle(i, steps - born[i]);
+      }
+      this.#raiseLo(block);
+    }
+    this.#settledAt = now;
   }
 
   /** Hashes each live launch's block in application order. */
   hashInto(h: Hasher): void {
+    this.sync();
     const blocks = this.pool.blocks;
     h.u32(blocks.length);
     // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
@@ -524,10 +693,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       if (trail && since < longest && since % trail.every === 0) {
         const m = since / trail.every - 1;
         const first = block.start + plan.sparkStart[b];
-        const life = this.pool.life;
-        // A spark drops an ember while it lives; one that died (or split) this step does not.
+        const maxLife = this.pool.maxLife;
+        // A spark drops an ember while it lives (it is `since` ticks old, alive while younger
+        // than its life); one that died (or split) this step does not.
         for (let n = 0; n < plan.trailCount[b]; n++) {
-          if (life[first + n] > 0) this.#ember(block, b, n, m);
+          if (since < maxLife[first + n]) this.#ember(block, b, n, m);
         }
       }
     }
@@ -542,9 +712,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const x0 = from[0], y0 = from[1], z0 = from[2];
     const to = this.#storedPositionAt(shell, k + 1);
     const dx = to[0] - x0, dy = to[1] - y0, dz = to[2] - z0;
-    const { life, maxLife, style, size, color } = this.pool;
+    const { life, maxLife, style, size, color, born } = this.pool;
     const trailStyle = styleOf(MOTION.trail, block.trailTint);
     const first = shell + trailSlot(k, 0);
+    const bornAt = block.tick + k + 1;
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       const i = first + n;
       const f = (n + 0.5 + TRAIL_JITTER * (rng.next() - 0.5)) / TRAIL_PER_TICK;
@@ -563,7 +734,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       style[i] = trailStyle;
       size[i] = MOTIONS[MOTION.trail].size;
       paint(color, i, trailStyle, 0, lifetime);
+      born[i] = k + 1;
+      this.#scheduleDeath(bornAt, lifetime);
     }
+    this.#touch(block, trailSlot(k, 0), trailSlot(k, TRAIL_PER_TICK));
     block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
     this.liveCount += TRAIL_PER_TICK;
   }
@@ -598,7 +772,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const az = apex[2] + plan.offset[o + 2];
     const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
     const svx = sv[0], svy = sv[1], svz = sv[2];
-    const { life, maxLife, style, size, color, flicker } = this.pool;
+    const { life, maxLife, style, size, color, flicker, born } = this.pool;
+    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS;
     if (b === 0) {
       life[shell] = 0;
       color[shell * 4 + 3] = 0;
@@ -709,7 +884,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         ? flickerKey(key, n)
         : 0;
       paint(color, i, s, 0, lifetime);
+      born[i] = bornRel;
+      this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
+    this.#touch(block, plan.sparkStart[b], plan.sparkStart[b] + count);
     block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
     this.liveCount += count;
   }
@@ -728,7 +906,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const pv = this.velocityAt(parent, delay, this.#scratch64);
     const pvx = pv[0], pvy = pv[1], pvz = pv[2];
     const cx = pvx * split.carry, cy = pvy * split.carry, cz = pvz * split.carry;
-    const { life, maxLife, style, size, color, flicker } = this.pool;
+    const { life, maxLife, style, size, color, flicker, born } = this.pool;
+    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + delay;
     const parentTint = (style[parent] | 0) % PALETTE_SIZE;
     // "warm" children keep the parent's tint; their motion class mixes in less of it.
     const tint = split.tint === "silver" ? SILVER_TINT : parentTint;
@@ -780,7 +959,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       size[i] = childSize;
       flicker[i] = split.flicker ? flickerKey(key, n) : 0;
       paint(color, i, s, 0, lifetime);
+      born[i] = bornRel;
+      this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
+    const rel = plan.childStart[b] + j * split.children;
+    this.#touch(block, rel, rel + split.children);
     block.hi = Math.max(block.hi, plan.childStart[b] + (j + 1) * split.children);
     this.liveCount += split.children;
   }
@@ -812,7 +995,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       v[1] * trail.carry + jitter * (2 * hashUnit(key, index + 1) - 1),
       v[2] * trail.carry + jitter * (2 * hashUnit(key, index + 2) - 1),
     );
-    const { life, maxLife, style, size, color, flicker } = this.pool;
+    const { life, maxLife, style, size, color, flicker, born } = this.pool;
     const lifetime = trail.life[0] +
       Math.floor(hashUnit(key, index + 3) * (trail.life[1] - trail.life[0] + 1));
     const s = styleOf(
@@ -824,7 +1007,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     size[i] = MOTIONS[trail.motion].size;
     flicker[i] = 0;
     paint(color, i, s, 0, lifetime);
-    block.hi = Math.max(block.hi, i - block.start + 1);
+    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
+    born[i] = bornRel;
+    this.#scheduleDeath(block.tick + bornRel, lifetime);
+    const rel = i - block.start;
+    this.#touch(block, rel, rel + 1);
+    block.hi = Math.max(block.hi, rel + 1);
     this.liveCount++;
     return i;
   }

@@ -3,9 +3,13 @@
  * Float32Array views into ONE ArrayBuffer, organised as dense per-event blocks.
  *
  * Blocks are appended in the order events are applied ((tick, seq) order) and removed whole
- * when their event's last particle is certainly dead; later blocks then slide down with
- * `copyWithin`. The layout, and therefore the hash order, depends only on the events whose
- * particles are still alive, i.e. only on the window — never on older history.
+ * when their event's last particle is certainly dead. With `slack` 1 later blocks then slide down
+ * with `copyWithin` at once; with a larger slack the pool keeps appending past the gaps (its
+ * arena holds up to `slack × capacity` slots) and compacts only when a new block no longer fits,
+ * so a sky of a million sparks does not move megabytes every time a launch ends (amortised, a
+ * slot is moved at most 1 / (slack − 1) times per slot reserved). Blocks stay in application
+ * order and ascending in the arena either way. The hash order depends only on the events whose
+ * particles are still alive, i.e. only on the window — never on older history or the layout.
  */
 import type { Hasher } from "./hash.ts";
 import { staggeredArrays } from "./staggered_buffer.ts";
@@ -41,6 +45,7 @@ const LAYOUT = {
   maxLife: 1,
   style: 1,
   flicker: 1,
+  born: 1,
 } as const;
 
 type ArrayName = keyof typeof LAYOUT;
@@ -77,22 +82,42 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   style!: Float32Array;
   /** 0 for steady particles, else the strobe's per-particle key (`strobe` in firework_colors.ts). */
   flicker!: Float32Array;
+  /**
+   * Ticks after its block's event tick at which the particle had age 0 (fireworks: closed-form
+   * systems evaluate age = tick − block.tick − born). Not hashed.
+   */
+  born!: Float32Array;
   /** Live blocks in application order; their slot ranges are contiguous and ascending. */
   readonly blocks: B[] = [];
-  /** Slots in use (the end of the last block). */
+  /** The end of the last block: slots at and beyond are garbage (gaps below are dead). */
   count = 0;
+  /** Slots reserved by live blocks (what admission control counts); `count` with slack 1. */
+  used = 0;
   /** Slots the current buffer holds. */
   allocated = 0;
+  /** Most slots the arena may span: `ceil(slack × capacity)`. */
+  readonly arena: number;
+  /**
+   * Bumped whenever blocks move (a compaction) or the buffer is replaced: a consumer that
+   * mirrors the slots (the GPU) copies everything again when it changes.
+   */
+  layoutVersion = 0;
 
   #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[] = [];
   /** The arrays the hash covers: position, velocity, colour, life. */
   #hashed: readonly { stride: number; words: Uint32Array }[] = [];
 
-  constructor(capacity: number) {
+  /**
+   * `capacity`: most slots live blocks may reserve. `slack` ≥ 1: how far past it the arena may
+   * reach before gaps left by ended blocks are compacted (1: at once, when they end).
+   */
+  constructor(capacity: number, slack = 1) {
     if (!Number.isInteger(capacity) || capacity < 0) {
       throw new RangeError(`pool_capacity: must be a non-negative integer, got ${capacity}`);
     }
+    if (!(slack >= 1)) throw new RangeError(`pool_slack: must be at least 1, got ${slack}`);
     this.capacity = capacity;
+    this.arena = Math.ceil(capacity * slack);
     // Empty until the first block: a world that never fires the gun never pays for its pool.
     this.#allocate(0);
   }
@@ -121,16 +146,18 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       this.maxLife,
       this.style,
       this.flicker,
+      this.born,
     ] = fresh;
     this.#arrays = arrays;
     const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
     this.#hashed = hashedNames.map((name) => arrays[names.indexOf(name)]);
     this.allocated = slots;
+    this.layoutVersion++;
   }
 
   /** Grows storage now to hold at least `slots` slots (capped at capacity); never shrinks. */
   reserve(slots: number): void {
-    const target = Math.min(this.capacity, slots);
+    const target = Math.min(this.arena, slots);
     if (target > this.allocated) this.#allocate(target);
   }
 
@@ -140,40 +167,71 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * overflowing throws.
    */
   add(block: B): void {
-    const end = this.count + block.size;
-    if (end > this.capacity) {
+    if (this.used + block.size > this.capacity) {
       throw new RangeError(
-        `pool_overflow: ${block.size} slots requested, ${this.count} of ${this.capacity} used`,
+        `pool_overflow: ${block.size} slots requested, ${this.used} of ${this.capacity} used`,
       );
     }
+    if (this.count + block.size > this.arena) this.#compact();
+    const end = this.count + block.size;
     if (end > this.allocated) {
       let slots = Math.max(INITIAL_SLOTS, this.allocated);
       while (slots < end) slots *= 2;
-      this.#allocate(Math.min(this.capacity, slots));
+      this.#allocate(Math.min(this.arena, slots));
     }
     block.start = this.count;
-    for (const { array, stride } of this.#arrays) {
-      array.fill(0, block.start * stride, end * stride);
-    }
+    this.#zero(block.start, end);
     this.count = end;
+    this.used += block.size;
     this.blocks.push(block);
   }
 
-  /** Removes every block whose `endTick <= tick` and slides later blocks down over the gap. */
+  /**
+   * Removes every block whose `endTick <= tick`. With slack 1 later blocks slide down over the
+   * gap at once; else the gap stays (its slots are dead) until a compaction needs it.
+   */
   expire(tick: number): void {
     const blocks = this.blocks;
     let kept = 0;
-    let cursor = 0;
+    let used = 0;
+    const gaps = this.arena !== this.capacity;
     for (let i = 0; i < blocks.length; i++) {
       const block = blocks[i];
-      if (block.endTick <= tick) continue;
-      if (block.start !== cursor) this.#move(block.start, cursor, block.size);
-      block.start = cursor;
-      cursor += block.size;
+      if (block.endTick <= tick) {
+        // A gap left in place reads as dead slots (zero), whatever state its sparks were last
+        // evaluated in.
+        if (gaps) this.#zero(block.start, block.start + block.size);
+        continue;
+      }
+      used += block.size;
       blocks[kept++] = block;
     }
+    if (kept === blocks.length) return;
     blocks.length = kept;
+    this.used = used;
+    if (this.arena === this.capacity) this.#compact();
+    else this.count = kept > 0 ? blocks[kept - 1].start + blocks[kept - 1].size : 0;
+  }
+
+  /** Zeroes every array over slots [from, to). */
+  #zero(from: number, to: number): void {
+    for (const { array, stride } of this.#arrays) array.fill(0, from * stride, to * stride);
+  }
+
+  /** Slides every block down over the gaps, in order. */
+  #compact(): void {
+    let cursor = 0;
+    let moved = false;
+    for (const block of this.blocks) {
+      if (block.start !== cursor) {
+        this.#move(block.start, cursor, block.size);
+        block.start = cursor;
+        moved = true;
+      }
+      cursor += block.size;
+    }
     this.count = cursor;
+    if (moved) this.layoutVersion++;
   }
 
   #move(from: number, to: number, slots: number): void {

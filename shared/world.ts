@@ -15,6 +15,12 @@ import { Snow } from "./snow.ts";
 import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
 import type { FireworkView, SnowView, StreakView } from "./views.ts";
 
+/**
+ * How far past the sky's capacity the firework pool's arena may reach before the gaps of ended
+ * launches are compacted (ParticlePool): 1.5 moves each reserved slot at most twice, amortised.
+ */
+export const FIREWORK_ARENA_SLACK = 1.5;
+
 /** How to build a world. */
 export interface WorldOptions {
   /** The scene seed: every random stream is keyed by it. */
@@ -71,12 +77,17 @@ export class World {
     const snapshot = opts.snapshot ?? initialSnapshot();
     this.#snap = { ...snapshot, settings: { ...snapshot.settings } };
     this.#tick = snapshot.tick;
-    this.#fireworks = new Fireworks(this.seed, this.#capacity);
+    // Closed form: a step spawns and ends launches but moves no spark; the sparks are evaluated
+    // from their births when hashed or read (and by the GPU when drawn).
+    this.#fireworks = new Fireworks(this.seed, this.#capacity, {
+      closedForm: true,
+      slack: FIREWORK_ARENA_SLACK,
+    });
     this.#gun = new Gun(this.seed, this.#capacity);
     this.#fountain = new Fountain(this.seed);
     this.#snow = new Snow(this.seed);
     this.#snow.setClimate(this.#snap);
-    this.fireworks = this.#fireworks.view;
+    this.fireworks = this.#fireworks.settledView;
     this.gun = this.#gun.view;
     this.fountain = this.#fountain.view;
     this.snow = this.#snow;
@@ -174,6 +185,16 @@ export class World {
   /** Settings and accumulators at `this.tick`. */
   snapshot(): WorldSnapshot {
     return { ...this.#snap, settings: { ...this.#snap.settings }, tick: this.#tick };
+  }
+
+  /**
+   * The fireworks as a closed-form system, for a renderer that evaluates sparks on the GPU: the
+   * pool's birth state (origin, velocity, born, maxLife, style, flicker, size), each block's
+   * spawned range since last taken (`dirtyLo/dirtyHi`, which that renderer resets) and the
+   * version counters that say when to copy everything again. Read only, apart from those marks.
+   */
+  get fireworkSystem(): Fireworks {
+    return this.#fireworks;
   }
 
   /** Live firework, gun and fountain particles. */

@@ -63,7 +63,8 @@ Deno.test("budgets are never exceeded: live particles ≤ reserved slots = Σ ev
     world.advanceTo(tick);
     const reserved = budgetAt(events, tick);
     assert.equal(world.usedSlots(), reserved, `tick ${tick}`);
-    assert.equal(world.fireworks.count + world.gun.count, reserved);
+    // The firework pool leaves ended launches' slots as dead gaps until it compacts.
+    assert.ok(world.fireworks.count + world.gun.count >= reserved);
     let alive = 0;
     for (const view of [world.fireworks, world.gun]) {
       for (let i = 0; i < view.count; i++) if (view.color[i * 4 + 3] > 0) alive++;

@@ -40,9 +40,11 @@ Deno.test("late joiner equals the veteran at many ticks", async (t) => {
       assert.equal(joiner.tick, T);
       assert.deepEqual(joiner.snapshot(), veteran.snapshot());
       assert.deepEqual(joiner.liveParticles(), veteran.liveParticles());
-      assert.deepEqual(joiner.fireworks.count, veteran.fireworks.count);
+      // Reserved slots agree; where they lie does not (the veteran's arena keeps ended
+      // launches' gaps until it compacts), and the hash does not depend on it.
+      assert.deepEqual(joiner.usedSlots(), veteran.usedSlots());
       assert.equal(joiner.hash(), veteran.hash());
-      if (T >= 480) assert.equal(veteran.fireworks.count > 2000, true, "fireworks overlap");
+      if (T >= 480) assert.equal(veteran.usedSlots() > 2000, true, "fireworks overlap");
     });
   }
 });
