@@ -462,7 +462,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (!this.closedForm || this.#settledAt === this.#now) return;
     const now = this.#now;
     const blocks = this.pool.blocks;
-    const { position, previous, life, maxLife, style, color, born } = this.pool;
+    const { position, previous, life, maxLife, style, color } = this.pool;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
       const steps = now - block.tick;
@@ -481,12 +481,48 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         }
         from = 1;
       }
-      for (let i = start + from; i < start + block.hi; i++) {
-        if (maxLife[i] > 0) this.#settle(i, steps - born[i]);
-      }
+      this.#settleRange(start + from, start + block.hi, steps);
       this.#raiseLo(block);
     }
     this.#settledAt = now;
+  }
+
+  /**
+   * `#settle` over slots [from, to) of a launch `steps` ticks old, inlined like the stepping hot
+   * loop (the same expressions, so the same bits): never-spawned slots are skipped.
+   */
+  #settleRange(from: number, to: number, steps: number): void {
+    const { position, previous, origin, velocity, color, life, maxLife, style, born } = this.pool;
+    const colors = STYLE_COLORS, ageBase = AGE_BASE, reach = REACH, drop = DROP;
+    for (let i = from; i < to; i++) {
+      const full = maxLife[i];
+      if (full <= 0) continue;
+      const age = steps - born[i];
+      if (age <= 0) continue;
+      const at = age < full ? age : full;
+      const s = style[i] | 0;
+      const a = ageBase[s] + at;
+      const r = reach[a], d = drop[a], r0 = reach[a - 1], d0 = drop[a - 1];
+      const p = i * 3;
+      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
+      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+      previous[p] = ox + vx * r0;
+      previous[p + 1] = oy + vy * r0 - d0;
+      previous[p + 2] = oz + vz * r0;
+      position[p] = ox + vx * r;
+      position[p + 1] = oy + vy * r - d;
+      position[p + 2] = oz + vz * r;
+      // The colour of the last live age: alpha 0 once dead (paint(full − 1), then alpha 0).
+      const alive = age < full;
+      const shown = alive ? age : full - 1;
+      life[i] = alive ? full - age : 0;
+      const o = s * STYLE_STRIDE + (((shown * COLOR_STEPS) / full + 0.5) | 0) * 4;
+      const c = i * 4;
+      color[c] = colors[o];
+      color[c + 1] = colors[o + 1];
+      color[c + 2] = colors[o + 2];
+      color[c + 3] = alive ? colors[o + 3] : 0;
+    }
   }
 
   /** Hashes each live launch's block in application order. */
