@@ -2,7 +2,8 @@
  * World benchmarks (`deno task bench`):
  * - fireworks particle-steps per second at ~10k, ~100k and ~1M live particles (target ≥ 60 M/s);
  * - the same maths as a naive one-object-per-particle loop, and the ratio (expect ≥ 8×);
- * - the late-join rebuild of a busy window with ~50k live particles (target ≤ 100 ms).
+ * - the late-join rebuild of a busy window with ~50k live particles (target ≤ 100 ms);
+ * - a sky of ~1M live sparks (closed-form fireworks): a step, a checkpoint hash, a late join.
  * Each bench prints its own particle-steps/s (live particles per step × steps / time) from its
  * best iteration, since on a shared machine the mean mostly measures the other load.
  */
@@ -16,6 +17,8 @@ import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { World, worldFromWindow } from "../shared/world.ts";
 import { eventCost } from "../shared/budget.ts";
 import { busyScenario } from "../testing/world_scenarios.ts";
+import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import type { SceneEvent } from "../shared/types.ts";
 
 /** User + system CPU milliseconds of a `process.cpuUsage()` difference. */
 function cpuMs(usage: { user: number; system: number }): number {
@@ -241,4 +244,102 @@ Deno.bench({
     world.fastForwardTo(T);
     b.end();
   },
+});
+
+// A sky of a million: ~1M live firework sparks held by launches of every kind at a steady
+// cadence (5.7 a tick), in a world of closed-form fireworks (no spark is stepped).
+const MILLION_SEED = 18;
+const million = (() => {
+  const world = new World({
+    seed: MILLION_SEED,
+    capacity: 4_000_000,
+    snapshot: initialSnapshot({ show: false }),
+  });
+  const log: SceneEvent[] = [];
+  let seq = 0, credit = 0;
+  while (world.tick < 720) {
+    credit += 5.7;
+    while (credit >= 1) {
+      credit--;
+      seq++;
+      const event: SceneEvent = {
+        seq,
+        tick: world.tick,
+        by: "bench",
+        body: {
+          type: "launch",
+          x: ((seq * 37) % 80) - 40,
+          z: ((seq * 53) % 80) - 40,
+          kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
+        },
+      };
+      world.apply(event);
+      log.push(event);
+    }
+    world.step();
+  }
+  return { world, log };
+})();
+let bestHashMs = Infinity, bestHashCpuMs = Infinity, bestStepMs = Infinity;
+let bestJoinMs = Infinity, bestJoinCpuMs = Infinity;
+Deno.bench({
+  name: "1M sky: world.step (closed form: births, deaths, ends)",
+  group: "1M sky",
+  n: 10,
+  warmup: 1,
+  fn(b) {
+    b.start();
+    const t0 = performance.now();
+    million.world.step();
+    bestStepMs = Math.min(bestStepMs, performance.now() - t0);
+    b.end();
+  },
+});
+Deno.bench({
+  name: "1M sky: checkpoint hash (evaluates every live spark's closed form)",
+  group: "1M sky",
+  n: 10,
+  warmup: 1,
+  fn(b) {
+    million.world.step();
+    b.start();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    million.world.hash();
+    bestHashMs = Math.min(bestHashMs, performance.now() - t0);
+    bestHashCpuMs = Math.min(bestHashCpuMs, cpuMs(process.cpuUsage(c0)));
+    b.end();
+  },
+});
+Deno.bench({
+  name: "1M sky: late join (worldFromWindow at the sky's tick)",
+  group: "1M sky",
+  n: 4,
+  warmup: 1,
+  fn() {
+    const T = million.world.tick;
+    const from = T - WINDOW_TICKS;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    worldFromWindow({
+      seed: MILLION_SEED,
+      snapshot: advanceSnapshot(initialSnapshot({ show: false }), million.log, from),
+      events: million.log.filter((e) => e.tick >= from && e.tick < T),
+      tick: T,
+      capacity: 4_000_000,
+    });
+    bestJoinMs = Math.min(bestJoinMs, performance.now() - t0);
+    bestJoinCpuMs = Math.min(bestJoinCpuMs, cpuMs(process.cpuUsage(c0)));
+  },
+});
+addEventListener("unload", () => {
+  if (bestHashMs === Infinity) return;
+  const fw = million.world.fireworkSystem;
+  console.log(
+    `1M sky: ${fw.live()} live sparks in ${fw.used()} slots; step best ${
+      bestStepMs.toFixed(1)
+    } ms; checkpoint hash best ${bestHashMs.toFixed(1)} ms wall, ${
+      bestHashCpuMs.toFixed(1)
+    } ms cpu; late join best ${bestJoinMs.toFixed(0)} ms wall, ${bestJoinCpuMs.toFixed(0)} ms cpu`,
+  );
 });

@@ -17,8 +17,13 @@ export const WINDOW_TICKS = 480;
 /** Clients report a state hash whenever `tick % CHECKPOINT_TICKS === 0`. */
 export const CHECKPOINT_TICKS = 60;
 
-/** Default ceiling on live firework + gun particles in one scene (admission control). */
-export const DEFAULT_SKY_CAP = 200_000;
+/**
+ * Default ceiling on firework + gun particle slots reserved in one scene (admission control).
+ * Sparks are evaluated in closed form (no step moves them) and drawn by the GPU from their
+ * births, so a full sky costs memory rather than time: a client holds at most 1.5 × this many
+ * slots (the arena) at 96 bytes each in shared/ plus 2 × 48 bytes for the GPU's copy.
+ */
+export const DEFAULT_SKY_CAP = 1_000_000;
 
 /** Most snowflakes a scene shows (snow intensity 1). */
 export const MAX_FLAKES = 100_000;

@@ -9,6 +9,7 @@ import { STREAK_SECONDS } from "../../shared/views.ts";
 import type { World } from "../../shared/world.ts";
 import { fitDefaultView } from "./camera_fit.ts";
 import { ClickMarker } from "./click_marker.ts";
+import { FireworkSparks } from "./firework_sparks.ts";
 import { GlowPipeline } from "./glow_pipeline.ts";
 import { Ground } from "./ground.ts";
 import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
@@ -54,7 +55,7 @@ export class SceneRenderer {
   private readonly ground: Ground;
   private readonly snow: SnowPoints;
   private readonly viewport = { value: new THREE.Vector2(1, 1) };
-  private readonly fireworks: SparkStreaks;
+  private readonly fireworks: FireworkSparks;
   private readonly gun: SparkStreaks;
   private readonly fountainDrops: SparkStreaks;
   private readonly fountain: SparkStreaks;
@@ -128,14 +129,16 @@ export class SceneRenderer {
       tailLight: 1,
       renderOrder: 1,
     });
-    // Firework sparks: streaks over their last ticks of motion (long where fast, points where
-    // slow); reduced motion draws half of them, dimmer.
-    this.fireworks = new SparkStreaks({
+    // Firework sparks, evaluated on the GPU from their births: streaks over their last ticks of
+    // motion (long where fast, points where slow); reduced motion draws half of them, dimmer.
+    this.fireworks = new FireworkSparks({
       uniforms,
       viewport,
       glow: 1.7,
       intensity: reduced ? 0.5 : 1.3,
-      tail: { ticks: 5, classTicks: FIREWORK_TAIL_TICKS, classYouth: FIREWORK_YOUTH_RADIUS },
+      tailTicks: 5,
+      classTicks: FIREWORK_TAIL_TICKS,
+      classYouth: FIREWORK_YOUTH_RADIUS,
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
@@ -189,7 +192,7 @@ export class SceneRenderer {
   bindWorld(world: World): void {
     this.world = world;
     this.snow.bind(world.snow);
-    this.fireworks.bind(world.fireworks);
+    this.fireworks.bind(world);
     this.gun.bind(world.gun);
     this.fountain.bind(world.fountain);
     this.fountainDrops.bind(world.fountain);
@@ -229,7 +232,7 @@ export class SceneRenderer {
       const alpha = Math.min(1, Math.max(0, time - (world.tick - 1)));
       const clamped = world.tick - 1 + alpha;
       this.snow.update(clamped, this.camera);
-      this.fireworks.update(alpha, world.tick);
+      this.fireworks.update(alpha);
       this.gun.update(alpha, world.tick);
       this.fountain.update(alpha, world.tick);
       this.fountainDrops.update(alpha, world.tick);

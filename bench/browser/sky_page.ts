@@ -1,0 +1,159 @@
+/**
+ * In-page sky benchmark (bundled by bench/browser/sky_run.ts, not part of the app): for each
+ * target of live firework sparks (0, 100k, 300k, 1M by default) a fresh local World is filled by
+ * launches of every kind at a steady cadence, then each animation frame steps one tick and
+ * records the CPU time of simulating it (`world.step`), of preparing the frame
+ * (`SceneRenderer.prepare`: snow uniforms, writing the sparks born since the last frame into the
+ * GPU mirror, the gun and fountain packing) and of the upload + draw calls (three's render).
+ */
+import { initialSnapshot } from "../../shared/settings.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import { World } from "../../shared/world.ts";
+import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
+import { SceneRenderer } from "../../client/render/renderer.ts";
+
+/** What to measure. */
+export interface SkyBenchOptions {
+  /** Live firework sparks to hold, one run each. */
+  targets: number[];
+  /** Frames measured per target. */
+  frames: number;
+  /** Ticks stepped (without drawing) before measuring. */
+  warmup: number;
+}
+
+/** One target's per-frame timings (ms, in frame order) and what the sky held. */
+export interface SkyLevel {
+  target: number;
+  simulate: number[];
+  prepare: number[];
+  draw: number[];
+  /** Mean live firework sparks over the measured frames. */
+  live: number;
+  /** Mean reserved slots over the measured frames. */
+  slots: number;
+  /** Mean slots written to the GPU mirror per frame (births, or all after a move). */
+  written: number;
+}
+
+/** The whole run. */
+export interface SkyBenchResult {
+  levels: SkyLevel[];
+  renderer: string;
+}
+
+/** Live sparks per launch per tick of cadence at steady state (every kind in turn, measured). */
+const LIVE_PER_LAUNCH_RATE = 176_000;
+/** Reserved slots per live spark at steady state (measured: ~3.1). */
+const SLOTS_PER_LIVE = 3.1;
+
+/** Runs one target in this page. */
+function runLevel(
+  canvas: HTMLCanvasElement,
+  target: number,
+  options: SkyBenchOptions,
+): Promise<SkyLevel> {
+  const renderer = new SceneRenderer({ canvas, reducedMotion: false });
+  const seed = 20_261_201;
+  const capacity = Math.max(1_000_000, Math.ceil(target * SLOTS_PER_LIVE * 1.3));
+  const world = new World({
+    seed,
+    snapshot: initialSnapshot({ snow: 1, windSpeed: 3, windDirection: 40, show: false }),
+    capacity,
+  });
+  renderer.bindWorld(world);
+  const rate = target / LIVE_PER_LAUNCH_RATE;
+  let seq = 0;
+  let credit = 0;
+  const keepSky = () => {
+    credit += rate;
+    while (credit >= 1) {
+      credit -= 1;
+      const event: SceneEvent = {
+        seq: seq + 1,
+        tick: world.tick,
+        by: "bench",
+        body: {
+          type: "launch",
+          x: ((seq * 37) % 80) - 40,
+          z: ((seq * 53) % 80) - 40,
+          kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
+        },
+      };
+      try {
+        world.apply(event);
+        seq++;
+      } catch {
+        return; // sky_full: wait, as the server's admission would
+      }
+    }
+  };
+  for (let i = 0; i < options.warmup; i++) {
+    keepSky();
+    world.step();
+  }
+  const level: SkyLevel = {
+    target,
+    simulate: [],
+    prepare: [],
+    draw: [],
+    live: 0,
+    slots: 0,
+    written: 0,
+  };
+  const fireworks = renderer as unknown as { fireworks: { written: number } };
+  return new Promise((resolve, reject) => {
+    let frame = 0;
+    const run = (now: number) => {
+      try {
+        keepSky();
+        const started = performance.now();
+        world.step();
+        const stepped = performance.now();
+        renderer.prepare(world.tick - 0.5, now / 1000);
+        const prepared = performance.now();
+        renderer.draw();
+        const drawn = performance.now();
+        // Frame 0 writes every live spark (a fresh renderer): keep it out of the figures.
+        if (frame > 0) {
+          level.simulate.push(stepped - started);
+          level.prepare.push(prepared - stepped);
+          level.draw.push(drawn - prepared);
+          level.live += world.liveParticles();
+          level.slots += world.usedSlots();
+          level.written += fireworks.fireworks.written;
+        }
+        frame++;
+        if (frame <= options.frames) {
+          requestAnimationFrame(run);
+          return;
+        }
+        const n = options.frames;
+        level.live = Math.round(level.live / n);
+        level.slots = Math.round(level.slots / n);
+        level.written = Math.round(level.written / n);
+        renderer.dispose();
+        resolve(level);
+      } catch (error) {
+        renderer.dispose();
+        reject(error);
+      }
+    };
+    requestAnimationFrame(run);
+  });
+}
+
+/** Runs every target in turn in this page. */
+export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchResult> {
+  const canvas = document.getElementById("scene") as HTMLCanvasElement;
+  const gl = canvas.getContext("webgl2");
+  const info = gl?.getExtension("WEBGL_debug_renderer_info");
+  const name = gl
+    ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER))
+    : "?";
+  const levels: SkyLevel[] = [];
+  for (const target of options.targets) levels.push(await runLevel(canvas, target, options));
+  return { levels, renderer: name };
+}
+
+(globalThis as unknown as { runSkyBench: typeof runSkyBench }).runSkyBench = runSkyBench;

@@ -1,0 +1,71 @@
+/**
+ * `deno task bench:sky`: per-frame CPU of simulate + prepare + upload/draw calls in headless
+ * Chromium at 0, 100k, 300k and 1M live firework sparks, in one run (bench/browser/sky_page.ts).
+ * Target: at 1M live sparks, simulate + prepare within 1.5× of the empty sky's.
+ *
+ * Flags: --targets=0,100000,300000,1000000 --frames=N (default 60) --warmup=N ticks (default
+ * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured).
+ */
+import { bundleScript } from "../../tools/bundle.ts";
+import { launchBrowser } from "../../testing/browser.ts";
+import type { SkyBenchResult } from "./sky_page.ts";
+
+function flag(name: string, fallback: string): string {
+  const prefix = `--${name}=`;
+  const found = Deno.args.find((arg) => arg.startsWith(prefix));
+  return found ? found.slice(prefix.length) : fallback;
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+const targets = flag("targets", "0,100000,300000,1000000").split(",").map(Number);
+const frames = Number(flag("frames", "60"));
+const warmup = Number(flag("warmup", "600"));
+const width = Number(flag("width", "480"));
+const height = Number(flag("height", "270"));
+const script = await bundleScript(new URL("./sky_page.ts", import.meta.url));
+const browser = await launchBrowser();
+let result: SkyBenchResult;
+try {
+  const page = await browser.newPage({ viewport: { width, height } });
+  await page.setContent(
+    `<!doctype html><style>html,body{margin:0;height:100%;background:#000}` +
+      `#scene{width:100vw;height:100vh;display:block}</style><canvas id="scene"></canvas>`,
+  );
+  page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") console.error(`page console: ${message.text()}`);
+  });
+  page.setDefaultTimeout(0);
+  await page.addScriptTag({ content: script });
+  result = await page.evaluate(
+    (o) =>
+      (globalThis as unknown as { runSkyBench(o: unknown): Promise<SkyBenchResult> })
+        .runSkyBench(o),
+    { targets, frames, warmup },
+  );
+} finally {
+  await browser.close();
+}
+const ms = (v: number) => `${v.toFixed(2).padStart(6)} ms`;
+console.log(`renderer: ${result.renderer}, ${width}×${height}, ${frames} frames per target`);
+console.log(
+  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95)   | draw calls med",
+);
+let empty = NaN;
+for (const level of result.levels) {
+  const ours = level.simulate.map((v, i) => v + level.prepare[i]);
+  const med = quantile(ours, 0.5);
+  if (level.target === 0) empty = med;
+  console.log(
+    `${String(level.target).padStart(11)} | ${String(level.live).padStart(11)} | ${
+      String(level.slots).padStart(9)
+    } | ${String(level.written).padStart(13)} | ${ms(quantile(level.simulate, 0.5))}    | ${
+      ms(quantile(level.prepare, 0.5))
+    }   | ${ms(med)} (${ms(quantile(ours, 0.95))}) | ${ms(quantile(level.draw, 0.5))}` +
+      (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`),
+  );
+}

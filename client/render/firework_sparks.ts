@@ -1,0 +1,279 @@
+/**
+ * Firework sparks drawn from their birth state: every slot of the world's firework pool has one
+ * instance in a GPU buffer (origin, born, velocity, max life, style, strobe key, size, how long it
+ * is drawn), written and uploaded only when the slot's spark is born — the world marks each
+ * launch's newly spawned range — and the vertex shader (firework_spark_shader.ts) evaluates the
+ * spark at the displayed time. A frame's CPU work is therefore in proportion to the births and
+ * launches, not to the live sparks; everything is copied again only when the pool's slots move
+ * (an arena compaction, a grown buffer) or the world was rebuilt (late join, fast-forward).
+ * Memory: 48 bytes per pool slot on the GPU and as many in the CPU-side mirror.
+ */
+import * as THREE from "three";
+import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
+import type { World } from "../../shared/world.ts";
+import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
+import { FIREWORK_CLASSES, FireworkSparkShader } from "./firework_spark_shader.ts";
+import type { PointUniforms } from "./point_uniforms.ts";
+
+/** Floats per slot in the instance buffer. */
+export const FIREWORK_SLOT_STRIDE = 12;
+
+/**
+ * Born ticks are stored relative to an epoch (float32 holds integers exactly up to 2^24); past
+ * this many ticks after it (~19 hours at 60 Hz) the buffer is rewritten with a new epoch.
+ */
+const EPOCH_SPAN = 1 << 22;
+
+/** Options for {@link FireworkSparks}. */
+export interface FireworkSparksOptions {
+  uniforms: PointUniforms;
+  /** Shared `uViewport` uniform: the drawing buffer's size in pixels. */
+  viewport: THREE.IUniform<THREE.Vector2>;
+  /** Sprite diameter relative to the particle's size, so the glow halo has room. */
+  glow: number;
+  /** Overall brightness (linear, may exceed 1). */
+  intensity: number;
+  /** Streak length in ticks of the spark's own motion. */
+  tailTicks: number;
+  /** Per motion class, a factor on `tailTicks` (missing: 1). */
+  classTicks: readonly number[];
+  /** Per motion class, the young-burst radius in metres (0: none; spark_packing.ts). */
+  classYouth: readonly number[];
+  /** Brightness at the tail end relative to the head. */
+  tailLight: number;
+  /** Draw the sparks of every n-th slot of a launch (reduced motion: 2); default 1. */
+  keepEvery?: number;
+  /** Strobing sparks flicker (reduced motion: no); default true. */
+  strobe?: boolean;
+  renderOrder: number;
+}
+
+/** One reusable upload range (three keeps `{start, count}` objects until the upload). */
+interface Range {
+  start: number;
+  count: number;
+}
+
+/** GPU-evaluated firework sparks of a {@link World}. */
+export class FireworkSparks {
+  /** Add this to the scene. */
+  readonly object: THREE.Mesh;
+  private geometry = quadGeometry();
+  private readonly material: THREE.ShaderMaterial;
+  private readonly tables: FireworkTables = createFireworkTables();
+  private readonly keepEvery: number;
+  private readonly strobe: boolean;
+  private buffer: THREE.InstancedInterleavedBuffer | null = null;
+  private data = new Float32Array(0);
+  private slots = 0;
+  private world: World | null = null;
+  private system: Fireworks | null = null;
+  private layoutVersion = -1;
+  private rebuilds = -1;
+  private epoch = 0;
+  private readonly ranges: Range[] = [];
+  private drawn = 0;
+  /** Slots written by the last `update` (births, or everything after a move). */
+  written = 0;
+
+  constructor(options: FireworkSparksOptions) {
+    this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
+    this.strobe = options.strobe ?? true;
+    const classTicks = new Array(FIREWORK_CLASSES).fill(1);
+    const classYouth = new Array(FIREWORK_CLASSES).fill(0);
+    for (let c = 0; c < FIREWORK_CLASSES; c++) {
+      classTicks[c] = options.classTicks[c] ?? 1;
+      classYouth[c] = options.classYouth[c] ?? 0;
+    }
+    this.material = new THREE.ShaderMaterial({
+      vertexShader: FireworkSparkShader.vertexShader,
+      fragmentShader: FireworkSparkShader.fragmentShader,
+      uniforms: {
+        ...options.uniforms,
+        uViewport: options.viewport,
+        uGlow: { value: options.glow },
+        uIntensity: { value: options.intensity },
+        uTailLight: { value: options.tailLight },
+        uMotion: { value: this.tables.motion },
+        uColors: { value: this.tables.colors },
+        uTick: { value: 0 },
+        uAlpha: { value: 1 },
+        uStrobeTick: { value: -1 },
+        uTailTicks: { value: options.tailTicks },
+        uClassTicks: { value: classTicks },
+        uClassYouth: { value: classYouth },
+      },
+      transparent: true,
+      depthWrite: false,
+      blending: THREE.CustomBlending,
+      blendSrc: THREE.OneFactor,
+      blendDst: THREE.OneFactor,
+      blendSrcAlpha: THREE.OneFactor,
+      blendDstAlpha: THREE.OneFactor,
+    });
+    this.object = new THREE.Mesh(this.geometry, this.material);
+    this.object.frustumCulled = false;
+    this.object.renderOrder = options.renderOrder;
+    this.allocate(1);
+  }
+
+  /**
+   * Live sparks the last `update` had the GPU draw: the world's live fireworks over `keepEvery`
+   * (an estimate when thinning; the GPU decides per slot, the CPU does not count them).
+   */
+  get drawnCount(): number {
+    return this.drawn;
+  }
+
+  /** The CPU-side mirror of the instance buffer (FIREWORK_SLOT_STRIDE floats per pool slot). */
+  get mirror(): Float32Array {
+    return this.data;
+  }
+
+  /** The tick that born ticks in the mirror (and the shader's `uTick`) are relative to. */
+  get epochTick(): number {
+    return this.epoch;
+  }
+
+  /** Binds a (new) world: everything is written at the next update. */
+  bind(world: World): void {
+    this.world = world;
+    this.system = null;
+  }
+
+  /**
+   * Writes and marks for upload what was born since the last call (or everything, after the
+   * slots moved or the world changed) and sets the displayed time: `alpha` ∈ [0, 1] between the
+   * world's tick − 1 and its tick.
+   */
+  update(alpha: number): void {
+    const world = this.world;
+    if (!world) return;
+    const system = world.fireworkSystem;
+    const pool = system.pool;
+    const tick = world.tick;
+    let full = system !== this.system || pool.layoutVersion !== this.layoutVersion ||
+      system.rebuilds !== this.rebuilds || tick - this.epoch > EPOCH_SPAN;
+    if (pool.allocated > this.slots) {
+      this.allocate(pool.allocated);
+      full = true;
+    }
+    const blocks = pool.blocks;
+    let written = 0;
+    let ranges = 0;
+    if (full) {
+      this.system = system;
+      this.layoutVersion = pool.layoutVersion;
+      this.rebuilds = system.rebuilds;
+      this.epoch = tick;
+      // Everything else is zero, never drawn: ended launches' gaps, and the slots beyond the
+      // last block, which a later launch takes over before it spawns in all of them.
+      this.data.fill(0);
+      for (let b = 0; b < blocks.length; b++) {
+        const block = blocks[b];
+        this.write(system, block, 0, block.hi);
+        written += block.hi;
+        block.dirtyLo = block.dirtyHi = 0;
+      }
+      ranges = this.range(0, 0, this.slots);
+    } else {
+      for (let b = 0; b < blocks.length; b++) {
+        const block = blocks[b];
+        if (block.dirtyLo === block.dirtyHi) continue;
+        this.write(system, block, block.dirtyLo, block.dirtyHi);
+        written += block.dirtyHi - block.dirtyLo;
+        ranges = this.range(ranges, block.start + block.dirtyLo, block.start + block.dirtyHi);
+        block.dirtyLo = block.dirtyHi = 0;
+      }
+    }
+    if (ranges > 0 && this.buffer) {
+      const target = this.buffer.updateRanges as Range[];
+      target.length = 0;
+      for (let r = 0; r < ranges; r++) target.push(this.ranges[r]);
+      this.buffer.needsUpdate = true;
+    }
+    this.written = written;
+    this.geometry.instanceCount = pool.count;
+    const uniforms = this.material.uniforms;
+    uniforms.uTick.value = tick - this.epoch;
+    uniforms.uAlpha.value = alpha;
+    uniforms.uStrobeTick.value = this.strobe ? tick : -1;
+    this.drawn = Math.round(system.live() / this.keepEvery);
+  }
+
+  /** Frees GPU resources. */
+  dispose(): void {
+    this.geometry.dispose();
+    this.material.dispose();
+    this.tables.dispose();
+  }
+
+  /** Sets upload range `index` to slots [from, to); returns the number of ranges in use. */
+  private range(index: number, from: number, to: number): number {
+    let range = this.ranges[index];
+    if (!range) {
+      range = { start: 0, count: 0 };
+      this.ranges.push(range);
+    }
+    range.start = from * FIREWORK_SLOT_STRIDE;
+    range.count = (to - from) * FIREWORK_SLOT_STRIDE;
+    return index + 1;
+  }
+
+  /** Writes slots [from, to) of `block` (relative) from the pool's birth state. */
+  private write(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
+    const pool = system.pool;
+    const { origin, velocity, maxLife, style, flicker, size, born } = pool;
+    const data = this.data;
+    const keep = this.keepEvery;
+    const base = block.tick - this.epoch;
+    const shell = block.start;
+    const rise = block.plan.riseTicks;
+    for (let r = from; r < to; r++) {
+      const i = shell + r;
+      const o = i * FIREWORK_SLOT_STRIDE, p = i * 3;
+      const life = maxLife[i];
+      data[o] = origin[p];
+      data[o + 1] = origin[p + 1];
+      data[o + 2] = origin[p + 2];
+      data[o + 3] = base + born[i];
+      data[o + 4] = velocity[p];
+      data[o + 5] = velocity[p + 1];
+      data[o + 6] = velocity[p + 2];
+      data[o + 7] = life;
+      data[o + 8] = style[i];
+      data[o + 9] = flicker[i];
+      data[o + 10] = size[i];
+      // Drawn while younger than its life (the shell: until its burst puts it out); never when
+      // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
+      data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+    }
+  }
+
+  /** A new buffer of `slots` instances on a fresh geometry (three caches instance counts). */
+  private allocate(slots: number): void {
+    this.geometry.dispose();
+    this.geometry = quadGeometry();
+    this.object.geometry = this.geometry;
+    this.data = new Float32Array(slots * FIREWORK_SLOT_STRIDE);
+    const buffer = new THREE.InstancedInterleavedBuffer(this.data, FIREWORK_SLOT_STRIDE);
+    buffer.setUsage(THREE.DynamicDrawUsage);
+    this.buffer = buffer;
+    this.geometry.setAttribute("originBorn", new THREE.InterleavedBufferAttribute(buffer, 4, 0));
+    this.geometry.setAttribute("velocityLife", new THREE.InterleavedBufferAttribute(buffer, 4, 4));
+    this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
+    this.slots = slots;
+  }
+}
+
+/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
+function quadGeometry(): THREE.InstancedBufferGeometry {
+  const geometry = new THREE.InstancedBufferGeometry();
+  geometry.setAttribute(
+    "position",
+    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
+  );
+  geometry.setIndex([0, 1, 2, 2, 1, 3]);
+  geometry.instanceCount = 0;
+  return geometry;
+}
