@@ -198,6 +198,12 @@ export interface FireworkBlock extends Block {
    */
   dirtyLo: number;
   dirtyHi: number;
+  /**
+   * Ember waves dropped since a consumer last took them, each `(break << 16) | (m % ring)`: the
+   * embers of one wave sit `ring` slots apart, one per trailing spark, so they are listed here
+   * instead of widening the dirty range over the whole ember ring.
+   */
+  readonly emberWaves: number[];
 }
 
 /** Options of {@link Fireworks}. */
@@ -360,6 +366,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       hi: 1,
       dirtyLo: 0,
       dirtyHi: 0,
+      emberWaves: [],
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -434,6 +441,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       this.#raiseLo(block);
       block.dirtyLo = 0;
       block.dirtyHi = block.hi;
+      block.emberWaves.length = 0;
     }
     // The spawns above scheduled deaths from their births; count the living afresh instead.
     const deaths = this.#deaths;
@@ -735,6 +743,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         for (let n = 0; n < plan.trailCount[b]; n++) {
           if (since < maxLife[first + n]) this.#ember(block, b, n, m);
         }
+        if (plan.trailCount[b] > 0) block.emberWaves.push((b << 16) | (m % trail.ring));
       }
     }
   }
@@ -1046,9 +1055,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
     born[i] = bornRel;
     this.#scheduleDeath(block.tick + bornRel, lifetime);
-    const rel = i - block.start;
-    this.#touch(block, rel, rel + 1);
-    block.hi = Math.max(block.hi, rel + 1);
+    block.hi = Math.max(block.hi, i - block.start + 1);
     this.liveCount++;
     return i;
   }

@@ -171,19 +171,29 @@ export class FireworkSparks {
       this.data.fill(0);
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        this.write(system, block, 0, block.hi);
+        this.write(system, block, 0, block.hi, true);
         written += block.hi;
         block.dirtyLo = block.dirtyHi = 0;
+        block.emberWaves.length = 0;
       }
       ranges = this.range(0, 0, this.slots);
     } else {
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        if (block.dirtyLo === block.dirtyHi) continue;
-        this.write(system, block, block.dirtyLo, block.dirtyHi);
-        written += block.dirtyHi - block.dirtyLo;
-        ranges = this.range(ranges, block.start + block.dirtyLo, block.start + block.dirtyHi);
-        block.dirtyLo = block.dirtyHi = 0;
+        if (block.dirtyLo !== block.dirtyHi) {
+          this.write(system, block, block.dirtyLo, block.dirtyHi, false);
+          written += block.dirtyHi - block.dirtyLo;
+          ranges = this.range(ranges, block.start + block.dirtyLo, block.start + block.dirtyHi);
+          block.dirtyLo = block.dirtyHi = 0;
+        }
+        const waves = block.emberWaves;
+        for (let w = 0; w < waves.length; w++) {
+          const first = this.writeWave(system, block, waves[w] >> 16, waves[w] & 0xffff);
+          const count = block.plan.trailCount[waves[w] >> 16];
+          written += count;
+          ranges = this.range(ranges, first, first + count);
+        }
+        waves.length = 0;
       }
     }
     if (ranges > 0 && this.buffer) {
@@ -220,18 +230,63 @@ export class FireworkSparks {
     return index + 1;
   }
 
-  /** Writes slots [from, to) of `block` (relative) from the pool's birth state. */
-  private write(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
-    const pool = system.pool;
-    const { origin, velocity, maxLife, style, flicker, size, born } = pool;
+  /**
+   * Writes slots [from, to) of `block` (relative) from the pool's birth state; ember rings only
+   * with `embers` (else their waves are written by `writeWave`).
+   */
+  private write(
+    system: Fireworks,
+    block: FireworkBlock,
+    from: number,
+    to: number,
+    embers: boolean,
+  ): void {
+    const plan = block.plan;
+    const ring = block.recipe.trail?.ring ?? 0;
+    let r = from;
+    while (r < to) {
+      // The next ember ring at or after r (slots below it are written one to one).
+      let next = to, rb = -1;
+      for (let b = 0; b < plan.breaks; b++) {
+        const start = plan.emberStart[b], end = start + plan.trailCount[b] * ring;
+        if (end > r && end > start && start < next) {
+          next = Math.max(start, r);
+          rb = b;
+        }
+      }
+      for (; r < next; r++) this.writeSlot(system, block, r, block.start + r);
+      if (rb < 0) break;
+      const start = plan.emberStart[rb], count = plan.trailCount[rb];
+      const end = Math.min(to, start + count * ring);
+      for (; r < end; r++) {
+        if (!embers) continue;
+        const k = r - start;
+        this.writeSlot(system, block, r, gpuEmberSlot(block.start + start, k, ring, count));
+      }
+    }
+  }
+
+  /** Writes ember wave `q` (slot q of every spark's ring) of break `b`; returns its first GPU slot. */
+  private writeWave(system: Fireworks, block: FireworkBlock, b: number, q: number): number {
+    const plan = block.plan;
+    const ring = block.recipe.trail!.ring;
+    const count = plan.trailCount[b];
+    const start = plan.emberStart[b];
+    const first = block.start + start + q * count;
+    for (let n = 0; n < count; n++) this.writeSlot(system, block, start + n * ring + q, first + n);
+    return first;
+  }
+
+  /** Writes pool slot `block.start + r` into GPU instance `at`. */
+  private writeSlot(system: Fireworks, block: FireworkBlock, r: number, at: number): void {
+    const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
     const data = this.data;
     const keep = this.keepEvery;
     const base = block.tick - this.epoch;
-    const shell = block.start;
     const rise = block.plan.riseTicks;
-    for (let r = from; r < to; r++) {
-      const i = shell + r;
-      const o = i * FIREWORK_SLOT_STRIDE, p = i * 3;
+    {
+      const i = block.start + r;
+      const o = at * FIREWORK_SLOT_STRIDE, p = i * 3;
       const life = maxLife[i];
       data[o] = origin[p];
       data[o + 1] = origin[p + 1];
@@ -264,6 +319,31 @@ export class FireworkSparks {
     this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
     this.slots = slots;
   }
+}
+
+/**
+ * The GPU instance of ember ring slot `k` (relative to its ring region starting at `regionStart`
+ * in the pool, `ring` slots per spark, `count` sparks): the regions are transposed on the GPU so
+ * that one wave (slot q of every spark's ring) is one contiguous upload.
+ */
+export function gpuEmberSlot(regionStart: number, k: number, ring: number, count: number): number {
+  return regionStart + (k % ring) * count + Math.floor(k / ring);
+}
+
+/**
+ * The GPU instance of pool slot `block.start + r`: the same slot, except inside ember rings
+ * (transposed, `gpuEmberSlot`). For tests that read the mirror.
+ */
+export function gpuSlotOf(block: FireworkBlock, r: number): number {
+  const plan = block.plan;
+  const ring = block.recipe.trail?.ring ?? 0;
+  for (let b = 0; b < plan.breaks; b++) {
+    const start = plan.emberStart[b], count = plan.trailCount[b];
+    if (r >= start && r < start + count * ring) {
+      return gpuEmberSlot(block.start + start, r - start, ring, count);
+    }
+  }
+  return block.start + r;
 }
 
 /** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
