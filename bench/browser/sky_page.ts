@@ -119,7 +119,7 @@ function runLevel(
           level.simulate.push(stepped - started);
           level.prepare.push(prepared - stepped);
           level.draw.push(drawn - prepared);
-          level.live += world.liveParticles();
+          level.live += world.fireworkSystem.live();
           level.slots += world.usedSlots();
           level.written += fireworks.fireworks.written;
         }
@@ -152,7 +152,20 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
     ? String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER))
     : "?";
   const levels: SkyLevel[] = [];
-  for (const target of options.targets) levels.push(await runLevel(canvas, target, options));
+  for (const target of options.targets) {
+    const level = await runLevel(canvas, target, options);
+    levels.push(level);
+    // Each level as it finishes, so a run cut short still reports what it measured.
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+    console.log(
+      `level ${target}: live ${level.live}, slots ${level.slots}, written/frame ${level.written}, ` +
+        `simulate ${median(level.simulate).toFixed(2)} ms, prepare ${
+          median(level.prepare).toFixed(2)
+        } ms, sim+prep ${
+          median(level.simulate.map((v, i) => v + level.prepare[i])).toFixed(2)
+        } ms, draw calls ${median(level.draw).toFixed(2)} ms (medians)`,
+    );
+  }
   return { levels, renderer: name };
 }
 

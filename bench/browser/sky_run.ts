@@ -38,6 +38,7 @@ try {
   page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error") console.error(`page console: ${message.text()}`);
+    else if (message.text().startsWith("level ")) console.log(message.text());
   });
   page.setDefaultTimeout(0);
   await page.addScriptTag({ content: script });
