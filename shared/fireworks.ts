@@ -736,13 +736,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       // Sparks drop embers only while they live: never at or beyond the longest spark life.
       if (trail && since < longest && since % trail.every === 0) {
         const m = since / trail.every - 1;
-        const first = block.start + plan.sparkStart[b];
-        const maxLife = this.pool.maxLife;
-        // A spark drops an ember while it lives (it is `since` ticks old, alive while younger
-        // than its life); one that died (or split) this step does not.
-        for (let n = 0; n < plan.trailCount[b]; n++) {
-          if (since < maxLife[first + n]) this.#ember(block, b, n, m);
-        }
+        this.#emberWave(block, b, m);
         if (plan.trailCount[b] > 0) block.emberWaves.push((b << 16) | (m % trail.ring));
       }
     }
@@ -1011,6 +1005,89 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     this.#touch(block, rel, rel + split.children);
     block.hi = Math.max(block.hi, plan.childStart[b] + (j + 1) * split.children);
     this.liveCount += split.children;
+  }
+
+  /**
+   * Wave `m` of break `b`'s embers: ember `m` of every trailing spark that is still alive (it is
+   * `(m + 1) · every` ticks old, alive while younger than its life; one that died or split this
+   * step drops none). The same values as `#ember` per spark, bit for bit (the stored float32
+   * position, the float64 velocity rounded once when stored), with the wave's constants — the
+   * stream key, the parent's age, the ember's size and colour at birth — computed once.
+   */
+  #emberWave(block: FireworkBlock, b: number, m: number): void {
+    const plan = block.plan;
+    const trail = block.recipe.trail!;
+    const count = plan.trailCount[b];
+    if (count === 0) return;
+    const {
+      position,
+      previous,
+      origin,
+      velocity,
+      life,
+      maxLife,
+      style,
+      size,
+      color,
+      flicker,
+      born,
+    } = this.pool;
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
+    const age = (m + 1) * trail.every;
+    const jitter = trail.jitter, carry = trail.carry;
+    const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
+    const emberSize = MOTIONS[trail.motion].size;
+    const gold = block.trailTint === GOLD_TINT;
+    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
+    const bornAt = block.tick + bornRel;
+    const first = block.start + plan.sparkStart[b];
+    const ring = trail.ring;
+    const firstEmber = block.start + plan.emberStart[b] + (m % ring);
+    const colors = STYLE_COLORS;
+    const deaths = this.#deaths, closed = this.closedForm;
+    const f32 = this.#scratch32;
+    let spawned = 0, top = -1;
+    for (let n = 0; n < count; n++) {
+      const spark = first + n;
+      if (!(age < maxLife[spark])) continue;
+      const ps = style[spark] | 0;
+      const a = AGE_BASE[ps] + age;
+      const r = REACH[a], d = DROP[a], kept = VELOCITY_KEPT[a], fall = VELOCITY_FALL[a];
+      const p = spark * 3;
+      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
+      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+      // The parent's stored position (rounded to float32, as #storedPositionAt does).
+      f32[0] = ox + vx * r;
+      f32[1] = oy + vy * r - d;
+      f32[2] = oz + vz * r;
+      const index = (n * 256 + m) * 4;
+      const i = firstEmber + n * ring;
+      const q = i * 3;
+      position[q] = previous[q] = origin[q] = f32[0];
+      position[q + 1] = previous[q + 1] = origin[q + 1] = f32[1];
+      position[q + 2] = previous[q + 2] = origin[q + 2] = f32[2];
+      velocity[q] = vx * kept * carry + jitter * (2 * hashUnit(key, index) - 1);
+      velocity[q + 1] = (vy * kept - fall) * carry + jitter * (2 * hashUnit(key, index + 1) - 1);
+      velocity[q + 2] = vz * kept * carry + jitter * (2 * hashUnit(key, index + 2) - 1);
+      const lifetime = lifeLo + Math.floor(hashUnit(key, index + 3) * lifeSpan);
+      const s = styleOf(trail.motion, gold ? GOLD_TINT : ps % PALETTE_SIZE);
+      life[i] = maxLife[i] = lifetime;
+      style[i] = s;
+      size[i] = emberSize;
+      flicker[i] = 0;
+      // paint(color, i, s, 0, lifetime): the curve's first sample.
+      const o = s * STYLE_STRIDE, c = i * 4;
+      color[c] = colors[o];
+      color[c + 1] = colors[o + 1];
+      color[c + 2] = colors[o + 2];
+      color[c + 3] = colors[o + 3];
+      born[i] = bornRel;
+      if (closed) deaths[(bornAt + lifetime) % DEATH_RING]++;
+      spawned++;
+      top = i;
+    }
+    if (top >= 0) block.hi = Math.max(block.hi, top - block.start + 1);
+    this.liveCount += spawned;
   }
 
   /**
