@@ -106,6 +106,14 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[] = [];
   /** The arrays the hash covers: position, velocity, colour, life. */
   #hashed: readonly { stride: number; words: Uint32Array }[] = [];
+  /**
+   * The arrays a new block zeroes: what the hash, the closed form's settling (max life) and the
+   * views read of a slot that never spawned. Origin, size, style and born are written at every
+   * spawn and read only for spawned slots.
+   */
+  #cleared: readonly { array: Float32Array; stride: number }[] = [];
+  /** The arrays an ended block's gap zeroes: colour and life, so views read it as dead. */
+  #killed: readonly { array: Float32Array; stride: number }[] = [];
 
   /**
    * `capacity`: most slots live blocks may reserve. `slack` ≥ 1: how far past it the arena may
@@ -151,6 +159,18 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     this.#arrays = arrays;
     const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
     this.#hashed = hashedNames.map((name) => arrays[names.indexOf(name)]);
+    const clearedNames: ArrayName[] = [
+      "position",
+      "previous",
+      "velocity",
+      "color",
+      "life",
+      "maxLife",
+      "flicker",
+    ];
+    this.#cleared = clearedNames.map((name) => arrays[names.indexOf(name)]);
+    const killedNames: ArrayName[] = ["color", "life"];
+    this.#killed = killedNames.map((name) => arrays[names.indexOf(name)]);
     this.allocated = slots;
     this.layoutVersion++;
   }
@@ -162,8 +182,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   }
 
   /**
-   * Appends a block of `block.size` zeroed slots (zeroed so never-spawned slots hash the same
-   * wherever the block lives), growing the storage if needed. The caller checks capacity first;
+   * Appends a block of `block.size` cleared slots (zeroed where read, so never-spawned slots hash
+   * the same wherever the block lives), growing the storage if needed. The caller checks capacity first;
    * overflowing throws.
    */
   add(block: B): void {
@@ -180,7 +200,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       this.#allocate(Math.min(this.arena, slots));
     }
     block.start = this.count;
-    this.#zero(block.start, end);
+    this.#zero(this.#cleared, block.start, end);
     this.count = end;
     this.used += block.size;
     this.blocks.push(block);
@@ -200,7 +220,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       if (block.endTick <= tick) {
         // A gap left in place reads as dead slots (zero), whatever state its sparks were last
         // evaluated in.
-        if (gaps) this.#zero(block.start, block.start + block.size);
+        if (gaps) this.#zero(this.#killed, block.start, block.start + block.size);
         continue;
       }
       used += block.size;
@@ -213,9 +233,13 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     else this.count = kept > 0 ? blocks[kept - 1].start + blocks[kept - 1].size : 0;
   }
 
-  /** Zeroes every array over slots [from, to). */
-  #zero(from: number, to: number): void {
-    for (const { array, stride } of this.#arrays) array.fill(0, from * stride, to * stride);
+  /** Zeroes `arrays` over slots [from, to). */
+  #zero(
+    arrays: readonly { array: Float32Array; stride: number }[],
+    from: number,
+    to: number,
+  ): void {
+    for (const { array, stride } of arrays) array.fill(0, from * stride, to * stride);
   }
 
   /** Slides every block down over the gaps, in order. */
