@@ -199,11 +199,13 @@ export interface FireworkBlock extends Block {
   dirtyLo: number;
   dirtyHi: number;
   /**
-   * Ember waves dropped since a consumer last took them, each `(break << 16) | (m % ring)`: the
-   * embers of one wave sit `ring` slots apart, one per trailing spark, so they are listed here
-   * instead of widening the dirty range over the whole ember ring.
+   * Per break: ember waves dropped so far (wave m drops at `(m + 1) · every` ticks after the
+   * break), and (closed form) how many of them are written into the pool. A closed-form step
+   * only counts an ember's birth and death; the pool's ember slots are written when the sparks
+   * are next read (`sync`), and a GPU renderer derives embers from their trailing sparks.
    */
-  readonly emberWaves: number[];
+  readonly emberWaves: Int32Array;
+  readonly emberWritten: Int32Array;
 }
 
 /** Options of {@link Fireworks}. */
@@ -366,7 +368,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       hi: 1,
       dirtyLo: 0,
       dirtyHi: 0,
-      emberWaves: [],
+      emberWaves: new Int32Array(plan.breaks),
+      emberWritten: new Int32Array(plan.breaks),
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -441,7 +444,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       this.#raiseLo(block);
       block.dirtyLo = 0;
       block.dirtyHi = block.hi;
-      block.emberWaves.length = 0;
     }
     // The spawns above scheduled deaths from their births; count the living afresh instead.
     const deaths = this.#deaths;
@@ -475,6 +477,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const block = blocks[b];
       const steps = now - block.tick;
       const start = block.start;
+      this.#writeEmbers(block);
       let from = block.lo;
       if (from === 0) {
         // The shell: as stepped until its apex, then put out by the burst without a paint.
@@ -653,6 +656,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
   #jumpBlock(block: FireworkBlock, steps: number): void {
+    block.emberWaves.fill(0);
+    block.emberWritten.fill(0);
     if (steps <= 0) return;
     const plan = block.plan;
     const rise = plan.riseTicks;
@@ -709,6 +714,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
             this.#settle(slot, since - (m + 1) * trail.every);
           }
         }
+        // Waves so far: at ages every, 2·every, … up to `since`, while younger than the longest
+        // spark life (as #advanceBlock drops them); all written.
+        const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
+        const waves = Math.min(
+          Math.floor(since / trail.every),
+          Math.floor((longest - 1) / trail.every),
+        );
+        block.emberWaves[b] = block.emberWritten[b] = waves;
       }
     }
   }
@@ -736,8 +749,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       // Sparks drop embers only while they live: never at or beyond the longest spark life.
       if (trail && since < longest && since % trail.every === 0) {
         const m = since / trail.every - 1;
-        this.#emberWave(block, b, m);
-        if (plan.trailCount[b] > 0) block.emberWaves.push((b << 16) | (m % trail.ring));
+        if (this.closedForm) this.#countEmberWave(block, b, m);
+        else {
+          this.#emberWave(block, b, m);
+          block.emberWritten[b] = m + 1;
+        }
+        block.emberWaves[b] = m + 1;
       }
     }
   }
@@ -1008,6 +1025,66 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
+   * Closed form: wave `m` of break `b`'s embers counted, not written: each living trailing
+   * spark's ember is born (its death scheduled from its lifetime, one hash) and the launch's
+   * possibly-live range grows over it, exactly as `#emberWave` would leave them.
+   */
+  #countEmberWave(block: FireworkBlock, b: number, m: number): void {
+    const plan = block.plan;
+    const trail = block.recipe.trail!;
+    const count = plan.trailCount[b];
+    if (count === 0) return;
+    const maxLife = this.pool.maxLife;
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
+    const age = (m + 1) * trail.every;
+    const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
+    const bornAt = block.tick + plan.riseTicks + b * BREAK_GAP_TICKS + age;
+    const first = block.start + plan.sparkStart[b];
+    const deaths = this.#deaths;
+    let spawned = 0, top = -1;
+    for (let n = 0; n < count; n++) {
+      if (!(age < maxLife[first + n])) continue;
+      const lifetime = lifeLo + Math.floor(hashUnit(key, (n * 256 + m) * 4 + 3) * lifeSpan);
+      deaths[(bornAt + lifetime) % DEATH_RING]++;
+      spawned++;
+      top = n;
+    }
+    if (top >= 0) {
+      const last = plan.emberStart[b] + top * trail.ring + (m % trail.ring);
+      block.hi = Math.max(block.hi, last + 1);
+    }
+    this.liveCount += spawned;
+  }
+
+  /**
+   * Closed form: writes the embers counted since the last write into the pool — per trailing
+   * spark, only the last `ring` it dropped (older ones are overwritten in its ring) — without
+   * counting them again.
+   */
+  #writeEmbers(block: FireworkBlock): void {
+    const trail = block.recipe.trail;
+    if (!trail) return;
+    const plan = block.plan;
+    for (let b = 0; b < plan.breaks; b++) {
+      const waves = block.emberWaves[b], written = block.emberWritten[b];
+      if (waves === written) continue;
+      const first = block.start + plan.sparkStart[b];
+      const maxLife = this.pool.maxLife;
+      const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
+      for (let n = 0; n < plan.trailCount[b]; n++) {
+        // Waves this spark dropped: m with (m + 1) · every below its life.
+        const dropped = Math.max(
+          0,
+          Math.min(waves, Math.ceil(maxLife[first + n] / trail.every) - 1),
+        );
+        const from = Math.max(Math.min(written, dropped), dropped - trail.ring);
+        for (let m = from; m < dropped; m++) this.#ember(block, b, n, m, key, false);
+      }
+      block.emberWritten[b] = waves;
+    }
+  }
+
+  /**
    * Wave `m` of break `b`'s embers: ember `m` of every trailing spark that is still alive (it is
    * `(m + 1) · every` ticks old, alive while younger than its life; one that died or split this
    * step drops none). The same values as `#ember` per spark, bit for bit (the stored float32
@@ -1095,7 +1172,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * (m + 1) · every, into slot m mod ring of the spark's ring. Random access (no stream state),
    * so a jump rebuilds just the embers still alive. Returns the slot.
    */
-  #ember(block: FireworkBlock, b: number, n: number, m: number): number {
+  #ember(
+    block: FireworkBlock,
+    b: number,
+    n: number,
+    m: number,
+    key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b),
+    count = true,
+  ): number {
     const plan = block.plan;
     const trail = block.recipe.trail!;
     const spark = block.start + plan.sparkStart[b] + n;
@@ -1103,7 +1187,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const at = this.#storedPositionAt(spark, age);
     const x = at[0], y = at[1], z = at[2];
     const v = this.velocityAt(spark, age, this.#scratch64);
-    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
     const index = (n * 256 + m) * 4;
     const jitter = trail.jitter;
     const i = block.start + plan.emberStart[b] + n * trail.ring + (m % trail.ring);
@@ -1131,6 +1214,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     paint(color, i, s, 0, lifetime);
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
     born[i] = bornRel;
+    if (!count) return i;
     this.#scheduleDeath(block.tick + bornRel, lifetime);
     block.hi = Math.max(block.hi, i - block.start + 1);
     this.liveCount++;

@@ -14,21 +14,81 @@ import { PALETTE_SIZE } from "../../shared/firework_colors.ts";
 import { AGE_STRIDE } from "../../shared/firework_motion.ts";
 import { FIREWORK_SLOT_STRIDE } from "./firework_sparks.ts";
 import { MOTION_TEXELS } from "./firework_tables.ts";
+import { EMBER_N, EMBER_T } from "./firework_ember_packing.ts";
+import { mixKey } from "../../shared/prng.ts";
 
 const f = Math.fround;
 
-/** `sparkAt(age, motion)`: component `c` of the spark's position at integer `age`. */
-function sparkAt(data: Float32Array, o: number, age: number, motion: number, c: number): number {
+/** Position component `c` at integer `age` from origin (o) and velocity (v) triples, float32. */
+function sparkAt(
+  origin: ArrayLike<number>,
+  velocity: ArrayLike<number>,
+  age: number,
+  motion: number,
+  c: number,
+): number {
   const texel = (motion * AGE_STRIDE + age) * 4;
   const reach = MOTION_TEXELS[texel], drop = MOTION_TEXELS[texel + 1];
-  const moved = f(data[o + c] + f(data[o + 4 + c] * reach));
+  const moved = f(origin[c] + f(velocity[c] * reach));
   return c === 1 ? f(moved - drop) : moved;
+}
+
+/** The shader's `pick`: floor(hashUnit(key, index) · span), exact. */
+function pick(key: number, index: number, span: number): number {
+  return Math.floor((mixKey(key, index) / 4294967296) * span);
+}
+
+/**
+ * The state an ember ring record stands for at `tick` (the shader's ember branch): its birth
+ * point, velocity, born tick, life and motion class, or null when the slot holds no ember.
+ */
+function emberAt(
+  data: Float32Array,
+  o: number,
+  tick: number,
+  trails: FireworkTrailRows,
+): { origin: number[]; velocity: number[]; born: number; life: number; size: number } | null {
+  const packed = Math.round(-data[o + 11]) - 1;
+  const q = packed % EMBER_N, n = Math.floor(packed / EMBER_N) % (EMBER_T / EMBER_N);
+  const row = Math.floor(packed / EMBER_T);
+  const [every, ring, carry, jitter] = trails.a[row];
+  const [lifeMin, lifeSpan, sparkClass, size] = trails.b[row];
+  const sparkAge = Math.trunc(f(tick) - data[o + 3]);
+  if (sparkAge < every) return null;
+  const sparkLife = Math.round(data[o + 7]);
+  const dropped = Math.min(
+    Math.trunc(sparkAge / every),
+    Math.trunc((sparkLife + every - 1) / every) - 1,
+  );
+  if (dropped <= q) return null;
+  const m = q + ring * Math.trunc((dropped - 1 - q) / ring);
+  const at = (m + 1) * every;
+  const texel = (sparkClass * AGE_STRIDE + at) * 4;
+  const key = (Math.round(data[o + 9]) | (Math.round(data[o + 10]) << 16)) >>> 0;
+  const index = (n * 256 + m) * 4;
+  const origin = [0, 0, 0], velocity = [0, 0, 0];
+  for (let c = 0; c < 3; c++) {
+    origin[c] = sparkAt(data.subarray(o), data.subarray(o + 4), at, sparkClass, c);
+    const kept = f(data[o + 4 + c] * MOTION_TEXELS[texel + 2]);
+    const v = c === 1 ? f(kept - MOTION_TEXELS[texel + 3]) : kept;
+    const unit = f((mixKey(key, index + c) >>> 8) / 16777216);
+    velocity[c] = f(f(v * carry) + f(jitter * f(f(2 * unit) - 1)));
+  }
+  const life = lifeMin + pick(key, index + 3, lifeSpan);
+  return { origin, velocity, born: f(data[o + 3] + at), life, size };
+}
+
+/** The shader's ember uniforms (`uEmberA`, `uEmberB`) as arrays, per trail row. */
+export interface FireworkTrailRows {
+  a: readonly (readonly number[])[];
+  b: readonly (readonly number[])[];
 }
 
 /**
  * Writes the head (the drawn point) of the spark in slot `slot` of a FireworkSparks mirror at
  * displayed time `tick − 1 + alpha` (`tick` relative to the mirror's epoch) into `out`; returns
- * whether the shader draws it at all (alive and kept at `tick`).
+ * whether the shader draws it at all (alive and kept at `tick`). Ember ring slots are derived
+ * from their trailing spark with the renderer's trail rows (`FireworkSparks.trailRows`).
  */
 export function fireworkHead(
   data: Float32Array,
@@ -36,15 +96,25 @@ export function fireworkHead(
   tick: number,
   alpha: number,
   out: Float32Array,
+  trails: FireworkTrailRows = { a: [], b: [] },
 ): boolean {
   const o = slot * FIREWORK_SLOT_STRIDE;
-  const age = f(f(tick) - data[o + 3]);
-  if (age < 0 || age >= data[o + 11]) return false;
+  let origin: ArrayLike<number> = data.subarray(o, o + 3);
+  let velocity: ArrayLike<number> = data.subarray(o + 4, o + 7);
+  let born = data[o + 3], visible = data[o + 11];
+  if (visible < 0) {
+    const ember = emberAt(data, o, tick, trails);
+    if (!ember) return false;
+    ({ origin, velocity, born } = ember);
+    visible = ember.life;
+  }
+  const age = f(f(tick) - born);
+  if (age < 0 || age >= visible) return false;
   const motion = Math.floor(Math.floor(data[o + 8] + 0.5) / PALETTE_SIZE);
   const a = f(alpha);
   for (let c = 0; c < 3; c++) {
-    const now = sparkAt(data, o, age, motion, c);
-    const before = age >= 1 ? sparkAt(data, o, age - 1, motion, c) : now;
+    const now = sparkAt(origin, velocity, age, motion, c);
+    const before = age >= 1 ? sparkAt(origin, velocity, age - 1, motion, c) : now;
     out[c] = f(before + f(f(now - before) * a));
   }
   return true;

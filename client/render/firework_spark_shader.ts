@@ -13,6 +13,7 @@ import { COLOR_STEPS, PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_col
 import { MOTIONS } from "../../shared/firework_motion.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
+import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
 
 /** Motion classes, the length of the per-class uniform arrays. */
 export const FIREWORK_CLASSES = MOTIONS.length;
@@ -24,7 +25,12 @@ export const FireworkSparkShader = {
 attribute vec4 originBorn;    // spawn point xyz, tick of age 0 (relative to the epoch)
 attribute vec4 velocityLife;  // spawn velocity xyz (m/s), max life (ticks, the colour curve's)
 attribute vec4 styleFlicker;  // style, strobe key (0 steady), size (m), visible ages [0, w)
-uniform highp sampler2D uMotion;  // (age, class): REACH, DROP
+// An ember ring slot (w < 0) carries its trailing spark's birth state in the first two, then the
+// ember's style, its break's ember stream key in two 16-bit halves and −(1 + packed ring slot,
+// spark and trail row): the ember in that slot at any tick is derived here (shared/'s #ember).
+uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
+uniform vec4 uEmberA[${MAX_TRAILS}]; // per trail row: every, ring, carry, jitter
+uniform vec4 uEmberB[${MAX_TRAILS}]; // per trail row: life min, life span, spark class, size
 uniform highp sampler2D uColors;  // (curve sample, style): rgba
 uniform float uTick;        // the world's tick, relative to the epoch
 uniform float uAlpha;       // display time = uTick − 1 + uAlpha
@@ -38,37 +44,91 @@ varying vec4 vColor;
 varying vec2 vLocal;
 varying float vLength;
 ${POINT_SIZE_GLSL}
-vec3 sparkAt(float age, int motion) {
+vec3 sparkAt(vec3 origin, vec3 velocity, float age, int motion) {
   vec2 rd = texelFetch(uMotion, ivec2(int(age), motion), 0).rg;
-  return originBorn.xyz + velocityLife.xyz * rd.x - vec3(0.0, rd.y, 0.0);
+  return origin + velocity * rd.x - vec3(0.0, rd.y, 0.0);
+}
+// shared/prng.ts's fmix32, mixKey and hashUnit in 32-bit unsigned maths (the same bits).
+uint fmix32(uint h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+uint mixKey(uint key, uint index) {
+  return fmix32((key ^ 0x9e3779b9u) * 0x27d4eb2du + fmix32(index));
+}
+// hashUnit to 24 bits (exact in float32): for the embers' random extra speed.
+float hashUnit(uint key, uint index) {
+  return float(mixKey(key, index) >> 8) / 16777216.0;
+}
+// floor(hashUnit(key, index) · span) exactly as shared/ computes it, for span ≤ 256.
+int pick(uint key, uint index, uint span) {
+  uint h = mixKey(key, index);
+  return int(((h >> 8) * span + (((h & 255u) * span) >> 8)) >> 24);
+}
+void hide() {
+  // Not born yet at the world's tick, dead, or not drawn: a degenerate quad off screen.
+  gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
 }
 void main() {
-  float age = uTick - originBorn.w;
-  if (age < 0.0 || age >= styleFlicker.w) {
-    // Not born yet at the world's tick, dead, or not drawn: a degenerate quad off screen.
-    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-    return;
+  vec3 origin = originBorn.xyz;
+  vec3 velocity = velocityLife.xyz;
+  float born = originBorn.w;
+  float maxLife = velocityLife.w;
+  float visible = styleFlicker.w;
+  int key = int(styleFlicker.y + 0.5);
+  float size = styleFlicker.z;
+  if (visible < 0.0) {
+    // Ember ring slot q of trailing spark n: the spark drops ember m at age (m + 1)·every while
+    // younger than its life; the slot holds the last m ≡ q (mod ring) dropped by the world's tick.
+    int packed = int(-visible + 0.5) - 1;
+    int q = packed % ${EMBER_N}, n = (packed / ${EMBER_N}) % ${EMBER_T / EMBER_N};
+    int row = packed / ${EMBER_T};
+    vec4 ea = uEmberA[row], eb = uEmberB[row];
+    int every = int(ea.x + 0.5), ring = int(ea.y + 0.5);
+    int sparkAge = int(uTick - born);
+    if (sparkAge < every) { hide(); return; }
+    int sparkLife = int(maxLife + 0.5);
+    int dropped = min(sparkAge / every, (sparkLife + every - 1) / every - 1);
+    if (dropped <= q) { hide(); return; }
+    int m = q + ring * ((dropped - 1 - q) / ring);
+    int at = (m + 1) * every;
+    vec4 motion = texelFetch(uMotion, ivec2(at, int(eb.z + 0.5)), 0);
+    uint streamKey = uint(styleFlicker.y + 0.5) | (uint(styleFlicker.z + 0.5) << 16);
+    uint index = uint((n * 256 + m) * 4);
+    origin = origin + velocity * motion.r - vec3(0.0, motion.g, 0.0);
+    velocity = (velocity * motion.b - vec3(0.0, motion.a, 0.0)) * ea.z + ea.w * (2.0 * vec3(
+      hashUnit(streamKey, index), hashUnit(streamKey, index + 1u), hashUnit(streamKey, index + 2u)
+    ) - 1.0);
+    maxLife = eb.x + float(pick(streamKey, index + 3u, uint(eb.y + 0.5)));
+    born += float(at);
+    visible = maxLife;
+    key = 0;
+    size = eb.w;
   }
+  float age = uTick - born;
+  if (age < 0.0 || age >= visible) { hide(); return; }
   int style = int(styleFlicker.x + 0.5);
   int motion = style / ${PALETTE_SIZE};
-  vec3 now = sparkAt(age, motion);
-  vec3 before = age >= 1.0 ? sparkAt(age - 1.0, motion) : now;
+  vec3 now = sparkAt(origin, velocity, age, motion);
+  vec3 before = age >= 1.0 ? sparkAt(origin, velocity, age - 1.0, motion) : now;
   vec3 moved = now - before;
   vec3 head = before + moved * uAlpha;
   vec3 tail = -moved * (uTailTicks * uClassTicks[motion]);
-  vec3 back = originBorn.xyz - head;
+  vec3 back = origin - head;
   float backLength = dot(back, back);
   float tailLength = dot(tail, tail);
   if (tailLength > backLength) tail *= sqrt(backLength / tailLength);
   float light = 1.0;
   float radius = uClassYouth[motion];
   if (radius > 0.0) light = min(1.0, backLength / (radius * radius));
-  int key = int(styleFlicker.y + 0.5);
   if (key != 0 && uStrobeTick >= 0 &&
       ((uStrobeTick * (3 + (key & 1) * 2) + key * 7) & 15) >= 7) light *= ${STROBE_DIM.toFixed(4)};
-  int curve = int(floor(age * ${COLOR_STEPS.toFixed(1)} / velocityLife.w + 0.5));
+  int curve = int(floor(age * ${COLOR_STEPS.toFixed(1)} / maxLife + 0.5));
   vec4 curveColor = texelFetch(uColors, ivec2(curve, style), 0);
-  float size = styleFlicker.z;
 
   vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
   if (-viewHead.z < 0.1) {

@@ -3,14 +3,25 @@
  * instance in a GPU buffer (origin, born, velocity, max life, style, strobe key, size, how long it
  * is drawn), written and uploaded only when the slot's spark is born — the world marks each
  * launch's newly spawned range — and the vertex shader (firework_spark_shader.ts) evaluates the
- * spark at the displayed time. A frame's CPU work is therefore in proportion to the births and
- * launches, not to the live sparks; everything is copied again only when the pool's slots move
- * (an arena compaction, a grown buffer) or the world was rebuilt (late join, fast-forward).
+ * spark at the displayed time. No ember is written when it drops: a trailing spark's ember ring
+ * is written once, with the spark (its birth state, the ring slot, the break's ember stream key),
+ * and the shader derives which ember each ring slot holds at any tick and its birth, as shared/
+ * does when it writes embers lazily. A frame's CPU work is therefore in proportion to the bursts,
+ * splits and trail sparks born and to the launches, not to the live sparks or embers; everything
+ * is copied again only when the pool's slots move (an arena compaction, a grown buffer) or the
+ * world was rebuilt (late join, fast-forward).
  * Memory: 48 bytes per pool slot on the GPU and as many in the CPU-side mirror.
  */
 import * as THREE from "three";
 import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
+import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
+import { MOTIONS, styleOf } from "../../shared/firework_motion.ts";
+import { PHASE } from "../../shared/firework_plan.ts";
+import type { Recipe } from "../../shared/firework_recipes.ts";
+import { STREAM, streamKey } from "../../shared/prng.ts";
+import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
+import type { FireworkTrailRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
 import { FIREWORK_CLASSES, FireworkSparkShader } from "./firework_spark_shader.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
@@ -72,6 +83,8 @@ export class FireworkSparks {
   private rebuilds = -1;
   private epoch = 0;
   private readonly ranges: Range[] = [];
+  private rangeCount = 0;
+  private readonly trails = new Map<Recipe, number>();
   private drawn = 0;
   /** Slots written by the last `update` (births, or everything after a move). */
   written = 0;
@@ -102,6 +115,8 @@ export class FireworkSparks {
         uTailTicks: { value: options.tailTicks },
         uClassTicks: { value: classTicks },
         uClassYouth: { value: classYouth },
+        uEmberA: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
+        uEmberB: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
       },
       transparent: true,
       depthWrite: false,
@@ -128,6 +143,13 @@ export class FireworkSparks {
   /** The CPU-side mirror of the instance buffer (FIREWORK_SLOT_STRIDE floats per pool slot). */
   get mirror(): Float32Array {
     return this.data;
+  }
+
+  /** The shader's ember uniforms per trail row, as arrays (for fireworkHead in tests). */
+  get trailRows(): FireworkTrailRows {
+    const rows = (name: string) =>
+      (this.material.uniforms[name].value as THREE.Vector4[]).map((v) => v.toArray());
+    return { a: rows("uEmberA"), b: rows("uEmberB") };
   }
 
   /** The tick that born ticks in the mirror (and the shader's `uTick`) are relative to. */
@@ -159,8 +181,8 @@ export class FireworkSparks {
       full = true;
     }
     const blocks = pool.blocks;
-    let written = 0;
-    let ranges = 0;
+    this.written = 0;
+    this.rangeCount = 0;
     if (full) {
       this.system = system;
       this.layoutVersion = pool.layoutVersion;
@@ -171,38 +193,25 @@ export class FireworkSparks {
       this.data.fill(0);
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        this.write(system, block, 0, block.hi, true);
-        written += block.hi;
+        this.write(system, block, 0, block.hi, false);
         block.dirtyLo = block.dirtyHi = 0;
-        block.emberWaves.length = 0;
       }
-      ranges = this.range(0, 0, this.slots);
+      this.range(0, this.slots);
     } else {
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        if (block.dirtyLo !== block.dirtyHi) {
-          this.write(system, block, block.dirtyLo, block.dirtyHi, false);
-          written += block.dirtyHi - block.dirtyLo;
-          ranges = this.range(ranges, block.start + block.dirtyLo, block.start + block.dirtyHi);
-          block.dirtyLo = block.dirtyHi = 0;
-        }
-        const waves = block.emberWaves;
-        for (let w = 0; w < waves.length; w++) {
-          const first = this.writeWave(system, block, waves[w] >> 16, waves[w] & 0xffff);
-          const count = block.plan.trailCount[waves[w] >> 16];
-          written += count;
-          ranges = this.range(ranges, first, first + count);
-        }
-        waves.length = 0;
+        if (block.dirtyLo === block.dirtyHi) continue;
+        this.write(system, block, block.dirtyLo, block.dirtyHi, true);
+        this.range(block.start + block.dirtyLo, block.start + block.dirtyHi);
+        block.dirtyLo = block.dirtyHi = 0;
       }
     }
-    if (ranges > 0 && this.buffer) {
+    if (this.rangeCount > 0 && this.buffer) {
       const target = this.buffer.updateRanges as Range[];
       target.length = 0;
-      for (let r = 0; r < ranges; r++) target.push(this.ranges[r]);
+      for (let r = 0; r < this.rangeCount; r++) target.push(this.ranges[r]);
       this.buffer.needsUpdate = true;
     }
-    this.written = written;
     this.geometry.instanceCount = pool.count;
     const uniforms = this.material.uniforms;
     uniforms.uTick.value = tick - this.epoch;
@@ -218,91 +227,150 @@ export class FireworkSparks {
     this.tables.dispose();
   }
 
-  /** Sets upload range `index` to slots [from, to); returns the number of ranges in use. */
-  private range(index: number, from: number, to: number): number {
-    let range = this.ranges[index];
+  /** Adds an upload range over slots [from, to). */
+  private range(from: number, to: number): void {
+    let range = this.ranges[this.rangeCount];
     if (!range) {
       range = { start: 0, count: 0 };
       this.ranges.push(range);
     }
     range.start = from * FIREWORK_SLOT_STRIDE;
     range.count = (to - from) * FIREWORK_SLOT_STRIDE;
-    return index + 1;
+    this.rangeCount++;
   }
 
   /**
-   * Writes slots [from, to) of `block` (relative) from the pool's birth state; ember rings only
-   * with `embers` (else their waves are written by `writeWave`).
+   * Writes slots [from, to) of `block` (relative) from the pool's birth state. Ember rings are
+   * skipped: each trailing spark's ring is written with the spark (`writeRing`), since the
+   * shader derives its embers from it; with `upload` each ring written is also an upload range.
    */
   private write(
     system: Fireworks,
     block: FireworkBlock,
     from: number,
     to: number,
-    embers: boolean,
+    upload: boolean,
   ): void {
     const plan = block.plan;
-    const ring = block.recipe.trail?.ring ?? 0;
-    let r = from;
-    while (r < to) {
-      // The next ember ring at or after r (slots below it are written one to one).
-      let next = to, rb = -1;
+    const trail = block.recipe.trail;
+    const ring = trail?.ring ?? 0;
+    const maxLife = system.pool.maxLife;
+    for (let r = from; r < to; r++) {
+      let skip = -1;
       for (let b = 0; b < plan.breaks; b++) {
         const start = plan.emberStart[b], end = start + plan.trailCount[b] * ring;
-        if (end > r && end > start && start < next) {
-          next = Math.max(start, r);
-          rb = b;
-        }
+        if (r >= start && r < end) skip = end;
       }
-      for (; r < next; r++) this.writeSlot(system, block, r, block.start + r);
-      if (rb < 0) break;
-      const start = plan.emberStart[rb], count = plan.trailCount[rb];
-      const end = Math.min(to, start + count * ring);
-      for (; r < end; r++) {
-        if (!embers) continue;
-        const k = r - start;
-        this.writeSlot(system, block, r, gpuEmberSlot(block.start + start, k, ring, count));
+      if (skip >= 0) {
+        r = skip - 1;
+        continue;
+      }
+      this.writeSlot(system, block, r);
+      this.written++;
+      if (!trail) continue;
+      for (let b = 0; b < plan.breaks; b++) {
+        const n = r - plan.sparkStart[b];
+        if (n < 0 || n >= plan.trailCount[b] || maxLife[block.start + r] <= 0) continue;
+        const first = block.start + plan.emberStart[b] + n * ring;
+        this.writeRing(system, block, b, n);
+        if (upload) this.range(first, first + ring);
       }
     }
   }
 
-  /** Writes ember wave `q` (slot q of every spark's ring) of break `b`; returns its first GPU slot. */
-  private writeWave(system: Fireworks, block: FireworkBlock, b: number, q: number): number {
-    const plan = block.plan;
-    const ring = block.recipe.trail!.ring;
-    const count = plan.trailCount[b];
-    const start = plan.emberStart[b];
-    const first = block.start + start + q * count;
-    for (let n = 0; n < count; n++) this.writeSlot(system, block, start + n * ring + q, first + n);
-    return first;
+  /** The row of `recipe`'s trail in the shader's ember uniforms (the recipes are constants). */
+  private trailIndex(recipe: Recipe): number {
+    let index = this.trails.get(recipe);
+    if (index !== undefined) return index;
+    const trail = recipe.trail!;
+    index = this.trails.size;
+    if (index >= MAX_TRAILS) throw new RangeError(`ember_trails: more than ${MAX_TRAILS} kinds`);
+    if (trail.ring > EMBER_N || trail.life[1] - trail.life[0] + 1 > 256) {
+      throw new RangeError("ember_trail: ring or life span too wide for the shader's packing");
+    }
+    this.trails.set(recipe, index);
+    const uniforms = this.material.uniforms;
+    (uniforms.uEmberA.value as THREE.Vector4[])[index].set(
+      trail.every,
+      trail.ring,
+      trail.carry,
+      trail.jitter,
+    );
+    (uniforms.uEmberB.value as THREE.Vector4[])[index].set(
+      trail.life[0],
+      trail.life[1] - trail.life[0] + 1,
+      recipe.motion,
+      MOTIONS[trail.motion].size,
+    );
+    return index;
   }
 
-  /** Writes pool slot `block.start + r` into GPU instance `at`. */
-  private writeSlot(system: Fireworks, block: FireworkBlock, r: number, at: number): void {
+  /**
+   * Writes the ember ring of trailing spark `n` of break `b`: one record per ring slot, each the
+   * spark's birth state plus the ring slot, the ember's style and the break's ember stream key,
+   * from which the shader derives the ember in that slot at any tick (shared/'s `#ember`).
+   */
+  private writeRing(system: Fireworks, block: FireworkBlock, b: number, n: number): void {
+    const { origin, velocity, maxLife, style, born } = system.pool;
+    const plan = block.plan;
+    const trail = block.recipe.trail!;
+    const ring = trail.ring;
+    const data = this.data;
+    const keep = this.keepEvery;
+    const parent = block.start + plan.sparkStart[b] + n;
+    const first = plan.emberStart[b] + n * ring;
+    const key = streamKey(system.seed, STREAM.firework, block.seq, PHASE.ember + b);
+    const ps = style[parent] | 0;
+    const emberStyle = styleOf(
+      trail.motion,
+      block.trailTint === GOLD_TINT ? GOLD_TINT : ps % PALETTE_SIZE,
+    );
+    const t = this.trailIndex(block.recipe);
+    const p = parent * 3;
+    const bornAt = block.tick - this.epoch + born[parent];
+    for (let q = 0; q < ring; q++) {
+      const o = (block.start + first + q) * FIREWORK_SLOT_STRIDE;
+      data[o] = origin[p];
+      data[o + 1] = origin[p + 1];
+      data[o + 2] = origin[p + 2];
+      data[o + 3] = bornAt;
+      data[o + 4] = velocity[p];
+      data[o + 5] = velocity[p + 1];
+      data[o + 6] = velocity[p + 2];
+      data[o + 7] = maxLife[parent];
+      data[o + 8] = emberStyle;
+      data[o + 9] = key & 0xffff;
+      data[o + 10] = key >>> 16;
+      // Negative: an ember ring slot (q, spark n, trail row t); 0 when thinned out.
+      data[o + 11] = (first + q) % keep !== 0 ? 0 : -(1 + q + EMBER_N * n + EMBER_T * t);
+    }
+    this.written += ring;
+  }
+
+  /** Writes pool slot `block.start + r` into its GPU instance. */
+  private writeSlot(system: Fireworks, block: FireworkBlock, r: number): void {
     const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
     const data = this.data;
     const keep = this.keepEvery;
     const base = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
-    {
-      const i = block.start + r;
-      const o = at * FIREWORK_SLOT_STRIDE, p = i * 3;
-      const life = maxLife[i];
-      data[o] = origin[p];
-      data[o + 1] = origin[p + 1];
-      data[o + 2] = origin[p + 2];
-      data[o + 3] = base + born[i];
-      data[o + 4] = velocity[p];
-      data[o + 5] = velocity[p + 1];
-      data[o + 6] = velocity[p + 2];
-      data[o + 7] = life;
-      data[o + 8] = style[i];
-      data[o + 9] = flicker[i];
-      data[o + 10] = size[i];
-      // Drawn while younger than its life (the shell: until its burst puts it out); never when
-      // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
-      data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
-    }
+    const i = block.start + r;
+    const o = i * FIREWORK_SLOT_STRIDE, p = i * 3;
+    const life = maxLife[i];
+    data[o] = origin[p];
+    data[o + 1] = origin[p + 1];
+    data[o + 2] = origin[p + 2];
+    data[o + 3] = base + born[i];
+    data[o + 4] = velocity[p];
+    data[o + 5] = velocity[p + 1];
+    data[o + 6] = velocity[p + 2];
+    data[o + 7] = life;
+    data[o + 8] = style[i];
+    data[o + 9] = flicker[i];
+    data[o + 10] = size[i];
+    // Drawn while younger than its life (the shell: until its burst puts it out); never when
+    // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
+    data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
   }
 
   /** A new buffer of `slots` instances on a fresh geometry (three caches instance counts). */
@@ -319,31 +387,6 @@ export class FireworkSparks {
     this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
     this.slots = slots;
   }
-}
-
-/**
- * The GPU instance of ember ring slot `k` (relative to its ring region starting at `regionStart`
- * in the pool, `ring` slots per spark, `count` sparks): the regions are transposed on the GPU so
- * that one wave (slot q of every spark's ring) is one contiguous upload.
- */
-export function gpuEmberSlot(regionStart: number, k: number, ring: number, count: number): number {
-  return regionStart + (k % ring) * count + Math.floor(k / ring);
-}
-
-/**
- * The GPU instance of pool slot `block.start + r`: the same slot, except inside ember rings
- * (transposed, `gpuEmberSlot`). For tests that read the mirror.
- */
-export function gpuSlotOf(block: FireworkBlock, r: number): number {
-  const plan = block.plan;
-  const ring = block.recipe.trail?.ring ?? 0;
-  for (let b = 0; b < plan.breaks; b++) {
-    const start = plan.emberStart[b], count = plan.trailCount[b];
-    if (r >= start && r < start + count * ring) {
-      return gpuEmberSlot(block.start + start, r - start, ring, count);
-    }
-  }
-  return block.start + r;
 }
 
 /** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */

@@ -20,6 +20,8 @@ import {
   REACH,
   STYLE_COLORS,
   STYLE_COUNT,
+  VELOCITY_FALL,
+  VELOCITY_KEPT,
 } from "../../shared/firework_motion.ts";
 
 /** Texels per motion table row (the ages 0..AGE_STRIDE − 1) and per colour row. */
@@ -27,21 +29,23 @@ export const MOTION_TABLE_WIDTH = AGE_STRIDE;
 export const COLOR_TABLE_WIDTH = COLOR_STEPS + 1;
 
 /**
- * The motion table as float32 texels: texel (age, class) holds REACH and DROP in r and g (b, a
- * unused), as the shader reads them.
+ * The motion table as float32 texels: texel (age, class) holds REACH, DROP, VELOCITY_KEPT and
+ * VELOCITY_FALL in r, g, b and a, as the shader reads them (the last two for embers' births).
  */
 export const MOTION_TEXELS: Float32Array = (() => {
   const out = new Float32Array(AGE_STRIDE * MOTIONS.length * 4);
   for (let e = 0; e < AGE_STRIDE * MOTIONS.length; e++) {
     out[e * 4] = REACH[e];
     out[e * 4 + 1] = DROP[e];
+    out[e * 4 + 2] = VELOCITY_KEPT[e];
+    out[e * 4 + 3] = VELOCITY_FALL[e];
   }
   return out;
 })();
 
 /** The two textures. */
 export interface FireworkTables {
-  /** AGE_STRIDE × motion classes, RGBA float: r = REACH, g = DROP. */
+  /** AGE_STRIDE × motion classes, RGBA float: REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL. */
   motion: THREE.DataTexture;
   /** COLOR_STEPS + 1 × STYLE_COUNT, RGBA float: the style's colour at each curve sample. */
   colors: THREE.DataTexture;
