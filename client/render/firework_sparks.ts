@@ -17,6 +17,7 @@ import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
 import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
 import { MOTIONS, styleOf } from "../../shared/firework_motion.ts";
+import { MAX_BREAKS } from "../../shared/firework_kinds.ts";
 import { PHASE } from "../../shared/firework_plan.ts";
 import type { Recipe } from "../../shared/firework_recipes.ts";
 import { STREAM, streamKey } from "../../shared/prng.ts";
@@ -84,6 +85,8 @@ export class FireworkSparks {
   private epoch = 0;
   private readonly ranges: Range[] = [];
   private rangeCount = 0;
+  private readonly ringLo = new Float64Array(MAX_BREAKS);
+  private readonly ringHi = new Float64Array(MAX_BREAKS);
   private readonly trails = new Map<Recipe, number>();
   private drawn = 0;
   /** Slots written by the last `update` (births, or everything after a move). */
@@ -255,6 +258,10 @@ export class FireworkSparks {
     const trail = block.recipe.trail;
     const ring = trail?.ring ?? 0;
     const maxLife = system.pool.maxLife;
+    // Per break, the trailing sparks whose rings were written: one upload range each.
+    const ringLo = this.ringLo, ringHi = this.ringHi;
+    ringLo.fill(Infinity);
+    ringHi.fill(-1);
     for (let r = from; r < to; r++) {
       let skip = -1;
       for (let b = 0; b < plan.breaks; b++) {
@@ -271,10 +278,16 @@ export class FireworkSparks {
       for (let b = 0; b < plan.breaks; b++) {
         const n = r - plan.sparkStart[b];
         if (n < 0 || n >= plan.trailCount[b] || maxLife[block.start + r] <= 0) continue;
-        const first = block.start + plan.emberStart[b] + n * ring;
         this.writeRing(system, block, b, n);
-        if (upload) this.range(first, first + ring);
+        if (n < ringLo[b]) ringLo[b] = n;
+        if (n > ringHi[b]) ringHi[b] = n;
       }
+    }
+    if (!upload) return;
+    for (let b = 0; b < plan.breaks; b++) {
+      if (ringHi[b] < 0) continue;
+      const first = block.start + plan.emberStart[b];
+      this.range(first + ringLo[b] * ring, first + (ringHi[b] + 1) * ring);
     }
   }
 
