@@ -1,6 +1,8 @@
 /**
  * World benchmarks (`deno task bench`):
- * - fireworks particle-steps per second at ~10k, ~100k and ~1M live particles (target ≥ 60 M/s);
+ * - fireworks particle-steps per second at ~10k, ~100k and ~1M live particles (target ≥ 60 M/s),
+ *   stepped (every spark moved each tick) and in closed form as the World runs them (a step spawns
+ *   the births and counts deaths; live sparks advanced per second);
  * - the same maths as a naive one-object-per-particle loop, and the ratio (expect ≥ 8×);
  * - the late-join rebuild of a busy window with ~50k live particles (target ≤ 100 ms);
  * - a sky of ~1M live sparks (closed-form fireworks): a step, a checkpoint hash, a late join.
@@ -31,8 +33,8 @@ const TIMED_TICKS = 20;
 const LIVE_PER_LAUNCH = 980;
 
 /** A system with `launches` fireworks all just past their apex: the sky at its fullest. */
-function fullSky(launches: number): { fw: Fireworks; tick: number } {
-  const fw = new Fireworks(42, launches * 3600);
+function fullSky(launches: number, closedForm = false): { fw: Fireworks; tick: number } {
+  const fw = new Fireworks(42, launches * 3600, { closedForm });
   for (let seq = 1; seq <= launches; seq++) {
     const x = (seq % 90) - 45, z = (Math.floor(seq / 90) % 90) - 45;
     fw.launch(seq, 0, { x, z, y: BURST_HEIGHT_MAX }, "auto");
@@ -138,7 +140,7 @@ for (const [label, target] of sizes) {
   const launches = Math.max(1, Math.round(target / LIVE_PER_LAUNCH));
   const stepsPerIteration = liveSteps(launches);
   let live = 0, bestMs = Infinity, bestNaiveMs = Infinity, bestCpuMs = Infinity;
-  let bestNaiveCpuMs = Infinity;
+  let bestNaiveCpuMs = Infinity, bestClosedMs = Infinity, bestClosedCpuMs = Infinity;
   Deno.bench({
     name: `fireworks step, ${label} live particles`,
     group: `fireworks ${label}`,
@@ -155,6 +157,24 @@ for (const [label, target] of sizes) {
       b.end();
       bestMs = Math.min(bestMs, performance.now() - t0);
       bestCpuMs = Math.min(bestCpuMs, cpuMs(process.cpuUsage(c0)));
+    },
+  });
+  Deno.bench({
+    // What the world runs (World's fireworks are closed form): the same sky and ticks, a step
+    // spawning what is born and counting deaths; the live sparks advanced per second.
+    name: `fireworks step (closed form, as the world runs), ${label} live particles`,
+    group: `fireworks ${label}`,
+    n: label === "1M" ? 6 : 12,
+    warmup: 2,
+    fn(b) {
+      const { fw, tick } = fullSky(launches, true);
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      b.start();
+      for (let t = tick; t < tick + TIMED_TICKS; t++) fw.step(t);
+      b.end();
+      bestClosedMs = Math.min(bestClosedMs, performance.now() - t0);
+      bestClosedCpuMs = Math.min(bestClosedCpuMs, cpuMs(process.cpuUsage(c0)));
     },
   });
   Deno.bench({
@@ -186,7 +206,7 @@ for (const [label, target] of sizes) {
         } cpu; ` +
         `ratio ${(bestNaiveMs / bestMs).toFixed(1)}x wall, ${
           (bestNaiveCpuMs / bestCpuMs).toFixed(1)
-        }x cpu`,
+        }x cpu; closed form (the world) ${m(bestClosedMs)} M/s wall, ${m(bestClosedCpuMs)} cpu`,
     );
   });
 }

@@ -34,6 +34,11 @@ export interface SkyLevel {
   slots: number;
   /** Mean slots written to the GPU mirror per frame (births, or all after a move). */
   written: number;
+  /**
+   * Bytes of the sky's big arrays at the end: the firework pool's buffer, the renderer's CPU-side
+   * mirror and (the same size again) the GPU buffer it is uploaded to.
+   */
+  bytes: number;
 }
 
 /** The whole run. */
@@ -100,8 +105,11 @@ function runLevel(
     live: 0,
     slots: 0,
     written: 0,
+    bytes: 0,
   };
-  const fireworks = renderer as unknown as { fireworks: { written: number } };
+  const fireworks = renderer as unknown as {
+    fireworks: { written: number; mirror: Float32Array };
+  };
   return new Promise((resolve, reject) => {
     let frame = 0;
     const run = (now: number) => {
@@ -132,6 +140,8 @@ function runLevel(
         level.live = Math.round(level.live / n);
         level.slots = Math.round(level.slots / n);
         level.written = Math.round(level.written / n);
+        level.bytes = world.fireworkSystem.pool.position.buffer.byteLength +
+          2 * fireworks.fireworks.mirror.byteLength;
         renderer.dispose();
         resolve(level);
       } catch (error) {
@@ -163,7 +173,9 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
           median(level.prepare).toFixed(2)
         } ms, sim+prep ${
           median(level.simulate.map((v, i) => v + level.prepare[i])).toFixed(2)
-        } ms, draw calls ${median(level.draw).toFixed(2)} ms (medians)`,
+        } ms, draw calls ${median(level.draw).toFixed(2)} ms (medians); arrays ${
+          (level.bytes / 1e6).toFixed(0)
+        } MB (${(level.bytes / Math.max(1, level.live)).toFixed(0)} B per live spark)`,
     );
   }
   return { levels, renderer: name };

@@ -54,7 +54,7 @@ try {
 const ms = (v: number) => `${v.toFixed(2).padStart(6)} ms`;
 console.log(`renderer: ${result.renderer}, ${width}×${height}, ${frames} frames per target`);
 console.log(
-  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95)   | draw calls med",
+  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95)   | draw calls med | arrays MB (B/live)",
 );
 let empty = NaN;
 for (const level of result.levels) {
@@ -66,7 +66,9 @@ for (const level of result.levels) {
       String(level.slots).padStart(9)
     } | ${String(level.written).padStart(13)} | ${ms(quantile(level.simulate, 0.5))}    | ${
       ms(quantile(level.prepare, 0.5))
-    }   | ${ms(med)} (${ms(quantile(ours, 0.95))}) | ${ms(quantile(level.draw, 0.5))}` +
+    }   | ${ms(med)} (${ms(quantile(ours, 0.95))}) | ${ms(quantile(level.draw, 0.5))} | ${
+      (level.bytes / 1e6).toFixed(0)
+    } (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"})` +
       (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`),
   );
 }
