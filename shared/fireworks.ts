@@ -113,7 +113,10 @@ function placeSpherical(
   place(fw, i, x, y, z, vx + ring * cos(theta), vy + speed * cosPhi, vz + ring * sin(theta));
 }
 
-/** Spawns slot `i` at (x, y, z) with velocity (vx, vy, vz): position = previous = origin. */
+/**
+ * Spawns slot `i` at (x, y, z) with velocity (vx, vy, vz): position = previous = origin (closed
+ * form: origin only; `sync` writes the rest when it is read).
+ */
 function place(
   fw: Fireworks,
   i: number,
@@ -126,9 +129,14 @@ function place(
 ): void {
   const { position, previous, origin, velocity } = fw.pool;
   const p = i * 3;
-  position[p] = previous[p] = origin[p] = x;
-  position[p + 1] = previous[p + 1] = origin[p + 1] = y;
-  position[p + 2] = previous[p + 2] = origin[p + 2] = z;
+  origin[p] = x;
+  origin[p + 1] = y;
+  origin[p + 2] = z;
+  if (!fw.closedForm) {
+    position[p] = previous[p] = x;
+    position[p + 1] = previous[p + 1] = y;
+    position[p + 2] = previous[p + 2] = z;
+  }
   velocity[p] = vx;
   velocity[p + 1] = vy;
   velocity[p + 2] = vz;
@@ -390,7 +398,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const shellStyle = styleOf(MOTION.shell, WARM_WHITE);
     style[i] = shellStyle;
     size[i] = MOTIONS[MOTION.shell].size;
-    paint(color, i, shellStyle, 0, maxLife[i]);
+    if (!this.closedForm) paint(color, i, shellStyle, 0, maxLife[i]);
     this.pool.born[i] = 0;
     this.#touch(block, 0, 1);
     this.liveCount++;
@@ -509,9 +517,22 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const full = maxLife[i];
       if (full <= 0) continue;
       const age = steps - born[i];
-      if (age <= 0) continue;
-      const at = age < full ? age : full;
+      if (age < 0) continue;
       const s = style[i] | 0;
+      if (age === 0) {
+        // Born this tick: its birth state (spawning writes only origin and velocity).
+        const p = i * 3, c = i * 4, o = s * STYLE_STRIDE;
+        position[p] = previous[p] = origin[p];
+        position[p + 1] = previous[p + 1] = origin[p + 1];
+        position[p + 2] = previous[p + 2] = origin[p + 2];
+        life[i] = full;
+        color[c] = colors[o];
+        color[c + 1] = colors[o + 1];
+        color[c + 2] = colors[o + 2];
+        color[c + 3] = colors[o + 3];
+        continue;
+      }
+      const at = age < full ? age : full;
       const a = ageBase[s] + at;
       const r = reach[a], d = drop[a], r0 = reach[a - 1], d0 = drop[a - 1];
       const p = i * 3;
@@ -637,9 +658,19 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * last live tick with alpha 0).
    */
   #settle(i: number, age: number): void {
-    if (age <= 0) return;
-    const { position, previous, life, maxLife, style, color } = this.pool;
+    if (age < 0) return;
+    const { position, previous, origin, life, maxLife, style, color } = this.pool;
     const full = maxLife[i];
+    if (age === 0) {
+      // Its birth state (a closed-form spawn writes only origin and velocity).
+      const p = i * 3;
+      position[p] = previous[p] = origin[p];
+      position[p + 1] = previous[p + 1] = origin[p + 1];
+      position[p + 2] = previous[p + 2] = origin[p + 2];
+      life[i] = full;
+      paint(color, i, style[i] | 0, 0, full);
+      return;
+    }
     const at = age < full ? age : full;
     this.#placeAt(i, at - 1, previous, i * 3);
     this.#placeAt(i, at, position, i * 3);
@@ -658,7 +689,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #jumpBlock(block: FireworkBlock, steps: number): void {
     block.emberWaves.fill(0);
     block.emberWritten.fill(0);
-    if (steps <= 0) return;
+    if (steps <= 0) {
+      this.#settle(block.start, 0);
+      return;
+    }
     const plan = block.plan;
     const rise = plan.riseTicks;
     const trailTicks = Math.min(steps, rise);
@@ -789,7 +823,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       life[i] = maxLife[i] = lifetime;
       style[i] = trailStyle;
       size[i] = MOTIONS[MOTION.trail].size;
-      paint(color, i, trailStyle, 0, lifetime);
+      if (!this.closedForm) paint(color, i, trailStyle, 0, lifetime);
       born[i] = k + 1;
       this.#scheduleDeath(bornAt, lifetime);
     }
@@ -939,7 +973,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       flicker[i] = recipe.flicker || (tint === SILVER_TINT && block.theme === "blue-silver")
         ? flickerKey(key, n)
         : 0;
-      paint(color, i, s, 0, lifetime);
+      if (!this.closedForm) paint(color, i, s, 0, lifetime);
       born[i] = bornRel;
       this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
@@ -1014,7 +1048,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       style[i] = s;
       size[i] = childSize;
       flicker[i] = split.flicker ? flickerKey(key, n) : 0;
-      paint(color, i, s, 0, lifetime);
+      if (!this.closedForm) paint(color, i, s, 0, lifetime);
       born[i] = bornRel;
       this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
@@ -1211,7 +1245,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     style[i] = s;
     size[i] = MOTIONS[trail.motion].size;
     flicker[i] = 0;
-    paint(color, i, s, 0, lifetime);
+    if (!this.closedForm) paint(color, i, s, 0, lifetime);
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
     born[i] = bornRel;
     if (!count) return i;

@@ -36,6 +36,7 @@ try {
       `#scene{width:100vw;height:100vh;display:block}</style><canvas id="scene"></canvas>`,
   );
   page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+  page.on("crash", () => console.error("page crashed"));
   page.on("console", (message) => {
     if (message.type() === "error") console.error(`page console: ${message.text()}`);
     else if (message.text().startsWith("level ")) console.log(message.text());
