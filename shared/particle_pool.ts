@@ -97,6 +97,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   allocated = 0;
   /** Most slots the arena may span: `ceil(slack × capacity)`. */
   readonly arena: number;
+  /** How far past the slots in use the arena may reach before gaps are compacted. */
+  readonly slack: number;
   /**
    * Bumped whenever blocks move (a compaction) or the buffer is replaced: a consumer that
    * mirrors the slots (the GPU) copies everything again when it changes.
@@ -126,6 +128,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     if (!(slack >= 1)) throw new RangeError(`pool_slack: must be at least 1, got ${slack}`);
     this.capacity = capacity;
     this.arena = Math.ceil(capacity * slack);
+    this.slack = slack;
     // Empty until the first block: a world that never fires the gun never pays for its pool.
     this.#allocate(0);
   }
@@ -193,6 +196,12 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       );
     }
     if (this.count + block.size > this.arena) this.#compact();
+    // A full buffer is compacted rather than grown while the live blocks fill at most 1 / slack
+    // of it, so memory follows the slots in use (slack × used), not the capacity.
+    if (
+      this.count + block.size > this.allocated &&
+      (this.used + block.size) * this.slack <= this.allocated
+    ) this.#compact();
     const end = this.count + block.size;
     if (end > this.allocated) {
       let slots = Math.max(INITIAL_SLOTS, this.allocated);
