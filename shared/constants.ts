@@ -21,7 +21,9 @@ export const CHECKPOINT_TICKS = 60;
  * Default ceiling on firework + gun particle slots reserved in one scene (admission control).
  * Sparks are evaluated in closed form (no step moves them) and drawn by the GPU from their
  * births, so a full sky costs memory rather than time: a client holds at most 1.5 × this many
- * slots (the arena) at 96 bytes each in shared/ plus 2 × 48 bytes for the GPU's copy.
+ * slots (the arena) at 88 bytes each in shared/ plus 2 × 48 bytes for the GPU's copy (at most
+ * 276 MB at 1M). A steady sky reserves ~3.1 slots per live spark, so 1M slots hold ~320k live
+ * sparks (bench/README.md).
  */
 export const DEFAULT_SKY_CAP = 1_000_000;
 
