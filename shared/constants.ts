@@ -20,12 +20,13 @@ export const CHECKPOINT_TICKS = 60;
 /**
  * Default ceiling on firework + gun particle slots reserved in one scene (admission control).
  * Sparks are evaluated in closed form (no step moves them) and drawn by the GPU from their
- * births, so a full sky costs memory rather than time: a client holds at most 1.5 × this many
- * slots (the arena) at 88 bytes each in shared/ plus 2 × 48 bytes for the GPU's copy (at most
- * 276 MB at 1M). A steady sky reserves ~3.1 slots per live spark, so 1M slots hold ~320k live
- * sparks (bench/README.md).
+ * births, so a full sky costs memory rather than time: 88 bytes per slot in shared/ plus 2 × 48
+ * bytes for the GPU's copy, the arena up to 1.5 × the slots in use; a steady sky reserves ~3.1
+ * slots per live spark. Measured safe in headless Chromium (`deno task bench:sky`, 2026-12-01):
+ * 309k slots (~100k live sparks, 96 MB of arrays); a sky of ~930k slots (~300k live) closed the
+ * page once, so the default stays at what was measured, not 1M.
  */
-export const DEFAULT_SKY_CAP = 1_000_000;
+export const DEFAULT_SKY_CAP = 300_000;
 
 /** Most snowflakes a scene shows (snow intensity 1). */
 export const MAX_FLAKES = 100_000;
