@@ -1,8 +1,13 @@
 /**
  * World benchmarks (`deno task bench`):
- * - fireworks particle-steps per second at ~10k, ~100k and ~1M live particles (target ≥ 60 M/s),
- *   stepped (every spark moved each tick) and in closed form as the World runs them (a step spawns
- *   the births and counts deaths; live sparks advanced per second);
+ * - particle-steps per second of the world's stepping path, the gun's tracers (every shot moved
+ *   each tick, boxed in the scene), at ~10k, ~100k and ~1M live shots (target ≥ 60 M/s); the
+ *   fountain, the other stepped system, is bounded (FOUNTAIN_MAX_LIFE × FOUNTAIN_PER_TICK
+ *   drops) and measured in fountain_bench.ts;
+ * - fireworks at ~10k, ~100k and ~1M live particles in closed form as the World runs them (a
+ *   step spawns the births and counts deaths, no spark moves: live sparks advanced per second),
+ *   and, for reference only, the stepped mode that no World runs any more (tests compare the
+ *   closed form with it slot for slot);
  * - the same maths as a naive one-object-per-particle loop, and the ratio (expect ≥ 8×);
  * - the late-join rebuild of a busy window with ~50k live particles (target ≤ 100 ms);
  * - a sky of ~1M live sparks (closed-form fireworks): a step, a checkpoint hash, a late join.
@@ -20,6 +25,7 @@ import { World, worldFromWindow } from "../shared/world.ts";
 import { eventCost } from "../shared/budget.ts";
 import { busyScenario } from "../testing/world_scenarios.ts";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { Gun, GUN_SHOTS, GUN_SPAWN_TICKS } from "../shared/gun.ts";
 import type { SceneEvent } from "../shared/types.ts";
 
 /** User + system CPU milliseconds of a `process.cpuUsage()` difference. */
@@ -136,13 +142,67 @@ function liveSteps(launches: number): number {
 
 const sizes = [["10k", 10_000], ["100k", 100_000], ["1M", 1_000_000]] as const;
 
+/**
+ * `volleys` gun volleys fired at tick 0 from the middle of the scene, fanned out and upward,
+ * stepped until every shot is out: the stepped path's busiest state (no more spawns after it).
+ */
+function gunSky(volleys: number): { gun: Gun; tick: number } {
+  const gun = new Gun(42, volleys * GUN_SHOTS);
+  for (let seq = 1; seq <= volleys; seq++) {
+    const angle = seq * 2.39996;
+    gun.fire(seq, 0, [0, 1.5, 0], [Math.cos(angle), 1.4, Math.sin(angle)]);
+  }
+  let tick = 0;
+  for (; tick < GUN_SPAWN_TICKS; tick++) gun.step(tick);
+  return { gun, tick };
+}
+
+for (const [label, target] of sizes) {
+  // Live shots per volley once all are out, measured on a probe.
+  const probe = gunSky(20);
+  const volleys = Math.max(1, Math.round((target * 20) / Math.max(1, probe.gun.live())));
+  let steps = 0, live = 0, bestMs = Infinity, bestCpuMs = Infinity;
+  {
+    const { gun, tick } = gunSky(volleys);
+    live = gun.live();
+    for (let t = tick; t < tick + TIMED_TICKS; t++) {
+      steps += gun.live();
+      gun.step(t);
+    }
+  }
+  Deno.bench({
+    name: `gun step (stepped, as the world runs it), ${label} live shots`,
+    group: `gun ${label}`,
+    n: label === "1M" ? 6 : 12,
+    warmup: 2,
+    fn(b) {
+      const { gun, tick } = gunSky(volleys);
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      b.start();
+      for (let t = tick; t < tick + TIMED_TICKS; t++) gun.step(t);
+      b.end();
+      bestMs = Math.min(bestMs, performance.now() - t0);
+      bestCpuMs = Math.min(bestCpuMs, cpuMs(process.cpuUsage(c0)));
+    },
+  });
+  addEventListener("unload", () => {
+    if (bestMs === Infinity) return;
+    const m = (ms: number) => (steps / ms / 1000).toFixed(1);
+    console.log(
+      `gun ${label}: ${live} live shots (${volleys} volleys); ${m(bestMs)} M particle-steps/s ` +
+        `wall, ${m(bestCpuMs)} M/s cpu (target ≥ 60 M/s)`,
+    );
+  });
+}
+
 for (const [label, target] of sizes) {
   const launches = Math.max(1, Math.round(target / LIVE_PER_LAUNCH));
   const stepsPerIteration = liveSteps(launches);
   let live = 0, bestMs = Infinity, bestNaiveMs = Infinity, bestCpuMs = Infinity;
   let bestNaiveCpuMs = Infinity, bestClosedMs = Infinity, bestClosedCpuMs = Infinity;
   Deno.bench({
-    name: `fireworks step, ${label} live particles`,
+    name: `fireworks step (stepped: reference, no World runs it), ${label} live particles`,
     group: `fireworks ${label}`,
     baseline: true,
     n: label === "1M" ? 6 : 12,
@@ -200,7 +260,9 @@ for (const [label, target] of sizes) {
     // CPU time too: with other processes on the cores, wall time overstates the cost.
     const m = (ms: number) => (stepsPerIteration / ms / 1000).toFixed(1);
     console.log(
-      `fireworks ${label}: ${live} live; SoA ${m(bestMs)} M particle-steps/s wall, ` +
+      `fireworks ${label}: ${live} live; stepped (reference) ${
+        m(bestMs)
+      } M particle-steps/s wall, ` +
         `${m(bestCpuMs)} M/s cpu; naive objects ${m(bestNaiveMs)} wall, ${
           m(bestNaiveCpuMs)
         } cpu; ` +

@@ -50,8 +50,15 @@ const LAYOUT = {
 
 type ArrayName = keyof typeof LAYOUT;
 
-/** Slots a pool takes at its first block; it doubles (up to its capacity) when one needs more. */
+/** Slots a pool takes at its first block; it grows by GROWTH (up to its arena) when one needs more. */
 const INITIAL_SLOTS = 8192;
+
+/**
+ * How much a full buffer grows: by a quarter, so a busy sky's buffer holds at most ~1.25 × the
+ * slots it needs past the arena's slack (doubling left up to half of a million-spark buffer unused;
+ * growing copies the used prefix, amortised ≤ 4 times per slot).
+ */
+const GROWTH = 1.25;
 
 /**
  * A pool of particle slots, dense in `[0, count)`, that renders as a {@link ParticleView}.
@@ -104,6 +111,17 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * mirrors the slots (the GPU) copies everything again when it changes.
    */
   layoutVersion = 0;
+  /**
+   * The blocks the last compaction moved, as (from, to, slots) triples of slot numbers in the
+   * order it moved them (each lower than before, ascending), and the `layoutVersion` it made:
+   * a mirror whose copy was current just before can apply the same moves instead of copying
+   * everything again. The slots from the new `count` up to the old one are garbage after it.
+   */
+  readonly moves: number[] = [];
+  /** `layoutVersion` after the last compaction that moved blocks (−1: none yet). */
+  movesVersion = -1;
+  /** `count` just before the last compaction that moved blocks. */
+  movedFromCount = 0;
 
   #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[] = [];
   /** The arrays the hash covers: position, velocity, colour, life. */
@@ -205,7 +223,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     const end = this.count + block.size;
     if (end > this.allocated) {
       let slots = Math.max(INITIAL_SLOTS, this.allocated);
-      while (slots < end) slots *= 2;
+      while (slots < end) slots = Math.ceil(slots * GROWTH);
       this.#allocate(Math.min(this.arena, slots));
     }
     block.start = this.count;
@@ -254,17 +272,22 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   /** Slides every block down over the gaps, in order. */
   #compact(): void {
     let cursor = 0;
-    let moved = false;
+    const moves = this.moves;
+    moves.length = 0;
     for (const block of this.blocks) {
       if (block.start !== cursor) {
         this.#move(block.start, cursor, block.size);
+        moves.push(block.start, cursor, block.size);
         block.start = cursor;
-        moved = true;
       }
       cursor += block.size;
     }
+    if (moves.length > 0) {
+      this.movedFromCount = this.count;
+      this.layoutVersion++;
+      this.movesVersion = this.layoutVersion;
+    }
     this.count = cursor;
-    if (moved) this.layoutVersion++;
   }
 
   #move(from: number, to: number, slots: number): void {

@@ -85,6 +85,59 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
   gpu.dispose();
 });
 
+Deno.test("GPU firework sparks: a compaction moves the records on the GPU, drawn where shared/ has them", () => {
+  // A tight sky: the arena fills with ended launches' gaps and compacts again and again.
+  const world = new World({ seed: 0x19, capacity: 60_000 });
+  const gpu = sparks();
+  gpu.bind(world);
+  const head = new Float32Array(3);
+  let seq = 0, checked = 0, writtenAfterMoves = 0, moved = 0;
+  for (let tick = 0; tick < 1500; tick++) {
+    if (tick % 7 === 0) {
+      seq++;
+      const kind = FIREWORK_KINDS[seq % FIREWORK_KINDS.length];
+      try {
+        world.apply({ seq, tick, by: "t", body: { type: "launch", x: (seq % 5) * 8, z: 0, kind } });
+      } catch {
+        // sky_full: the world refuses it, as the server's admission would
+      }
+    }
+    try {
+      world.step();
+    } catch {
+      seq++;
+      continue;
+    }
+    gpu.update(1);
+    if (gpu.movedUpdates > moved) {
+      moved = gpu.movedUpdates;
+      writtenAfterMoves += gpu.written;
+      const view = world.fireworks;
+      const life = view.position && world.fireworkSystem.pool.life;
+      for (let i = 0; i < view.count; i++) {
+        const drawn = fireworkHead(
+          gpu.mirror,
+          i,
+          world.tick - gpu.epochTick,
+          1,
+          head,
+          gpu.trailRows,
+        );
+        assert.equal(drawn, life[i] > 0, `tick ${world.tick}, slot ${i}: drawn iff alive`);
+        for (let c = 0; c < 3; c++) {
+          if (drawn) assert.ok(Math.abs(head[c] - view.position[i * 3 + c]) <= TOLERANCE_M);
+        }
+        if (drawn) checked++;
+      }
+    }
+  }
+  assert.ok(moved >= 3, `${moved} compactions followed by moves`);
+  assert.ok(checked > 10_000, `${checked} sparks checked right after a compaction`);
+  // A compaction writes no record again: what is written after one is only that frame's births.
+  assert.ok(writtenAfterMoves < checked / 10, `${writtenAfterMoves} slots written after moves`);
+  gpu.dispose();
+});
+
 Deno.test("GPU firework sparks: reduced motion draws every other slot of a launch", () => {
   const world = new World({ seed: 0x18 });
   world.apply({ seq: 1, tick: 0, by: "t", body: { type: "launch", x: 0, z: 0, kind: "peony" } });

@@ -4,7 +4,7 @@
  * launches of every kind at a steady cadence, then each animation frame steps one tick and
  * records the CPU time of simulating it (`world.step`), of preparing the frame
  * (`SceneRenderer.prepare`: snow uniforms, writing the sparks born since the last frame into the
- * GPU mirror, the gun and fountain packing) and of the upload + draw calls (three's render).
+ * GPU buffer, the gun and fountain packing) and of the upload + draw calls (three's render).
  */
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
@@ -32,11 +32,11 @@ export interface SkyLevel {
   live: number;
   /** Mean reserved slots over the measured frames. */
   slots: number;
-  /** Mean slots written to the GPU mirror per frame (births, or all after a move). */
+  /** Mean slots written to the GPU buffer per frame (births, or all after a move). */
   written: number;
   /**
-   * Bytes of the sky's big arrays at the end: the firework pool's buffer, the renderer's CPU-side
-   * mirror and (the same size again) the GPU buffer it is uploaded to.
+   * Bytes of the sky's big arrays at the end: the firework pool's buffer, the renderer's GPU
+   * buffer of records and its CPU-side staging array.
    */
   bytes: number;
 }
@@ -108,7 +108,7 @@ function runLevel(
     bytes: 0,
   };
   const fireworks = renderer as unknown as {
-    fireworks: { written: number; mirror: Float32Array };
+    fireworks: { written: number; bytes: { gpu: number; cpu: number } };
   };
   return new Promise((resolve, reject) => {
     let frame = 0;
@@ -140,8 +140,9 @@ function runLevel(
         level.live = Math.round(level.live / n);
         level.slots = Math.round(level.slots / n);
         level.written = Math.round(level.written / n);
-        level.bytes = world.fireworkSystem.pool.position.buffer.byteLength +
-          2 * fireworks.fireworks.mirror.byteLength;
+        const records = fireworks.fireworks.bytes;
+        level.bytes = world.fireworkSystem.pool.position.buffer.byteLength + records.gpu +
+          records.cpu;
         renderer.dispose();
         resolve(level);
       } catch (error) {

@@ -10,20 +10,26 @@
  * splits and trail sparks born and to the launches, not to the live sparks or embers; everything
  * is copied again only when the pool's slots move (an arena compaction, a grown buffer) or the
  * world was rebuilt (late join, fast-forward).
- * Memory: 48 bytes per pool slot on the GPU and as many in the CPU-side mirror.
+ * Memory: 48 bytes per pool slot, on the GPU only: records are staged in a small array
+ * (STAGING_SLOTS) and copied into their slots of the WebGL buffer (firework_records.ts); without a
+ * WebGL context (tests) they go to a CPU array that holds what the GPU would.
  */
 import * as THREE from "three";
 import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
 import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
 import { MOTIONS, styleOf } from "../../shared/firework_motion.ts";
-import { MAX_BREAKS } from "../../shared/firework_kinds.ts";
 import { PHASE } from "../../shared/firework_plan.ts";
 import type { Recipe } from "../../shared/firework_recipes.ts";
 import { STREAM, streamKey } from "../../shared/prng.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
 import type { FireworkTrailRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
+import {
+  FireworkRecordBuffer,
+  FireworkRecordMirror,
+  type FireworkRecordTarget,
+} from "./firework_records.ts";
 import { FIREWORK_CLASSES, FireworkSparkShader } from "./firework_spark_shader.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
 
@@ -35,6 +41,9 @@ export const FIREWORK_SLOT_STRIDE = 12;
  * this many ticks after it (~19 hours at 60 Hz) the buffer is rewritten with a new epoch.
  */
 const EPOCH_SPAN = 1 << 22;
+
+/** Records staged on the CPU before they are copied into the GPU buffer (≈ 390 kB). */
+export const STAGING_SLOTS = 8192;
 
 /** Options for {@link FireworkSparks}. */
 export interface FireworkSparksOptions {
@@ -58,12 +67,11 @@ export interface FireworkSparksOptions {
   /** Strobing sparks flicker (reduced motion: no); default true. */
   strobe?: boolean;
   renderOrder: number;
-}
-
-/** One reusable upload range (three keeps `{start, count}` objects until the upload). */
-interface Range {
-  start: number;
-  count: number;
+  /**
+   * The renderer's WebGL context: records go straight into a GPU buffer. Without it (tests) they
+   * go to a CPU array, `mirror`.
+   */
+  gl?: WebGL2RenderingContext;
 }
 
 /** GPU-evaluated firework sparks of a {@link World}. */
@@ -75,26 +83,31 @@ export class FireworkSparks {
   private readonly tables: FireworkTables = createFireworkTables();
   private readonly keepEvery: number;
   private readonly strobe: boolean;
-  private buffer: THREE.InstancedInterleavedBuffer | null = null;
-  private data = new Float32Array(0);
+  private readonly gl: WebGL2RenderingContext | null;
+  private target: FireworkRecordTarget | null = null;
+  /** Records staged for the target: a run of consecutive slots is copied at once. */
+  private readonly data = new Float32Array(STAGING_SLOTS * FIREWORK_SLOT_STRIDE);
+  private staged = 0;
+  private runSlot = 0;
+  private runFrom = 0;
+  private runCount = 0;
   private slots = 0;
   private world: World | null = null;
   private system: Fireworks | null = null;
   private layoutVersion = -1;
   private rebuilds = -1;
   private epoch = 0;
-  private readonly ranges: Range[] = [];
-  private rangeCount = 0;
-  private readonly ringLo = new Float64Array(MAX_BREAKS);
-  private readonly ringHi = new Float64Array(MAX_BREAKS);
   private readonly trails = new Map<Recipe, number>();
   private drawn = 0;
-  /** Slots written by the last `update` (births, or everything after a move). */
+  /** Slots written by the last `update` (births, or everything after the layout changed). */
   written = 0;
+  /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
+  movedUpdates = 0;
 
   constructor(options: FireworkSparksOptions) {
     this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
     this.strobe = options.strobe ?? true;
+    this.gl = options.gl ?? null;
     const classTicks = new Array(FIREWORK_CLASSES).fill(1);
     const classYouth = new Array(FIREWORK_CLASSES).fill(0);
     for (let c = 0; c < FIREWORK_CLASSES; c++) {
@@ -143,9 +156,21 @@ export class FireworkSparks {
     return this.drawn;
   }
 
-  /** The CPU-side mirror of the instance buffer (FIREWORK_SLOT_STRIDE floats per pool slot). */
+  /**
+   * Without a WebGL context, the CPU array holding what the GPU buffer would
+   * (FIREWORK_SLOT_STRIDE floats per pool slot).
+   */
   get mirror(): Float32Array {
-    return this.data;
+    if (!(this.target instanceof FireworkRecordMirror)) {
+      throw new Error("firework_mirror: the records are on the GPU only");
+    }
+    return this.target.array;
+  }
+
+  /** Bytes of the records: on the GPU (or in the mirror) and staged on the CPU. */
+  get bytes(): { gpu: number; cpu: number } {
+    const gpu = this.slots * FIREWORK_SLOT_STRIDE * 4;
+    return { gpu, cpu: this.data.byteLength + (this.gl ? 0 : gpu) };
   }
 
   /** The shader's ember uniforms per trail row, as arrays (for fireworkHead in tests). */
@@ -177,7 +202,11 @@ export class FireworkSparks {
     const system = world.fireworkSystem;
     const pool = system.pool;
     const tick = world.tick;
-    let full = system !== this.system || pool.layoutVersion !== this.layoutVersion ||
+    // One compaction since the last update: the same moves on the GPU copy (no rewrite).
+    const moved = system === this.system && pool.layoutVersion === this.layoutVersion + 1 &&
+      pool.movesVersion === pool.layoutVersion;
+    let full = system !== this.system ||
+      (pool.layoutVersion !== this.layoutVersion && !moved) ||
       system.rebuilds !== this.rebuilds || tick - this.epoch > EPOCH_SPAN;
     if (pool.allocated > this.slots) {
       this.allocate(pool.allocated);
@@ -185,7 +214,6 @@ export class FireworkSparks {
     }
     const blocks = pool.blocks;
     this.written = 0;
-    this.rangeCount = 0;
     if (full) {
       this.system = system;
       this.layoutVersion = pool.layoutVersion;
@@ -193,28 +221,33 @@ export class FireworkSparks {
       this.epoch = tick;
       // Everything else is zero, never drawn: ended launches' gaps, and the slots beyond the
       // last block, which a later launch takes over before it spawns in all of them.
-      this.data.fill(0);
+      this.target!.clear();
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        this.write(system, block, 0, block.hi, false);
+        this.write(system, block, 0, block.hi);
         block.dirtyLo = block.dirtyHi = 0;
       }
-      this.range(0, this.slots);
     } else {
+      if (moved) {
+        this.layoutVersion = pool.layoutVersion;
+        this.movedUpdates++;
+        const moves = pool.moves, target = this.target!;
+        for (let m = 0; m < moves.length; m += 3) target.move(moves[m], moves[m + 1], moves[m + 2]);
+        // What lay above the compacted blocks is garbage (stale copies of moved sparks); blocks
+        // added since take it over before they spawn in all of it.
+        let end = 0;
+        for (let m = 0; m < moves.length; m += 3) end = Math.max(end, moves[m + 1] + moves[m + 2]);
+        target.zero(end, pool.movedFromCount);
+      }
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
         if (block.dirtyLo === block.dirtyHi) continue;
-        this.write(system, block, block.dirtyLo, block.dirtyHi, true);
-        this.range(block.start + block.dirtyLo, block.start + block.dirtyHi);
+        this.write(system, block, block.dirtyLo, block.dirtyHi);
         block.dirtyLo = block.dirtyHi = 0;
       }
     }
-    if (this.rangeCount > 0 && this.buffer) {
-      const target = this.buffer.updateRanges as Range[];
-      target.length = 0;
-      for (let r = 0; r < this.rangeCount; r++) target.push(this.ranges[r]);
-      this.buffer.needsUpdate = true;
-    }
+    this.flush();
+    this.staged = 0;
     this.geometry.instanceCount = pool.count;
     const uniforms = this.material.uniforms;
     uniforms.uTick.value = tick - this.epoch;
@@ -228,40 +261,45 @@ export class FireworkSparks {
     this.geometry.dispose();
     this.material.dispose();
     this.tables.dispose();
+    this.target?.dispose();
   }
 
-  /** Adds an upload range over slots [from, to). */
-  private range(from: number, to: number): void {
-    let range = this.ranges[this.rangeCount];
-    if (!range) {
-      range = { start: 0, count: 0 };
-      this.ranges.push(range);
+  /**
+   * Stages the record of pool slot `slot` and returns where it starts in `data`: consecutive
+   * slots form one run, copied to the target at once (when the run breaks, the staging array is
+   * full, or the update ends).
+   */
+  private stage(slot: number): number {
+    if (
+      this.runCount === 0 || slot !== this.runSlot + this.runCount || this.staged >= STAGING_SLOTS
+    ) {
+      this.flush();
+      if (this.staged >= STAGING_SLOTS) this.staged = 0;
+      this.runSlot = slot;
+      this.runFrom = this.staged;
     }
-    range.start = from * FIREWORK_SLOT_STRIDE;
-    range.count = (to - from) * FIREWORK_SLOT_STRIDE;
-    this.rangeCount++;
+    this.runCount++;
+    return this.staged++ * FIREWORK_SLOT_STRIDE;
+  }
+
+  /** Copies the staged run to the target. */
+  private flush(): void {
+    if (this.runCount === 0) return;
+    this.target!.write(this.runSlot, this.data, this.runFrom, this.runCount);
+    this.runCount = 0;
   }
 
   /**
    * Writes slots [from, to) of `block` (relative) from the pool's birth state. Ember rings are
    * skipped: each trailing spark's ring is written with the spark (`writeRing`), since the
-   * shader derives its embers from it; with `upload` each ring written is also an upload range.
+   * shader derives its embers from it; rings are written after the other slots, so that each
+   * break's rings make one run of slots.
    */
-  private write(
-    system: Fireworks,
-    block: FireworkBlock,
-    from: number,
-    to: number,
-    upload: boolean,
-  ): void {
+  private write(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
     const plan = block.plan;
     const trail = block.recipe.trail;
     const ring = trail?.ring ?? 0;
     const maxLife = system.pool.maxLife;
-    // Per break, the trailing sparks whose rings were written: one upload range each.
-    const ringLo = this.ringLo, ringHi = this.ringHi;
-    ringLo.fill(Infinity);
-    ringHi.fill(-1);
     for (let r = from; r < to; r++) {
       let skip = -1;
       for (let b = 0; b < plan.breaks; b++) {
@@ -274,20 +312,14 @@ export class FireworkSparks {
       }
       this.writeSlot(system, block, r);
       this.written++;
-      if (!trail) continue;
-      for (let b = 0; b < plan.breaks; b++) {
-        const n = r - plan.sparkStart[b];
-        if (n < 0 || n >= plan.trailCount[b] || maxLife[block.start + r] <= 0) continue;
-        this.writeRing(system, block, b, n);
-        if (n < ringLo[b]) ringLo[b] = n;
-        if (n > ringHi[b]) ringHi[b] = n;
-      }
     }
-    if (!upload) return;
+    if (!trail) return;
     for (let b = 0; b < plan.breaks; b++) {
-      if (ringHi[b] < 0) continue;
-      const first = block.start + plan.emberStart[b];
-      this.range(first + ringLo[b] * ring, first + (ringHi[b] + 1) * ring);
+      const first = plan.sparkStart[b];
+      const lo = Math.max(from, first), hi = Math.min(to, first + plan.trailCount[b]);
+      for (let r = lo; r < hi; r++) {
+        if (maxLife[block.start + r] > 0) this.writeRing(system, block, b, r - first);
+      }
     }
   }
 
@@ -342,7 +374,7 @@ export class FireworkSparks {
     const p = parent * 3;
     const bornAt = block.tick - this.epoch + born[parent];
     for (let q = 0; q < ring; q++) {
-      const o = (block.start + first + q) * FIREWORK_SLOT_STRIDE;
+      const o = this.stage(block.start + first + q);
       data[o] = origin[p];
       data[o + 1] = origin[p + 1];
       data[o + 2] = origin[p + 2];
@@ -368,7 +400,7 @@ export class FireworkSparks {
     const base = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
     const i = block.start + r;
-    const o = i * FIREWORK_SLOT_STRIDE, p = i * 3;
+    const o = this.stage(i), p = i * 3;
     const life = maxLife[i];
     data[o] = origin[p];
     data[o + 1] = origin[p + 1];
@@ -391,10 +423,13 @@ export class FireworkSparks {
     this.geometry.dispose();
     this.geometry = quadGeometry();
     this.object.geometry = this.geometry;
-    this.data = new Float32Array(slots * FIREWORK_SLOT_STRIDE);
-    const buffer = new THREE.InstancedInterleavedBuffer(this.data, FIREWORK_SLOT_STRIDE);
-    buffer.setUsage(THREE.DynamicDrawUsage);
-    this.buffer = buffer;
+    this.target?.dispose();
+    const target = this.gl
+      ? new FireworkRecordBuffer(this.gl, FIREWORK_SLOT_STRIDE, slots)
+      : new FireworkRecordMirror(FIREWORK_SLOT_STRIDE, slots);
+    this.target = target;
+    // An interleaved view of a per-instance GL buffer is typed as an InterleavedBuffer only.
+    const buffer = target.instances as THREE.InstancedInterleavedBuffer;
     this.geometry.setAttribute("originBorn", new THREE.InterleavedBufferAttribute(buffer, 4, 0));
     this.geometry.setAttribute("velocityLife", new THREE.InterleavedBufferAttribute(buffer, 4, 4));
     this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));

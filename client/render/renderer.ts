@@ -143,6 +143,7 @@ export class SceneRenderer {
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
       renderOrder: 3,
+      gl: this.renderer.getContext() as WebGL2RenderingContext,
     });
     // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
     this.gun = new SparkStreaks({
