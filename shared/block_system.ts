@@ -21,10 +21,13 @@ export abstract class BlockSystem<B extends Block> {
   /** Live particles; subclasses count spawns and deaths. */
   protected liveCount = 0;
 
-  /** `slack`: the pool's arena slack (see ParticlePool; 1 compacts as soon as a block ends). */
-  constructor(seed: number, capacity: number, slack = 1) {
+  /**
+   * `slack`: the pool's arena slack (see ParticlePool; 1 compacts as soon as a block ends);
+   * `stateless`: the pool keeps only birth arrays until its state is asked for.
+   */
+  constructor(seed: number, capacity: number, slack = 1, stateless = false) {
     this.seed = seed;
-    this.pool = new ParticlePool<B>(capacity, slack);
+    this.pool = new ParticlePool<B>(capacity, slack, stateless);
   }
 
   /** The render view of every particle of the system. */

@@ -228,6 +228,19 @@ export interface FireworksOptions {
   slack?: number;
 }
 
+/** A slot's evaluated state: the pool's own arrays, or scratch for one launch. */
+interface SlotState {
+  position: Float32Array;
+  previous: Float32Array;
+  color: Float32Array;
+  life: Float32Array;
+}
+
+/** The 32-bit words of a float array (the hash reads the bits). */
+function words(array: Float32Array): Uint32Array {
+  return new Uint32Array(array.buffer, array.byteOffset, array.length);
+}
+
 /** Ticks the death schedule spans: every particle dies younger than AGE_STRIDE (256). */
 const DEATH_RING = 512;
 
@@ -273,7 +286,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   };
 
   constructor(seed: number, capacity: number, options: FireworksOptions = {}) {
-    super(seed, capacity, options.slack ?? 1);
+    super(seed, capacity, options.slack ?? 1, options.closedForm ?? false);
     this.closedForm = options.closedForm ?? false;
     const pool = this.pool;
     const sync = () => this.sync();
@@ -394,7 +407,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     );
     // The block, not the life counter, ends the shell at its apex; a long nominal life keeps its
     // colour near the hot start of the curve while it rises.
-    life[i] = maxLife[i] = plan.riseTicks * 4;
+    maxLife[i] = plan.riseTicks * 4;
+    if (!this.closedForm) life[i] = maxLife[i];
     const shellStyle = styleOf(MOTION.shell, WARM_WHITE);
     style[i] = shellStyle;
     size[i] = MOTIONS[MOTION.shell].size;
@@ -444,88 +458,169 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   jumpTo(tick: number): void {
     this.pool.expire(tick);
     const blocks = this.pool.blocks;
-    const life = this.pool.life;
-    let live = 0;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
       this.#jumpBlock(block, tick - block.tick);
-      this.#raiseLo(block);
       block.dirtyLo = 0;
       block.dirtyHi = block.hi;
     }
     // The spawns above scheduled deaths from their births; count the living afresh instead.
     const deaths = this.#deaths;
     deaths.fill(0);
+    let live = 0;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
+      // Closed form: each launch evaluated into scratch (the pool keeps no state unless read).
+      const state = this.closedForm ? this.#evaluate(block, tick) : this.#poolState;
+      const shift = this.closedForm ? block.start + block.lo : 0;
+      const life = state.life;
+      this.#raiseLoIn(block, life, shift);
       for (let i = block.start + block.lo; i < block.start + block.hi; i++) {
-        if (life[i] <= 0) continue;
+        const left = life[i - shift];
+        if (left <= 0) continue;
         live++;
         // The shell dies at its burst, not of age (the burst counts it).
-        if (i !== block.start) deaths[(tick + life[i]) % DEATH_RING]++;
+        if (i !== block.start) deaths[(tick + left) % DEATH_RING]++;
       }
     }
     this.liveCount = live;
     this.#now = tick;
-    this.#settledAt = tick;
+    // Closed form: the pool's state (kept only once read) is evaluated again when read.
+    this.#settledAt = this.closedForm ? -1 : tick;
     this.rebuilds++;
   }
 
+  /** The pool's own state arrays (stepping, or a closed form whose views were read). */
+  get #poolState(): SlotState {
+    const { position, previous, color, life } = this.pool;
+    return { position, previous, color, life };
+  }
+
   /**
-   * Closed form: evaluates every possibly-live slot at the current tick from its birth state
-   * (position, previous, colour, life; exactly what stepping would have left there) and raises
-   * each launch's `lo`. Once per tick; a no-op when stepping moves the sparks.
+   * Closed form: evaluates the views' arrays (position, previous, colour, life) at the current
+   * tick from each slot's birth state, exactly what stepping would have left there, and raises
+   * each launch's `lo`. The pool keeps these arrays only from the first read on (a client that
+   * only draws and hashes never stores them). Once per tick; a no-op when stepping moves them.
    */
   sync(): void {
     if (!this.closedForm || this.#settledAt === this.#now) return;
+    this.pool.ensureState();
     const now = this.#now;
     const blocks = this.pool.blocks;
-    const { position, previous, life, maxLife, style, color } = this.pool;
+    const state = this.#poolState;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
-      const steps = now - block.tick;
-      const start = block.start;
       this.#writeEmbers(block);
-      let from = block.lo;
-      if (from === 0) {
-        // The shell: as stepped until its apex, then put out by the burst without a paint.
-        const rise = block.plan.riseTicks;
-        if (steps < rise) this.#settle(start, steps);
-        else {
-          this.#placeAt(start, rise - 1, previous, start * 3);
-          this.#placeAt(start, rise, position, start * 3);
-          life[start] = 0;
-          paint(color, start, style[start] | 0, rise, maxLife[start]);
-          color[start * 4 + 3] = 0;
-        }
-        from = 1;
-      }
-      this.#settleRange(start + from, start + block.hi, steps);
-      this.#raiseLo(block);
+      this.#evaluateInto(block, now - block.tick, state, 0);
+      this.#raiseLoIn(block, state.life, 0);
     }
     this.#settledAt = now;
   }
 
   /**
-   * `#settle` over slots [from, to) of a launch `steps` ticks old, inlined like the stepping hot
-   * loop (the same expressions, so the same bits): never-spawned slots are skipped.
+   * Closed form: the state of `block`'s possibly-live slots [lo, hi) at tick `now` in scratch
+   * arrays, slot `block.start + lo + k` at index k (embers dropped since the last write are
+   * written into the pool's birth arrays first). Valid until the next call.
    */
-  #settleRange(from: number, to: number, steps: number): void {
-    const { position, previous, origin, velocity, color, life, maxLife, style, born } = this.pool;
+  #evaluate(block: FireworkBlock, now: number): SlotState {
+    this.#writeEmbers(block);
+    const n = block.hi - block.lo;
+    let scratch = this.#scratch;
+    if (scratch.life.length < n) {
+      const slots = Math.max(n, scratch.life.length * 2);
+      scratch = this.#scratch = {
+        position: new Float32Array(slots * 3),
+        previous: new Float32Array(slots * 3),
+        color: new Float32Array(slots * 4),
+        life: new Float32Array(slots),
+      };
+      this.#scratchWords = {
+        position: words(scratch.position),
+        color: words(scratch.color),
+        life: words(scratch.life),
+      };
+    }
+    this.#evaluateInto(block, now - block.tick, scratch, block.start + block.lo);
+    return scratch;
+  }
+
+  /** The scratch arrays' bits, for the hash. */
+  #scratchWords: { position: Uint32Array; color: Uint32Array; life: Uint32Array } = {
+    position: new Uint32Array(0),
+    color: new Uint32Array(0),
+    life: new Uint32Array(0),
+  };
+
+  #scratch: SlotState = {
+    position: new Float32Array(0),
+    previous: new Float32Array(0),
+    color: new Float32Array(0),
+    life: new Float32Array(0),
+  };
+
+  /**
+   * Writes the state of `block`'s slots [lo, hi), `steps` ticks after its launch, into `out`
+   * (slot i at index i − shift): the shell as stepped until its apex, then put out by the burst
+   * without a paint; every other slot by `#settleRange`.
+   */
+  #evaluateInto(block: FireworkBlock, steps: number, out: SlotState, shift: number): void {
+    const start = block.start;
+    let from = block.lo;
+    if (from === 0) {
+      const rise = block.plan.riseTicks;
+      if (steps < rise) this.#settleInto(start, steps, out, shift);
+      else this.#putOut(start, rise, out, shift);
+      from = 1;
+    }
+    this.#settleRange(start + from, start + block.hi, steps, out, shift);
+  }
+
+  /** The shell `shell` as its burst at age `rise` left it: at its apex, dark, dead. */
+  #putOut(shell: number, rise: number, out: SlotState, shift: number): void {
+    const o = shell - shift;
+    this.#placeAt(shell, rise - 1, out.previous, o * 3);
+    this.#placeAt(shell, rise, out.position, o * 3);
+    out.life[o] = 0;
+    paint(out.color, o, this.pool.style[shell] | 0, rise, this.pool.maxLife[shell]);
+    out.color[o * 4 + 3] = 0;
+  }
+
+  /**
+   * `#settle` over slots [from, to) of a launch `steps` ticks old into `out` (slot i at index
+   * i − shift), inlined like the stepping hot loop (the same expressions, so the same bits):
+   * never-spawned slots read as zero, as a new block leaves them.
+   */
+  #settleRange(from: number, to: number, steps: number, out: SlotState, shift: number): void {
+    const { origin, velocity, maxLife, style, born } = this.pool;
+    const { position, previous, color, life } = out;
     const colors = STYLE_COLORS, ageBase = AGE_BASE, reach = REACH, drop = DROP;
     for (let i = from; i < to; i++) {
       const full = maxLife[i];
-      if (full <= 0) continue;
       const age = steps - born[i];
-      if (age < 0) continue;
+      const j = i - shift;
+      if (full <= 0 || age < 0) {
+        // Never spawned (a spawn always sets a life ≥ 1; a slot's birth is never ahead of the
+        // launch's tick once it is in [lo, hi)).
+        const p = j * 3, c = j * 4;
+        position[p] = position[p + 1] = position[p + 2] = 0;
+        previous[p] = previous[p + 1] = previous[p + 2] = 0;
+        color[c] =
+          color[c + 1] =
+          color[c + 2] =
+          color[c + 3] =
+            0;
+        life[j] = 0;
+        continue;
+      }
       const s = style[i] | 0;
+      const q = i * 3;
       if (age === 0) {
         // Born this tick: its birth state (spawning writes only origin and velocity).
-        const p = i * 3, c = i * 4, o = s * STYLE_STRIDE;
-        position[p] = previous[p] = origin[p];
-        position[p + 1] = previous[p + 1] = origin[p + 1];
-        position[p + 2] = previous[p + 2] = origin[p + 2];
-        life[i] = full;
+        const p = j * 3, c = j * 4, o = s * STYLE_STRIDE;
+        position[p] = previous[p] = origin[q];
+        position[p + 1] = previous[p + 1] = origin[q + 1];
+        position[p + 2] = previous[p + 2] = origin[q + 2];
+        life[j] = full;
         color[c] = colors[o];
         color[c + 1] = colors[o + 1];
         color[c + 2] = colors[o + 2];
@@ -535,9 +630,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const at = age < full ? age : full;
       const a = ageBase[s] + at;
       const r = reach[a], d = drop[a], r0 = reach[a - 1], d0 = drop[a - 1];
-      const p = i * 3;
-      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
-      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+      const p = j * 3;
+      const ox = origin[q], oy = origin[q + 1], oz = origin[q + 2];
+      const vx = velocity[q], vy = velocity[q + 1], vz = velocity[q + 2];
       previous[p] = ox + vx * r0;
       previous[p + 1] = oy + vy * r0 - d0;
       previous[p + 2] = oz + vz * r0;
@@ -547,9 +642,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       // The colour of the last live age: alpha 0 once dead (paint(full − 1), then alpha 0).
       const alive = age < full;
       const shown = alive ? age : full - 1;
-      life[i] = alive ? full - age : 0;
+      life[j] = alive ? full - age : 0;
       const o = s * STYLE_STRIDE + (((shown * COLOR_STEPS) / full + 0.5) | 0) * 4;
-      const c = i * 4;
+      const c = j * 4;
       color[c] = colors[o];
       color[c + 1] = colors[o + 1];
       color[c + 2] = colors[o + 2];
@@ -559,25 +654,52 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Hashes each live launch's block in application order. */
   hashInto(h: Hasher): void {
-    this.sync();
     const blocks = this.pool.blocks;
     h.u32(blocks.length);
-    // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
-    // has spawned, and lo/hi themselves follow from the launch and the ticks since it.
+    // Stepping, or a closed form whose views were read: the pool's own state, brought to this
+    // tick (its lo raised with it, so that no slot the views read is left behind below lo).
+    if (this.pool.hasState) {
+      this.sync();
+      // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
+      // has spawned, and lo/hi themselves follow from the launch and the ticks since it.
+      for (let b = 0; b < blocks.length; b++) {
+        this.pool.hashBlock(h, blocks[b], blocks[b].lo, blocks[b].hi);
+      }
+      return;
+    }
+    // Closed form: each launch evaluated into scratch and hashed as the pool would hash the
+    // same slots (its seq, tick, size and range, then position, velocity, colour and life).
+    const now = this.#now;
+    const velocityWords = words(this.pool.velocity);
     for (let b = 0; b < blocks.length; b++) {
-      this.pool.hashBlock(h, blocks[b], blocks[b].lo, blocks[b].hi);
+      const block = blocks[b];
+      const state = this.#evaluate(block, now);
+      const shift = block.start + block.lo;
+      this.#raiseLoIn(block, state.life, shift);
+      const from = block.lo, to = block.hi;
+      h.int(block.seq).int(block.tick).int(block.size).int(from).int(to);
+      const a = block.start + from - shift, z = block.start + to - shift;
+      const bits = this.#scratchWords;
+      h.words(bits.position, a * 3, z * 3);
+      h.words(velocityWords, (block.start + from) * 3, (block.start + to) * 3);
+      h.words(bits.color, a * 4, z * 4);
+      h.words(bits.life, a, z);
     }
   }
 
   /**
    * Slots below `hi` never spawn later while a slot below them lives (see the top), so dead
-   * ones at the bottom of a launch's range are done for good: `lo` is its first live slot.
+   * ones at the bottom of a launch's range are done for good: `lo` is its first live slot
+   * (`life` holds slot i at index i − shift).
    */
-  #raiseLo(block: FireworkBlock): void {
-    const life = this.pool.life;
+  #raiseLoIn(block: FireworkBlock, life: Float32Array, shift: number): void {
     let lo = block.lo;
-    while (lo < block.hi && life[block.start + lo] <= 0) lo++;
+    while (lo < block.hi && life[block.start + lo - shift] <= 0) lo++;
     block.lo = lo;
+  }
+
+  #raiseLo(block: FireworkBlock): void {
+    this.#raiseLoIn(block, this.pool.life, 0);
   }
 
   /** The hot loop: one tick of age, the closed-form position and the colour of live slots. */
@@ -655,33 +777,42 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   /**
    * Sets slot `i` (spawned with its full life) to its state `age` ticks later, as stepping
    * leaves it: alive, or dead since reaching its max life (position frozen there, colour of its
-   * last live tick with alpha 0).
+   * last live tick with alpha 0). Closed form without kept state: nothing to set (the state is
+   * evaluated when read).
    */
   #settle(i: number, age: number): void {
+    if (!this.pool.hasState) return;
+    this.#settleInto(i, age, this.#poolState, 0);
+  }
+
+  /** `#settle` into `out`, slot i at index i − shift. */
+  #settleInto(i: number, age: number, out: SlotState, shift: number): void {
     if (age < 0) return;
-    const { position, previous, origin, life, maxLife, style, color } = this.pool;
+    const { origin, maxLife, style } = this.pool;
+    const { position, previous, color, life } = out;
     const full = maxLife[i];
+    const j = i - shift;
     if (age === 0) {
       // Its birth state (a closed-form spawn writes only origin and velocity).
-      const p = i * 3;
-      position[p] = previous[p] = origin[p];
-      position[p + 1] = previous[p + 1] = origin[p + 1];
-      position[p + 2] = previous[p + 2] = origin[p + 2];
-      life[i] = full;
-      paint(color, i, style[i] | 0, 0, full);
+      const p = j * 3, q = i * 3;
+      position[p] = previous[p] = origin[q];
+      position[p + 1] = previous[p + 1] = origin[q + 1];
+      position[p + 2] = previous[p + 2] = origin[q + 2];
+      life[j] = full;
+      paint(color, j, style[i] | 0, 0, full);
       return;
     }
     const at = age < full ? age : full;
-    this.#placeAt(i, at - 1, previous, i * 3);
-    this.#placeAt(i, at, position, i * 3);
+    this.#placeAt(i, at - 1, previous, j * 3);
+    this.#placeAt(i, at, position, j * 3);
     const s = style[i] | 0;
     if (age < full) {
-      life[i] = full - age;
-      paint(color, i, s, age, full);
+      life[j] = full - age;
+      paint(color, j, s, age, full);
     } else {
-      life[i] = 0;
-      paint(color, i, s, full - 1, full);
-      color[i * 4 + 3] = 0;
+      life[j] = 0;
+      paint(color, j, s, full - 1, full);
+      color[j * 4 + 3] = 0;
     }
   }
 
@@ -715,14 +846,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const since = sinceApex - b * BREAK_GAP_TICKS;
       if (since < 0) break;
       this.#burst(block, b);
-      if (b === 0) {
+      if (b === 0 && this.pool.hasState) {
         // The shell stepped to its apex, then the burst put it out without another paint.
-        const { position, previous, life, maxLife, style, color } = this.pool;
-        this.#placeAt(shell, rise - 1, previous, shell * 3);
-        this.#placeAt(shell, rise, position, shell * 3);
-        life[shell] = 0;
-        paint(color, shell, style[shell] | 0, rise, maxLife[shell]);
-        color[shell * 4 + 3] = 0;
+        this.#putOut(shell, rise, this.#poolState, 0);
       }
       const first = shell + plan.sparkStart[b];
       for (let n = 0; n < plan.sparkCount[b]; n++) this.#settle(first + n, since);
@@ -820,7 +946,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         rng.range(-TRAIL_SIDE, TRAIL_SIDE),
       );
       const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
-      life[i] = maxLife[i] = lifetime;
+      maxLife[i] = lifetime;
+      if (!this.closedForm) life[i] = lifetime;
       style[i] = trailStyle;
       size[i] = MOTIONS[MOTION.trail].size;
       if (!this.closedForm) paint(color, i, trailStyle, 0, lifetime);
@@ -865,8 +992,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const { life, maxLife, style, size, color, flicker, born } = this.pool;
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS;
     if (b === 0) {
-      life[shell] = 0;
-      color[shell * 4 + 3] = 0;
+      if (!this.closedForm) {
+        life[shell] = 0;
+        color[shell * 4 + 3] = 0;
+      }
       this.liveCount--;
     }
     const count = plan.sparkCount[b], splits = plan.splitCount[b];
@@ -966,7 +1095,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         : recipe.life[0] + Math.floor(lifeRoll * (recipe.life[1] - recipe.life[0] + 1));
       const tint = this.#sparkTint(block, b, n, pick);
       const s = styleOf(recipe.motion, tint);
-      life[i] = maxLife[i] = lifetime;
+      maxLife[i] = lifetime;
+      if (!this.closedForm) life[i] = lifetime;
       style[i] = s;
       size[i] = sparkSize;
       // Blue-silver's silver sparks twinkle (seed 002); crackle strobes.
@@ -1044,7 +1174,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     for (let n = 0; n < split.children; n++) {
       const i = first + n;
       const lifetime = split.life[0] + rng.int(split.life[1] - split.life[0] + 1);
-      life[i] = maxLife[i] = lifetime;
+      maxLife[i] = lifetime;
+      if (!this.closedForm) life[i] = lifetime;
       style[i] = s;
       size[i] = childSize;
       flicker[i] = split.flicker ? flickerKey(key, n) : 0;
@@ -1241,7 +1372,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trail.motion,
       block.trailTint === GOLD_TINT ? GOLD_TINT : (style[spark] | 0) % PALETTE_SIZE,
     );
-    life[i] = maxLife[i] = lifetime;
+    maxLife[i] = lifetime;
+    if (!this.closedForm) life[i] = lifetime;
     style[i] = s;
     size[i] = MOTIONS[trail.motion].size;
     flicker[i] = 0;

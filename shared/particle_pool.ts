@@ -50,6 +50,27 @@ const LAYOUT = {
 
 type ArrayName = keyof typeof LAYOUT;
 
+/** What a slot is born with: written at its spawn, never by evaluating it. */
+const BIRTH_NAMES: ArrayName[] = [
+  "origin",
+  "velocity",
+  "size",
+  "maxLife",
+  "style",
+  "flicker",
+  "born",
+];
+/** What a closed-form system evaluates from the birth arrays (kept only when read). */
+const STATE_NAMES: ArrayName[] = ["position", "previous", "color", "life"];
+
+/** One array of a pool and its place in the layout. */
+interface PoolArray {
+  readonly name: ArrayName;
+  readonly array: Float32Array;
+  readonly stride: number;
+  readonly words: Uint32Array;
+}
+
 /** Slots a pool takes at its first block; it grows by GROWTH (up to its arena) when one needs more. */
 const INITIAL_SLOTS = 8192;
 
@@ -123,23 +144,34 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   /** `count` just before the last compaction that moved blocks. */
   movedFromCount = 0;
 
-  #arrays: readonly { array: Float32Array; stride: number; words: Uint32Array }[] = [];
+  #arrays: readonly PoolArray[] = [];
   /** The arrays the hash covers: position, velocity, colour, life. */
-  #hashed: readonly { stride: number; words: Uint32Array }[] = [];
+  #hashed: readonly PoolArray[] = [];
   /**
    * The arrays a new block zeroes: what the hash, the closed form's settling (max life) and the
    * views read of a slot that never spawned. Origin, size, style and born are written at every
    * spawn and read only for spawned slots.
    */
-  #cleared: readonly { array: Float32Array; stride: number }[] = [];
+  #cleared: readonly PoolArray[] = [];
   /** The arrays an ended block's gap zeroes: colour and life, so views read it as dead. */
-  #killed: readonly { array: Float32Array; stride: number }[] = [];
+  #killed: readonly PoolArray[] = [];
+  /** Stateless: whether the state arrays exist (`ensureState`). */
+  #state: boolean;
+  /** Bytes of the buffers the arrays live in. */
+  #bytes = 0;
+  /**
+   * Whether the state (position, previous, colour, life) is kept only once asked for: a
+   * closed-form system stores each slot's birth and evaluates the rest when read.
+   */
+  readonly stateless: boolean;
 
   /**
    * `capacity`: most slots live blocks may reserve. `slack` ≥ 1: how far past it the arena may
    * reach before gaps left by ended blocks are compacted (1: at once, when they end).
+   * `stateless`: position, previous, colour and life are left out (empty arrays) until
+   * `ensureState` (a closed-form system that evaluates them from the birth arrays).
    */
-  constructor(capacity: number, slack = 1) {
+  constructor(capacity: number, slack = 1, stateless = false) {
     if (!Number.isInteger(capacity) || capacity < 0) {
       throw new RangeError(`pool_capacity: must be a non-negative integer, got ${capacity}`);
     }
@@ -147,40 +179,80 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     this.capacity = capacity;
     this.arena = Math.ceil(capacity * slack);
     this.slack = slack;
+    this.stateless = stateless;
+    this.#state = !stateless;
     // Empty until the first block: a world that never fires the gun never pays for its pool.
     this.#allocate(0);
   }
 
+  /** Whether position, previous, colour and life are stored (always, unless stateless). */
+  get hasState(): boolean {
+    return this.#state;
+  }
+
+  /** Bytes of the pool's buffers (birth arrays, and the state arrays when kept). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Stateless: allocates the state arrays (zero: the caller evaluates them) and keeps them from
+   * now on (moved, grown and zeroed with the others). Replaces the arrays; a no-op once kept.
+   */
+  ensureState(): void {
+    if (this.#state) return;
+    this.#state = true;
+    this.#allocate(this.allocated);
+  }
+
   /** Moves storage to a fresh buffer of `slots` slots, keeping the used prefix. */
   #allocate(slots: number): void {
-    const names = Object.keys(LAYOUT) as ArrayName[];
-    const old = this.#arrays;
-    const fresh = staggeredArrays(names.map((name) => LAYOUT[name] * slots), STAGGER_BYTES);
-    const arrays = fresh.map((array, i) => ({
-      array,
-      stride: LAYOUT[names[i]],
-      words: new Uint32Array(array.buffer, array.byteOffset, array.length),
-    }));
-    for (let i = 0; i < old.length; i++) {
-      arrays[i].array.set(old[i].array.subarray(0, this.count * old[i].stride));
+    const old = new Map(this.#arrays.map((entry) => [entry.name, entry]));
+    const groups: ArrayName[][] = this.stateless
+      ? [BIRTH_NAMES, ...(this.#state ? [STATE_NAMES] : [])]
+      : [Object.keys(LAYOUT) as ArrayName[]];
+    const arrays: PoolArray[] = [];
+    let bytes = 0;
+    for (const names of groups) {
+      const fresh = staggeredArrays(names.map((name) => LAYOUT[name] * slots), STAGGER_BYTES);
+      bytes += fresh[0].buffer.byteLength;
+      names.forEach((name, i) => {
+        const array = fresh[i];
+        const entry = {
+          name,
+          array,
+          stride: LAYOUT[name],
+          words: new Uint32Array(array.buffer, array.byteOffset, array.length),
+        };
+        const before = old.get(name);
+        if (before) array.set(before.array.subarray(0, this.count * entry.stride));
+        arrays.push(entry);
+      });
     }
-    [
-      this.position,
-      this.previous,
-      this.origin,
-      this.velocity,
-      this.color,
-      this.size,
-      this.life,
-      this.maxLife,
-      this.style,
-      this.flicker,
-      this.born,
-    ] = fresh;
+    const empty = new Float32Array(0);
+    const get = (name: ArrayName) => arrays.find((entry) => entry.name === name)?.array ?? empty;
+    this.position = get("position");
+    this.previous = get("previous");
+    this.origin = get("origin");
+    this.velocity = get("velocity");
+    this.color = get("color");
+    this.size = get("size");
+    this.life = get("life");
+    this.maxLife = get("maxLife");
+    this.style = get("style");
+    this.flicker = get("flicker");
+    this.born = get("born");
     this.#arrays = arrays;
-    const hashedNames: ArrayName[] = ["position", "velocity", "color", "life"];
-    this.#hashed = hashedNames.map((name) => arrays[names.indexOf(name)]);
-    const clearedNames: ArrayName[] = [
+    const pick = (names: ArrayName[]) => arrays.filter((entry) => names.includes(entry.name));
+    this.#hashed = ["position", "velocity", "color", "life"].map((name) =>
+      arrays.find((entry) => entry.name === name) ?? {
+        name: name as ArrayName,
+        array: empty,
+        stride: LAYOUT[name as ArrayName],
+        words: new Uint32Array(0),
+      }
+    );
+    this.#cleared = pick([
       "position",
       "previous",
       "velocity",
@@ -188,10 +260,9 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       "life",
       "maxLife",
       "flicker",
-    ];
-    this.#cleared = clearedNames.map((name) => arrays[names.indexOf(name)]);
-    const killedNames: ArrayName[] = ["color", "life"];
-    this.#killed = killedNames.map((name) => arrays[names.indexOf(name)]);
+    ]);
+    this.#killed = pick(["color", "life"]);
+    this.#bytes = bytes;
     this.allocated = slots;
     this.layoutVersion++;
   }
@@ -310,6 +381,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * that is itself a function of the event and the ticks since it (never of pool history).
    */
   hashBlock(h: Hasher, block: B, from: number, to: number): void {
+    if (!this.#state) throw new Error("pool_stateless: no state to hash (ensureState first)");
     h.int(block.seq).int(block.tick).int(block.size).int(from).int(to);
     const a = block.start + from, b = block.start + to;
     for (const { words, stride } of this.#hashed) h.words(words, a * stride, b * stride);

@@ -52,11 +52,12 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
       const view = world.fireworks;
       const mirror = gpu.mirror;
       const tick = world.tick - gpu.epochTick;
-      // Reading the view evaluated shared/'s closed form at this tick, lives included.
-      const life = world.fireworkSystem.pool.life;
+      // Reading the view evaluates shared/'s closed form at this tick, lives included (the pool
+      // keeps them from the first read on).
+      const life = view.position && world.fireworkSystem.pool.life;
       const rows = gpu.trailRows;
       for (let i = 0; i < view.count; i++) {
-        const alive = view.position && life[i] > 0;
+        const alive = life[i] > 0;
         const drawn = fireworkHead(mirror, i, tick, 1, head, rows);
         if (mirror[i * 12 + 11] < 0) embers += drawn ? 1 : 0;
         assert.equal(drawn, alive, `slot ${i}: drawn by the shader iff alive in shared/`);

@@ -19,9 +19,12 @@ function launchAt(fw: Fireworks, tick: number): void {
 }
 
 Deno.test("closed-form fireworks equal stepped ones slot for slot, across compactions", () => {
-  // A tight arena (slack 1.1) so the closed-form pool compacts several times.
+  // A tight arena (slack 1.1) so the closed-form pools compact several times. `closed` is never
+  // read (its hash evaluates each launch into scratch; the pool keeps only births); `read` has
+  // its views read at every comparison (its pool keeps the evaluated state from then on).
   const stepped = new Fireworks(SEED, 200_000);
   const closed = new Fireworks(SEED, 200_000, { closedForm: true, slack: 1.1 });
+  const read = new Fireworks(SEED, 200_000, { closedForm: true, slack: 1.1 });
   const compactions = { seen: 0, version: closed.pool.layoutVersion };
   const hash = (fw: Fireworks) => {
     const h = new Hasher();
@@ -30,19 +33,22 @@ Deno.test("closed-form fireworks equal stepped ones slot for slot, across compac
   };
   let compared = 0;
   for (let tick = 0; tick < 1000; tick++) {
-    launchAt(stepped, tick);
-    launchAt(closed, tick);
-    stepped.step(tick);
-    closed.step(tick);
+    for (const fw of [stepped, closed, read]) {
+      launchAt(fw, tick);
+      fw.step(tick);
+    }
     if (closed.pool.layoutVersion !== compactions.version) {
       compactions.seen++;
       compactions.version = closed.pool.layoutVersion;
     }
     assert.equal(closed.live(), stepped.live(), `live at ${tick + 1}`);
+    assert.equal(read.live(), stepped.live(), `live at ${tick + 1}`);
     assert.equal(closed.used(), stepped.used());
     if (tick % 29 !== 0) continue;
     assert.equal(hash(closed), hash(stepped), `hash at ${tick + 1}`);
-    const a = stepped.pool, b = closed.pool;
+    const a = stepped.pool, b = read.pool;
+    // Reading a view evaluates the closed form into the pool (kept from the first read on).
+    const { position, previous, color } = read.settledView;
     for (let k = 0; k < a.blocks.length; k++) {
       const x = a.blocks[k], y = b.blocks[k];
       assert.equal(y.seq, x.seq);
@@ -51,18 +57,22 @@ Deno.test("closed-form fireworks equal stepped ones slot for slot, across compac
       for (let i = x.lo; i < x.hi; i++) {
         const p = x.start + i, q = y.start + i;
         for (let c = 0; c < 3; c++) {
-          assert.equal(b.position[q * 3 + c], a.position[p * 3 + c]);
-          assert.equal(b.previous[q * 3 + c], a.previous[p * 3 + c]);
+          assert.equal(position[q * 3 + c], a.position[p * 3 + c]);
+          assert.equal(previous[q * 3 + c], a.previous[p * 3 + c]);
         }
-        for (let c = 0; c < 4; c++) assert.equal(b.color[q * 4 + c], a.color[p * 4 + c]);
+        for (let c = 0; c < 4; c++) assert.equal(color[q * 4 + c], a.color[p * 4 + c]);
         assert.equal(b.life[q], a.life[p]);
         compared++;
       }
     }
+    assert.equal(hash(read), hash(stepped), `hash at ${tick + 1} (state kept)`);
   }
   assert.ok(compactions.seen >= 2, `the arena compacted (${compactions.seen} times)`);
   assert.ok(compared > 30_000, `${compared} slots compared`);
   assert.equal(closed.live(), 0);
+  // Never read, the closed-form pool stored births only: 44 bytes a slot, half of stepping's 88.
+  assert.equal(closed.pool.hasState, false);
+  assert.equal(read.pool.hasState, true);
 });
 
 Deno.test("closed-form fireworks step without moving sparks until read", () => {
@@ -70,12 +80,13 @@ Deno.test("closed-form fireworks step without moving sparks until read", () => {
   fw.launch(1, 0, { x: 0, z: 0, y: 40, kind: "peony" }, "auto");
   for (let tick = 0; tick < 200; tick++) fw.step(tick);
   const slot = fw.pool.blocks[0].start + fw.pool.blocks[0].plan.sparkStart[0];
-  const before = fw.pool.position[slot * 3 + 1];
   // The spark was born at its burst (a closed-form spawn writes its origin, not its position);
-  // no step moved it since.
+  // no step moved it since, and the pool has no position to move until it is read.
   assert.notEqual(fw.pool.origin[slot * 3 + 1], 0);
-  assert.equal(before, 0);
+  assert.equal(fw.pool.hasState, false);
+  assert.equal(fw.pool.position.length, 0);
   const y = fw.settledView.position[slot * 3 + 1];
-  assert.notEqual(y, before, "reading the settled view evaluates the closed form");
+  assert.equal(fw.pool.hasState, true, "reading the settled view keeps the state from now on");
+  assert.notEqual(y, 0, "reading the settled view evaluates the closed form");
   assert.notEqual(y, fw.pool.origin[slot * 3 + 1]);
 });

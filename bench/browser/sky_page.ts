@@ -141,7 +141,7 @@ function runLevel(
         level.slots = Math.round(level.slots / n);
         level.written = Math.round(level.written / n);
         const records = fireworks.fireworks.bytes;
-        level.bytes = world.fireworkSystem.pool.position.buffer.byteLength + records.gpu +
+        level.bytes = world.fireworkSystem.pool.bytes + records.gpu +
           records.cpu;
         renderer.dispose();
         resolve(level);
