@@ -20,13 +20,13 @@ export const CHECKPOINT_TICKS = 60;
 /**
  * Default ceiling on firework + gun particle slots reserved in one scene (admission control).
  * Sparks are evaluated in closed form (no step moves them) and drawn by the GPU from their
- * births, so a full sky costs memory rather than time: 88 bytes per slot in shared/ plus 2 × 48
- * bytes for the GPU's copy, the arena up to 1.5 × the slots in use; a steady sky reserves ~3.1
- * slots per live spark. Measured safe in headless Chromium (`deno task bench:sky`, 2026-12-01):
- * 309k slots (~100k live sparks, 96 MB of arrays); a sky of ~930k slots (~300k live) closed the
- * page once, so the default stays at what was measured, not 1M.
+ * births, so a full sky costs memory rather than time: 44 bytes per slot of births in shared/
+ * (the evaluated state is kept only once a view is read) and 48 bytes per slot on the GPU, the
+ * buffers ~1.25–1.6 × the slots in use; a steady sky reserves ~3.1 slots per live spark (each
+ * launch's block is sized for its whole life), ~390 bytes per live spark in all. A full default
+ * sky (~320k live sparks) is ~125 MB; `deno task bench:sky` holds 1M live sparks (bench/README.md).
  */
-export const DEFAULT_SKY_CAP = 300_000;
+export const DEFAULT_SKY_CAP = 1_000_000;
 
 /** Most snowflakes a scene shows (snow intensity 1). */
 export const MAX_FLAKES = 100_000;
