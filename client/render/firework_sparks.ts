@@ -300,18 +300,17 @@ export class FireworkSparks {
     const trail = block.recipe.trail;
     const ring = trail?.ring ?? 0;
     const maxLife = system.pool.maxLife;
-    for (let r = from; r < to; r++) {
-      let skip = -1;
-      for (let b = 0; b < plan.breaks; b++) {
-        const start = plan.emberStart[b], end = start + plan.trailCount[b] * ring;
-        if (r >= start && r < end) skip = end;
+    // The slots between the ember rings (which ascend break by break), run by run.
+    let r = from;
+    for (let b = 0; b <= plan.breaks && r < to; b++) {
+      const start = b < plan.breaks ? plan.emberStart[b] : to;
+      const end = b < plan.breaks ? start + plan.trailCount[b] * ring : to;
+      if (r < start) {
+        const stop = Math.min(to, start);
+        this.writeSlots(system, block, r, stop);
+        r = stop;
       }
-      if (skip >= 0) {
-        r = skip - 1;
-        continue;
-      }
-      this.writeSlot(system, block, r);
-      this.written++;
+      if (r < end) r = end;
     }
     if (!trail) return;
     for (let b = 0; b < plan.breaks; b++) {
@@ -392,30 +391,33 @@ export class FireworkSparks {
     this.written += ring;
   }
 
-  /** Writes pool slot `block.start + r` into its GPU instance. */
-  private writeSlot(system: Fireworks, block: FireworkBlock, r: number): void {
+  /** Writes pool slots `block.start + r` for r in [from, to) into their GPU instances. */
+  private writeSlots(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
     const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
     const data = this.data;
     const keep = this.keepEvery;
     const base = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
-    const i = block.start + r;
-    const o = this.stage(i), p = i * 3;
-    const life = maxLife[i];
-    data[o] = origin[p];
-    data[o + 1] = origin[p + 1];
-    data[o + 2] = origin[p + 2];
-    data[o + 3] = base + born[i];
-    data[o + 4] = velocity[p];
-    data[o + 5] = velocity[p + 1];
-    data[o + 6] = velocity[p + 2];
-    data[o + 7] = life;
-    data[o + 8] = style[i];
-    data[o + 9] = flicker[i];
-    data[o + 10] = size[i];
-    // Drawn while younger than its life (the shell: until its burst puts it out); never when
-    // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
-    data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+    for (let r = from; r < to; r++) {
+      const i = block.start + r;
+      const o = this.stage(i), p = i * 3;
+      const life = maxLife[i];
+      data[o] = origin[p];
+      data[o + 1] = origin[p + 1];
+      data[o + 2] = origin[p + 2];
+      data[o + 3] = base + born[i];
+      data[o + 4] = velocity[p];
+      data[o + 5] = velocity[p + 1];
+      data[o + 6] = velocity[p + 2];
+      data[o + 7] = life;
+      data[o + 8] = style[i];
+      data[o + 9] = flicker[i];
+      data[o + 10] = size[i];
+      // Drawn while younger than its life (the shell: until its burst puts it out); never when
+      // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
+      data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+    }
+    this.written += to - from;
   }
 
   /** A new buffer of `slots` instances on a fresh geometry (three caches instance counts). */
