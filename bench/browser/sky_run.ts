@@ -4,7 +4,9 @@
  * Target: at 1M live sparks, simulate + prepare within 1.5× of the empty sky's.
  *
  * Flags: --targets=0,100000,300000,1000000 --frames=N (default 60) --warmup=N ticks (default
- * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured).
+ * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured)
+ * --draw-every=N (default 1: draw every frame; N: every n-th, the others simulate, write and upload
+ * without drawing, since SwiftShader takes minutes to draw a million streaks).
  */
 import { bundleScript } from "../../tools/bundle.ts";
 import { launchBrowser } from "../../testing/browser.ts";
@@ -17,6 +19,7 @@ function flag(name: string, fallback: string): string {
 }
 
 function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
@@ -26,6 +29,7 @@ const frames = Number(flag("frames", "60"));
 const warmup = Number(flag("warmup", "600"));
 const width = Number(flag("width", "480"));
 const height = Number(flag("height", "270"));
+const drawEvery = Number(flag("draw-every", "1"));
 const script = await bundleScript(new URL("./sky_page.ts", import.meta.url));
 const browser = await launchBrowser();
 let result: SkyBenchResult;
@@ -47,13 +51,16 @@ try {
     (o) =>
       (globalThis as unknown as { runSkyBench(o: unknown): Promise<SkyBenchResult> })
         .runSkyBench(o),
-    { targets, frames, warmup },
+    { targets, frames, warmup, drawEvery },
   );
 } finally {
   await browser.close();
 }
 const ms = (v: number) => `${v.toFixed(2).padStart(6)} ms`;
-console.log(`renderer: ${result.renderer}, ${width}×${height}, ${frames} frames per target`);
+console.log(
+  `renderer: ${result.renderer}, ${width}×${height}, ${frames} frames per target, ` +
+    `drawn every ${drawEvery}`,
+);
 console.log(
   "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95)   | draw calls med | arrays MB (B/live)",
 );
