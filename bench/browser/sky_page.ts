@@ -182,7 +182,7 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
           median(level.simulate.map((v, i) => v + level.prepare[i])).toFixed(2)
         } ms, draw calls ${median(level.draw).toFixed(2)} ms (medians); arrays ${
           (level.bytes / 1e6).toFixed(0)
-        } MB (${(level.bytes / Math.max(1, level.live)).toFixed(0)} B per live spark)`,
+        } MB (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"} B per live spark)`,
     );
   }
   return { levels, renderer: name };
