@@ -12,7 +12,7 @@
 import { COLOR_STEPS, PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
 import { MOTIONS } from "../../shared/firework_motion.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
-import { SparkStreakShader } from "./spark_streak_shader.ts";
+import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
 
 /** Motion classes, the length of the per-class uniform arrays. */
@@ -44,6 +44,7 @@ varying vec4 vColor;
 varying vec2 vLocal;
 varying float vLength;
 ${POINT_SIZE_GLSL}
+${STREAK_QUAD_GLSL}
 vec3 sparkAt(vec3 origin, vec3 velocity, float age, int motion) {
   vec2 rd = texelFetch(uMotion, ivec2(int(age), motion), 0).rg;
   return origin + velocity * rd.x - vec3(0.0, rd.y, 0.0);
@@ -130,31 +131,8 @@ void main() {
   int curve = int(floor(age * ${COLOR_STEPS.toFixed(1)} / maxLife + 0.5));
   vec4 curveColor = texelFetch(uColors, ivec2(curve, style), 0);
 
-  vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
-  if (-viewHead.z < 0.1) {
-    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-    return;
-  }
-  vec4 viewTail = modelViewMatrix * vec4(head + tail, 1.0);
-  if (-viewTail.z < 0.1) {
-    viewTail = viewHead + (viewTail - viewHead) * ((-viewHead.z - 0.1) / (viewTail.z - viewHead.z));
-  }
-  vec4 clipHead = projectionMatrix * viewHead;
-  vec4 clipTail = projectionMatrix * viewTail;
-  vec2 halfViewport = 0.5 * uViewport;
-  vec2 headPixel = clipHead.xy / clipHead.w * halfViewport;
-  vec2 tailPixel = clipTail.xy / clipTail.w * halfViewport;
-  float pixels = attenuatedPointSize(size * uGlow, -viewHead.z);
-  float r = 0.5 * max(pixels, 2.0);
-  vec2 axis = headPixel - tailPixel;
-  float len = length(axis);
-  vec2 dir = len > 0.001 ? axis / len : vec2(1.0, 0.0);
-  vec2 across = vec2(-dir.y, dir.x);
-  float along = mix(-r, len + r, position.x);
-  vec2 pixel = tailPixel + dir * along + across * (position.y * r);
-  gl_Position = vec4(pixel / halfViewport * clipHead.w, clipHead.z, clipHead.w);
-  vLocal = vec2(along, position.y * r) / r;
-  vLength = len / r;
+  float pixels = placeStreak(head, tail, size);
+  if (pixels < 0.0) return;
   vColor = vec4(curveColor.rgb * light, curveColor.a);
   vColor.a *= clamp(pixels / 2.0, 0.15, 1.0) / (1.0 + 0.35 * vLength);
 }

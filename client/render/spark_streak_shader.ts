@@ -6,6 +6,47 @@
  */
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 
+/**
+ * GLSL: places this vertex of a spark's streak quad, from `head + tail` to `head` in screen space
+ * and as wide as a glow sprite of `spriteSize`, and sets `vLocal` and `vLength`; returns the
+ * sprite's size in pixels, or -1 when the head is behind the camera (the quad is then put outside
+ * the clip volume). Needs `uGlow`, `uViewport`, the varyings and `attenuatedPointSize` declared
+ * before it. One definition for every streak shader.
+ */
+export const STREAK_QUAD_GLSL = /* glsl */ `
+float placeStreak(vec3 head, vec3 tail, float spriteSize) {
+  vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
+  if (-viewHead.z < 0.1) {
+    // Behind the camera: a degenerate quad outside the clip volume.
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    return -1.0;
+  }
+  vec4 viewTail = modelViewMatrix * vec4(head + tail, 1.0);
+  // A tail behind the camera (a gun tracer just fired from it) is cut where it crosses the near
+  // plane, so the streak still runs from the screen's edge to the head.
+  if (-viewTail.z < 0.1) {
+    viewTail = viewHead + (viewTail - viewHead) * ((-viewHead.z - 0.1) / (viewTail.z - viewHead.z));
+  }
+  vec4 clipHead = projectionMatrix * viewHead;
+  vec4 clipTail = projectionMatrix * viewTail;
+  vec2 halfViewport = 0.5 * uViewport;
+  vec2 headPixel = clipHead.xy / clipHead.w * halfViewport;
+  vec2 tailPixel = clipTail.xy / clipTail.w * halfViewport;
+  float pixels = attenuatedPointSize(spriteSize * uGlow, -viewHead.z);
+  float radius = 0.5 * max(pixels, 2.0);
+  vec2 axis = headPixel - tailPixel;
+  float len = length(axis);
+  vec2 dir = len > 0.001 ? axis / len : vec2(1.0, 0.0);
+  vec2 across = vec2(-dir.y, dir.x);
+  float along = mix(-radius, len + radius, position.x);
+  vec2 pixel = tailPixel + dir * along + across * (position.y * radius);
+  gl_Position = vec4(pixel / halfViewport * clipHead.w, clipHead.z, clipHead.w);
+  vLocal = vec2(along, position.y * radius) / radius;
+  vLength = len / radius;
+  return pixels;
+}
+`;
+
 /** Shader sources and uniform names (shared uniforms come from point_uniforms.ts). */
 export const SparkStreakShader = {
   vertexShader: /* glsl */ `
@@ -20,35 +61,10 @@ varying vec4 vColor;
 varying vec2 vLocal;
 varying float vLength;
 ${POINT_SIZE_GLSL}
+${STREAK_QUAD_GLSL}
 void main() {
-  vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
-  if (-viewHead.z < 0.1) {
-    // Behind the camera: a degenerate quad outside the clip volume.
-    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-    return;
-  }
-  vec4 viewTail = modelViewMatrix * vec4(head + tail, 1.0);
-  // A tail behind the camera (a gun tracer just fired from it) is cut where it crosses the near
-  // plane, so the streak still runs from the screen's edge to the head.
-  if (-viewTail.z < 0.1) {
-    viewTail = viewHead + (viewTail - viewHead) * ((-viewHead.z - 0.1) / (viewTail.z - viewHead.z));
-  }
-  vec4 clipHead = projectionMatrix * viewHead;
-  vec4 clipTail = projectionMatrix * viewTail;
-  vec2 halfViewport = 0.5 * uViewport;
-  vec2 headPixel = clipHead.xy / clipHead.w * halfViewport;
-  vec2 tailPixel = clipTail.xy / clipTail.w * halfViewport;
-  float pixels = attenuatedPointSize(size * uGlow, -viewHead.z);
-  float radius = 0.5 * max(pixels, 2.0);
-  vec2 axis = headPixel - tailPixel;
-  float len = length(axis);
-  vec2 dir = len > 0.001 ? axis / len : vec2(1.0, 0.0);
-  vec2 across = vec2(-dir.y, dir.x);
-  float along = mix(-radius, len + radius, position.x);
-  vec2 pixel = tailPixel + dir * along + across * (position.y * radius);
-  gl_Position = vec4(pixel / halfViewport * clipHead.w, clipHead.z, clipHead.w);
-  vLocal = vec2(along, position.y * radius) / radius;
-  vLength = len / radius;
+  float pixels = placeStreak(head, tail, size);
+  if (pixels < 0.0) return;
   vColor = color;
   // Keep tiny sparks visible but dimmer rather than vanishing between pixels, and spread a
   // streak's light over its length so fast sparks do not outshine slow ones.
