@@ -54,12 +54,8 @@ Deno.test({
       ...nats.auth,
       nodeId,
       replicas: 3,
-      // Ten minutes of the scene (20 s here): the sweep gives up a scene whose work took over
-      // half the TTL (on the scene clock), and beside CI's other tiers half of a one-minute TTL
-      // (1 s of real time here) was too short for a sweep's reads: an idle scene was never
-      // removed. Owners renew every third of it; the bucket's TTL is 600 s of real time, and
-      // no step waits for a lease to expire.
-      leaseTtlMs: 600_000,
+      // Renewed every 20 s of the scene (0.7 s here); the bucket's TTL is 60 s of real time.
+      leaseTtlMs: 60_000,
     });
     const options = {
       ...clock,
