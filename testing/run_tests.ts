@@ -12,7 +12,7 @@
  * tier runs beside them at a lower priority (`nice`). The unit, server and browser tiers run their
  * files as many at a time as there are cores (two here): most browser tests skip the GPU draw and
  * wait on the scene's clock. The cluster tier runs one file at a time: two at a time it took
- * 101-145 s instead of ~200, but beside the browser tier its timing tests failed in four CI runs of
+ * 101-145 s instead of ~200, but beside the browser tier its timing tests failed in five CI runs of
  * six on 2026-12-01 (an idle scene not swept in time, 14 events not relayed within 20 s), and the
  * server and cluster tiers together still end about when the browser tier does. Last, one at a time with nothing
  * beside them, the files marked `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
