@@ -32,6 +32,7 @@ import {
 } from "./firework_records.ts";
 import { FIREWORK_CLASSES, FireworkSparkShader } from "./firework_spark_shader.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
+import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
 
 /** Floats per slot in the instance buffer. */
 export const FIREWORK_SLOT_STRIDE = 12;
@@ -78,7 +79,7 @@ export interface FireworkSparksOptions {
 export class FireworkSparks {
   /** Add this to the scene. */
   readonly object: THREE.Mesh;
-  private geometry = quadGeometry();
+  private geometry = streakQuadGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly tables: FireworkTables = createFireworkTables();
   private readonly keepEvery: number;
@@ -134,13 +135,7 @@ export class FireworkSparks {
         uEmberA: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
         uEmberB: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
       },
-      transparent: true,
-      depthWrite: false,
-      blending: THREE.CustomBlending,
-      blendSrc: THREE.OneFactor,
-      blendDst: THREE.OneFactor,
-      blendSrcAlpha: THREE.OneFactor,
-      blendDstAlpha: THREE.OneFactor,
+      ...ADDED_LIGHT,
     });
     this.object = new THREE.Mesh(this.geometry, this.material);
     this.object.frustumCulled = false;
@@ -423,7 +418,7 @@ export class FireworkSparks {
   /** A new buffer of `slots` instances on a fresh geometry (three caches instance counts). */
   private allocate(slots: number): void {
     this.geometry.dispose();
-    this.geometry = quadGeometry();
+    this.geometry = streakQuadGeometry();
     this.object.geometry = this.geometry;
     this.target?.dispose();
     const target = this.gl
@@ -437,16 +432,4 @@ export class FireworkSparks {
     this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
     this.slots = slots;
   }
-}
-
-/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
-function quadGeometry(): THREE.InstancedBufferGeometry {
-  const geometry = new THREE.InstancedBufferGeometry();
-  geometry.setAttribute(
-    "position",
-    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
-  );
-  geometry.setIndex([0, 1, 2, 2, 1, 3]);
-  geometry.instanceCount = 0;
-  return geometry;
 }

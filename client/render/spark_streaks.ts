@@ -9,6 +9,7 @@ import type { PointUniforms } from "./point_uniforms.ts";
 import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
 import { uploadPrefix } from "./upload_range.ts";
+import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
 
 /** Options for {@link SparkStreaks}. */
 export interface SparkStreaksOptions {
@@ -35,7 +36,7 @@ export interface SparkStreaksOptions {
 export class SparkStreaks {
   /** Add this to the scene. */
   readonly object: THREE.Mesh;
-  private geometry = quadGeometry();
+  private geometry = streakQuadGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly tail: StreakTail;
   private readonly keepEvery: number;
@@ -59,14 +60,7 @@ export class SparkStreaks {
         uIntensity: { value: options.intensity },
         uTailLight: { value: options.tailLight },
       },
-      transparent: true,
-      depthWrite: false,
-      // Light adds up: the shader writes premultiplied light, which may exceed 1 in HDR.
-      blending: THREE.CustomBlending,
-      blendSrc: THREE.OneFactor,
-      blendDst: THREE.OneFactor,
-      blendSrcAlpha: THREE.OneFactor,
-      blendDstAlpha: THREE.OneFactor,
+      ...ADDED_LIGHT,
     });
     this.object = new THREE.Mesh(this.geometry, this.material);
     this.object.frustumCulled = false;
@@ -86,7 +80,7 @@ export class SparkStreaks {
     // A fresh geometry: three caches an instanced geometry's largest instance count on first
     // draw, so a grown buffer on the old geometry would still draw only the old count.
     this.geometry.dispose();
-    this.geometry = quadGeometry();
+    this.geometry = streakQuadGeometry();
     this.object.geometry = this.geometry;
     const buffer = new THREE.InstancedInterleavedBuffer(
       new Float32Array(capacity * SPARK_STRIDE),
@@ -130,16 +124,4 @@ export class SparkStreaks {
     this.geometry.dispose();
     this.material.dispose();
   }
-}
-
-/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
-function quadGeometry(): THREE.InstancedBufferGeometry {
-  const geometry = new THREE.InstancedBufferGeometry();
-  geometry.setAttribute(
-    "position",
-    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
-  );
-  geometry.setIndex([0, 1, 2, 2, 1, 3]);
-  geometry.instanceCount = 0;
-  return geometry;
 }

@@ -1,0 +1,38 @@
+/**
+ * What every streak renderer draws with: the unit quad each instance is drawn from, and the
+ * blending that adds its light. One definition for the spark streaks (`spark_streaks.ts`) and the
+ * fireworks drawn on the GPU (`firework_sparks.ts`).
+ *
+ * @example
+ * ```ts
+ * const material = new THREE.ShaderMaterial({ ...shader, ...ADDED_LIGHT });
+ * const mesh = new THREE.Mesh(streakQuadGeometry(), material);
+ * ```
+ */
+import * as THREE from "three";
+
+/**
+ * Material settings for light that adds up: the shaders write premultiplied light, which may
+ * exceed 1 in HDR; nothing writes depth, so sparks never hide each other.
+ */
+export const ADDED_LIGHT = {
+  transparent: true,
+  depthWrite: false,
+  blending: THREE.CustomBlending,
+  blendSrc: THREE.OneFactor,
+  blendDst: THREE.OneFactor,
+  blendSrcAlpha: THREE.OneFactor,
+  blendDstAlpha: THREE.OneFactor,
+} as const;
+
+/** The unit quad every streak instance is drawn from: x along (0 tail, 1 head), y across (±1). */
+export function streakQuadGeometry(): THREE.InstancedBufferGeometry {
+  const geometry = new THREE.InstancedBufferGeometry();
+  geometry.setAttribute(
+    "position",
+    new THREE.BufferAttribute(new Float32Array([0, -1, 0, 1, -1, 0, 0, 1, 0, 1, 1, 0]), 3),
+  );
+  geometry.setIndex([0, 1, 2, 2, 1, 3]);
+  geometry.instanceCount = 0;
+  return geometry;
+}
