@@ -423,11 +423,14 @@ export class ClusterScenes implements SceneHost {
       )
     ).then((owner) => {
       if (!owner) return;
-      if (!this.#edges.has(id)) {
+      const current = this.#edges.get(id);
+      if (!current) {
         owner.stepDown("no viewers on this node");
         return;
       }
       this.#owners.set(id, owner);
+      // Heartbeats, submits and hash reports between the two go in process, not over NATS.
+      current.attachOwner(owner);
     }).catch((e) => {
       this.#deps.log(`cluster: takeover attempt for ${id}: ${(e as Error).message}`);
       // The scene this edge relays was removed by the retention (and maybe created anew) while

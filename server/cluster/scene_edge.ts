@@ -29,7 +29,15 @@ import { randomSeed } from "../scene/names.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import type { NameClaims } from "./name_claims.ts";
-import { type FromOwner, paused, RESERVE_AHEAD_TICKS, type SubmitReply } from "./scene_owner.ts";
+import {
+  type Beat,
+  type FromOwner,
+  paused,
+  RESERVE_AHEAD_TICKS,
+  type SceneOwner,
+  type SubmitReply,
+  type SubmitRequest,
+} from "./scene_owner.ts";
 import { createRecord, getRecord, type SceneRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import { coveredSeq, followsOn } from "./snapshot_start.ts";
@@ -110,6 +118,10 @@ export class SceneEdge implements RelaySource {
   /** The stored snapshot and the events relayed since (welcomes and resumes come from here). */
   #window = new EventWindow(initialSnapshot());
   readonly #subs: Subscription[] = [];
+  /** The heartbeat subscription, while no owner on this node hands them over in process. */
+  #beatSub: Subscription | undefined;
+  /** The scene's owner when it is on this node (see `attachOwner`). */
+  #localOwner: SceneOwner | undefined;
   /** Pending submit retries (cleared on close). */
   readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #reader: LogReader | undefined;
@@ -120,7 +132,7 @@ export class SceneEdge implements RelaySource {
   /** Highest tick promised to clients here (heartbeat n or event tick). */
   #promised = 0;
   /** The newest heartbeat not relayed yet because its events have not all arrived. */
-  #pendingBeat: { n: number; seq: number; w: number } | null = null;
+  #pendingBeat: Beat | null = null;
   /** Monotonic ms since a heartbeat has been waiting for events the reader has not delivered. */
   #pendingSinceMs: number | null = null;
   #ready = false;
@@ -155,7 +167,8 @@ export class SceneEdge implements RelaySource {
       stats: deps.metrics,
       log: deps.log,
       onHash: (peer, tick, h) => {
-        if (deps.link.state === "connected") {
+        if (this.#localOwner?.active) this.#localOwner.reportHash(peer.id, tick, h);
+        else if (deps.link.state === "connected") {
           deps.link.publish(hashSubject(id), JSON.stringify({ peer: peer.id, tick, h }));
         }
       },
@@ -417,7 +430,7 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, JSON.stringify({ by: peer.id, body, addr: peer.address }), 0);
+    this.#forward(peer, { by: peer.id, body, addr: peer.address }, 0);
     return null;
   }
 
@@ -431,7 +444,7 @@ export class SceneEdge implements RelaySource {
     const person = action.do === "remove"
       ? this.#relay.personOf(action.peer) ?? this.#remotePersons.get(action.peer)
       : undefined;
-    this.#forward(peer, JSON.stringify({ by: peer.id, host: action, person }), 0);
+    this.#forward(peer, { by: peer.id, host: action, person }, 0);
     return null;
   }
 
@@ -441,11 +454,27 @@ export class SceneEdge implements RelaySource {
   }
 
   /**
-   * Requests the owner's stamp. With no owner subscribed yet (a new scene's first moments, a
-   * hand-over) it asks again a few times, 250 ms apart, before refusing with `paused`.
+   * Requests the owner's stamp: in process when this node owns the scene, else over NATS. With no
+   * owner subscribed yet (a new scene's first moments, a hand-over) it asks again a few times,
+   * 250 ms apart, before refusing with `paused`.
    */
-  #forward(peer: Peer, request: string, attempt: number): void {
-    this.#deps.link.nc.request(submitSubject(this.id), encoder.encode(request), {
+  #forward(peer: Peer, request: SubmitRequest, attempt: number): void {
+    const owner = this.#localOwner;
+    const answer = owner?.active ? owner.submit(request) : this.#request(peer, request, attempt);
+    answer.then((reply) => {
+      if (reply === null) return;
+      if ("ok" in reply) return;
+      this.#deps.metrics.refuse(reply.code);
+      peer.send(JSON.stringify(reply));
+    }).catch((e) => {
+      this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
+    });
+  }
+
+  /** Asks the owner on another node (see `#forward`); null: no answer to pass on. */
+  #request(peer: Peer, request: SubmitRequest, attempt: number): Promise<SubmitReply | null> {
+    const data = encoder.encode(JSON.stringify(request));
+    return this.#deps.link.nc.request(submitSubject(this.id), data, {
       timeout: SUBMIT_TIMEOUT_MS,
     }).then(
       // An answer counts only when it names the lease holder: a forged refusal goes nowhere.
@@ -475,14 +504,7 @@ export class SceneEdge implements RelaySource {
             "otherwise try again in a moment",
         );
       },
-    ).then((reply) => {
-      if (reply === null) return;
-      if ("ok" in reply) return;
-      this.#deps.metrics.refuse(reply.code);
-      peer.send(JSON.stringify(reply));
-    }).catch((e) => {
-      this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
-    });
+    );
   }
 
   /** A welcomed local peer takes another name; the other nodes hear of it (`onRename`). */
@@ -558,23 +580,58 @@ export class SceneEdge implements RelaySource {
     for (const timer of this.#retries) clearTimeout(timer);
     this.#retries.clear();
     for (const sub of this.#subs) unsubscribe(sub);
+    this.#unsubscribeBeats();
     this.#relay.close(code, reason);
     await this.ready.catch(() => {});
     await this.#reader?.close();
   }
 
+  /**
+   * This node owns the scene now: `owner` hands its heartbeats to this edge in process, and this
+   * edge's submits and hash reports go to it in process, until it steps down (then heartbeats
+   * come over NATS again). A node reading back its own messages pays a wake-up for each.
+   */
+  attachOwner(owner: SceneOwner): void {
+    if (this.#closed) return;
+    this.#localOwner = owner;
+    this.#unsubscribeBeats();
+    owner.attach({
+      beat: (beat) => this.#onBeat(beat),
+      ownerStopped: () => {
+        if (this.#localOwner !== owner) return;
+        this.#localOwner = undefined;
+        if (!this.#closed) this.#subscribeBeats();
+      },
+    });
+  }
+
+  #subscribeBeats(): void {
+    if (this.#beatSub) return;
+    try {
+      this.#beatSub = this.#deps.link.nc.subscribe(beatSubject(this.id), {
+        callback: (err, msg) => {
+          if (err) return;
+          try {
+            this.#onBeat(msg.json<Beat>());
+          } catch {
+            // Malformed: ignore.
+          }
+        },
+      });
+    } catch (e) {
+      // Only a closed connection (the node is stopping) refuses a subscription.
+      if (!this.#deps.link.nc.isClosed()) throw e;
+    }
+  }
+
+  #unsubscribeBeats(): void {
+    if (this.#beatSub) unsubscribe(this.#beatSub);
+    this.#beatSub = undefined;
+  }
+
   #subscribe(): void {
     const { nc } = this.#deps.link;
-    this.#subs.push(nc.subscribe(beatSubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          this.#onBeat(msg.json<{ n: number; seq: number; w: number }>());
-        } catch {
-          // Malformed: ignore.
-        }
-      },
-    }));
+    this.#subscribeBeats();
     this.#subs.push(nc.subscribe(presenceSubject(this.id), {
       callback: (err, msg) => {
         if (err) return;
@@ -758,7 +815,7 @@ export class SceneEdge implements RelaySource {
     this.#flushBeat();
   }
 
-  #onBeat(beat: { n: number; seq: number; w: number }): void {
+  #onBeat(beat: Beat): void {
     if (!Number.isSafeInteger(beat?.n) || !Number.isSafeInteger(beat.seq)) return;
     // An owner's clock stops at the horizon it reserved, at most RESERVE_AHEAD_TICKS past its
     // clock: a beat further ahead of ours (beyond clock skew) is forged or broken, and relayed it
