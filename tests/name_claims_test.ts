@@ -131,3 +131,27 @@ Deno.test("name claims: a failing bucket lets the name through, logged once", as
   assert.equal(logged.length, 1);
   assert.match(logged[0], /names bucket failed \(timeout\)/);
 });
+
+Deno.test("name claims: each name renewed on its own period, at most 50 a pass", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  for (let i = 0; i < 60; i++) await a.claim("pine", holder(`p${i}`), `Early ${i}`);
+  const renewals = async (nowMs: number) => {
+    const before = bucket.writes;
+    a.pass(nowMs);
+    await settle();
+    await settle();
+    return bucket.writes - before;
+  };
+  assert.equal(await renewals(0), 50, "a backlog goes 50 a pass");
+  assert.equal(await renewals(45), 10);
+  assert.equal(await renewals(90), 0);
+  a.pass(5000);
+  for (let i = 0; i < 10; i++) await a.claim("pine", holder(`q${i}`), `Late ${i}`);
+  assert.equal(await renewals(9_990), 0, "nothing due before its period");
+  assert.equal(await renewals(10_000), 50, "renewed a period after their last write");
+  assert.equal(await renewals(10_045), 10);
+  assert.equal(await renewals(14_990), 0, "names claimed later are not renewed with the others");
+  assert.equal(await renewals(15_000), 10);
+  assert.equal(a.size, 70);
+});
