@@ -133,7 +133,10 @@ export class SceneEdge implements RelaySource {
   #promised = 0;
   /** The newest heartbeat not relayed yet because its events have not all arrived. */
   #pendingBeat: Beat | null = null;
-  /** Monotonic ms since a heartbeat has been waiting for events the reader has not delivered. */
+  /**
+   * Monotonic ms since a heartbeat has been waiting for events the reader has not delivered, with
+   * the reader delivering nothing meanwhile.
+   */
   #pendingSinceMs: number | null = null;
   #ready = false;
   #closed = false;
@@ -794,7 +797,14 @@ export class SceneEdge implements RelaySource {
   }
 
   #onEntry({ entry }: StoredEntry): void {
-    this.lastBeatMs = this.#deps.clock.monotonicMs();
+    const nowMs = this.#deps.clock.monotonicMs();
+    this.lastBeatMs = nowMs;
+    // The reader is moving: a heartbeat still waiting waits for later events, not a stuck
+    // consumer. (The owner's own node gets each heartbeat in process as soon as its events are
+    // stored, before the reader delivers them: at 10 launches/s with the reader 100 ms behind, a
+    // heartbeat is always waiting: counted from the first one, the reader would be reopened for
+    // nothing after 1.5 s, likely the reopen seen once in the load test.)
+    if (this.#pendingSinceMs !== null) this.#pendingSinceMs = nowMs;
     if (!isEvent(entry)) {
       // An ownership marker: every event stamped before it was read before it.
       this.#window.coverTo(entry.seq);
@@ -811,7 +821,7 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.eventsRelayed++;
       this.#relay.event(entry);
     }
-    if (this.#ahead.length > 0) this.#releaseAhead(this.#deps.clock.monotonicMs());
+    if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
     this.#flushBeat();
   }
 
