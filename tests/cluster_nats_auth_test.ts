@@ -244,11 +244,19 @@ Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
 const OWNER = "an edge acts only on verdicts and submit answers from the scene's lease holder";
 Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
   const nats = await startNatsCluster({ size: 1 });
-  const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "owner-a" });
+  const owner = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "owner-a" });
+  // The victim is on another node: the owner's own node hands its submits to the owner in
+  // process, so only a remote edge asks over NATS and can be answered by a forger.
+  const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "edge-b" });
   let nc: NatsConnection | undefined;
+  let anchor: TestClient | undefined;
   let victim: TestClient | undefined;
   try {
     const scene = "forged-verdict-1";
+    ({ client: anchor } = await TestClient.join(owner.url, scene));
+    await eventually("owner-a owns the scene", async () => {
+      return (await (await fetch(`${owner.url}/healthz`)).json()).cluster.owned === 1;
+    });
     let welcome;
     ({ client: victim, welcome } = await TestClient.join(node.url, scene));
     const peer = welcome.you.id;
@@ -301,8 +309,10 @@ Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
     });
   } finally {
     await victim?.close();
+    await anchor?.close();
     await nc?.close();
     await node.stop();
+    await owner.stop();
     await nats.stop();
   }
 });
