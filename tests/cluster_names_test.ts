@@ -5,6 +5,10 @@
  * moment a join takes to cross NATS.
  */
 import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import { NAME_TTL_MS } from "../server/cluster/name_claims.ts";
+import { NAME_BUCKET } from "../server/cluster/subjects.ts";
 import { requireNats, startNatsCluster, startSnowfireNode } from "../testing/nats_cluster.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { eventually } from "../testing/wait.ts";
@@ -120,6 +124,58 @@ Deno.test({ name: SAME_MOMENT, ignore: !requireNats(SAME_MOMENT) }, async () => 
     for (const client of clients) await client.close();
     await a.stop();
     await b.stop();
+    await nats.stop();
+  }
+});
+
+const DEAD_NODE = "a name held on a node that died is free again once its people are gone";
+Deno.test({ name: DEAD_NODE, ignore: !requireNats(DEAD_NODE) }, async () => {
+  const nats = await startNatsCluster({ size: 1 });
+  const a = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "dead-a" });
+  const b = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "dead-b" });
+  const clients: TestClient[] = [];
+  try {
+    const scene = "dead-node-1";
+    const watcher = await TestClient.join(b.url, scene, { name: "Watcher" });
+    clients.push(watcher.client);
+    const ana = await TestClient.join(a.url, scene, { name: "Ana" });
+    clients.push(ana.client);
+    const anaId = ana.welcome.you.id;
+    const heard = (kind: string) => () =>
+      watcher.client.messages.some((m) =>
+        m.t === "presence" && m.kind === kind && m.peer.id === anaId
+      );
+    await eventually("node B knows Ana", heard("join"), 10_000);
+    // Node A dies without a word: its key for Ana stays in the names bucket.
+    await a.kill("SIGKILL");
+    await eventually("node B saw Ana go", heard("leave"), 30_000);
+    const again = await TestClient.join(b.url, scene, { name: "ana" });
+    clients.push(again.client);
+    // Before, the dead node's key kept the name for the bucket's 30 s TTL ("ana (2)").
+    assert.equal(again.welcome.you.name, "ana", "the dead node's claim no longer counts");
+  } finally {
+    for (const client of clients) await client.close();
+    await a.stop();
+    await b.stop();
+    await nats.stop();
+  }
+});
+
+const OLD_BUCKET = "a names bucket made with the old 30 s TTL gets the new TTL when a node starts";
+Deno.test({ name: OLD_BUCKET, ignore: !requireNats(OLD_BUCKET) }, async () => {
+  const nats = await startNatsCluster({ size: 1 });
+  const nc = await connect({ servers: nats.urls, ...nats.auth });
+  let node: Awaited<ReturnType<typeof startSnowfireNode>> | null = null;
+  try {
+    const kvm = new Kvm(nc);
+    await kvm.create(NAME_BUCKET, { ttl: 30_000, history: 1 });
+    node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "old-bucket" });
+    const status = await (await kvm.open(NAME_BUCKET)).status();
+    // Left at 30 s, every name would expire while its person is still there (no more renewals).
+    assert.equal(status.ttl, NAME_TTL_MS);
+  } finally {
+    await node?.stop();
+    await nc.close();
     await nats.stop();
   }
 });

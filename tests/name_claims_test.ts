@@ -1,12 +1,18 @@
 /**
  * `NameClaims` against a bucket that keeps revisions like a NATS KV bucket (create refused when
- * the key is live, update and delete by revision): one holder per name, names given back on
- * leaving and when taking another, renewed while held, and never someone else's claim deleted.
+ * the key is live, update and delete by revision) and a set of live processes: one holder per
+ * name, names given back on leaving and when taking another, a dead process's names taken over,
+ * renewed while held, and never someone else's claim deleted.
  */
 import assert from "node:assert/strict";
 import type { KV } from "@nats-io/kv";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { nameClaimKey, NameClaims } from "../server/cluster/name_claims.ts";
+import {
+  NAME_RENEW_MS,
+  nameClaimKey,
+  NameClaims,
+  type ProcessLiveness,
+} from "../server/cluster/name_claims.ts";
 
 function wrongLastSequence(): JetStreamApiError {
   return new JetStreamApiError({
@@ -19,27 +25,38 @@ function wrongLastSequence(): JetStreamApiError {
 /** The part of a KV bucket `NameClaims` uses, in memory. */
 class MemoryBucket {
   readonly keys = new Map<string, number>();
+  readonly values = new Map<string, string>();
   writes = 0;
   #revision = 0;
 
-  create(key: string): Promise<number> {
+  create(key: string, data: Uint8Array): Promise<number> {
     if (this.keys.has(key)) return Promise.reject(wrongLastSequence());
-    this.keys.set(key, ++this.#revision);
-    this.writes++;
-    return Promise.resolve(this.#revision);
+    return Promise.resolve(this.#write(key, data));
   }
 
-  update(key: string, _data: Uint8Array, revision: number): Promise<number> {
+  update(key: string, data: Uint8Array, revision: number): Promise<number> {
     if (this.keys.get(key) !== revision) return Promise.reject(wrongLastSequence());
-    this.keys.set(key, ++this.#revision);
-    this.writes++;
-    return Promise.resolve(this.#revision);
+    return Promise.resolve(this.#write(key, data));
+  }
+
+  get(key: string) {
+    const revision = this.keys.get(key);
+    if (revision === undefined) return Promise.resolve(null);
+    const value = this.values.get(key)!;
+    return Promise.resolve({ revision, operation: "PUT", string: () => value });
   }
 
   delete(key: string, options: { previousSeq: number }): Promise<void> {
     if (this.keys.get(key) !== options.previousSeq) return Promise.reject(wrongLastSequence());
     this.keys.delete(key);
     return Promise.resolve();
+  }
+
+  #write(key: string, data: Uint8Array): number {
+    this.keys.set(key, ++this.#revision);
+    this.values.set(key, new TextDecoder().decode(data));
+    this.writes++;
+    return this.#revision;
   }
 
   /** The TTL passed for `key` (its holder's node died). */
@@ -49,12 +66,19 @@ class MemoryBucket {
 }
 
 const holder = (id: string) => ({ id, gone: false });
+
+/** Processes alive: a node's liveness is its instance's presence in `alive`. */
+const alive = new Set<string>();
+function process(instance: string): ProcessLiveness {
+  alive.add(instance);
+  return { instance, isAlive: (other) => Promise.resolve(alive.has(other)) };
+}
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("name claims: one holder per name, given back on leaving and renaming", async () => {
   const bucket = new MemoryBucket();
-  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
-  const b = new NameClaims(bucket as unknown as KV, "node-b", () => {});
+  const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
+  const b = new NameClaims(bucket as unknown as KV, process("node-b"), () => {});
   const ana = holder("p1");
   const other = holder("p2");
   assert.equal(await a.claim("pine", ana, "Ana"), true);
@@ -78,7 +102,7 @@ Deno.test("name claims: one holder per name, given back on leaving and renaming"
 
 Deno.test("name claims: renewed while held, never deleting a newer claim", async () => {
   const bucket = new MemoryBucket();
-  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
   const ana = holder("p1");
   await a.claim("pine", ana, "Ana");
   const key = nameClaimKey("pine", "Ana");
@@ -86,19 +110,19 @@ Deno.test("name claims: renewed while held, never deleting a newer claim", async
   a.pass(0);
   await settle();
   assert.ok(bucket.keys.get(key)! > first!, "renewed");
-  a.pass(1000);
+  a.pass(NAME_RENEW_MS);
   await settle();
   const renewed = bucket.keys.get(key);
-  a.pass(1000);
+  a.pass(NAME_RENEW_MS + 1000);
   assert.equal(bucket.keys.get(key), renewed, "not more often than the renewal period");
 
   // Expired (NATS unreachable past the TTL) and taken by someone else meanwhile: the renewal
   // does not take it back, and leaving does not delete the newcomer's claim.
   bucket.expire(key);
-  const b = new NameClaims(bucket as unknown as KV, "node-b", () => {});
+  const b = new NameClaims(bucket as unknown as KV, process("node-b"), () => {});
   assert.equal(await b.claim("pine", holder("p9"), "Ana"), true);
   const theirs = bucket.keys.get(key);
-  a.pass(60_000);
+  a.pass(3 * NAME_RENEW_MS);
   await settle();
   await settle();
   assert.equal(a.size, 0, "the lost name is forgotten");
@@ -109,7 +133,7 @@ Deno.test("name claims: renewed while held, never deleting a newer claim", async
 
 Deno.test("name claims: a holder that left while its claim was asked gives it back", async () => {
   const bucket = new MemoryBucket();
-  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
   const peer = { id: "p1", gone: false };
   const asked = a.claim("pine", peer, "Ana");
   peer.gone = true;
@@ -125,7 +149,7 @@ Deno.test("name claims: a failing bucket lets the name through, logged once", as
   const broken = {
     create: () => Promise.reject(new Error("timeout")),
   };
-  const a = new NameClaims(broken as unknown as KV, "node-a", (m) => logged.push(m));
+  const a = new NameClaims(broken as unknown as KV, process("node-a"), (m) => logged.push(m));
   assert.equal(await a.claim("pine", holder("p1"), "Ana"), true);
   assert.equal(await a.claim("pine", holder("p2"), "Ana"), true);
   assert.equal(logged.length, 1);
@@ -134,7 +158,7 @@ Deno.test("name claims: a failing bucket lets the name through, logged once", as
 
 Deno.test("name claims: each name renewed on its own period, at most 50 a pass", async () => {
   const bucket = new MemoryBucket();
-  const a = new NameClaims(bucket as unknown as KV, "node-a", () => {});
+  const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
   for (let i = 0; i < 60; i++) await a.claim("pine", holder(`p${i}`), `Early ${i}`);
   const renewals = async (nowMs: number) => {
     const before = bucket.writes;
@@ -148,10 +172,46 @@ Deno.test("name claims: each name renewed on its own period, at most 50 a pass",
   assert.equal(await renewals(90), 0);
   a.pass(5000);
   for (let i = 0; i < 10; i++) await a.claim("pine", holder(`q${i}`), `Late ${i}`);
-  assert.equal(await renewals(9_990), 0, "nothing due before its period");
-  assert.equal(await renewals(10_000), 50, "renewed a period after their last write");
-  assert.equal(await renewals(10_045), 10);
-  assert.equal(await renewals(14_990), 0, "names claimed later are not renewed with the others");
-  assert.equal(await renewals(15_000), 10);
+  const period = NAME_RENEW_MS;
+  assert.equal(await renewals(period - 10), 0, "nothing due before its period");
+  assert.equal(await renewals(period), 50, "renewed a period after their last write");
+  assert.equal(await renewals(period + 45), 10);
+  assert.equal(
+    await renewals(period + 4_990),
+    0,
+    "names claimed later are not renewed with the others",
+  );
+  assert.equal(await renewals(period + 5_000), 10);
   assert.equal(a.size, 70);
+});
+
+Deno.test("name claims: a name held by a process that died is taken over, a live one's is not", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, process("node-a.1"), () => {});
+  const b = new NameClaims(bucket as unknown as KV, process("node-b.1"), () => {});
+  const key = nameClaimKey("pine", "Ana");
+  assert.equal(await a.claim("pine", holder("p1"), "Ana"), true);
+  assert.equal(bucket.values.get(key), "node-a.1 p1", "the key names the holding process");
+  assert.equal(await b.claim("pine", holder("p2"), "Ana"), false, "node a is alive");
+
+  // Node a's process dies: its key stays (nobody deleted it), but no longer counts.
+  alive.delete("node-a.1");
+  assert.equal(await b.claim("pine", holder("p2"), "Ana"), true, "taken over");
+  assert.equal(bucket.values.get(key), "node-b.1 p2");
+  // A restarted node a is another process, and node b's holder is alive.
+  const a2 = new NameClaims(bucket as unknown as KV, process("node-a.2"), () => {});
+  assert.equal(await a2.claim("pine", holder("p3"), "Ana"), false);
+});
+
+Deno.test("name claims: liveness that cannot be told keeps the name its holder's", async () => {
+  const bucket = new MemoryBucket();
+  const a = new NameClaims(bucket as unknown as KV, process("node-a.9"), () => {});
+  assert.equal(await a.claim("pine", holder("p1"), "Ana"), true);
+  const blind: ProcessLiveness = {
+    instance: "node-b.9",
+    isAlive: () => Promise.reject(new Error("timeout")),
+  };
+  const b = new NameClaims(bucket as unknown as KV, blind, () => {});
+  assert.equal(await b.claim("pine", holder("p2"), "Ana"), false);
+  assert.equal(bucket.values.get(nameClaimKey("pine", "Ana")), "node-a.9 p1");
 });

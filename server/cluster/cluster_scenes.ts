@@ -26,6 +26,7 @@ import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { NameClaims } from "./name_claims.ts";
+import { NodeLiveness } from "./node_liveness.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
 import { RetentionSweep } from "./retention_sweep.ts";
@@ -82,6 +83,8 @@ export class ClusterScenes implements SceneHost {
   readonly #sweep: RetentionSweep | undefined;
   /** Names this node's people hold scene-wide. */
   readonly #names: NameClaims;
+  /** This process's liveness key, by which other nodes judge the names it holds. */
+  readonly #liveness: NodeLiveness;
   #storage: StorageStats | undefined;
   #storageReadMs = -Infinity;
   #readingStorage = false;
@@ -90,7 +93,14 @@ export class ClusterScenes implements SceneHost {
     this.#deps = deps;
     this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
     this.clusterMetrics = new ClusterMetrics(deps.options.nodeId);
-    this.#names = new NameClaims(deps.link.names, deps.options.nodeId, deps.log);
+    this.#liveness = new NodeLiveness(
+      deps.link.leases,
+      deps.options.nodeId,
+      deps.options.leaseTtlMs,
+    );
+    // Alive before the first hello claims a name (else another node could take it over).
+    this.#liveness.pass(0);
+    this.#names = new NameClaims(deps.link.names, this.#liveness, deps.log);
     if (deps.retention) {
       this.#sweep = new RetentionSweep({
         link: deps.link,
@@ -173,7 +183,10 @@ export class ClusterScenes implements SceneHost {
 
   /** Gives this node's names back and closes the NATS connection (after `closeAll`). */
   async close(): Promise<void> {
-    if (this.#deps.link.state === "connected") await this.#names.close();
+    if (this.#deps.link.state === "connected") {
+      await this.#names.close();
+      await this.#liveness.close();
+    }
     await this.#deps.link.close();
   }
 
@@ -348,7 +361,10 @@ export class ClusterScenes implements SceneHost {
     this.#gate.sweep(nowMs);
     this.#readStorage(nowMs);
     this.#sweep?.pass(nowMs);
-    if (this.#deps.link.state === "connected") this.#names.pass(nowMs);
+    if (this.#deps.link.state === "connected") {
+      this.#liveness.pass(nowMs);
+      this.#names.pass(nowMs);
+    }
     for (const [id, owner] of this.#owners) {
       if (!owner.active) {
         this.#owners.delete(id);

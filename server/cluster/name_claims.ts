@@ -2,23 +2,37 @@
  * Names held scene-wide in cluster mode: one key per (scene, name) in the `snowfire_names` KV
  * bucket, taken by an atomic create, so two people saying hello with one name on two nodes at
  * the same moment cannot both get it (the second create is refused and that person takes the
- * next suffix). A key is renewed while its person is here, deleted when they leave, and expires
- * with the bucket's TTL when their node dies.
+ * next suffix). A key says which process holds it (`NodeLiveness.instance`) and is deleted when
+ * its person leaves. When a node dies its people's keys stay, but they no longer count: a claim
+ * that finds a key whose process is not alive (its liveness key expired with the lease TTL)
+ * takes it over by revision. So held names need no renewal beyond the bucket's long TTL, which
+ * only bounds what dead processes leave behind.
  */
 import type { KV } from "@nats-io/kv";
 import { nameKey } from "../scene/names.ts";
 import { isWrongLastSequence } from "./nats_errors.ts";
 
-/** A name key lives this long without renewal (a dead node's people free their names then). */
-export const NAME_TTL_MS = 30_000;
-/** Held names are renewed this often… */
-const RENEW_MS = NAME_TTL_MS / 3;
+/**
+ * A name key lives this long without renewal: what a dead process left is gone by then, even if
+ * nobody claimed the same name. Long, because each renewal is a KV write per person.
+ */
+export const NAME_TTL_MS = 6 * 60 * 60_000;
+/** Held names are renewed this often (two renewals may fail before one expires)… */
+export const NAME_RENEW_MS = NAME_TTL_MS / 3;
 /**
  * …each on its own period from when it was claimed, at most this many a pass: renewing all of a
  * node's names at once (500 KV writes in the load test) held its event loop up to 75 ms every
  * period, delaying every frame meanwhile.
  */
 const RENEW_BATCH = 50;
+
+/** Which processes are alive (`node_liveness.ts`). */
+export interface ProcessLiveness {
+  /** This process, as written into the keys it takes. */
+  readonly instance: string;
+  /** Whether `instance` is alive; throws when that cannot be told. */
+  isAlive(instance: string): Promise<boolean>;
+}
 
 const encoder = new TextEncoder();
 
@@ -55,14 +69,14 @@ export function nameClaimKey(scene: string, name: string): string {
  *
  * @example
  * ```ts ignore
- * const claims = new NameClaims(link.names, "node-a", console.log);
+ * const claims = new NameClaims(link.names, new NodeLiveness(link.leases, "node-a", 3000), console.log);
  * if (await claims.claim("quiet-pine", peer, "Ana")) peer.name = "Ana";
  * claims.release(peer); // when the peer leaves
  * ```
  */
 export class NameClaims {
   readonly #kv: KV;
-  readonly #nodeId: string;
+  readonly #liveness: ProcessLiveness;
   readonly #log: (msg: string) => void;
   /** Each holder's one name: its key, the revision of the last write and when it was written. */
   readonly #held = new Map<NameHolder, Held>();
@@ -73,9 +87,9 @@ export class NameClaims {
   #renewing = false;
   #failing = false;
 
-  constructor(kv: KV, nodeId: string, log: (msg: string) => void) {
+  constructor(kv: KV, liveness: ProcessLiveness, log: (msg: string) => void) {
     this.#kv = kv;
-    this.#nodeId = nodeId;
+    this.#liveness = liveness;
     this.#log = log;
   }
 
@@ -95,11 +109,15 @@ export class NameClaims {
     if (before?.key === key) return true;
     let revision: number;
     try {
-      revision = await this.#kv.create(key, encoder.encode(`${this.#nodeId} ${holder.id}`));
+      revision = await this.#kv.create(key, this.#value(holder));
     } catch (e) {
-      if (isWrongLastSequence(e)) return false;
-      this.#fault(e);
-      return true;
+      if (!isWrongLastSequence(e)) {
+        this.#fault(e);
+        return true;
+      }
+      const taken = await this.#takeOver(key, holder);
+      if (taken === null) return false;
+      revision = taken;
     }
     this.#failing = false;
     if (holder.gone) {
@@ -108,7 +126,7 @@ export class NameClaims {
       return true;
     }
     this.#held.set(holder, { key, revision, renewedMs: this.#nowMs });
-    this.#nextDueMs = Math.min(this.#nextDueMs, this.#nowMs + RENEW_MS);
+    this.#nextDueMs = Math.min(this.#nextDueMs, this.#nowMs + NAME_RENEW_MS);
     if (before) this.#delete(before.key, before.revision);
     return true;
   }
@@ -122,7 +140,7 @@ export class NameClaims {
   }
 
   /**
-   * Renews each held name {@link RENEW_MS} after its last write, at most {@link RENEW_BATCH} a
+   * Renews each held name {@link NAME_RENEW_MS} after its last write, at most {@link RENEW_BATCH} a
    * pass (one scheduler pass).
    */
   pass(nowMs: number): void {
@@ -131,11 +149,11 @@ export class NameClaims {
     const due: [NameHolder, Held][] = [];
     let nextDueMs = Infinity;
     for (const entry of this.#held) {
-      const dueMs = entry[1].renewedMs + RENEW_MS;
+      const dueMs = entry[1].renewedMs + NAME_RENEW_MS;
       if (dueMs <= nowMs && due.length < RENEW_BATCH) {
         entry[1].renewedMs = nowMs;
         due.push(entry);
-        nextDueMs = Math.min(nextDueMs, nowMs + RENEW_MS);
+        nextDueMs = Math.min(nextDueMs, nowMs + NAME_RENEW_MS);
       } else nextDueMs = Math.min(nextDueMs, dueMs);
     }
     this.#nextDueMs = nextDueMs;
@@ -144,17 +162,14 @@ export class NameClaims {
       try {
         held.revision = await this.#kv.update(
           held.key,
-          encoder.encode(`${this.#nodeId} ${holder.id}`),
+          this.#value(holder),
           held.revision,
         );
       } catch (e) {
         // Expired (NATS unreachable past the TTL) and maybe taken since: try to take it back.
         if (!isWrongLastSequence(e)) return this.#fault(e);
         try {
-          held.revision = await this.#kv.create(
-            held.key,
-            encoder.encode(`${this.#nodeId} ${holder.id}`),
-          );
+          held.revision = await this.#kv.create(held.key, this.#value(holder));
         } catch {
           if (this.#held.get(holder) === held) this.#held.delete(holder);
         }
@@ -168,6 +183,29 @@ export class NameClaims {
     const held = [...this.#held.values()];
     this.#held.clear();
     await Promise.all(held.map(({ key, revision }) => this.#delete(key, revision)));
+  }
+
+  /** A key's value: the holding process and the holder. */
+  #value(holder: NameHolder): Uint8Array {
+    return encoder.encode(`${this.#liveness.instance} ${holder.id}`);
+  }
+
+  /**
+   * `key` exists: takes it over by revision when the process it names is not alive (its node
+   * died; the key was never deleted). The new revision, or null when the name stays someone
+   * else's (a live holder, a race lost, or NATS unable to tell).
+   */
+  async #takeOver(key: string, holder: NameHolder): Promise<number | null> {
+    try {
+      const entry = await this.#kv.get(key);
+      if (!entry) return null;
+      if (entry.operation !== "PUT") return await this.#kv.create(key, this.#value(holder));
+      const instance = entry.string().split(" ", 1)[0];
+      if (await this.#liveness.isAlive(instance)) return null;
+      return await this.#kv.update(key, this.#value(holder), entry.revision);
+    } catch {
+      return null;
+    }
   }
 
   /** Deletes `key` if it is still at `revision` (never someone else's newer claim). */

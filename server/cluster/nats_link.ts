@@ -110,6 +110,7 @@ export class NatsLink {
         history: 1,
         replicas: options.replicas,
       });
+      await keepBucketTtl(jsm, names, NAME_BUCKET, NAME_TTL_MS);
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
       return new NatsLink(nc, jsm, { leases, scenes, names });
     } catch (e) {
@@ -186,4 +187,23 @@ async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<vo
     // Another node created it at the same moment.
     if (!isStreamNameInUse(e)) throw e;
   }
+}
+
+/**
+ * A KV bucket that already existed keeps the TTL it was created with (`Kvm.create` does not
+ * change it): a bucket made by an older version gets `ttlMs` here. The names bucket's TTL went
+ * from 30 s to 6 h when held names stopped being renewed every 10 s (`name_claims.ts`); left at
+ * 30 s, every name would expire while its person is still here.
+ */
+async function keepBucketTtl(
+  jsm: JetStreamManager,
+  kv: KV,
+  bucket: string,
+  ttlMs: number,
+): Promise<void> {
+  const status = await kv.status();
+  if (status.ttl === ttlMs) return;
+  const stream = `KV_${bucket}`;
+  const info = await jsm.streams.info(stream);
+  await jsm.streams.update(stream, { ...info.config, max_age: ttlMs * 1e6 });
 }

@@ -8,8 +8,8 @@ export const LOG_STREAM = "SNOWFIRE_LOG";
 /** KV bucket of scene leases (bucket TTL = lease TTL). */
 export const LEASE_BUCKET = "snowfire_leases";
 /**
- * KV bucket of the names people go by, a key per (scene, name): an atomic create reserves one
- * (bucket TTL: `NAME_TTL_MS`; see `name_claims.ts`).
+ * KV bucket of the names people go by, a key per (scene, name): an atomic create reserves one,
+ * naming the process that holds it (bucket TTL: `NAME_TTL_MS`; see `name_claims.ts`).
  */
 export const NAME_BUCKET = "snowfire_names";
 /** KV bucket of scene records (seed, epoch, reserved horizon, snapshot). */
