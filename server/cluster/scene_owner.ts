@@ -120,6 +120,14 @@ export interface FromOwner {
   owner: string;
 }
 
+/**
+ * Checkpoint hashes an edge gathered in one scheduler pass for the owner's desync judge, as
+ * `[peer id, tick, hash]` (see `SceneEdge`: one message per pass, not one per report).
+ */
+export interface HashReports {
+  r: [string, number, string][];
+}
+
 const encoder = new TextEncoder();
 
 /** One scene owned by this node. */
@@ -374,11 +382,20 @@ export class SceneOwner {
     this.#subs.push(nc.subscribe(hashSubject(this.scene), {
       callback: (err, msg) => {
         if (err) return;
+        let reports: unknown;
         try {
-          const { peer, tick, h } = msg.json<{ peer: string; tick: number; h: string }>();
-          this.reportHash(peer, tick, h);
+          reports = msg.json<HashReports>().r;
         } catch {
-          // A malformed report from an edge: ignore it.
+          return; // Not JSON: ignore it.
+        }
+        if (!Array.isArray(reports)) return;
+        for (const report of reports) {
+          // A malformed report from an edge is skipped, not the others.
+          if (!Array.isArray(report)) continue;
+          const [peer, tick, h] = report;
+          if (typeof peer === "string" && Number.isInteger(tick) && typeof h === "string") {
+            this.reportHash(peer, tick, h);
+          }
         }
       },
     }));
