@@ -215,3 +215,23 @@ Deno.test("name claims: liveness that cannot be told keeps the name its holder's
   assert.equal(await b.claim("pine", holder("p2"), "Ana"), false);
   assert.equal(bucket.values.get(nameClaimKey("pine", "Ana")), "node-a.9 p1");
 });
+
+Deno.test("name claims: people here asking for one name at once ask the bucket once", async () => {
+  const bucket = new MemoryBucket();
+  let asked = 0;
+  const counting = Object.assign(Object.create(bucket), {
+    create: (key: string, data: Uint8Array) => {
+      asked++;
+      return bucket.create(key, data);
+    },
+  });
+  const a = new NameClaims(counting as unknown as KV, process("node-a.5"), () => {});
+  const crowd = Array.from({ length: 10 }, (_, i) => holder(`c${i}`));
+  const granted = await Promise.all(crowd.map((h) => a.claim("pine", h, "Load")));
+  assert.equal(granted.filter((g) => g).length, 1, "one of them holds it");
+  assert.equal(asked, 1, "the others were refused here, without a round trip");
+  // Given back, it can be asked for again.
+  a.release(crowd[granted.indexOf(true)]);
+  await settle();
+  assert.equal(await a.claim("pine", crowd[0], "Load"), true);
+});

@@ -65,7 +65,20 @@ Deno.test("claimDistinctName takes the first suffix the claim grants, by the sam
     "one rule",
   );
   const never = () => Promise.resolve(false);
-  assert.equal(await claimDistinctName("Ana", [], never, 32, 3), "Ana (4)", "never refused");
+  assert.equal(
+    await claimDistinctName("Ana", [], never, 32, undefined, 3),
+    "Ana (4)",
+    "never refused",
+  );
+  // Candidates someone here holds or is asking for are passed over, not asked, not counted: a
+  // crowd saying hello at once with one name gets distinct names, never one unclaimed name.
+  asked.length = 0;
+  const busyHere = new Set(["Ana", "Ana (2)", "Ana (3)", "Ana (4)", "Ana (5)"]);
+  assert.equal(
+    await claimDistinctName("Ana", [], claim, 32, (c) => busyHere.has(c), 1),
+    "Ana (6)",
+  );
+  assert.deepEqual(asked, ["Ana (6)"]);
   assert.equal(nameClaimKey("quiet-pine", "Ana"), nameClaimKey("quiet-pine", "ａｎａ"));
   assert.match(nameClaimKey("quiet-pine", "Ünï ☃"), /^quiet-pine\.[0-9a-f]+$/);
 });

@@ -97,6 +97,7 @@ export class ClusterScenes implements SceneHost {
       deps.link.leases,
       deps.options.nodeId,
       deps.options.leaseTtlMs,
+      () => deps.clock.monotonicMs(),
     );
     // Alive before the first hello claims a name (else another node could take it over).
     this.#liveness.pass(0);

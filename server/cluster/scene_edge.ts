@@ -401,6 +401,11 @@ export class SceneEdge implements RelaySource {
     return this.#deps.names.claim(this.id, peer, name);
   }
 
+  /** Whether someone on this node holds `name` in this scene or is asking for it now. */
+  nameBusyHere(name: string): boolean {
+    return this.#deps.names.busyHere(this.id, name);
+  }
+
   /**
    * Answers `hello` with a welcome built from this edge's window, once the edge caught up with
    * the log, and once it relayed what the client saw (briefly waited for: it may come from a

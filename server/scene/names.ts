@@ -220,8 +220,10 @@ export function distinctName(name: string, taken: Iterable<string>, maxLength = 
 /**
  * As {@link distinctName}, for names held beyond this process (a cluster's scene): each
  * candidate not in `taken` is offered to `claim` (an atomic reservation), and the first one it
- * grants is the name. After `attempts` refusals (someone holds a long run of suffixes) the
- * next candidate is returned unclaimed: a name is never refused.
+ * grants is the name. A candidate `busy` says someone here holds or is asking for right now is
+ * passed over without asking (a crowd saying hello at once with one name would otherwise ask
+ * for the same candidates in turn). After `attempts` refusals (someone holds a long run of
+ * suffixes) the next candidate is returned unclaimed: a name is never refused.
  *
  * @example
  * ```ts
@@ -234,12 +236,13 @@ export async function claimDistinctName(
   taken: Iterable<string>,
   claim: (candidate: string) => Promise<boolean>,
   maxLength = 32,
+  busy: (candidate: string) => boolean = () => false,
   attempts = 32,
 ): Promise<string> {
   const keys = keysOf(taken);
   let refused = 0;
   for (const candidate of nameCandidates(name, maxLength)) {
-    if (keys.has(nameKey(candidate))) continue;
+    if (keys.has(nameKey(candidate)) || busy(candidate)) continue;
     if (refused >= attempts || await claim(candidate)) return candidate;
     refused++;
   }

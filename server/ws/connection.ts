@@ -67,6 +67,11 @@ export interface SceneEndpoint {
    * single node, which sees everyone) names are told apart at once, synchronously.
    */
   claimName?(peer: Peer, name: string): Promise<boolean>;
+  /**
+   * Whether someone connected here holds `name` or is asking for it right now (a cluster edge):
+   * such a candidate is passed over without asking, and without counting as a refusal.
+   */
+  nameBusyHere?(name: string): boolean;
 }
 
 /** The settings a connection follows (a `ServerConfig` has them all). */
@@ -388,7 +393,8 @@ function takeDistinctName(
   if (naming.has(peer)) return false;
   naming.add(peer);
   const claim = (candidate: string) => scene.claimName!(peer, candidate);
-  claimDistinctName(base, taken, claim, NAME_MAX_LENGTH).then((name) => {
+  const busy = (candidate: string) => scene.nameBusyHere?.(candidate) ?? false;
+  claimDistinctName(base, taken, claim, NAME_MAX_LENGTH, busy).then((name) => {
     naming.delete(peer);
     if (!peer.gone) take(name);
   }).catch((e) => {
