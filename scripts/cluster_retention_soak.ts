@@ -50,13 +50,7 @@ const real = (s: number) => (s * 1000) / speed;
 const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 const nats = await startNatsCluster({ size: 3 });
-const cluster = (nodeId: string) => ({
-  natsUrls: nats.urls,
-  ...nats.auth,
-  nodeId,
-  replicas: 3,
-  leaseTtlMs: 60_000,
-});
+const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 60_000);
 const FAST = { perSecond: 50, burst: 50 };
 const options = {
   ...clock,

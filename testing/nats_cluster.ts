@@ -17,6 +17,7 @@
  * });
  * ```
  */
+import type { ClusterOptions } from "../server/cluster/cluster_config.ts";
 import { startTestServer } from "./test_server.ts";
 import { natsPermissions } from "../server/cluster/nats_permissions.ts";
 
@@ -59,6 +60,11 @@ export interface NatsCluster {
    */
   admin: NatsAuth;
   servers: NatsServer[];
+  /**
+   * A Snowfire node's cluster options against these servers: the node credentials, one replica
+   * per server, and `leaseTtlMs` (default 3000) on the node's clock.
+   */
+  nodeOptions(nodeId: string, leaseTtlMs?: number): ClusterOptions;
   /**
    * Sends `signal` (default SIGKILL) to server `i`. For a signal that ends the process it resolves
    * once the process has exited; SIGSTOP/SIGCONT resolve at once.
@@ -391,12 +397,20 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
     return slot;
   };
 
+  const urls = slots.map((s) => s.info.url);
   return {
-    urls: slots.map((s) => s.info.url),
+    urls,
     auth,
     guest,
     admin,
     servers: slots.map((s) => s.info),
+    nodeOptions: (nodeId, leaseTtlMs = 3000) => ({
+      natsUrls: urls,
+      ...auth,
+      nodeId,
+      replicas: size,
+      leaseTtlMs,
+    }),
     async kill(i, signal = "SIGKILL") {
       await killSlot(slotAt(i), signal);
     },

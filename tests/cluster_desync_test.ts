@@ -36,13 +36,7 @@ Deno.test({
   ignore: !requireNats("cluster desync test"),
   async fn() {
     const nats = await startNatsCluster({ size: 1 });
-    const cluster = (nodeId: string) => ({
-      natsUrls: nats.urls,
-      ...nats.auth,
-      nodeId,
-      replicas: 1,
-      leaseTtlMs: 3000,
-    });
+    const cluster = (nodeId: string) => nats.nodeOptions(nodeId);
     // Fast settling; every dispute computed; the limits themselves are unit-tested elsewhere.
     const desyncLimits = {
       timeoutMs: 300,

@@ -17,13 +17,7 @@ const CLIENTS = 20;
 const NAME = "a remote edge sends its clients' hash reports to the owner in one message a pass";
 Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
   const nats = await startNatsCluster({ size: 1 });
-  const cluster = (nodeId: string) => ({
-    natsUrls: nats.urls,
-    ...nats.auth,
-    nodeId,
-    replicas: 1,
-    leaseTtlMs: 3000,
-  });
+  const cluster = (nodeId: string) => nats.nodeOptions(nodeId);
   const a = await startTestServer({ cluster: cluster("batch-a") });
   const b = await startTestServer({ cluster: cluster("batch-b") });
   const tap = await connect({ servers: nats.urls, ...nats.auth });

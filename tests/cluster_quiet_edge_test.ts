@@ -23,13 +23,7 @@ Deno.test({
   ignore: !requireNats("cluster quiet edge test"),
   async fn() {
     const nats = await startNatsCluster({ size: 1 });
-    const cluster = (nodeId: string) => ({
-      natsUrls: nats.urls,
-      ...nats.auth,
-      nodeId,
-      replicas: 1,
-      leaseTtlMs: 20_000,
-    });
+    const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 20_000);
     const a = await startTestServer({ ...clock, cluster: cluster("node-a") });
     const b = await startTestServer({ ...clock, cluster: cluster("node-b") });
     const nc = await connect({ servers: nats.urls, ...nats.auth });

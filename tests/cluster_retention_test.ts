@@ -41,13 +41,7 @@ Deno.test({
   ignore: !requireNats("cluster retention test"),
   async fn(t) {
     const nats = await startNatsCluster({ size: 3 });
-    const cluster = (nodeId: string) => ({
-      natsUrls: nats.urls,
-      ...nats.auth,
-      nodeId,
-      replicas: 3,
-      leaseTtlMs: 20_000,
-    });
+    const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 20_000);
     const options = {
       ...clock,
       retention: { eventsPerScene: 50, hours: 1 },

@@ -26,14 +26,8 @@ Deno.test({
   ignore: !requireNats("cluster snapshot test"),
   async fn() {
     const nats = await startNatsCluster({ size: 1 });
-    const cluster = (nodeId: string) => ({
-      natsUrls: nats.urls,
-      ...nats.auth,
-      nodeId,
-      replicas: 1,
-      // Scene milliseconds: 300 ms of real time.
-      leaseTtlMs: 3000,
-    });
+    // A lease TTL of 3000 scene milliseconds: 300 ms of real time.
+    const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 3000);
     const a = await startTestServer({ ...clock, cluster: cluster("node-a") });
     const b = await startTestServer({ ...clock, cluster: cluster("node-b") });
     const nc = await connect({ servers: nats.urls, ...nats.auth });

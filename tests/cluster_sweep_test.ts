@@ -54,14 +54,8 @@ Deno.test({
   ignore: !requireNats("cluster sweep test"),
   async fn(t) {
     const nats = await startNatsCluster({ size: 3 });
-    const cluster = (nodeId: string) => ({
-      natsUrls: nats.urls,
-      ...nats.auth,
-      nodeId,
-      replicas: 3,
-      // Renewed every 20 s of the scene (0.7 s here); the bucket's TTL is 60 s of real time.
-      leaseTtlMs: 60_000,
-    });
+    // Renewed every 20 s of the scene (0.7 s here); the bucket's TTL is 60 s of real time.
+    const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 60_000);
     const options = {
       ...clock,
       // Three minutes: the owner of a scene younger than that prunes nothing.
