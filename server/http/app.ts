@@ -24,6 +24,7 @@ import type { ServerEnv } from "../ws/ws_types.ts";
 import { AddressBudgets } from "../scene/ratelimit.ts";
 import { readBudget } from "./read_budget.ts";
 import { ReadSlots, readSlots } from "./read_slots.ts";
+import { RefusalPacer } from "./refusal_pacer.ts";
 
 export { LOG_PAGE_MAX } from "./log_api.ts";
 
@@ -48,17 +49,20 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   const { config, scenes, metrics } = ctx;
   const files = new StaticFiles(config.staticDir, { dev: config.dev });
   app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
-  // Every route that reads the database spends the address's read budget first.
+  // Every route that reads the database spends the address's read budget first. Refusals of
+  // both kinds are answered paced per address (a few a second, whatever its connections).
+  const pacer = new RefusalPacer();
   const reads = readBudget({
     budgets: new AddressBudgets(config.httpReads),
     monotonic: config.monotonic,
     refuse: (code) => metrics.refuse(code),
+    pacer,
   });
   for (const path of DB_ROUTES) app.use(path, reads);
   // Log pages read at once, per address and in all: the rest are refused, not queued.
   app.use(
     "/api/scenes/:id/log",
-    readSlots(new ReadSlots(config.logReads), (code) => metrics.refuse(code)),
+    readSlots(new ReadSlots(config.logReads), (code) => metrics.refuse(code), pacer),
   );
   // Events stored per address, whatever the connection (a minute's worth as the burst).
   const eventBudget = new AddressBudgets({

@@ -2,31 +2,18 @@
  * `readBudget`: Hono middleware that spends one token of the client address's budget per request
  * to a route that reads the database (scene pages, the JSON API, health, metrics). Past the
  * budget the answer is 429 `rate_limited` with `Retry-After`, before any database work, and it
- * comes only after a short pause ({@link refusalPause}): a client looping on refusals over
- * keep-alive connections made the server answer thousands a second (~0.25 ms of its thread
- * each); paused, each connection gets one refusal a second at most.
+ * comes only after a pause, paced per address ({@link RefusalPacer}): a client looping on
+ * refusals over keep-alive connections made the server answer thousands a second (~0.5 ms of its
+ * thread each); paused and paced, an address gets a few a second, however many connections it
+ * holds.
  */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
+import { RefusalPacer } from "./refusal_pacer.ts";
 
-/** Longest pause before a refusal is answered, ms. */
-export const REFUSAL_PAUSE_MS = 1000;
-
-/**
- * Waits before a refusal is answered: `waitMs` (how long until the client may try again), at
- * most {@link REFUSAL_PAUSE_MS}.
- *
- * @example
- * ```ts
- * await refusalPause(120); // 120 ms later
- * ```
- */
-export function refusalPause(waitMs: number): Promise<void> {
-  const ms = Math.min(Math.max(0, waitMs), REFUSAL_PAUSE_MS);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { REFUSAL_PAUSE_MS } from "./refusal_pacer.ts";
 
 /** What the middleware needs. */
 export interface ReadBudgetOptions {
@@ -36,12 +23,15 @@ export interface ReadBudgetOptions {
   monotonic: () => number;
   /** Counts a refusal (the server's metrics). */
   refuse?: (code: string) => void;
+  /** When refusals are answered (shared with `readSlots`); one of its own by default. */
+  pacer?: RefusalPacer;
 }
 
 /**
  * Tokens one request costs: 1, and a log page 1 more per 250 events asked for (its work grows
- * with its size: on the server's thread a 5000-event page costs ~4 ms to hand over and write,
- * ~16 times a refusal; at 21 tokens, an address sustains one such page a second).
+ * with its size: a 5000-event page costs the page reader ~11 ms and the server's thread ~1.2 ms
+ * to hand over and write, a refusal ~0.5 ms; at 21 tokens, an address sustains one such page a
+ * second).
  *
  * @example
  * ```ts
@@ -72,14 +62,16 @@ export function requestCost(url: URL): number {
 export function readBudget(
   options: ReadBudgetOptions,
 ): MiddlewareHandler<{ Bindings: ServerEnv }> {
+  const pacer = options.pacer ?? new RefusalPacer();
   return async (c, next) => {
     const nowMs = options.monotonic();
     options.budgets.sweep(nowMs);
     const cost = requestCost(new URL(c.req.url));
-    const wait = options.budgets.take(c.env?.remoteAddress ?? "", nowMs, false, cost);
+    const address = c.env?.remoteAddress ?? "";
+    const wait = options.budgets.take(address, nowMs, false, cost);
     if (wait > 0) {
       options.refuse?.("rate_limited");
-      await refusalPause(wait);
+      await pacer.hold(address, wait);
       throw new HttpError(
         429,
         "rate_limited",

@@ -1,14 +1,14 @@
 /**
  * `readSlots`: Hono middleware bounding how many log pages are being read at once, per client
  * address (IPv6 by /64) and in total. One address past its share gets 429 `too_many_reads`, any
- * request past the total 503 `busy`, both with `Retry-After` and after a short pause
- * (`refusalPause`): a flood of page reads waits in no queue longer than the total allows, and
- * each of its connections costs the server at most one small refusal a second.
+ * request past the total 503 `busy`, both with `Retry-After` and after a pause paced per address
+ * (`RefusalPacer`): a flood of page reads waits in no queue longer than the total allows, and
+ * one address costs the server a few small refusals a second, however many connections it holds.
  */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../errors.ts";
 import { addressKey } from "../scene/ratelimit.ts";
-import { REFUSAL_PAUSE_MS, refusalPause } from "./read_budget.ts";
+import { REFUSAL_PAUSE_MS, RefusalPacer } from "./refusal_pacer.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 
 /** How many reads may be in flight. */
@@ -79,13 +79,14 @@ export class ReadSlots {
 export function readSlots(
   slots: ReadSlots,
   refuse?: (code: string) => void,
+  pacer: RefusalPacer = new RefusalPacer(),
 ): MiddlewareHandler<{ Bindings: ServerEnv }> {
   return async (c, next) => {
     const address = c.env?.remoteAddress ?? "";
     const refusal = slots.take(address);
     if (refusal) {
       refuse?.(refusal);
-      await refusalPause(REFUSAL_PAUSE_MS);
+      await pacer.hold(address, REFUSAL_PAUSE_MS);
     }
     if (refusal === "too_many_reads") {
       throw new HttpError(

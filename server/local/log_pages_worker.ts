@@ -40,6 +40,15 @@ function prepare(db: DatabaseSync) {
     page: db.prepare(
       "SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ? ORDER BY seq LIMIT ?",
     ),
+    // The same page as one JSON text built by SQLite (see `encodePage`), with what it counts.
+    pageJson: db.prepare(
+      `SELECT count(*) AS count, min(seq) AS first, max(seq) AS last,
+         sum(body LIKE '%"do":"host"%' OR body LIKE '%"do":"remove"%') AS private,
+         group_concat('{"seq":' || seq || ',"tick":' || tick || ',"by":' || json_quote(by) ||
+           ',"body":' || body || '}', ',' ORDER BY seq) AS json
+       FROM (SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ?
+             ORDER BY seq LIMIT ?)`,
+    ),
     firstAtTick: db.prepare(
       "SELECT seq FROM events WHERE scene = ? AND tick >= ? ORDER BY tick, seq LIMIT 1",
     ),
@@ -161,6 +170,27 @@ function encode(rows: Record<string, unknown>[]): EncodedEvents {
   };
 }
 
+/**
+ * A page's events as JSON text, concatenated by SQLite in one string: the same bytes `encode`
+ * builds from the rows, without a row object and three strings per event (a 5000-event page:
+ * ~17 ms and 15k short-lived objects on this thread, whose collection also ran on V8's helper
+ * threads, against one string). A page holding a host grant or a removal goes through `encode`
+ * (those leave without their hashes).
+ */
+function encodePage(scene: string, fromSeq: number, limit: number): EncodedEvents {
+  const row = statements!.pageJson.get(scene, fromSeq, limit) as Record<string, unknown>;
+  if (Number(row.private) > 0) {
+    return encode(statements!.page.all(scene, fromSeq, limit) as Record<string, unknown>[]);
+  }
+  const count = Number(row.count);
+  return {
+    json: new TextEncoder().encode(count === 0 ? "[]" : `[${row.json as string}]`),
+    count,
+    firstSeq: count > 0 ? Number(row.first) : undefined,
+    lastSeq: count > 0 ? Number(row.last) : undefined,
+  };
+}
+
 function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogPage {
   const { scene, start, limit } = request;
   const s = statements!;
@@ -179,8 +209,9 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
       | undefined;
     fromSeq = at ? Number(at.seq) : lastSeq + 1;
   }
-  const rows = s.page.all(scene, fromSeq, limit) as Record<string, unknown>[];
-  const events = encoded ? encode(rows) : rows.map(toEvent);
+  const events = encoded
+    ? encodePage(scene, fromSeq, limit)
+    : (s.page.all(scene, fromSeq, limit) as Record<string, unknown>[]).map(toEvent);
   const page: LogPage | EncodedLogPage = {
     events,
     firstSeq,
