@@ -201,11 +201,13 @@ export interface FireworkBlock extends Block {
   lo: number;
   hi: number;
   /**
-   * Slots (relative to `start`) spawned since a consumer last took them: [dirtyLo, dirtyHi),
-   * empty when equal. The GPU renderer uploads this range and resets it (firework_points.ts).
+   * Slots (relative to `start`) spawned since a consumer last took them, as [from, to) pairs in
+   * spawn order (a range that continues the last one extends it). Exactly the births: a GPU
+   * renderer writes these slots and empties the list (client/render/firework_sparks.ts); one
+   * range per spawn call, so a launch whose splits go off far apart in one tick does not mark
+   * the children between them.
    */
-  dirtyLo: number;
-  dirtyHi: number;
+  readonly births: number[];
   /**
    * Per break: ember waves dropped so far (wave m drops at `(m + 1) · every` ticks after the
    * break), and (closed form) how many of them are written into the pool. A closed-form step
@@ -331,13 +333,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Marks slots [from, to) of `block` (relative) as spawned for consumers of births. */
   #touch(block: FireworkBlock, from: number, to: number): void {
-    if (block.dirtyLo === block.dirtyHi) {
-      block.dirtyLo = from;
-      block.dirtyHi = to;
-      return;
-    }
-    if (from < block.dirtyLo) block.dirtyLo = from;
-    if (to > block.dirtyHi) block.dirtyHi = to;
+    const births = block.births;
+    const n = births.length;
+    if (n > 0 && births[n - 1] === from) births[n - 1] = to;
+    else births.push(from, to);
   }
 
   /** Closed form: counts slot `i`'s death, `lifetime` ticks after its birth at `born` (absolute). */
@@ -387,8 +386,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTint: THEME_TRAIL_TINT[theme],
       lo: 0,
       hi: 1,
-      dirtyLo: 0,
-      dirtyHi: 0,
+      births: [],
       emberWaves: new Int32Array(plan.breaks),
       emberWritten: new Int32Array(plan.breaks),
     };
@@ -461,8 +459,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
       this.#jumpBlock(block, tick - block.tick);
-      block.dirtyLo = 0;
-      block.dirtyHi = block.hi;
+      block.births.length = 0;
+      block.births.push(0, block.hi);
     }
     // The spawns above scheduled deaths from their births; count the living afresh instead.
     const deaths = this.#deaths;

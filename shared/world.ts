@@ -192,8 +192,8 @@ export class World {
   /**
    * The fireworks as a closed-form system, for a renderer that evaluates sparks on the GPU: the
    * pool's birth state (origin, velocity, born, maxLife, style, flicker, size), each block's
-   * spawned range since last taken (`dirtyLo/dirtyHi`, which that renderer resets) and the
-   * version counters that say when to copy everything again. Read only, apart from those marks.
+   * slot ranges spawned since last taken (`births`, which that renderer empties) and the version
+   * counters that say when to copy everything again. Read only, apart from those lists.
    */
   get fireworkSystem(): Fireworks {
     return this.#fireworks;

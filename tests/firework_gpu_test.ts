@@ -86,6 +86,58 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
   gpu.dispose();
 });
 
+Deno.test("GPU firework sparks: an update writes exactly the slots born since the last", () => {
+  // Peonies and crackles split tens of sparks at scattered ticks (their children lie far apart in
+  // the block), chrysanthemums trail: each update must write the births and their ember rings
+  // only, not the span between a launch's first and last birth of the tick.
+  const world = new World({ seed: 0x1a, capacity: 400_000 });
+  world.reserveSlots(400_000, 0); // no growth (a grown buffer is written whole)
+  const kinds = ["peony", "crackle", "chrysanthemum"] as const;
+  for (let seq = 1; seq <= 60; seq++) {
+    const body = { type: "launch" as const, x: (seq % 9) * 8 - 36, z: 0, kind: kinds[seq % 3] };
+    world.apply({ seq, tick: seq * 3, by: "t", body });
+  }
+  const gpu = sparks();
+  gpu.bind(world);
+  world.step();
+  gpu.update(1); // the first update writes every slot
+  const system = world.fireworkSystem;
+  let frames = 0, expectedAll = 0;
+  while (world.tick < 420) {
+    world.step();
+    gpu.update(1);
+    // Born at this tick: age 0 now (`born` is relative to the launch); a launch's shell at its
+    // launch tick, the tick before. Ember rings are written with their trailing spark.
+    const { maxLife, born } = system.pool;
+    let expected = 0;
+    for (const block of system.pool.blocks) {
+      const plan = block.plan;
+      const ring = block.recipe.trail?.ring ?? 0;
+      if (block.tick === world.tick - 1) expected++;
+      for (let r = 1; r < plan.slots; r++) {
+        const i = block.start + r;
+        if (maxLife[i] <= 0 || block.tick + born[i] !== world.tick) continue;
+        let ember = false;
+        for (let b = 0; b < plan.breaks; b++) {
+          const e = plan.emberStart[b];
+          if (r >= e && r < e + plan.trailCount[b] * ring) ember = true;
+        }
+        if (ember) continue;
+        expected++;
+        for (let b = 0; b < plan.breaks; b++) {
+          const first = plan.sparkStart[b];
+          if (r >= first && r < first + plan.trailCount[b]) expected += ring;
+        }
+      }
+    }
+    assert.equal(gpu.written, expected, `tick ${world.tick}: slots written`);
+    expectedAll += expected;
+    frames++;
+  }
+  assert.ok(expectedAll > 20_000, `${expectedAll} births over ${frames} frames`);
+  gpu.dispose();
+});
+
 Deno.test("GPU firework sparks: a compaction moves the records on the GPU, drawn where shared/ has them", () => {
   // A tight sky: the arena fills with ended launches' gaps and compacts again and again.
   const world = new World({ seed: 0x19, capacity: 60_000 });

@@ -25,6 +25,11 @@ export interface SkyBenchOptions {
    * uploaded) without a draw: on a software GPU drawing a million streaks takes minutes a frame.
    */
   drawEvery: number;
+  /**
+   * Profile the measured frames (frame 1 on) of each target with `console.profile` (the runner
+   * collects it over the DevTools protocol); default false.
+   */
+  profile?: boolean;
 }
 
 /** One target's per-frame timings (ms, in frame order) and what the sky held. */
@@ -119,6 +124,7 @@ function runLevel(
     let frame = 0;
     const run = (now: number) => {
       try {
+        if (frame === 1 && options.profile) console.profile(`sky ${target}`);
         keepSky();
         const started = performance.now();
         world.step();
@@ -142,6 +148,7 @@ function runLevel(
           requestAnimationFrame(run);
           return;
         }
+        if (options.profile) console.profileEnd(`sky ${target}`);
         const n = options.frames;
         level.live = Math.round(level.live / n);
         level.slots = Math.round(level.slots / n);

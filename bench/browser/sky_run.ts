@@ -7,6 +7,8 @@
  * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured)
  * --draw-every=N (default 1: draw every frame; N: every n-th, the others simulate, write and upload
  * without drawing, since SwiftShader takes minutes to draw a million streaks).
+ * --profile=DIR: write a CPU profile of each target's measured frames to DIR/sky_<target>.cpuprofile
+ * (open it in Chrome DevTools' Performance panel).
  */
 import { bundleScript } from "../../tools/bundle.ts";
 import { launchBrowser } from "../../testing/browser.ts";
@@ -30,6 +32,7 @@ const warmup = Number(flag("warmup", "600"));
 const width = Number(flag("width", "480"));
 const height = Number(flag("height", "270"));
 const drawEvery = Number(flag("draw-every", "1"));
+const profileDir = flag("profile", "");
 const script = await bundleScript(new URL("./sky_page.ts", import.meta.url));
 const browser = await launchBrowser();
 let result: SkyBenchResult;
@@ -46,13 +49,27 @@ try {
     else if (message.text().startsWith("level ")) console.log(message.text());
   });
   page.setDefaultTimeout(0);
+  const profiles: Promise<void>[] = [];
+  if (profileDir) {
+    await Deno.mkdir(profileDir, { recursive: true });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+    cdp.on("Profiler.consoleProfileFinished", (event) => {
+      const name = (event.title ?? "sky").replaceAll(" ", "_");
+      profiles.push(
+        Deno.writeTextFile(`${profileDir}/${name}.cpuprofile`, JSON.stringify(event.profile)),
+      );
+    });
+  }
   await page.addScriptTag({ content: script });
   result = await page.evaluate(
     (o) =>
       (globalThis as unknown as { runSkyBench(o: unknown): Promise<SkyBenchResult> })
         .runSkyBench(o),
-    { targets, frames, warmup, drawEvery },
+    { targets, frames, warmup, drawEvery, profile: profileDir !== "" },
   );
+  await Promise.all(profiles);
 } finally {
   await browser.close();
 }

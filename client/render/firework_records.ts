@@ -13,6 +13,9 @@
  */
 import * as THREE from "three";
 
+/** Slots of the GPU buffer of zeros that `FireworkRecordBuffer.zero` copies from. */
+const ZERO_CHUNK = 65_536;
+
 /** A buffer of fixed-size records, one per pool slot, zero until written. */
 export interface FireworkRecordTarget {
   /** Slots it holds. */
@@ -84,8 +87,12 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
   /** A GPU buffer a move goes through (a copy within one buffer may not overlap). */
   #temp: WebGLBuffer | null = null;
   #tempSlots = 0;
-  /** Zeros copied by `zero`, in chunks. */
-  #zeros: Float32Array | null = null;
+  /**
+   * A GPU buffer of zero records that `zero` copies from (`copyBufferSubData`, in chunks): no
+   * upload from the CPU, so zeroing a compaction's leftovers (up to a quarter of the sky) costs
+   * a few commands, not megabytes through `bufferSubData`.
+   */
+  #zeros: WebGLBuffer | null = null;
 
   constructor(gl: WebGL2RenderingContext, stride: number, slots: number) {
     this.#gl = gl;
@@ -140,16 +147,31 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
   }
 
   zero(from: number, to: number): void {
-    const s = this.#stride;
-    const chunk = 4096;
-    this.#zeros ??= new Float32Array(chunk * s);
-    for (let slot = from; slot < to; slot += chunk) {
-      this.write(slot, this.#zeros, 0, Math.min(chunk, to - slot));
+    if (to <= from) return;
+    const gl = this.#gl, bytes = this.#stride * 4;
+    if (!this.#zeros) {
+      this.#zeros = gl.createBuffer();
+      gl.bindBuffer(gl.COPY_READ_BUFFER, this.#zeros);
+      // A new data store reads as zeros (WebGL initialises it).
+      gl.bufferData(gl.COPY_READ_BUFFER, ZERO_CHUNK * bytes, gl.STATIC_COPY);
+    }
+    gl.bindBuffer(gl.COPY_READ_BUFFER, this.#zeros);
+    gl.bindBuffer(gl.COPY_WRITE_BUFFER, this.#buffer);
+    for (let slot = from; slot < to; slot += ZERO_CHUNK) {
+      const count = Math.min(ZERO_CHUNK, to - slot);
+      gl.copyBufferSubData(
+        gl.COPY_READ_BUFFER,
+        gl.COPY_WRITE_BUFFER,
+        0,
+        slot * bytes,
+        count * bytes,
+      );
     }
   }
 
   dispose(): void {
     this.#gl.deleteBuffer(this.#buffer);
     if (this.#temp) this.#gl.deleteBuffer(this.#temp);
+    if (this.#zeros) this.#gl.deleteBuffer(this.#zeros);
   }
 }

@@ -220,7 +220,7 @@ export class FireworkSparks {
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
         this.write(system, block, 0, block.hi);
-        block.dirtyLo = block.dirtyHi = 0;
+        block.births.length = 0;
       }
     } else {
       if (moved) {
@@ -236,9 +236,12 @@ export class FireworkSparks {
       }
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        if (block.dirtyLo === block.dirtyHi) continue;
-        this.write(system, block, block.dirtyLo, block.dirtyHi);
-        block.dirtyLo = block.dirtyHi = 0;
+        const births = block.births;
+        if (births.length === 0) continue;
+        for (let k = 0; k < births.length; k += 2) {
+          this.write(system, block, births[k], births[k + 1]);
+        }
+        births.length = 0;
       }
     }
     this.flush();
