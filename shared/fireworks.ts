@@ -80,7 +80,7 @@ import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 export const PALM_COS_PHI = [0.1, 0.7] as const;
 
 /** Stratified trail sampling: sample n of a tick lies in (n + 0.5 ± TRAIL_JITTER / 2) / N. */
-const TRAIL_JITTER = 0.3;
+export const TRAIL_JITTER = 0.3;
 
 /**
  * Upper bound on the distance between consecutive trail sparks at spawn, metres: stratified

@@ -107,14 +107,15 @@ Deno.test("GPU firework sparks: an update writes exactly the slots born since th
     world.step();
     gpu.update(1);
     // Born at this tick: age 0 now (`born` is relative to the launch); a launch's shell at its
-    // launch tick, the tick before. Ember rings are written with their trailing spark.
+    // launch tick, the tick before. Ember rings are written with their trailing spark, the
+    // shell's trail ring with the shell (the shader derives the sparks in both).
     const { maxLife, born } = system.pool;
     let expected = 0;
     for (const block of system.pool.blocks) {
       const plan = block.plan;
       const ring = block.recipe.trail?.ring ?? 0;
-      if (block.tick === world.tick - 1) expected++;
-      for (let r = 1; r < plan.slots; r++) {
+      if (block.tick === world.tick - 1) expected += plan.trailEnd;
+      for (let r = plan.trailEnd; r < plan.slots; r++) {
         const i = block.start + r;
         if (maxLife[i] <= 0 || block.tick + born[i] !== world.tick) continue;
         let ember = false;

@@ -10,10 +10,21 @@
  * `fireworkHead` in firework_shader_math.ts mirrors the position maths in float32 for tests.
  */
 import { COLOR_STEPS, PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
-import { MOTIONS } from "../../shared/firework_motion.ts";
+import { MOTION, MOTIONS } from "../../shared/firework_motion.ts";
+import {
+  PHASE,
+  TRAIL_LIFE_MAX,
+  TRAIL_LIFE_MIN,
+  TRAIL_PER_TICK,
+  TRAIL_RING_TICKS,
+} from "../../shared/firework_plan.ts";
+import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
-import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
+import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
+
+/** A float literal for GLSL. */
+const glf = (v: number) => (Number.isInteger(v) ? v.toFixed(1) : String(v));
 
 /** Motion classes, the length of the per-class uniform arrays. */
 export const FIREWORK_CLASSES = MOTIONS.length;
@@ -28,6 +39,9 @@ attribute vec4 styleFlicker;  // style, strobe key (0 steady), size (m), visible
 // An ember ring slot (w < 0) carries its trailing spark's birth state in the first two, then the
 // ember's style, its break's ember stream key in two 16-bit halves and −(1 + packed ring slot,
 // spark and trail row): the ember in that slot at any tick is derived here (shared/'s #ember).
+// A shell's trail ring slot (row ${SHELL_TRAIL_ROW}) carries the shell's birth state (born: the
+// launch tick, life: its rise ticks), the trail's style and the launch's stream key before its
+// phase: the trail spark in that slot at any tick is derived here (shared/'s #spawnTrail).
 uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
 uniform vec4 uEmberA[${MAX_TRAILS}]; // per trail row: every, ring, carry, jitter
 uniform vec4 uEmberB[${MAX_TRAILS}]; // per trail row: life min, life span, spark class, size
@@ -70,6 +84,23 @@ int pick(uint key, uint index, uint span) {
   uint h = mixKey(key, index);
   return int(((h >> 8) * span + (((h & 255u) * span) >> 8)) >> 24);
 }
+// shared/prng.ts's Rng (sfc32): seeded from a key, 12 rounds discarded.
+uint sfcNext(inout uvec4 s) {
+  uint t = s.x + s.y + s.w;
+  s.w += 1u;
+  s.x = s.y ^ (s.y >> 9);
+  s.y = s.z + (s.z << 3);
+  s.z = ((s.z << 21) | (s.z >> 11)) + t;
+  return t;
+}
+uvec4 sfcSeed(uint key) {
+  uvec4 s = uvec4(fmix32(key ^ 0x243f6a88u), fmix32(key ^ 0x85a308d3u), fmix32(key ^ 0x13198a2eu), 1u);
+  for (int i = 0; i < 12; i++) sfcNext(s);
+  return s;
+}
+float sfcUnit(inout uvec4 s) {
+  return float(sfcNext(s)) / 4294967296.0;
+}
 void hide() {
   // Not born yet at the world's tick, dead, or not drawn: a degenerate quad off screen.
   gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
@@ -82,10 +113,42 @@ void main() {
   float visible = styleFlicker.w;
   int key = int(styleFlicker.y + 0.5);
   float size = styleFlicker.z;
-  if (visible < 0.0) {
+  int packedSlot = visible < 0.0 ? int(-visible + 0.5) - 1 : 0;
+  if (visible < 0.0 && packedSlot / ${EMBER_T} == ${SHELL_TRAIL_ROW}) {
+    // Trail ring slot s = ${TRAIL_PER_TICK}·j + n: the shell drops ${TRAIL_PER_TICK} sparks on each rise tick k
+    // (k < its rise) into slots ${TRAIL_PER_TICK}·(k mod ${TRAIL_RING_TICKS}) + n, born at k + 1; the slot holds
+    // the last k ≡ j dropped by the world's tick.
+    int s = packedSlot - ${EMBER_T * SHELL_TRAIL_ROW};
+    int j = s / ${TRAIL_PER_TICK}, n = s - j * ${TRAIL_PER_TICK};
+    int last = min(int(uTick - born) - 1, int(maxLife + 0.5) - 1);
+    if (last < j) { hide(); return; }
+    int k = j + ${TRAIL_RING_TICKS} * ((last - j) / ${TRAIL_RING_TICKS});
+    uint launchKey = uint(styleFlicker.y + 0.5) | (uint(styleFlicker.z + 0.5) << 16);
+    uvec4 rng = sfcSeed(mixKey(launchKey, uint(${PHASE.trail} + k)));
+    for (int i = 0; i < n * 5; i++) sfcNext(rng);
+    float jitter = sfcUnit(rng);
+    float sx = sfcUnit(rng), sy = sfcUnit(rng), sz = sfcUnit(rng);
+    uint h = sfcNext(rng);
+    uint span = ${TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1}u;
+    int life = ${TRAIL_LIFE_MIN} + int(((h >> 8) * span + (((h & 255u) * span) >> 8)) >> 24);
+    vec3 from = sparkAt(origin, velocity, float(k), ${MOTION.shell});
+    vec3 to = sparkAt(origin, velocity, float(k + 1), ${MOTION.shell});
+    float f = (float(n) + 0.5 + ${glf(TRAIL_JITTER)} * (jitter - 0.5)) / ${glf(TRAIL_PER_TICK)};
+    origin = from + (to - from) * f;
+    velocity = vec3(
+      ${glf(-TRAIL_SIDE)} + ${glf(2 * TRAIL_SIDE)} * sx,
+      -(${glf(TRAIL_SINK[0])} + ${glf(TRAIL_SINK[1] - TRAIL_SINK[0])} * sy),
+      ${glf(-TRAIL_SIDE)} + ${glf(2 * TRAIL_SIDE)} * sz
+    );
+    born += float(k + 1);
+    maxLife = float(life);
+    visible = maxLife;
+    key = 0;
+    size = ${glf(MOTIONS[MOTION.trail].size)};
+  } else if (visible < 0.0) {
     // Ember ring slot q of trailing spark n: the spark drops ember m at age (m + 1)·every while
     // younger than its life; the slot holds the last m ≡ q (mod ring) dropped by the world's tick.
-    int packed = int(-visible + 0.5) - 1;
+    int packed = packedSlot;
     int q = packed % ${EMBER_N}, n = (packed / ${EMBER_N}) % ${EMBER_T / EMBER_N};
     int row = packed / ${EMBER_T};
     vec4 ea = uEmberA[row], eb = uEmberB[row];

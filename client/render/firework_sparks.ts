@@ -6,7 +6,8 @@
  * spark at the displayed time. No ember is written when it drops: a trailing spark's ember ring
  * is written once, with the spark (its birth state, the ring slot, the break's ember stream key),
  * and the shader derives which ember each ring slot holds at any tick and its birth, as shared/
- * does when it writes embers lazily. A frame's CPU work is therefore in proportion to the bursts,
+ * does when it writes embers lazily; likewise a shell's trail ring is written once with the shell
+ * and the shader derives each trail spark. A frame's CPU work is therefore in proportion to the bursts,
  * splits and trail sparks born and to the launches, not to the live sparks or embers; everything
  * is copied again only when the pool's slots move (an arena compaction, a grown buffer) or the
  * world was rebuilt (late join, fast-forward).
@@ -18,11 +19,11 @@ import * as THREE from "three";
 import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
 import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
-import { MOTIONS, styleOf } from "../../shared/firework_motion.ts";
+import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
 import { PHASE } from "../../shared/firework_plan.ts";
 import type { Recipe } from "../../shared/firework_recipes.ts";
-import { STREAM, streamKey } from "../../shared/prng.ts";
-import { EMBER_N, EMBER_T, MAX_TRAILS } from "./firework_ember_packing.ts";
+import { mixKey, STREAM, streamKey } from "../../shared/prng.ts";
+import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
 import type { FireworkTrailRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
 import {
@@ -298,6 +299,14 @@ export class FireworkSparks {
     const trail = block.recipe.trail;
     const ring = trail?.ring ?? 0;
     const maxLife = system.pool.maxLife;
+    // The shell and, with it, its whole trail ring (the shader derives each trail spark from the
+    // shell); trail births later in the rise are then already written.
+    if (from === 0) {
+      this.writeSlots(system, block, 0, 1);
+      this.writeTrailRing(system, block);
+    }
+    from = Math.max(from, plan.trailEnd);
+    if (from >= to) return;
     // The slots between the ember rings (which ascend break by break), run by run.
     let r = from;
     for (let b = 0; b <= plan.breaks && r < to; b++) {
@@ -387,6 +396,41 @@ export class FireworkSparks {
       data[o + 11] = (first + q) % keep !== 0 ? 0 : -(1 + q + EMBER_N * n + EMBER_T * t);
     }
     this.written += ring;
+  }
+
+  /**
+   * Writes a launch's shell trail ring, slots [1, trailEnd): one record per slot, each the
+   * shell's birth state (born: the launch tick; life: its rise), the trail's style and the
+   * launch's stream key, from which the shader derives the trail spark in that slot at any tick
+   * (shared/'s `#spawnTrail`). Written once with the shell, never per rise tick.
+   */
+  private writeTrailRing(system: Fireworks, block: FireworkBlock): void {
+    const { origin, velocity } = system.pool;
+    const data = this.data;
+    const keep = this.keepEvery;
+    const shell = block.start, p = shell * 3;
+    const end = block.plan.trailEnd;
+    const key = mixKey(mixKey(system.seed >>> 0, STREAM.firework), block.seq);
+    const style = styleOf(MOTION.trail, block.trailTint);
+    const bornAt = block.tick - this.epoch;
+    const rise = block.plan.riseTicks;
+    for (let r = 1; r < end; r++) {
+      const o = this.stage(shell + r);
+      data[o] = origin[p];
+      data[o + 1] = origin[p + 1];
+      data[o + 2] = origin[p + 2];
+      data[o + 3] = bornAt;
+      data[o + 4] = velocity[p];
+      data[o + 5] = velocity[p + 1];
+      data[o + 6] = velocity[p + 2];
+      data[o + 7] = rise;
+      data[o + 8] = style;
+      data[o + 9] = key & 0xffff;
+      data[o + 10] = key >>> 16;
+      // Negative: trail ring slot r − 1; 0 when thinned out.
+      data[o + 11] = r % keep !== 0 ? 0 : -(1 + (r - 1) + EMBER_T * SHELL_TRAIL_ROW);
+    }
+    this.written += end - 1;
   }
 
   /** Writes pool slots `block.start + r` for r in [from, to) into their GPU instances. */
