@@ -22,6 +22,8 @@ export interface FireworkRecordTarget {
   readonly slots: number;
   /** Sets every record to zero. */
   clear(): void;
+  /** Before a frame's writes: `write` may then assume its buffer is the one bound. */
+  begin(): void;
   /** Copies `count` records from `data` (starting at record `from`) into slots [slot, slot + count). */
   write(slot: number, data: Float32Array, from: number, count: number): void;
   /** Moves the records of slots [from, from + count) to [to, to + count) (overlap allowed). */
@@ -52,6 +54,8 @@ export class FireworkRecordMirror implements FireworkRecordTarget {
     this.array.fill(0);
     this.instances.needsUpdate = true;
   }
+
+  begin(): void {}
 
   write(slot: number, data: Float32Array, from: number, count: number): void {
     const s = this.#stride;
@@ -121,10 +125,15 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
     gl.bufferData(gl.ARRAY_BUFFER, this.slots * this.#stride * 4, gl.DYNAMIC_DRAW);
   }
 
+  begin(): void {
+    this.#gl.bindBuffer(this.#gl.ARRAY_BUFFER, this.#buffer);
+  }
+
   write(slot: number, data: Float32Array, from: number, count: number): void {
     if (count <= 0) return;
     const gl = this.#gl, s = this.#stride;
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.#buffer);
+    // Bound by `begin` (a frame's writes run back to back; moves and zeroing use the COPY
+    // targets): one call per run of slots.
     gl.bufferSubData(gl.ARRAY_BUFFER, slot * s * 4, data, from * s, count * s);
   }
 

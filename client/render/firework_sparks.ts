@@ -210,6 +210,7 @@ export class FireworkSparks {
     }
     const blocks = pool.blocks;
     this.written = 0;
+    this.target!.begin();
     if (full) {
       this.system = system;
       this.layoutVersion = pool.layoutVersion;
@@ -264,21 +265,24 @@ export class FireworkSparks {
   }
 
   /**
-   * Stages the record of pool slot `slot` and returns where it starts in `data`: consecutive
-   * slots form one run, copied to the target at once (when the run breaks, the staging array is
-   * full, or the update ends).
+   * Stages the records of pool slots [slot, slot + count) (count ≤ STAGING_SLOTS) and returns
+   * where the first starts in `data`: consecutive slots form one run, copied to the target at
+   * once (when the run breaks, the staging array is full, or the update ends).
    */
-  private stage(slot: number): number {
+  private stageRun(slot: number, count: number): number {
     if (
-      this.runCount === 0 || slot !== this.runSlot + this.runCount || this.staged >= STAGING_SLOTS
+      this.runCount === 0 || slot !== this.runSlot + this.runCount ||
+      this.staged + count > STAGING_SLOTS
     ) {
       this.flush();
-      if (this.staged >= STAGING_SLOTS) this.staged = 0;
+      if (this.staged + count > STAGING_SLOTS) this.staged = 0;
       this.runSlot = slot;
       this.runFrom = this.staged;
     }
-    this.runCount++;
-    return this.staged++ * FIREWORK_SLOT_STRIDE;
+    const at = this.staged * FIREWORK_SLOT_STRIDE;
+    this.runCount += count;
+    this.staged += count;
+    return at;
   }
 
   /** Copies the staged run to the target. */
@@ -379,8 +383,8 @@ export class FireworkSparks {
     const t = this.trailIndex(block.recipe);
     const p = parent * 3;
     const bornAt = block.tick - this.epoch + born[parent];
-    for (let q = 0; q < ring; q++) {
-      const o = this.stage(block.start + first + q);
+    let o = this.stageRun(block.start + first, ring);
+    for (let q = 0; q < ring; q++, o += FIREWORK_SLOT_STRIDE) {
       data[o] = origin[p];
       data[o + 1] = origin[p + 1];
       data[o + 2] = origin[p + 2];
@@ -414,8 +418,8 @@ export class FireworkSparks {
     const style = styleOf(MOTION.trail, block.trailTint);
     const bornAt = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
-    for (let r = 1; r < end; r++) {
-      const o = this.stage(shell + r);
+    let o = this.stageRun(shell + 1, end - 1);
+    for (let r = 1; r < end; r++, o += FIREWORK_SLOT_STRIDE) {
       data[o] = origin[p];
       data[o + 1] = origin[p + 1];
       data[o + 2] = origin[p + 2];
@@ -440,24 +444,27 @@ export class FireworkSparks {
     const keep = this.keepEvery;
     const base = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
-    for (let r = from; r < to; r++) {
-      const i = block.start + r;
-      const o = this.stage(i), p = i * 3;
-      const life = maxLife[i];
-      data[o] = origin[p];
-      data[o + 1] = origin[p + 1];
-      data[o + 2] = origin[p + 2];
-      data[o + 3] = base + born[i];
-      data[o + 4] = velocity[p];
-      data[o + 5] = velocity[p + 1];
-      data[o + 6] = velocity[p + 2];
-      data[o + 7] = life;
-      data[o + 8] = style[i];
-      data[o + 9] = flicker[i];
-      data[o + 10] = size[i];
-      // Drawn while younger than its life (the shell: until its burst puts it out); never when
-      // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
-      data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+    for (let chunk = from; chunk < to; chunk += STAGING_SLOTS) {
+      const stop = Math.min(to, chunk + STAGING_SLOTS);
+      let o = this.stageRun(block.start + chunk, stop - chunk);
+      for (let r = chunk; r < stop; r++, o += FIREWORK_SLOT_STRIDE) {
+        const i = block.start + r, p = i * 3;
+        const life = maxLife[i];
+        data[o] = origin[p];
+        data[o + 1] = origin[p + 1];
+        data[o + 2] = origin[p + 2];
+        data[o + 3] = base + born[i];
+        data[o + 4] = velocity[p];
+        data[o + 5] = velocity[p + 1];
+        data[o + 6] = velocity[p + 2];
+        data[o + 7] = life;
+        data[o + 8] = style[i];
+        data[o + 9] = flicker[i];
+        data[o + 10] = size[i];
+        // Drawn while younger than its life (the shell: until its burst puts it out); never when
+        // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
+        data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+      }
     }
     this.written += to - from;
   }
