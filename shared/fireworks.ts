@@ -192,6 +192,12 @@ export interface FireworkBlock extends Block {
   readonly secondary: Uint8Array;
   /** Per break: ticks after the break at which each splitting spark splits. */
   readonly delays: readonly Uint8Array[];
+  /**
+   * Per break: the splitting sparks in the order they split (by delay, then index), and how
+   * many of them have split: a step visits only the splits due, not every splitting spark.
+   */
+  readonly splitOrder: readonly Uint16Array[];
+  readonly splitsDone: Int32Array;
   /** Palette tint of the rising shell's trail and of every ember trail (red-gold: gold). */
   readonly trailTint: number;
   /**
@@ -245,6 +251,16 @@ function words(array: Float32Array): Uint32Array {
 
 /** Ticks the death schedule spans: every particle dies younger than AGE_STRIDE (256). */
 const DEATH_RING = 512;
+
+/** The indices of `delays` ordered by delay, then by index (a counting sort: delays < 256). */
+function orderByDelay(delays: Uint8Array): Uint16Array {
+  const counts = new Int32Array(257);
+  for (let j = 0; j < delays.length; j++) counts[delays[j] + 1]++;
+  for (let d = 1; d < 257; d++) counts[d] += counts[d - 1];
+  const order = new Uint16Array(delays.length);
+  for (let j = 0; j < delays.length; j++) order[counts[delays[j]]++] = j;
+  return order;
+}
 
 /** Resolves a launch's theme: its own, else the scene's unless `auto`, else the launch's roll. */
 export function resolveTheme(
@@ -363,10 +379,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       secondary[b] = tints[(b + 1) % tints.length];
     }
     const delays: Uint8Array[] = [];
+    const splitOrder: Uint16Array[] = [];
     for (let b = 0; b < plan.breaks; b++) {
-      delays.push(
-        splitDelays(this.seed, seq, plan.recipe, b, new Uint8Array(plan.splitCount[b])),
-      );
+      const d = splitDelays(this.seed, seq, plan.recipe, b, new Uint8Array(plan.splitCount[b]));
+      delays.push(d);
+      splitOrder.push(orderByDelay(d));
     }
     const block: FireworkBlock = {
       seq,
@@ -383,6 +400,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       primary,
       secondary,
       delays,
+      splitOrder,
+      splitsDone: new Int32Array(plan.breaks),
       trailTint: THEME_TRAIL_TINT[theme],
       lo: 0,
       hi: 1,
@@ -816,6 +835,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
   #jumpBlock(block: FireworkBlock, steps: number): void {
+    block.splitsDone.fill(0);
     block.emberWaves.fill(0);
     block.emberWritten.fill(0);
     if (steps <= 0) {
@@ -859,6 +879,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
           const children = shell + plan.childStart[b] + j * split.children;
           for (let n = 0; n < split.children; n++) this.#settle(children + n, since - delays[j]);
         }
+        const order = block.splitOrder[b];
+        let done = 0;
+        while (done < order.length && delays[order[done]] <= since) done++;
+        block.splitsDone[b] = done;
       }
       const trail = recipe.trail;
       if (trail) {
@@ -901,8 +925,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         continue;
       }
       if (split && since <= split.delay[1]) {
-        const delays = block.delays[b];
-        for (let j = 0; j < delays.length; j++) if (delays[j] === since) this.#split(block, b, j);
+        const delays = block.delays[b], order = block.splitOrder[b];
+        let done = block.splitsDone[b];
+        while (done < order.length && delays[order[done]] === since) {
+          this.#split(block, b, order[done++]);
+        }
+        block.splitsDone[b] = done;
       }
       // Sparks drop embers only while they live: never at or beyond the longest spark life.
       if (trail && since < longest && since % trail.every === 0) {
