@@ -242,6 +242,11 @@ interface SlotState {
   previous: Float32Array;
   color: Float32Array;
   life: Float32Array;
+  /**
+   * Scratch only: the velocity the hash reads, the stored one, or zero for a slot not spawned
+   * yet (closed form writes split children's births with their break, ahead of their split).
+   */
+  velocity?: Float32Array;
 }
 
 /** The 32-bit words of a float array (the hash reads the bits). */
@@ -479,7 +484,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const block = blocks[b];
       this.#jumpBlock(block, tick - block.tick);
       block.births.length = 0;
-      block.births.push(0, block.hi);
+      block.births.push(0, block.size);
     }
     // The spawns above scheduled deaths from their births; count the living afresh instead.
     const deaths = this.#deaths;
@@ -550,9 +555,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         previous: new Float32Array(slots * 3),
         color: new Float32Array(slots * 4),
         life: new Float32Array(slots),
+        velocity: new Float32Array(slots * 3),
       };
       this.#scratchWords = {
         position: words(scratch.position),
+        velocity: words(scratch.velocity!),
         color: words(scratch.color),
         life: words(scratch.life),
       };
@@ -562,8 +569,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /** The scratch arrays' bits, for the hash. */
-  #scratchWords: { position: Uint32Array; color: Uint32Array; life: Uint32Array } = {
+  #scratchWords: {
+    position: Uint32Array;
+    velocity: Uint32Array;
+    color: Uint32Array;
+    life: Uint32Array;
+  } = {
     position: new Uint32Array(0),
+    velocity: new Uint32Array(0),
     color: new Uint32Array(0),
     life: new Uint32Array(0),
   };
@@ -573,6 +586,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     previous: new Float32Array(0),
     color: new Float32Array(0),
     life: new Float32Array(0),
+    velocity: new Float32Array(0),
   };
 
   /**
@@ -587,6 +601,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const rise = block.plan.riseTicks;
       if (steps < rise) this.#settleInto(start, steps, out, shift);
       else this.#putOut(start, rise, out, shift);
+      if (out.velocity) {
+        const o = (start - shift) * 3, p = start * 3, v = this.pool.velocity;
+        out.velocity[o] = v[p];
+        out.velocity[o + 1] = v[p + 1];
+        out.velocity[o + 2] = v[p + 2];
+      }
       from = 1;
     }
     this.#settleRange(start + from, start + block.hi, steps, out, shift);
@@ -611,10 +631,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const { origin, velocity, maxLife, style, born } = this.pool;
     const { position, previous, color, life } = out;
     const colors = STYLE_COLORS, ageBase = AGE_BASE, reach = REACH, drop = DROP;
+    const hashed = out.velocity;
     for (let i = from; i < to; i++) {
       const full = maxLife[i];
       const age = steps - born[i];
       const j = i - shift;
+      if (hashed) {
+        const v = j * 3, q = i * 3, spawned = full > 0 && age >= 0;
+        hashed[v] = spawned ? velocity[q] : 0;
+        hashed[v + 1] = spawned ? velocity[q + 1] : 0;
+        hashed[v + 2] = spawned ? velocity[q + 2] : 0;
+      }
       if (full <= 0 || age < 0) {
         // Never spawned (a spawn always sets a life ≥ 1; a slot's birth is never ahead of the
         // launch's tick once it is in [lo, hi)).
@@ -673,10 +700,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   hashInto(h: Hasher): void {
     const blocks = this.pool.blocks;
     h.u32(blocks.length);
-    // Stepping, or a closed form whose views were read: the pool's own state, brought to this
-    // tick (its lo raised with it, so that no slot the views read is left behind below lo).
-    if (this.pool.hasState) {
-      this.sync();
+    // Stepping: the pool's own state.
+    if (!this.closedForm) {
       // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
       // has spawned, and lo/hi themselves follow from the launch and the ticks since it.
       for (let b = 0; b < blocks.length; b++) {
@@ -684,10 +709,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       }
       return;
     }
-    // Closed form: each launch evaluated into scratch and hashed as the pool would hash the
-    // same slots (its seq, tick, size and range, then position, velocity, colour and life).
+    // Closed form (whether or not its views were read): each launch evaluated into scratch and
+    // hashed as the pool would hash the same slots (its seq, tick, size and range, then
+    // position, velocity, colour and life; a slot whose birth is ahead as never spawned).
     const now = this.#now;
-    const velocityWords = words(this.pool.velocity);
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
       const state = this.#evaluate(block, now);
@@ -698,7 +723,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const a = block.start + from - shift, z = block.start + to - shift;
       const bits = this.#scratchWords;
       h.words(bits.position, a * 3, z * 3);
-      h.words(velocityWords, (block.start + from) * 3, (block.start + to) * 3);
+      h.words(bits.velocity, a * 3, z * 3);
       h.words(bits.color, a * 4, z * 4);
       h.words(bits.life, a, z);
     }
@@ -1133,13 +1158,33 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       born[i] = bornRel;
       this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
-    this.#touch(block, plan.sparkStart[b], plan.sparkStart[b] + count);
+    let touched = plan.sparkStart[b] + count;
+    const split = recipe.split;
+    if (this.closedForm && split) {
+      // Every child of the break, born at its split (the split only counts them): the births
+      // of sparks and children are one range.
+      for (let j = 0; j < splits; j++) this.#splitBirth(block, b, j);
+      touched = plan.childStart[b] + splits * split.children;
+    }
+    this.#touch(block, plan.sparkStart[b], touched);
     block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
     this.liveCount += count;
   }
 
   /** Split `j` of break `b`: its spark just died; its children fly from where it was. */
   #split(block: FireworkBlock, b: number, j: number): void {
+    // Closed form: the children's birth state was written with their break (#burst).
+    if (!this.closedForm) this.#splitBirth(block, b, j);
+    this.#splitCount(block, b, j);
+  }
+
+  /**
+   * The birth state of split `j`'s children (where its spark is at its delay, the split's own
+   * stream), written into their slots. Closed form writes them with the break, born in the
+   * future: a slot whose birth is ahead reads as never spawned (`#settleRange`, the hash), and
+   * a GPU renderer writes a break's sparks and every child in one run.
+   */
+  #splitBirth(block: FireworkBlock, b: number, j: number): void {
     const plan = block.plan;
     const split = block.recipe.split!;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + (b << 12) + j);
@@ -1207,11 +1252,20 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       flicker[i] = split.flicker ? flickerKey(key, n) : 0;
       if (!this.closedForm) paint(color, i, s, 0, lifetime);
       born[i] = bornRel;
-      this.#scheduleDeath(block.tick + bornRel, lifetime);
     }
+  }
+
+  /** Split `j`'s children are born: counted live, their deaths scheduled, the range grown. */
+  #splitCount(block: FireworkBlock, b: number, j: number): void {
+    const plan = block.plan;
+    const split = block.recipe.split!;
     const rel = plan.childStart[b] + j * split.children;
-    this.#touch(block, rel, rel + split.children);
-    block.hi = Math.max(block.hi, plan.childStart[b] + (j + 1) * split.children);
+    const first = block.start + rel;
+    const maxLife = this.pool.maxLife;
+    const bornAt = block.tick + plan.riseTicks + b * BREAK_GAP_TICKS + block.delays[b][j];
+    for (let n = 0; n < split.children; n++) this.#scheduleDeath(bornAt, maxLife[first + n]);
+    if (!this.closedForm) this.#touch(block, rel, rel + split.children);
+    block.hi = Math.max(block.hi, rel + split.children);
     this.liveCount += split.children;
   }
 

@@ -221,7 +221,7 @@ export class FireworkSparks {
       this.target!.clear();
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        this.write(system, block, 0, block.hi);
+        this.write(system, block, 0, block.size);
         block.births.length = 0;
       }
     } else {
