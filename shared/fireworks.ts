@@ -222,6 +222,14 @@ export interface FireworkBlock extends Block {
    */
   readonly emberWaves: Int32Array;
   readonly emberWritten: Int32Array;
+  /**
+   * Rise ticks whose trail sparks are born so far, and (closed form) how many of them are
+   * written into the pool: like embers, a closed-form step only counts a trail spark's birth
+   * and death; `sync` and the hash write the last TRAIL_RING_TICKS ticks' sparks when read, and
+   * a GPU renderer derives them from the shell.
+   */
+  trailTicks: number;
+  trailWritten: number;
 }
 
 /** Options of {@link Fireworks}. */
@@ -413,6 +421,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       births: [],
       emberWaves: new Int32Array(plan.breaks),
       emberWritten: new Int32Array(plan.breaks),
+      trailTicks: 0,
+      trailWritten: 0,
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -860,6 +870,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
   #jumpBlock(block: FireworkBlock, steps: number): void {
+    block.trailTicks = block.trailWritten = 0;
     block.splitsDone.fill(0);
     block.emberWaves.fill(0);
     block.emberWritten.fill(0);
@@ -873,6 +884,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     // Earlier trail ticks' slots were reused by these last TRAIL_RING_TICKS ones.
     const firstTrail = Math.max(0, trailTicks - TRAIL_RING_TICKS);
     for (let k = firstTrail; k < trailTicks; k++) this.#spawnTrail(block, k);
+    block.trailTicks = block.trailWritten = trailTicks;
     for (let k = firstTrail; k < trailTicks; k++) {
       for (let n = 0; n < TRAIL_PER_TICK; n++) {
         this.#settle(block.start + trailSlot(k, n), steps - k - 1);
@@ -937,7 +949,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #advanceBlock(block: FireworkBlock, tick: number): void {
     const k = tick - block.tick;
     const plan = block.plan;
-    if (k < plan.riseTicks) this.#spawnTrail(block, k);
+    if (k < plan.riseTicks) {
+      if (this.closedForm) this.#countTrail(block, k);
+      else this.#spawnTrail(block, k);
+    }
     const sinceApex = k - (plan.riseTicks - 1);
     if (sinceApex < 0) return;
     const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
@@ -970,8 +985,44 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     }
   }
 
+  /**
+   * Closed form: the trail sparks of rise tick `k` counted, not written: their lifetimes drawn
+   * from the tick's stream exactly as `#spawnTrail` draws them, their deaths scheduled and the
+   * launch's range grown over their slots.
+   */
+  #countTrail(block: FireworkBlock, k: number): void {
+    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k));
+    const bornAt = block.tick + k + 1;
+    const deaths = this.#deaths;
+    for (let n = 0; n < TRAIL_PER_TICK; n++) {
+      // #spawnTrail's draws: the place along the segment, the velocity's three, the lifetime.
+      rng.nextU32();
+      rng.nextU32();
+      rng.nextU32();
+      rng.nextU32();
+      const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
+      deaths[(bornAt + lifetime) % DEATH_RING]++;
+    }
+    block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
+    block.trailTicks = k + 1;
+    this.liveCount += TRAIL_PER_TICK;
+  }
+
+  /**
+   * Closed form: writes the trail sparks counted since the last write into the pool — only the
+   * last TRAIL_RING_TICKS ticks' (older ones are overwritten in the ring) — without counting them
+   * again.
+   */
+  #writeTrail(block: FireworkBlock): void {
+    const ticks = block.trailTicks;
+    for (let k = Math.max(block.trailWritten, ticks - TRAIL_RING_TICKS); k < ticks; k++) {
+      this.#spawnTrail(block, k, false);
+    }
+    block.trailWritten = ticks;
+  }
+
   /** Drops TRAIL_PER_TICK sparks stratified along the shell's last segment, so it never breaks. */
-  #spawnTrail(block: FireworkBlock, k: number): void {
+  #spawnTrail(block: FireworkBlock, k: number, count = true): void {
     const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k));
     const shell = block.start;
     // The shell's segment this tick: from its position at age k to age k + 1 (as stored).
@@ -1003,10 +1054,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       size[i] = MOTIONS[MOTION.trail].size;
       if (!this.closedForm) paint(color, i, trailStyle, 0, lifetime);
       born[i] = k + 1;
-      this.#scheduleDeath(bornAt, lifetime);
+      if (count) this.#scheduleDeath(bornAt, lifetime);
     }
+    if (!count) return;
     this.#touch(block, trailSlot(k, 0), trailSlot(k, TRAIL_PER_TICK));
     block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
+    block.trailTicks = k + 1;
     this.liveCount += TRAIL_PER_TICK;
   }
 
@@ -1307,6 +1360,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * counting them again.
    */
   #writeEmbers(block: FireworkBlock): void {
+    if (block.trailWritten !== block.trailTicks) this.#writeTrail(block);
     const trail = block.recipe.trail;
     if (!trail) return;
     const plan = block.plan;
