@@ -1,16 +1,18 @@
 /**
  * Firework sparks drawn from their birth state: every slot of the world's firework pool has one
  * instance in a GPU buffer (origin, born, velocity, max life, style, strobe key, size, how long it
- * is drawn), written and uploaded only when the slot's spark is born — the world marks each
- * launch's newly spawned range — and the vertex shader (firework_spark_shader.ts) evaluates the
- * spark at the displayed time. No ember is written when it drops: a trailing spark's ember ring
- * is written once, with the spark (its birth state, the ring slot, the break's ember stream key),
- * and the shader derives which ember each ring slot holds at any tick and its birth, as shared/
- * does when it writes embers lazily; likewise a shell's trail ring is written once with the shell
- * and the shader derives each trail spark. A frame's CPU work is therefore in proportion to the bursts,
- * splits and trail sparks born and to the launches, not to the live sparks or embers; everything
- * is copied again only when the pool's slots move (an arena compaction, a grown buffer) or the
- * world was rebuilt (late join, fast-forward).
+ * is drawn), written and uploaded once — the world lists each launch's newly spawned slot ranges
+ * (`births`) — and the vertex shader (firework_spark_shader.ts) evaluates the spark at the
+ * displayed time. A launch's shell is written with its whole trail ring, and the shader derives
+ * the trail spark each ring slot holds at any tick from the shell and the rise tick's stream; a
+ * break's sparks are written with every split child of the break (shared/ writes their birth with
+ * the break, born at their split) and each trailing spark's ember ring (its birth state, the ring
+ * slot, the break's ember stream key), from which the shader derives the ember each ring slot
+ * holds, as shared/ does when it writes embers lazily. A frame's CPU work here is therefore in
+ * proportion to the launches and breaks since the last one (one run of slots each), not to the
+ * live sparks, nor to the trail sparks, children and embers born each tick; everything is copied
+ * again only when the pool's slots move (an arena compaction, a grown buffer) or the world was
+ * rebuilt (late join, fast-forward).
  * Memory: 48 bytes per pool slot, on the GPU only: records are staged in a small array
  * (STAGING_SLOTS) and copied into their slots of the WebGL buffer (firework_records.ts); without a
  * WebGL context (tests) they go to a CPU array that holds what the GPU would.
