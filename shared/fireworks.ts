@@ -109,8 +109,26 @@ function placeSpherical(
   theta: number,
   speed: number,
 ): void {
+  placeTurned(fw, i, x, y, z, vx, vy, vz, cosPhi, cos(theta), sin(theta), speed);
+}
+
+/** `placeSpherical` with cos θ and sin θ already computed (the same bits). */
+function placeTurned(
+  fw: Fireworks,
+  i: number,
+  x: number,
+  y: number,
+  z: number,
+  vx: number,
+  vy: number,
+  vz: number,
+  cosPhi: number,
+  cosTheta: number,
+  sinTheta: number,
+  speed: number,
+): void {
   const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
-  place(fw, i, x, y, z, vx + ring * cos(theta), vy + speed * cosPhi, vz + ring * sin(theta));
+  place(fw, i, x, y, z, vx + ring * cosTheta, vy + speed * cosPhi, vz + ring * sinTheta);
 }
 
 /**
@@ -230,6 +248,11 @@ export interface FireworkBlock extends Block {
    */
   trailTicks: number;
   trailWritten: number;
+  /**
+   * Ticks after its launch during which a step may spawn or count something for it (trail,
+   * breaks, splits, ember waves); later steps skip it until it ends.
+   */
+  readonly activeTicks: number;
 }
 
 /** Options of {@link Fireworks}. */
@@ -264,6 +287,17 @@ function words(array: Float32Array): Uint32Array {
 
 /** Ticks the death schedule spans: every particle dies younger than AGE_STRIDE (256). */
 const DEATH_RING = 512;
+
+/**
+ * Ticks after a launch until which `#advanceBlock` may act: its last break's burst, last split
+ * and last ember wave (at most the longest spark life after the break) all come before.
+ */
+function activeTicks(plan: FireworkPlan): number {
+  const recipe = plan.recipe, split = recipe.split;
+  const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
+  const last = Math.max(0, split ? split.delay[1] : 0, recipe.trail ? longest - 1 : 0);
+  return plan.riseTicks + (plan.breaks - 1) * BREAK_GAP_TICKS + last;
+}
 
 /** The indices of `delays` ordered by delay, then by index (a counting sort: delays < 256). */
 function orderByDelay(delays: Uint8Array): Uint16Array {
@@ -423,6 +457,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       emberWritten: new Int32Array(plan.breaks),
       trailTicks: 0,
       trailWritten: 0,
+      activeTicks: activeTicks(plan),
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -459,7 +494,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const d = (tick + 1) % DEATH_RING;
       this.liveCount -= this.#deaths[d];
       this.#deaths[d] = 0;
-      for (let b = 0; b < blocks.length; b++) this.#advanceBlock(blocks[b], tick);
+      for (let b = 0; b < blocks.length; b++) {
+        const block = blocks[b];
+        if (tick - block.tick < block.activeTicks) this.#advanceBlock(block, tick);
+      }
       this.pool.expire(tick + 1);
       return;
     }
@@ -1126,19 +1164,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       switch (recipe.shape) {
         case "sphere": {
           const cosPhi = 1 - 2 * u1, theta = TAU * u2;
+          // Each once per spark: the noise and the placing read the same direction.
+          const ct = cos(theta), st = sin(theta);
           let bumped = speed;
           if (strength > 0) {
             const ring = Math.sqrt(1 - cosPhi * cosPhi);
-            const n = directionNoise(
-              ring * cos(theta),
-              cosPhi,
-              ring * sin(theta),
-              frequency,
-              noiseKey,
-            );
+            const n = directionNoise(ring * ct, cosPhi, ring * st, frequency, noiseKey);
             bumped = speed * noiseFactor(n, strength);
           }
-          placeSpherical(this, i, ax, ay, az, svx, svy, svz, cosPhi, theta, bumped);
+          placeTurned(this, i, ax, ay, az, svx, svy, svz, cosPhi, ct, st, bumped);
           break;
         }
         case "palm":
