@@ -64,7 +64,7 @@ import { directionNoise, NOISE_FREQUENCY, NOISE_STRENGTH, noiseFactor } from "./
 import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -1373,25 +1373,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const bornAt = block.tick + plan.riseTicks + b * BREAK_GAP_TICKS + age;
     const first = block.start + plan.sparkStart[b];
     const deaths = this.#deaths;
-    // hashUnit(key, (n · 256 + m) · 4 + 3) inlined (prng.ts's mixKey and fmix32, the same bits):
-    // the most numerous births of a busy sky each cost one hash here and nothing else.
-    const keyed = Math.imul(key ^ 0x9e3779b9, 0x27d4eb2d);
+    // hashUnit(key, (n · 256 + m) · 4 + 3) with the key's part mixed once (the same bits): the
+    // most numerous births of a busy sky each cost one hash here and nothing else.
+    const keyed = keyPart(key);
     let spawned = 0, top = -1;
     for (let n = 0; n < count; n++) {
       if (!(age < maxLife[first + n])) continue;
-      let w = (n * 256 + m) * 4 + 3;
-      w ^= w >>> 16;
-      w = Math.imul(w, 0x85ebca6b);
-      w ^= w >>> 13;
-      w = Math.imul(w, 0xc2b2ae35);
-      w ^= w >>> 16;
-      let h = (keyed + (w >>> 0)) >>> 0;
-      h ^= h >>> 16;
-      h = Math.imul(h, 0x85ebca6b);
-      h ^= h >>> 13;
-      h = Math.imul(h, 0xc2b2ae35);
-      h ^= h >>> 16;
-      const lifetime = lifeLo + Math.floor(((h >>> 0) / 4294967296) * lifeSpan);
+      const unit = mixKeyed(keyed, (n * 256 + m) * 4 + 3) / 4294967296;
+      const lifetime = lifeLo + Math.floor(unit * lifeSpan);
       deaths[(bornAt + lifetime) & (DEATH_RING - 1)]++;
       spawned++;
       top = n;

@@ -15,7 +15,26 @@ export function fmix32(h: number): number {
 
 /** Combines a running key with one more 32-bit word (order-sensitive). */
 export function mixKey(key: number, word: number): number {
-  return fmix32((Math.imul(key ^ 0x9e3779b9, 0x27d4eb2d) + fmix32(word >>> 0)) >>> 0);
+  return mixKeyed(keyPart(key), word);
+}
+
+/**
+ * The part of {@link mixKey} that depends on the key alone: a loop that mixes one key with many
+ * words computes it once and calls {@link mixKeyed} (the same bits).
+ *
+ * @example
+ * ```ts
+ * const keyed = keyPart(7);
+ * mixKeyed(keyed, 3) === mixKey(7, 3); // true
+ * ```
+ */
+export function keyPart(key: number): number {
+  return Math.imul(key ^ 0x9e3779b9, 0x27d4eb2d);
+}
+
+/** {@link mixKey} of the key whose {@link keyPart} is `keyed`, and `word`. */
+export function mixKeyed(keyed: number, word: number): number {
+  return fmix32((keyed + fmix32(word >>> 0)) >>> 0);
 }
 
 /**
