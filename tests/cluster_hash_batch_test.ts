@@ -17,7 +17,9 @@ const CLIENTS = 20;
 const NAME = "a remote edge sends its clients' hash reports to the owner in one message a pass";
 Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
   const nats = await startNatsCluster({ size: 1 });
-  const cluster = (nodeId: string) => nats.nodeOptions(nodeId);
+  // A long lease: under CI's load a 3 s lease may move to node B, whose reports then go to its
+  // own owner in process and never reach NATS.
+  const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 20_000);
   const a = await startTestServer({ cluster: cluster("batch-a") });
   const b = await startTestServer({ cluster: cluster("batch-b") });
   const tap = await connect({ servers: nats.urls, ...nats.auth });
@@ -27,6 +29,9 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
     // The first joiner's node owns the scene: node A. Everyone else is on node B.
     const first = await TestClient.join(a.url, scene);
     clients.push(first.client);
+    const owned = async (url: string) =>
+      (await (await fetch(`${url}/healthz`)).json()).cluster.owned;
+    await eventually("node A owns the scene", async () => await owned(a.url) === 1, 20_000);
     for (let i = 0; i < CLIENTS; i++) clients.push((await TestClient.join(b.url, scene)).client);
     const onB = clients.slice(1);
     const promised = (c: TestClient) =>
@@ -38,7 +43,7 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
     await eventually(
       `node B promised tick ${tick}`,
       () => onB.every((c) => promised(c) >= tick),
-      10_000,
+      20_000,
     );
 
     const messages: { r: unknown[] }[] = [];
@@ -51,7 +56,17 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
     for (const client of onB) client.send({ t: "hash", tick, h: "0123456789abcdef" });
     // (A message without a batch is one report: the old form.)
     const reports = () => messages.reduce((n, m) => n + (Array.isArray(m.r) ? m.r.length : 1), 0);
-    await eventually("every report reached NATS", () => reports() === CLIENTS, 10_000);
+    await eventually(
+      "every report reached NATS",
+      () => reports() === CLIENTS,
+      20_000,
+    ).catch(async (e) => {
+      const why = `${reports()} reports in ${messages.length} messages; ` +
+        `owned: A ${await owned(a.url)}, B ${await owned(b.url)}; errors to clients: ${
+          JSON.stringify(onB.flatMap((c) => c.messages.filter((m) => m.t === "error")))
+        }`;
+      throw new Error(`${(e as Error).message}: ${why}`);
+    });
     sub.unsubscribe();
     // One scheduler pass gathers them all, or two if a pass fell between the sends.
     assert.ok(messages.length <= 2, `${CLIENTS} reports in ${messages.length} messages`);
