@@ -156,6 +156,10 @@ browserTest(
       // The launcher creates the scene (its host: settings are the host's by default).
       const joined = await TestClient.join(server.url, scene, { name: "Launcher" });
       client = joined.client;
+      // The show off before the pages load: a CI run failed on show shells launched while they
+      // loaded, whose sparks and embers filled the crop (3000+ sparks beside the crackle's 500).
+      client.submit({ type: "settings", settings: { show: false, snow: 0.2, fountain: false } });
+      await client.waitFor((m) => m.t === "event" && m.body.type === "settings", 10_000);
       // The pages draw from the first burst reading on (below), not while they load and wait.
       const full = await openScene(browser, server.url, scene, {
         name: "Full",
@@ -176,7 +180,6 @@ browserTest(
         true,
       );
 
-      client.submit({ type: "settings", settings: { show: false, snow: 0.2, fountain: false } });
       for (const { page } of pages) {
         await page.waitForFunction(() => snowfire.settings()?.show === false, null, {
           timeout: 30_000,
@@ -189,7 +192,13 @@ browserTest(
         });
       }
 
-      client.submit({ type: "launch", ...AIM, kind: "crackle" });
+      // Only the crackle in the sky: any shell the show launched before it stopped has ended.
+      await full.page.waitForFunction(() => snowfire.fireworkCentroids().length === 0, null, {
+        timeout: 60_000,
+        polling: 200,
+      });
+      // One theme: a gold-rich crackle's core saturates, and how much light strobes then varies.
+      client.submit({ type: "launch", ...AIM, kind: "crackle", theme: "green-purple" });
       const event = await client.waitFor(
         (m) => m.t === "event" && m.by === joined.welcome.you.id && m.body.type === "launch",
         10_000,
@@ -265,8 +274,8 @@ browserTest(
         await saveCrops("motion");
         const after = await read(midTick + 1);
         const later = await read(midTick + 2);
-        // Two tick pairs: one pair's change varies with the scene's seed (a CI run measured
-        // 0.165 / 0.129; others 0.26–0.35 / 0.08–0.12).
+        // Two tick pairs, for a steadier sum: one pair's change measured 0.30–0.44 on the full
+        // page and 0.09–0.13 on the reduced one (six seeds).
         const fullChange = change(before.full.crop, after.full.crop, before.full.sum) +
           change(after.full.crop, later.full.crop, after.full.sum);
         const calmChange = change(before.calm.crop, after.calm.crop, before.calm.sum) +
@@ -282,10 +291,10 @@ browserTest(
         // dark 9 ticks in 16, the reduced page's stay lit.
         assert.ok(before.calm.sum < 0.75 * before.full.sum, "less light mid-burst");
         // Both changes are relative to each page's own light: a reduced page that strobed like
-        // the full one would come out near 1. Measured 0.30–0.78 over scene seeds (one pair) and
-        // 0.40, 0.54 (two pairs); 0.6 failed on a seed in CI.
+        // the full one would come out near 1. Measured 0.27–0.31 over six scene seeds and three
+        // themes with only the crackle in the sky (0.35–1.11 while the show's shells shared it).
         assert.ok(
-          calmChange < 0.85 * fullChange,
+          calmChange < 0.6 * fullChange,
           "the reduced page changes less from tick to tick",
         );
       });
