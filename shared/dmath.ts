@@ -84,6 +84,56 @@ export function cos(x: number): number {
   }
 }
 
+/**
+ * `cos` and `sin` of `angles[i]` for i in [0, n), into `cosOut[i]` and `sinOut[i]`: the same bits
+ * as `cos(angles[i])` and `sin(angles[i])`, the reduction done once per angle and no call per
+ * angle (a hot loop that calls `cos` and `sin` pays for each call and for boxing its result).
+ *
+ * @example
+ * ```ts
+ * import { cos, cosSinArray, sin } from "./dmath.ts";
+ * const angles = Float64Array.of(0.5, 2), c = new Float64Array(2), s = new Float64Array(2);
+ * cosSinArray(angles, 2, c, s);
+ * c[1] === cos(2) && s[1] === sin(2); // true
+ * ```
+ */
+export function cosSinArray(
+  angles: Float64Array,
+  n: number,
+  cosOut: Float64Array,
+  sinOut: Float64Array,
+): void {
+  for (let i = 0; i < n; i++) {
+    const x = angles[i];
+    if (!Number.isFinite(x)) {
+      cosOut[i] = sinOut[i] = NaN;
+      continue;
+    }
+    const k = Math.round(x * TWO_OVER_PI);
+    const r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+    const z = r * r;
+    const ks = r + r * z * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
+    const kc = 1 - 0.5 * z + z * z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+    switch (((k % 4) + 4) % 4) {
+      case 0:
+        cosOut[i] = kc;
+        sinOut[i] = ks;
+        break;
+      case 1:
+        cosOut[i] = -ks;
+        sinOut[i] = kc;
+        break;
+      case 2:
+        cosOut[i] = -kc;
+        sinOut[i] = -ks;
+        break;
+      default:
+        cosOut[i] = ks;
+        sinOut[i] = -kc;
+    }
+  }
+}
+
 const TAN_PI_12 = 0.2679491924311227;
 const SQRT3 = 1.7320508075688772;
 const PI_6 = 0.5235987755982989;

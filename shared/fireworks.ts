@@ -21,7 +21,7 @@
  */
 import { BREAK_GAP_TICKS, DT } from "./constants.ts";
 import { BlockSystem } from "./block_system.ts";
-import { cos, sin, TAU } from "./dmath.ts";
+import { cos, cosSinArray, sin, TAU } from "./dmath.ts";
 import {
   AMBER_TINT,
   COLOR_STEPS,
@@ -60,11 +60,11 @@ import {
   TRAIL_RING_TICKS,
   trailSlot,
 } from "./firework_plan.ts";
-import { directionNoise, NOISE_FREQUENCY, NOISE_STRENGTH, noiseFactor } from "./firework_noise.ts";
+import { directionNoiseArray, NOISE_FREQUENCY, NOISE_STRENGTH } from "./firework_noise.ts";
 import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnit, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, keyPart, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -91,45 +91,12 @@ export const TRAIL_JITTER = 0.3;
 export const TRAIL_GAP_BOUND = ((1 + TRAIL_JITTER) / TRAIL_PER_TICK) *
   (MOTIONS[MOTION.shell].gravity * (RISE_MAX + 0.5) * DT + 2 * SHELL_DRIFT_MAX) * DT;
 
-/**
- * Places spark `i` at (x, y, z), moving at `speed` along the direction (cos φ, θ) on top of the
- * carried velocity (vx, vy, vz). With cos φ = 1 − 2u, directions are uniform on the sphere
- * (φ = acos(1 − 2u)); sin φ = √(1 − cos² φ) saves the acos/sin/cos round trip.
- */
-function placeSpherical(
-  fw: Fireworks,
-  i: number,
-  x: number,
-  y: number,
-  z: number,
-  vx: number,
-  vy: number,
-  vz: number,
-  cosPhi: number,
-  theta: number,
-  speed: number,
-): void {
-  placeTurned(fw, i, x, y, z, vx, vy, vz, cosPhi, cos(theta), sin(theta), speed);
-}
-
-/** `placeSpherical` with cos θ and sin θ already computed (the same bits). */
-function placeTurned(
-  fw: Fireworks,
-  i: number,
-  x: number,
-  y: number,
-  z: number,
-  vx: number,
-  vy: number,
-  vz: number,
-  cosPhi: number,
-  cosTheta: number,
-  sinTheta: number,
-  speed: number,
-): void {
-  const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
-  place(fw, i, x, y, z, vx + ring * cosTheta, vy + speed * cosPhi, vz + ring * sinTheta);
-}
+// A spherical placement (burst sparks, split children): spark i moves at `speed` along the
+// direction (cos φ, θ) on top of the carried velocity (vx, vy, vz), i.e. with
+// ring = √(1 − cos² φ) · speed, velocity = (vx + ring · cos θ, vy + speed · cos φ,
+// vz + ring · sin θ). With cos φ = 1 − 2u directions are uniform on the sphere (φ = acos(1 − 2u));
+// sin φ = √(1 − cos² φ) saves the acos/sin/cos round trip. `#burst` and `#splitBirth` write it
+// inline, θ's cosine and sine taken for all sparks at once (cosSinArray).
 
 /**
  * Spawns slot `i` at (x, y, z) with velocity (vx, vy, vz): position = previous = origin (closed
@@ -1029,16 +996,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * launch's range grown over their slots.
    */
   #countTrail(block: FireworkBlock, k: number): void {
-    const rng = this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k));
+    const draws = this.#trailDraws;
+    this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k))
+      .fill(draws, 0, 5 * TRAIL_PER_TICK);
     const bornAt = block.tick + k + 1;
     const deaths = this.#deaths;
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       // #spawnTrail's draws: the place along the segment, the velocity's three, the lifetime.
-      rng.nextU32();
-      rng.nextU32();
-      rng.nextU32();
-      rng.nextU32();
-      const lifetime = TRAIL_LIFE_MIN + rng.int(TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
+      const lifetime = TRAIL_LIFE_MIN +
+        Math.floor(draws[5 * n + 4] * (TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1));
       deaths[(bornAt + lifetime) % DEATH_RING]++;
     }
     block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
@@ -1101,22 +1067,38 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     this.liveCount += TRAIL_PER_TICK;
   }
 
-  /**
-   * The tint of burst spark `n` of break `b` from its uniform `pick`: willow gold, rainbow a hue
-   * per spark, crackle half gold, green-purple alternating spark by spark (seed 002), the other
-   * themes 70 % their main tint (red, blue) and 30 % their second (gold, silver).
-   */
-  #sparkTint(block: FireworkBlock, b: number, n: number, pick: number): number {
-    if (block.recipe.palette === "gold") return pick < 0.6 ? GOLD_TINT : AMBER_TINT;
-    if (block.theme === "rainbow") return RAINBOW_FIRST + Math.floor(pick * RAINBOW_HUES);
-    if (block.recipe.palette === "crackle") return pick < 0.5 ? GOLD_TINT : block.primary[b];
-    if (block.theme === "green-purple") return n & 1 ? block.secondary[b] : block.primary[b];
-    return pick < 0.7 ? block.primary[b] : block.secondary[b];
+  /** Scratch for a burst's or a split's draws and directions (grown, never shrunk). */
+  #draws = new Float64Array(0);
+  #angle = new Float64Array(0);
+  #cos = new Float64Array(0);
+  #sin = new Float64Array(0);
+  #dx = new Float64Array(0);
+  #dy = new Float64Array(0);
+  #dz = new Float64Array(0);
+  #noise = new Float64Array(0);
+
+  /** Makes the scratch arrays hold `n` sparks (5 draws each). */
+  #trailDraws = new Float64Array(5 * TRAIL_PER_TICK);
+
+  #scratchFor(n: number): void {
+    if (this.#angle.length >= n) return;
+    const size = Math.max(n, 2 * this.#angle.length, 1024);
+    this.#draws = new Float64Array(size * 5);
+    this.#angle = new Float64Array(size);
+    this.#cos = new Float64Array(size);
+    this.#sin = new Float64Array(size);
+    this.#dx = new Float64Array(size);
+    this.#dy = new Float64Array(size);
+    this.#dz = new Float64Array(size);
+    this.#noise = new Float64Array(size);
   }
 
   /**
    * Break `b`: at the shell's apex (b = 0, which puts the shell out) or BREAK_GAP_TICKS · b later
-   * near it, the kind's sparks in its shape.
+   * near it, the kind's sparks in its shape. In passes over typed arrays (the stream's draws, the
+   * angles' cosines and sines, the direction noise, then each spark's birth), with no call per
+   * spark: the same numbers as placing spark by spark (the spherical placement above,
+   * `directionNoise`, `noiseFactor`), a fraction of the cost.
    */
   #burst(block: FireworkBlock, b: number): void {
     const plan = block.plan;
@@ -1131,10 +1113,23 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const az = apex[2] + plan.offset[o + 2];
     const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
     const svx = sv[0], svy = sv[1], svz = sv[2];
-    const { life, maxLife, style, size, color, flicker, born } = this.pool;
+    const {
+      position,
+      previous,
+      origin,
+      velocity,
+      life,
+      maxLife,
+      style,
+      size,
+      color,
+      flicker,
+      born,
+    } = this.pool;
+    const closed = this.closedForm;
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS;
     if (b === 0) {
-      if (!this.closedForm) {
+      if (!closed) {
         life[shell] = 0;
         color[shell * 4 + 3] = 0;
       }
@@ -1155,99 +1150,116 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const e2x = plan.plane[pl + 3], e2y = plan.plane[pl + 4], e2z = plan.plane[pl + 5];
     const sparkSize = MOTIONS[recipe.motion].size;
     const first = shell + plan.sparkStart[b];
-    for (let n = 0; n < count; n++) {
-      const i = first + n;
-      const u1 = rng.next(), u2 = rng.next();
-      const speed = base * (spreadLo + spreadSpan * rng.next());
-      const pick = rng.next();
-      const lifeRoll = rng.next();
-      switch (recipe.shape) {
-        case "sphere": {
-          const cosPhi = 1 - 2 * u1, theta = TAU * u2;
-          // Each once per spark: the noise and the placing read the same direction.
-          const ct = cos(theta), st = sin(theta);
-          let bumped = speed;
-          if (strength > 0) {
-            const ring = Math.sqrt(1 - cosPhi * cosPhi);
-            const n = directionNoise(ring * ct, cosPhi, ring * st, frequency, noiseKey);
-            bumped = speed * noiseFactor(n, strength);
-          }
-          placeTurned(this, i, ax, ay, az, svx, svy, svz, cosPhi, ct, st, bumped);
-          break;
-        }
-        case "palm":
-          // A wide band above the horizon, stratified around the vertical so the fronds spread
-          // evenly and arc over: the steep ones climb, the flat ones reach out, all droop.
-          placeSpherical(
-            this,
-            i,
-            ax,
-            ay,
-            az,
-            svx,
-            svy,
-            svz,
-            PALM_COS_PHI[0] + (PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1,
-            (TAU * (n + u2)) / count,
-            speed,
-          );
-          break;
-        case "ring": {
-          const angle = (TAU * (n + u1)) / count;
-          const c = cos(angle) * speed, s = sin(angle) * speed;
-          place(
-            this,
-            i,
-            ax,
-            ay,
-            az,
-            svx + c * e1x + s * e2x,
-            svy + c * e1y + s * e2y,
-            svz + c * e1z + s * e2z,
-          );
-          break;
-        }
-        case "heart": {
-          // x = sin³t, y = (13 cos t − 5 cos 2t − 2 cos 3t − cos 4t) / 16 (the classic heart / 16).
-          const t = (TAU * (n + u1)) / count;
-          const st = sin(t), ct = cos(t);
-          const c2 = 2 * ct * ct - 1, c3 = ct * (4 * ct * ct - 3), c4 = 2 * c2 * c2 - 1;
-          const hx = st * st * st * speed;
-          const hy = ((13 * ct - 5 * c2 - 2 * c3 - c4) / 16) * speed;
-          place(
-            this,
-            i,
-            ax,
-            ay,
-            az,
-            svx + hx * e1x + hy * e2x,
-            svy + hx * e1y + hy * e2y,
-            svz + hx * e1z + hy * e2z,
-          );
-          break;
-        }
+    // Pass 1: each spark's five draws (u1, u2, speed, tint pick, life), in stream order.
+    this.#scratchFor(count);
+    const draws = this.#draws, angle = this.#angle, cs = this.#cos, sn = this.#sin;
+    rng.fill(draws, 0, count * 5);
+    // Pass 2: the angle each shape turns by, and its cosine and sine.
+    const shape = recipe.shape;
+    for (let n = 0, d = 0; n < count; n++, d += 5) {
+      angle[n] = shape === "sphere"
+        ? TAU * draws[d + 1]
+        : shape === "palm"
+        ? (TAU * (n + draws[d + 1])) / count
+        : (TAU * (n + draws[d])) / count;
+    }
+    cosSinArray(angle, count, cs, sn);
+    // Sphere with noise: the noise over each spark's direction, once per spark.
+    const noisy = shape === "sphere" && strength > 0;
+    if (noisy) {
+      const dx = this.#dx, dy = this.#dy, dz = this.#dz;
+      for (let n = 0, d = 0; n < count; n++, d += 5) {
+        const cosPhi = 1 - 2 * draws[d];
+        const ring = Math.sqrt(1 - cosPhi * cosPhi);
+        dx[n] = ring * cs[n];
+        dy[n] = cosPhi;
+        dz[n] = ring * sn[n];
       }
+      directionNoiseArray(dx, dy, dz, count, frequency, noiseKey, this.#noise);
+    }
+    const noise = this.#noise;
+    // Pass 3: each spark's birth. The tint from its pick: willow gold, rainbow a hue per spark,
+    // crackle half gold, green-purple alternating spark by spark (seed 002), the other themes
+    // 70 % their main tint (red, blue) and 30 % their second (gold, silver).
+    const gold = recipe.palette === "gold", crackle = recipe.palette === "crackle";
+    const rainbow = block.theme === "rainbow", alternate = block.theme === "green-purple";
+    const primary = block.primary[b], secondary = block.secondary[b];
+    const twinkle = block.theme === "blue-silver";
+    const motion = recipe.motion, flickers = recipe.flicker;
+    const lifeLo = recipe.life[0], lifeSpan = recipe.life[1] - recipe.life[0] + 1;
+    const delays = block.delays[b];
+    const deathBase = block.tick + bornRel;
+    const deaths = this.#deaths;
+    for (let n = 0, d = 0; n < count; n++, d += 5) {
+      const i = first + n;
+      const u1 = draws[d];
+      const speed = base * (spreadLo + spreadSpan * draws[d + 2]);
+      const pick = draws[d + 3];
+      const lifeRoll = draws[d + 4];
+      let vx: number, vy: number, vz: number;
+      if (shape === "sphere" || shape === "palm") {
+        // The spherical placement (sphere: cos φ = 1 − 2u; palm: a band of cos φ).
+        const cosPhi = shape === "sphere"
+          ? 1 - 2 * u1
+          : PALM_COS_PHI[0] + (PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1;
+        // noiseFactor(n, strength), inlined.
+        const bumped = noisy ? speed * (1 - strength * (1 - noise[n]) * 0.5) : speed;
+        const ring = Math.sqrt(1 - cosPhi * cosPhi) * bumped;
+        vx = svx + ring * cs[n];
+        vy = svy + bumped * cosPhi;
+        vz = svz + ring * sn[n];
+      } else if (shape === "ring") {
+        const c = cs[n] * speed, s = sn[n] * speed;
+        vx = svx + c * e1x + s * e2x;
+        vy = svy + c * e1y + s * e2y;
+        vz = svz + c * e1z + s * e2z;
+      } else {
+        // Heart: x = sin³t, y = (13 cos t − 5 cos 2t − 2 cos 3t − cos 4t) / 16 (the classic / 16).
+        const st = sn[n], ct = cs[n];
+        const c2 = 2 * ct * ct - 1, c3 = ct * (4 * ct * ct - 3), c4 = 2 * c2 * c2 - 1;
+        const hx = st * st * st * speed;
+        const hy = ((13 * ct - 5 * c2 - 2 * c3 - c4) / 16) * speed;
+        vx = svx + hx * e1x + hy * e2x;
+        vy = svy + hx * e1y + hy * e2y;
+        vz = svz + hx * e1z + hy * e2z;
+      }
+      const p = i * 3;
+      origin[p] = ax;
+      origin[p + 1] = ay;
+      origin[p + 2] = az;
+      velocity[p] = vx;
+      velocity[p + 1] = vy;
+      velocity[p + 2] = vz;
       // The first `splits` sparks split: they die exactly when they split.
-      const lifetime = n < splits
-        ? block.delays[b][n]
-        : recipe.life[0] + Math.floor(lifeRoll * (recipe.life[1] - recipe.life[0] + 1));
-      const tint = this.#sparkTint(block, b, n, pick);
-      const s = styleOf(recipe.motion, tint);
+      const lifetime = n < splits ? delays[n] : lifeLo + Math.floor(lifeRoll * lifeSpan);
+      const tint = gold
+        ? (pick < 0.6 ? GOLD_TINT : AMBER_TINT)
+        : rainbow
+        ? RAINBOW_FIRST + Math.floor(pick * RAINBOW_HUES)
+        : crackle
+        ? (pick < 0.5 ? GOLD_TINT : primary)
+        : alternate
+        ? (n & 1 ? secondary : primary)
+        : (pick < 0.7 ? primary : secondary);
+      const s = motion * PALETTE_SIZE + tint; // styleOf(motion, tint)
       maxLife[i] = lifetime;
-      if (!this.closedForm) life[i] = lifetime;
       style[i] = s;
       size[i] = sparkSize;
       // Blue-silver's silver sparks twinkle (seed 002); crackle strobes.
-      flicker[i] = recipe.flicker || (tint === SILVER_TINT && block.theme === "blue-silver")
-        ? flickerKey(key, n)
-        : 0;
-      if (!this.closedForm) paint(color, i, s, 0, lifetime);
+      flicker[i] = flickers || (tint === SILVER_TINT && twinkle) ? flickerKey(key, n) : 0;
       born[i] = bornRel;
-      this.#scheduleDeath(block.tick + bornRel, lifetime);
+      if (closed) deaths[(deathBase + lifetime) % DEATH_RING]++;
+      else {
+        position[p] = previous[p] = ax;
+        position[p + 1] = previous[p + 1] = ay;
+        position[p + 2] = previous[p + 2] = az;
+        life[i] = lifetime;
+        paint(color, i, s, 0, lifetime);
+      }
     }
     let touched = plan.sparkStart[b] + count;
     const split = recipe.split;
-    if (this.closedForm && split) {
+    if (closed && split) {
       // Every child of the break, born at its split (the split only counts them): the births
       // of sparks and children are one range.
       for (let j = 0; j < splits; j++) this.#splitBirth(block, b, j);
@@ -1292,8 +1304,18 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const s = styleOf(split.motion, tint);
     const childSize = MOTIONS[split.motion].size;
     const first = block.start + plan.childStart[b] + j * split.children;
-    const base = split.speed[0] + rng.next() * (split.speed[1] - split.speed[0]);
-    if (split.pattern === "cross") {
+    const children = split.children;
+    const cross = split.pattern === "cross";
+    // The split's stream: the speed, then each child's direction and speed (cross: one turn),
+    // then each child's lifetime; drawn at once into scratch.
+    const drawn = cross ? 2 + children : 1 + 4 * children;
+    this.#scratchFor(drawn);
+    const draws = this.#draws;
+    rng.fill(draws, 0, drawn);
+    const base = split.speed[0] + draws[0] * (split.speed[1] - split.speed[0]);
+    const { position, previous, origin, velocity } = this.pool;
+    const closed = this.closedForm;
+    if (cross) {
       // Two unit vectors across the parent's flight, turned by a random angle: ±f1, ±f2.
       const vl = Math.sqrt(pvx * pvx + pvy * pvy + pvz * pvz) || 1;
       const vx = pvx / vl, vy = pvy / vl, vz = pvz / vl;
@@ -1311,7 +1333,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       e1y *= el;
       e1z *= el;
       const e2x = vy * e1z - vz * e1y, e2y = vz * e1x - vx * e1z, e2z = vx * e1y - vy * e1x;
-      const turn = TAU * rng.next();
+      const turn = TAU * draws[1];
       const c = cos(turn), sn = sin(turn);
       const f1x = c * e1x + sn * e2x, f1y = c * e1y + sn * e2y, f1z = c * e1z + sn * e2z;
       const f2x = c * e2x - sn * e1x, f2y = c * e2y - sn * e1y, f2z = c * e2z - sn * e1z;
@@ -1322,23 +1344,44 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         place(this, first + n, ax, ay, az, cx + fx * speed, cy + fy * speed, cz + fz * speed);
       }
     } else {
-      for (let n = 0; n < split.children; n++) {
-        const cosPhi = 1 - 2 * rng.next();
-        const theta = TAU * rng.next();
-        const speed = base * (1 + 0.2 * (2 * rng.next() - 1));
-        placeSpherical(this, first + n, ax, ay, az, cx, cy, cz, cosPhi, theta, speed);
+      // The spherical placement per child, the angles' cosines and sines in one pass.
+      const angle = this.#angle, cs = this.#cos, sn = this.#sin;
+      for (let n = 0; n < children; n++) angle[n] = TAU * draws[2 + 3 * n];
+      cosSinArray(angle, children, cs, sn);
+      for (let n = 0; n < children; n++) {
+        const d = 1 + 3 * n;
+        const cosPhi = 1 - 2 * draws[d];
+        const speed = base * (1 + 0.2 * (2 * draws[d + 2] - 1));
+        const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
+        const p = (first + n) * 3;
+        origin[p] = ax;
+        origin[p + 1] = ay;
+        origin[p + 2] = az;
+        if (!closed) {
+          position[p] = previous[p] = ax;
+          position[p + 1] = previous[p + 1] = ay;
+          position[p + 2] = previous[p + 2] = az;
+        }
+        velocity[p] = cx + ring * cs[n];
+        velocity[p + 1] = cy + speed * cosPhi;
+        velocity[p + 2] = cz + ring * sn[n];
       }
     }
-    for (let n = 0; n < split.children; n++) {
+    const lifeLo = split.life[0], lifeSpan = split.life[1] - split.life[0] + 1;
+    const lives = cross ? 2 : 1 + 3 * children;
+    const childFlicker = split.flicker;
+    for (let n = 0; n < children; n++) {
       const i = first + n;
-      const lifetime = split.life[0] + rng.int(split.life[1] - split.life[0] + 1);
+      const lifetime = lifeLo + Math.floor(draws[lives + n] * lifeSpan);
       maxLife[i] = lifetime;
-      if (!this.closedForm) life[i] = lifetime;
       style[i] = s;
       size[i] = childSize;
-      flicker[i] = split.flicker ? flickerKey(key, n) : 0;
-      if (!this.closedForm) paint(color, i, s, 0, lifetime);
+      flicker[i] = childFlicker ? flickerKey(key, n) : 0;
       born[i] = bornRel;
+      if (!closed) {
+        life[i] = lifetime;
+        paint(color, i, s, 0, lifetime);
+      }
     }
   }
 
@@ -1379,7 +1422,20 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     let spawned = 0, top = -1;
     for (let n = 0; n < count; n++) {
       if (!(age < maxLife[first + n])) continue;
-      const unit = mixKeyed(keyed, (n * 256 + m) * 4 + 3) / 4294967296;
+      // mixKeyed(keyed, word), inlined: fmix32 of the word, added to the key's part, fmix32.
+      let h = (n * 256 + m) * 4 + 3;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      h = (keyed + (h >>> 0)) | 0;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      const unit = (h >>> 0) / 4294967296;
       const lifetime = lifeLo + Math.floor(unit * lifeSpan);
       deaths[(bornAt + lifetime) & (DEATH_RING - 1)]++;
       spawned++;

@@ -5,6 +5,7 @@ import {
   atan,
   atan2,
   cos,
+  cosSinArray,
   exp,
   HALF_PI,
   log,
@@ -83,6 +84,19 @@ Deno.test("dmath sin and cos match Math within 2 ulp over ±1e5", async (t) => {
     }
     assert.ok(Number.isNaN(sin(Infinity)) && Number.isNaN(cos(NaN)));
   });
+});
+
+Deno.test("dmath cosSinArray gives cos's and sin's bits for every angle", () => {
+  const rng = new Rng(9);
+  const angles = new Float64Array(20_000);
+  for (let i = 0; i < angles.length; i++) angles[i] = rng.range(-1e5, 1e5) * (i % 3 ? 1e-4 : 1);
+  angles.set([0, -0, PI, -HALF_PI, TAU, 1e-300, NaN, Infinity, -Infinity]);
+  const c = new Float64Array(angles.length), s = new Float64Array(angles.length);
+  cosSinArray(angles, angles.length, c, s);
+  for (let i = 0; i < angles.length; i++) {
+    assert.ok(Object.is(c[i], cos(angles[i])), `cos(${angles[i]})`);
+    assert.ok(Object.is(s[i], sin(angles[i])), `sin(${angles[i]})`);
+  }
 });
 
 Deno.test("dmath acos, asin and atan match Math over their domains", async (t) => {

@@ -15,7 +15,7 @@ import {
   THEME_TINTS,
 } from "../shared/firework_colors.ts";
 import { MOTION, MOTIONS } from "../shared/firework_motion.ts";
-import { directionNoise } from "../shared/firework_noise.ts";
+import { directionNoise, directionNoiseArray } from "../shared/firework_noise.ts";
 import { TRAIL_PER_TICK, trailSlot } from "../shared/firework_plan.ts";
 import { RECIPES } from "../shared/firework_recipes.ts";
 import {
@@ -78,6 +78,24 @@ Deno.test("direction noise is smooth and gives a burst bumps and hollows", async
     }
     assert.ok(jump < 0.02, `continuous (largest step ${jump})`);
     assert.ok(lo >= -1 && hi <= 1 && hi - lo > 0.8, `spans [${lo}, ${hi}]`);
+  });
+  await t.step("directionNoiseArray gives directionNoise's bits", () => {
+    const n = 5000;
+    const dx = new Float64Array(n), dy = new Float64Array(n), dz = new Float64Array(n);
+    const out = new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      const cosPhi = 1 - 2 * ((k * 0.618034) % 1), theta = k * 2.39996;
+      const ring = Math.sqrt(1 - cosPhi * cosPhi);
+      dx[k] = ring * Math.cos(theta);
+      dy[k] = cosPhi;
+      dz[k] = ring * Math.sin(theta);
+    }
+    for (const [frequency, key] of [[2, 77], [3.37, -123456789], [4, 0x7fffffff]]) {
+      directionNoiseArray(dx, dy, dz, n, frequency, key, out);
+      for (let k = 0; k < n; k++) {
+        assert.ok(Object.is(out[k], directionNoise(dx[k], dy[k], dz[k], frequency, key)), `${k}`);
+      }
+    }
   });
   await t.step("a peony's outer surface has bumps and hollows", () => {
     // Bin directions into 4 × 6 cells of (cos φ, θ) and take each cell's fastest spark: without

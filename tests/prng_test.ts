@@ -46,6 +46,24 @@ Deno.test("prng streams are reproducible and reseed restarts them", () => {
   assert.notDeepEqual(draws(key + 1, 1000), a);
 });
 
+Deno.test("prng fill and skip draw the numbers next would", () => {
+  const key = streamKey(42, STREAM.firework, 9);
+  const expected = draws(key, 700);
+  const out = new Float64Array(710).fill(-1);
+  new Rng(key).fill(out, 3, 700);
+  assert.deepEqual(Array.from(out.subarray(3, 703)), expected);
+  assert.equal(out[2], -1);
+  assert.equal(out[703], -1);
+  const rng = new Rng(key).skip(500);
+  assert.deepEqual(Array.from({ length: 200 }, () => rng.next()), expected.slice(500));
+  // A fill continues the stream where next left it, and next continues after a fill.
+  const mixed = new Rng(key);
+  const got = [mixed.next(), mixed.next()];
+  mixed.fill(out, 0, 5);
+  got.push(...out.subarray(0, 5), mixed.next());
+  assert.deepEqual(got, expected.slice(0, 8));
+});
+
 Deno.test("prng draws are uniform in [0, 1) and ranges stay in bounds", () => {
   const rng = new Rng(streamKey(1, STREAM.snow, 0));
   const counts = bucketCounts(() => rng.next(), 1_000_000);
