@@ -266,9 +266,12 @@ function activeTicks(plan: FireworkPlan): number {
   return plan.riseTicks + (plan.breaks - 1) * BREAK_GAP_TICKS + last;
 }
 
+/** orderByDelay's counting-sort buckets, reused (a typed array allocated per launch costs more). */
+const delayCounts = new Int32Array(257);
+
 /** The indices of `delays` ordered by delay, then by index (a counting sort: delays < 256). */
 function orderByDelay(delays: Uint8Array): Uint16Array {
-  const counts = new Int32Array(257);
+  const counts = delayCounts.fill(0);
   for (let j = 0; j < delays.length; j++) counts[delays[j] + 1]++;
   for (let d = 1; d < 257; d++) counts[d] += counts[d - 1];
   const order = new Uint16Array(delays.length);

@@ -304,7 +304,6 @@ export class FireworkSparks {
     const plan = block.plan;
     const trail = block.recipe.trail;
     const ring = trail?.ring ?? 0;
-    const maxLife = system.pool.maxLife;
     // The shell and, with it, its whole trail ring (the shader derives each trail spark from the
     // shell); trail births later in the rise are then already written.
     if (from === 0) {
@@ -329,9 +328,7 @@ export class FireworkSparks {
     for (let b = 0; b < plan.breaks; b++) {
       const first = plan.sparkStart[b];
       const lo = Math.max(from, first), hi = Math.min(to, first + plan.trailCount[b]);
-      for (let r = lo; r < hi; r++) {
-        if (maxLife[block.start + r] > 0) this.writeRing(system, block, b, r - first);
-      }
+      if (lo < hi) this.writeRings(system, block, b, lo - first, hi - first);
     }
   }
 
@@ -363,45 +360,61 @@ export class FireworkSparks {
   }
 
   /**
-   * Writes the ember ring of trailing spark `n` of break `b`: one record per ring slot, each the
-   * spark's birth state plus the ring slot, the ember's style and the break's ember stream key,
-   * from which the shader derives the ember in that slot at any tick (shared/'s `#ember`).
+   * Writes the ember rings of trailing sparks [from, to) of break `b` (those spawned): per ring
+   * slot one record, the spark's birth state plus the ring slot, the ember's style and the
+   * break's ember stream key, from which the shader derives the ember in that slot at any tick
+   * (shared/'s `#ember`). The break's constants are taken once.
    */
-  private writeRing(system: Fireworks, block: FireworkBlock, b: number, n: number): void {
+  private writeRings(
+    system: Fireworks,
+    block: FireworkBlock,
+    b: number,
+    from: number,
+    to: number,
+  ): void {
     const { origin, velocity, maxLife, style, born } = system.pool;
     const plan = block.plan;
     const trail = block.recipe.trail!;
     const ring = trail.ring;
     const data = this.data;
     const keep = this.keepEvery;
-    const parent = block.start + plan.sparkStart[b] + n;
-    const first = plan.emberStart[b] + n * ring;
     const key = streamKey(system.seed, STREAM.firework, block.seq, PHASE.ember + b);
-    const ps = style[parent] | 0;
-    const emberStyle = styleOf(
-      trail.motion,
-      block.trailTint === GOLD_TINT ? GOLD_TINT : ps % PALETTE_SIZE,
-    );
+    const keyLo = key & 0xffff, keyHi = key >>> 16;
+    const gold = block.trailTint === GOLD_TINT;
     const t = this.trailIndex(block.recipe);
-    const p = parent * 3;
-    const bornAt = block.tick - this.epoch + born[parent];
-    let o = this.stageRun(block.start + first, ring);
-    for (let q = 0; q < ring; q++, o += FIREWORK_SLOT_STRIDE) {
-      data[o] = origin[p];
-      data[o + 1] = origin[p + 1];
-      data[o + 2] = origin[p + 2];
-      data[o + 3] = bornAt;
-      data[o + 4] = velocity[p];
-      data[o + 5] = velocity[p + 1];
-      data[o + 6] = velocity[p + 2];
-      data[o + 7] = maxLife[parent];
-      data[o + 8] = emberStyle;
-      data[o + 9] = key & 0xffff;
-      data[o + 10] = key >>> 16;
-      // Negative: an ember ring slot (q, spark n, trail row t); 0 when thinned out.
-      data[o + 11] = (first + q) % keep !== 0 ? 0 : -(1 + q + EMBER_N * n + EMBER_T * t);
+    const code = 1 + EMBER_T * t;
+    const base = block.tick - this.epoch;
+    for (let n = from; n < to; n++) {
+      const parent = block.start + plan.sparkStart[b] + n;
+      const life = maxLife[parent];
+      if (!(life > 0)) continue;
+      const first = plan.emberStart[b] + n * ring;
+      const emberStyle = styleOf(
+        trail.motion,
+        gold ? GOLD_TINT : (style[parent] | 0) % PALETTE_SIZE,
+      );
+      const p = parent * 3;
+      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
+      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+      const bornAt = base + born[parent];
+      let o = this.stageRun(block.start + first, ring);
+      for (let q = 0; q < ring; q++, o += FIREWORK_SLOT_STRIDE) {
+        data[o] = ox;
+        data[o + 1] = oy;
+        data[o + 2] = oz;
+        data[o + 3] = bornAt;
+        data[o + 4] = vx;
+        data[o + 5] = vy;
+        data[o + 6] = vz;
+        data[o + 7] = life;
+        data[o + 8] = emberStyle;
+        data[o + 9] = keyLo;
+        data[o + 10] = keyHi;
+        // Negative: an ember ring slot (q, spark n, trail row t); 0 when thinned out.
+        data[o + 11] = (first + q) % keep !== 0 ? 0 : -(code + q + EMBER_N * n);
+      }
+      this.written += ring;
     }
-    this.written += ring;
   }
 
   /**
