@@ -2,14 +2,16 @@
  * Particle storage shared by the fireworks and the particle gun: structure-of-arrays
  * Float32Array views into ONE ArrayBuffer, organised as dense per-event blocks.
  *
- * Blocks are appended in the order events are applied ((tick, seq) order) and removed whole
- * when their event's last particle is certainly dead. With `slack` 1 later blocks then slide down
- * with `copyWithin` at once; with a larger slack the pool keeps appending past the gaps (its
- * arena holds up to `slack × capacity` slots) and compacts only when a new block no longer fits,
- * so a sky of a million sparks does not move megabytes every time a launch ends (amortised, a
- * slot is moved at most 1 / (slack − 1) times per slot reserved). Blocks stay in application
- * order and ascending in the arena either way. The hash order depends only on the events whose
- * particles are still alive, i.e. only on the window — never on older history or the layout.
+ * Blocks are added in the order events are applied ((tick, seq) order) and removed whole when
+ * their event's last particle is certainly dead. With `slack` 1 later blocks then slide down
+ * with `copyWithin` at once, so blocks are dense and ascending. With a larger slack the gap stays
+ * (its arena holds up to `slack × capacity` slots): a new block takes the next gap that holds it,
+ * searching on from the last block and wrapping around (blocks end roughly in the order they
+ * came, so a busy sky reuses the gaps behind its newest blocks without moving anything), and
+ * goes at the end, compacting or growing, only when no gap holds it, so a sky of a million
+ * sparks does not move megabytes every time a launch ends. `blocks` stays in application order
+ * either way. The hash order depends only on the events whose particles are still alive, i.e.
+ * only on the window — never on older history or the layout.
  */
 import type { Hasher } from "./hash.ts";
 import { staggeredArrays } from "./staggered_buffer.ts";
@@ -115,8 +117,15 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * systems evaluate age = tick − block.tick − born). Not hashed.
    */
   born!: Float32Array;
-  /** Live blocks in application order; their slot ranges are contiguous and ascending. */
+  /**
+   * Live blocks in application order, each a contiguous slot range. With slack 1 they are also
+   * ascending and dense; with a larger slack a block may sit below older ones (in a gap it took).
+   */
   readonly blocks: B[] = [];
+  /** The live blocks by ascending `start`. */
+  readonly #byAddress: B[] = [];
+  /** Where the last block added ended: the next gap is searched from here. */
+  #cursor = 0;
   /** The end of the last block: slots at and beyond are garbage (gaps below are dead). */
   count = 0;
   /** Slots reserved by live blocks (what admission control counts); `count` with slack 1. */
@@ -274,39 +283,89 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   }
 
   /**
-   * Appends a block of `block.size` cleared slots (zeroed where read, so never-spawned slots hash
-   * the same wherever the block lives), growing the storage if needed. The caller checks capacity first;
-   * overflowing throws.
+   * Adds a block of `block.size` cleared slots (zeroed where read, so never-spawned slots hash
+   * the same wherever the block lives), growing the storage if needed. With slack 1 it goes at
+   * the end; with a larger slack into the first gap left by ended blocks that holds it, going on
+   * from where the last block went and wrapping around the buffer (next fit: blocks end roughly
+   * in the order they came, so the gaps behind the newest blocks open in turn and a busy sky
+   * reuses them without moving anything); only when no gap holds it does it go at the end,
+   * compacting or growing as before. The caller checks capacity first; overflowing throws.
    */
   add(block: B): void {
-    if (this.used + block.size > this.capacity) {
+    const size = block.size;
+    if (this.used + size > this.capacity) {
       throw new RangeError(
-        `pool_overflow: ${block.size} slots requested, ${this.used} of ${this.capacity} used`,
+        `pool_overflow: ${size} slots requested, ${this.used} of ${this.capacity} used`,
       );
     }
-    if (this.count + block.size > this.arena) this.#compact();
-    // A full buffer is compacted rather than grown while the live blocks fill at most 1 / slack
-    // of it, so memory follows the slots in use (slack × used), not the capacity.
-    if (
-      this.count + block.size > this.allocated &&
-      (this.used + block.size) * this.slack <= this.allocated
-    ) this.#compact();
-    const end = this.count + block.size;
-    if (end > this.allocated) {
-      let slots = Math.max(INITIAL_SLOTS, this.allocated);
-      while (slots < end) slots = Math.ceil(slots * GROWTH);
-      this.#allocate(Math.min(this.arena, slots));
+    let start = this.arena === this.capacity ? -1 : this.#fit(size);
+    if (start < 0) {
+      if (this.count + size > this.arena) this.#compact();
+      // A full buffer is compacted rather than grown while the live blocks fill at most
+      // 1 / slack of it, so memory follows the slots in use (slack × used), not the capacity.
+      if (
+        this.count + size > this.allocated &&
+        (this.used + size) * this.slack <= this.allocated
+      ) this.#compact();
+      const end = this.count + size;
+      if (end > this.allocated) {
+        let slots = Math.max(INITIAL_SLOTS, this.allocated);
+        while (slots < end) slots = Math.ceil(slots * GROWTH);
+        this.#allocate(Math.min(this.arena, slots));
+      }
+      start = this.count;
     }
-    block.start = this.count;
-    this.#zero(this.#cleared, block.start, end);
-    this.count = end;
-    this.used += block.size;
+    const end = start + size;
+    block.start = start;
+    this.#zero(this.#cleared, start, end);
+    if (end > this.count) this.count = end;
+    this.used += size;
     this.blocks.push(block);
+    // Into the address order (a binary search; usually at the end or near the cursor).
+    const list = this.#byAddress;
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].start < start) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === list.length) list.push(block);
+    else list.splice(lo, 0, block);
+    this.#cursor = end;
+  }
+
+  /**
+   * The first slot of a gap of at least `size` free slots below `allocated`, searched from the
+   * cursor up, then from 0 (next fit); −1 when none holds it.
+   */
+  #fit(size: number): number {
+    const list = this.#byAddress, n = list.length, limit = this.allocated;
+    const cursor = Math.min(this.#cursor, limit);
+    // The first block at or above the cursor.
+    let lo = 0, hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].start < cursor) lo = mid + 1;
+      else hi = mid;
+    }
+    let gap = lo > 0 ? Math.max(cursor, list[lo - 1].start + list[lo - 1].size) : cursor;
+    for (let i = lo; i < n; i++) {
+      if (list[i].start - gap >= size) return gap;
+      gap = list[i].start + list[i].size;
+    }
+    if (limit - gap >= size) return gap;
+    gap = 0;
+    for (let i = 0; i < lo; i++) {
+      if (list[i].start - gap >= size) return gap;
+      gap = list[i].start + list[i].size;
+    }
+    return (lo < n ? list[lo].start : limit) - gap >= size ? gap : -1;
   }
 
   /**
    * Removes every block whose `endTick <= tick`. With slack 1 later blocks slide down over the
-   * gap at once; else the gap stays (its slots are dead) until a compaction needs it.
+   * gap at once; else the gap stays (its slots are dead) until a later block takes it or a
+   * compaction needs it.
    */
   expire(tick: number): void {
     const blocks = this.blocks;
@@ -327,8 +386,12 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     if (kept === blocks.length) return;
     blocks.length = kept;
     this.used = used;
+    const list = this.#byAddress;
+    let left = 0;
+    for (let i = 0; i < list.length; i++) if (list[i].endTick > tick) list[left++] = list[i];
+    list.length = left;
     if (this.arena === this.capacity) this.#compact();
-    else this.count = kept > 0 ? blocks[kept - 1].start + blocks[kept - 1].size : 0;
+    else this.count = left > 0 ? list[left - 1].start + list[left - 1].size : 0;
   }
 
   /** Zeroes `arrays` over slots [from, to). */
@@ -340,12 +403,12 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     for (const { array, stride } of arrays) array.fill(0, from * stride, to * stride);
   }
 
-  /** Slides every block down over the gaps, in order. */
+  /** Slides every block down over the gaps, in address order. */
   #compact(): void {
     let cursor = 0;
     const moves = this.moves;
     moves.length = 0;
-    for (const block of this.blocks) {
+    for (const block of this.#byAddress) {
       if (block.start !== cursor) {
         this.#move(block.start, cursor, block.size);
         moves.push(block.start, cursor, block.size);
@@ -359,6 +422,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       this.movesVersion = this.layoutVersion;
     }
     this.count = cursor;
+    this.#cursor = cursor;
   }
 
   #move(from: number, to: number, slots: number): void {

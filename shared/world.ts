@@ -16,10 +16,11 @@ import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./ty
 import type { FireworkView, SnowView, StreakView } from "./views.ts";
 
 /**
- * How far past the sky's capacity the firework pool's arena may reach before the gaps of ended
- * launches are compacted (ParticlePool): 1.25 moves each reserved slot at most four times,
- * amortised, and keeps the buffer within ~1.25–1.6 × the slots in use (a compaction moves 44
- * bytes a slot in shared/ and copies the records on the GPU, see client/render/firework_sparks.ts).
+ * How far past the sky's capacity the firework pool's arena may reach (ParticlePool): a new
+ * launch takes a gap an ended one left (next fit), so a busy sky moves nothing; only when no gap
+ * holds it are the gaps compacted (44 bytes a slot moved in shared/, the records copied on the
+ * GPU, see client/render/firework_sparks.ts), and 1.25 keeps the buffer within ~1.25–1.6 × the
+ * slots in use.
  */
 export const FIREWORK_ARENA_SLACK = 1.25;
 

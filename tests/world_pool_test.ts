@@ -79,3 +79,58 @@ Deno.test("pool block hash depends on the block, not on where it sits", () => {
   p2.life[y.start] += 1;
   assert.notEqual(hashOf(p1, x), hashOf(p2, y));
 });
+
+Deno.test("pool with slack puts a block in an ended one's gap, searching on from the last", () => {
+  // Capacity 100, slack 1.5: an arena of 150 slots.
+  const pool = new ParticlePool(100, 1.5);
+  pool.reserve(150);
+  const version = pool.layoutVersion;
+  const a = block(1, 40, 10), b = block(2, 30, 30), c = block(3, 20, 30);
+  for (const x of [a, b, c]) pool.add(x);
+  assert.deepEqual([a.start, b.start, c.start], [0, 40, 70]);
+  pool.expire(10); // a ends: a 40-slot gap at 0
+  const d = block(4, 30, 50);
+  pool.add(d); // on from the last block: 90..150 holds it
+  assert.equal(d.start, 90);
+  const e = block(5, 20, 50);
+  pool.add(e);
+  assert.equal(e.start, 120);
+  pool.expire(30); // b and c end: 0..90 is free, 140..150 too small
+  const g = block(7, 40, 60);
+  pool.add(g); // wraps around to the first gap that holds it
+  assert.equal(g.start, 0);
+  stamp(pool, g);
+  assert.equal(pool.layoutVersion, version, "nothing moved");
+  assert.deepEqual(pool.blocks.map((x) => x.seq), [4, 5, 7], "application order");
+  assert.equal(pool.count, 140);
+  assert.equal(pool.life[0], 70);
+});
+
+Deno.test("pool with slack compacts, in address order, when no gap holds a block", () => {
+  // Capacity 100, slack 1.2: an arena of 120 slots.
+  const pool = new ParticlePool(100, 1.2);
+  pool.reserve(120);
+  const blocks = [
+    block(1, 30, 10),
+    block(2, 10, 90),
+    block(3, 30, 10),
+    block(4, 10, 90),
+    block(5, 20, 90),
+  ];
+  for (const x of blocks) {
+    pool.add(x);
+    stamp(pool, x);
+  }
+  pool.expire(10); // gaps of 30 at 0 and 40, 20 free on top
+  const big = block(6, 40, 90);
+  pool.add(big); // 80 of 100 used with it, but no gap holds 40
+  assert.deepEqual(pool.moves, [30, 0, 10, 70, 10, 10, 80, 20, 20]);
+  assert.deepEqual(
+    pool.blocks.map((x) => [x.seq, x.start]),
+    [[2, 0], [4, 10], [5, 20], [6, 40]],
+  );
+  for (let i = 0; i < 10; i++) assert.equal(pool.life[i], 20 + i, "block 2 moved whole");
+  for (let i = 0; i < 10; i++) assert.equal(pool.life[10 + i], 40 + i, "block 4 moved whole");
+  for (let i = 0; i < 20; i++) assert.equal(pool.life[20 + i], 50 + i, "block 5 moved whole");
+  assert.equal(pool.count, 80);
+});
