@@ -11,8 +11,9 @@
  * holds, as shared/ does when it writes embers lazily. A frame's CPU work here is therefore in
  * proportion to the launches and breaks since the last one (one run of slots each), not to the
  * live sparks, nor to the trail sparks, children and embers born each tick; everything is copied
- * again only when the pool's slots move (an arena compaction, a grown buffer) or the world was
- * rebuilt (late join, fast-forward).
+ * again only when the pool's buffer is replaced (grown) or the world was rebuilt (late join,
+ * fast-forward); a compaction's moves are repeated on the GPU copy, and a launch that takes an
+ * ended one's gap writes its births over records that are dead for good (never drawn).
  * Memory: 48 bytes per pool slot, on the GPU only: records are staged in a small array
  * (STAGING_SLOTS) and copied into their slots of the WebGL buffer (firework_records.ts); without a
  * WebGL context (tests) they go to a CPU array that holds what the GPU would.
