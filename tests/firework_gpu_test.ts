@@ -153,7 +153,7 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
   for (let tick = 0; tick < 1500; tick++) {
     if (tick % 3 === 0) {
       seq++;
-      const kind = FIREWORK_KINDS[(seq * 5) % FIREWORK_KINDS.length], breaks = 1 + ((seq * 7) % 3);
+      const kind = FIREWORK_KINDS[(seq * 3) % FIREWORK_KINDS.length], breaks = 1 + ((seq * 7) % 3);
       try {
         world.apply({
           seq,

@@ -80,8 +80,9 @@ Deno.test("pool block hash depends on the block, not on where it sits", () => {
   assert.notEqual(hashOf(p1, x), hashOf(p2, y));
 });
 
-Deno.test("pool with slack puts a block in an ended one's gap, searching on from the last", () => {
-  // Capacity 100, slack 1.5: an arena of 150 slots.
+Deno.test("pool with slack puts a block in the next gap that holds it, low in the buffer", () => {
+  // Capacity 100, slack 1.5: an arena of 150 slots. A block goes into the next gap from the last
+  // block's end, wrapping around, below a soft limit of (used + size) × (1 + slack) / 2 first.
   const pool = new ParticlePool(100, 1.5);
   pool.reserve(150);
   const version = pool.layoutVersion;
@@ -90,20 +91,20 @@ Deno.test("pool with slack puts a block in an ended one's gap, searching on from
   assert.deepEqual([a.start, b.start, c.start], [0, 40, 70]);
   pool.expire(10); // a ends: a 40-slot gap at 0
   const d = block(4, 30, 50);
-  pool.add(d); // on from the last block: 90..150 holds it
-  assert.equal(d.start, 90);
+  pool.add(d); // 90..100 is all there is below the soft limit (100): wraps around to 0
+  assert.equal(d.start, 0);
   const e = block(5, 20, 50);
-  pool.add(e);
-  assert.equal(e.start, 120);
-  pool.expire(30); // b and c end: 0..90 is free, 140..150 too small
+  pool.add(e); // on from d: 30..40 is too small, 90..125 holds it
+  assert.equal(e.start, 90);
+  pool.expire(30); // b and c end: 30..90 is free
   const g = block(7, 40, 60);
-  pool.add(g); // wraps around to the first gap that holds it
-  assert.equal(g.start, 0);
+  pool.add(g); // nothing from 110 to the soft limit (113): wraps around to 30
+  assert.equal(g.start, 30);
   stamp(pool, g);
   assert.equal(pool.layoutVersion, version, "nothing moved");
   assert.deepEqual(pool.blocks.map((x) => x.seq), [4, 5, 7], "application order");
-  assert.equal(pool.count, 140);
-  assert.equal(pool.life[0], 70);
+  assert.equal(pool.count, 110);
+  assert.equal(pool.life[30], 70);
 });
 
 Deno.test("pool with slack compacts, in address order, when no gap holds a block", () => {
