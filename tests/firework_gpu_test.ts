@@ -4,6 +4,7 @@ import { World } from "../shared/world.ts";
 import { BREAK_GAP_TICKS } from "../shared/constants.ts";
 import { FireworkSparks } from "../client/render/firework_sparks.ts";
 import { fireworkHead } from "../client/render/firework_shader_math.ts";
+import { EMBER_T, SHELL_TRAIL_ROW } from "../client/render/firework_ember_packing.ts";
 import { createPointUniforms } from "../client/render/point_uniforms.ts";
 import * as THREE from "three";
 
@@ -92,7 +93,7 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
   // the block), chrysanthemums trail: each update must write the births and their ember rings
   // only, not the span between a launch's first and last birth of the tick.
   const world = new World({ seed: 0x1a, capacity: 400_000 });
-  world.reserveSlots(400_000, 0); // no growth (a grown buffer is written whole)
+  world.reserveSlots(400_000, 0); // no growth (the next test grows)
   const kinds = ["peony", "crackle", "chrysanthemum"] as const;
   for (let seq = 1; seq <= 60; seq++) {
     const body = { type: "launch" as const, x: (seq % 9) * 8 - 36, z: 0, kind: kinds[seq % 3] };
@@ -111,17 +112,7 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
     // it), and at each break its sparks, every split child of the break (born later, at its
     // split) and the trailing sparks' ember rings; the shader derives trail sparks and embers,
     // so nothing else is written, however many sparks are born each tick.
-    let expected = 0;
-    for (const block of system.pool.blocks) {
-      const plan = block.plan;
-      const ring = block.recipe.trail?.ring ?? 0;
-      const children = block.recipe.split?.children ?? 0;
-      if (block.tick === world.tick - 1) expected += plan.trailEnd;
-      for (let b = 0; b < plan.breaks; b++) {
-        if (block.tick + plan.riseTicks + b * BREAK_GAP_TICKS !== world.tick) continue;
-        expected += plan.sparkCount[b] + plan.splitCount[b] * children + plan.trailCount[b] * ring;
-      }
-    }
+    const expected = writtenAfterStep(world);
     // Sparks and children born at this tick (their records were written now or with their
     // break; the first test checks that they are drawn where shared/ has them).
     const { maxLife, born } = system.pool;
@@ -139,6 +130,96 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
   assert.ok(bornNow > 5_000, `${bornNow} sparks and children born`);
   gpu.dispose();
 });
+
+Deno.test("GPU firework sparks: a growing pool's records are copied, only births written", () => {
+  // Launches faster than any ends, so the pool's buffer grows again and again: each growth copies
+  // the records (on the GPU; here the mirror's array) and writes only that frame's births, and
+  // the records equal what writing everything from scratch gives.
+  const world = new World({ seed: 0x1b, capacity: 400_000 });
+  const kinds = ["peony", "chrysanthemum", "crackle", "willow"] as const;
+  for (let seq = 1; seq <= 40; seq++) {
+    const body = { type: "launch" as const, x: (seq % 9) * 8 - 36, z: 0, kind: kinds[seq % 4] };
+    world.apply({ seq, tick: seq * 4, by: "t", body });
+  }
+  const pool = world.fireworkSystem.pool;
+  const gpu = sparks();
+  gpu.bind(world);
+  world.step();
+  gpu.update(1);
+  let growths = 0, births = 0, allSlots = 0;
+  while (world.tick < 200) {
+    const before = pool.allocated;
+    world.step();
+    gpu.update(1);
+    if (pool.allocated === before) continue;
+    growths++;
+    assert.equal(gpu.written, writtenAfterStep(world), `tick ${world.tick}: only births written`);
+    births += gpu.written;
+    allSlots += pool.count;
+    const fresh = sparks();
+    fresh.bind(world);
+    fresh.update(1);
+    const a = gpu.mirror, b = fresh.mirror;
+    assert.equal(a.length, b.length);
+    const shift = gpu.epochTick - fresh.epochTick;
+    for (let i = 0; i < pool.allocated; i++) {
+      const o = i * 12;
+      if (b[o + 11] === 0) {
+        // Not drawn: a slot not spawned yet, or past the blocks (zero: never written).
+        assert.equal(a[o + 11], 0, `slot ${i}: not drawn`);
+        if (i >= pool.count) assert.ok(a.subarray(o, o + 12).every((x) => x === 0), `slot ${i}`);
+        continue;
+      }
+      for (let c = 0; c < 11; c++) {
+        const x = c === 3 ? a[o + c] + shift : a[o + c];
+        assert.equal(x, b[o + c], `tick ${world.tick}, slot ${i}, float ${c}`);
+      }
+      assert.deepEqual(
+        draw(gpu, a[o + 11]),
+        draw(fresh, b[o + 11]),
+        `tick ${world.tick}, slot ${i}`,
+      );
+    }
+    fresh.dispose();
+  }
+  console.log(`${growths} growths: ${births} slots written of ${allSlots} in use`);
+  assert.equal(gpu.grownUpdates, growths);
+  assert.ok(growths >= 5, `${growths} growths`);
+  assert.ok(births < allSlots / 4, `${births} slots written at growths of ${allSlots} in use`);
+  gpu.dispose();
+});
+
+/**
+ * What a record's last float tells the shader: how long it is drawn, or for a ring slot its
+ * place and its trail's constants (the trail's row is numbered in the order a FireworkSparks
+ * first met the trail, so two of them may number the same trail differently).
+ */
+function draw(gpu: FireworkSparks, code: number): unknown {
+  if (code >= 0) return code;
+  const t = Math.floor((-code - 1) / EMBER_T), slot = (-code - 1) % EMBER_T;
+  if (t === SHELL_TRAIL_ROW) return { shell: slot };
+  return { slot, a: gpu.trailRows.a[t], b: gpu.trailRows.b[t] };
+}
+
+/**
+ * Slots an update right after `world`'s step writes: a launch's shell with its trail ring (at the
+ * update after the step that applied it), and at each break its sparks, every split child of the
+ * break (born later, at its split) and the trailing sparks' ember rings.
+ */
+function writtenAfterStep(world: World): number {
+  let expected = 0;
+  for (const block of world.fireworkSystem.pool.blocks) {
+    const plan = block.plan;
+    const ring = block.recipe.trail?.ring ?? 0;
+    const children = block.recipe.split?.children ?? 0;
+    if (block.tick === world.tick - 1) expected += plan.trailEnd;
+    for (let b = 0; b < plan.breaks; b++) {
+      if (block.tick + plan.riseTicks + b * BREAK_GAP_TICKS !== world.tick) continue;
+      expected += plan.sparkCount[b] + plan.splitCount[b] * children + plan.trailCount[b] * ring;
+    }
+  }
+  return expected;
+}
 
 Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compaction are drawn where shared/ has them", () => {
   // A tight, always full sky of launches of every size and life: the pool puts new launches in

@@ -9,6 +9,7 @@
  * import { FireworkRecordMirror } from "./firework_records.ts";
  * const mirror = new FireworkRecordMirror(12, 4); // 4 slots of 12 floats
  * mirror.write(2, new Float32Array(12).fill(1), 0, 1); // slot 2's record
+ * const grown = mirror.grow(8); // slots 0–3 kept, 4–7 zero
  * ```
  */
 import * as THREE from "three";
@@ -30,6 +31,12 @@ export interface FireworkRecordTarget {
   move(from: number, to: number, count: number): void;
   /** Sets the records of slots [from, to) to zero. */
   zero(from: number, to: number): void;
+  /**
+   * A target of `slots` (at least `this.slots`) slots that holds this one's records in the same
+   * slots (copied on the GPU, not written again from the CPU) and zero beyond them; this one is
+   * freed (use the returned one from now on).
+   */
+  grow(slots: number): FireworkRecordTarget;
   /** The per-instance buffer the geometry's attributes read (three's view of it). */
   readonly instances: THREE.InstancedInterleavedBuffer | THREE.GLBufferAttribute;
   /** Frees it. */
@@ -73,6 +80,13 @@ export class FireworkRecordMirror implements FireworkRecordTarget {
     const s = this.#stride;
     this.array.fill(0, from * s, to * s);
     this.instances.needsUpdate = true;
+  }
+
+  grow(slots: number): FireworkRecordMirror {
+    if (slots < this.slots) throw new RangeError(`firework_grow: ${slots} < ${this.slots} slots`);
+    const grown = new FireworkRecordMirror(this.#stride, slots);
+    grown.array.set(this.array);
+    return grown;
   }
 
   dispose(): void {}
@@ -176,6 +190,31 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
         count * bytes,
       );
     }
+  }
+
+  grow(slots: number): FireworkRecordBuffer {
+    if (slots < this.slots) throw new RangeError(`firework_grow: ${slots} < ${this.slots} slots`);
+    const gl = this.#gl;
+    // A new data store reads as zeros; the old records go over on the GPU.
+    const grown = new FireworkRecordBuffer(gl, this.#stride, slots);
+    gl.bindBuffer(gl.COPY_READ_BUFFER, this.#buffer);
+    gl.bindBuffer(gl.COPY_WRITE_BUFFER, grown.#buffer);
+    gl.copyBufferSubData(
+      gl.COPY_READ_BUFFER,
+      gl.COPY_WRITE_BUFFER,
+      0,
+      0,
+      this.slots * this.#stride * 4,
+    );
+    // The move and zero buffers keep serving the grown one.
+    grown.#temp = this.#temp;
+    grown.#tempSlots = this.#tempSlots;
+    grown.#zeros = this.#zeros;
+    this.#temp = null;
+    this.#tempSlots = 0;
+    this.#zeros = null;
+    this.dispose();
+    return grown;
   }
 
   dispose(): void {

@@ -11,9 +11,10 @@
  * holds, as shared/ does when it writes embers lazily. A frame's CPU work here is therefore in
  * proportion to the launches and breaks since the last one (one run of slots each), not to the
  * live sparks, nor to the trail sparks, children and embers born each tick; everything is copied
- * again only when the pool's buffer is replaced (grown) or the world was rebuilt (late join,
- * fast-forward); a compaction's moves are repeated on the GPU copy, and a launch that takes an
- * ended one's gap writes its births over records that are dead for good (never drawn).
+ * again only when the world was rebuilt (late join, fast-forward); when the pool's buffer grows
+ * (its slots stay where they were) the records are copied into a larger GPU buffer on the GPU,
+ * a compaction's moves are repeated on the GPU copy, and a launch that takes an ended one's gap
+ * writes its births over records that are dead for good (never drawn).
  * Memory: 48 bytes per pool slot, on the GPU only: records are staged in a small array
  * (STAGING_SLOTS) and copied into their slots of the WebGL buffer (firework_records.ts); without a
  * WebGL context (tests) they go to a CPU array that holds what the GPU would.
@@ -104,10 +105,12 @@ export class FireworkSparks {
   private epoch = 0;
   private readonly trails = new Map<Recipe, number>();
   private drawn = 0;
-  /** Slots written by the last `update` (births, or everything after the layout changed). */
+  /** Slots written by the last `update` (births, or everything after the world changed). */
   written = 0;
   /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
   movedUpdates = 0;
+  /** Updates that followed a growth by copying the records on the GPU (instead of rewriting). */
+  grownUpdates = 0;
 
   constructor(options: FireworkSparksOptions) {
     this.keepEvery = Math.max(1, Math.floor(options.keepEvery ?? 1));
@@ -192,7 +195,7 @@ export class FireworkSparks {
 
   /**
    * Writes and marks for upload what was born since the last call (or everything, after the
-   * slots moved or the world changed) and sets the displayed time: `alpha` ∈ [0, 1] between the
+   * world changed) and sets the displayed time: `alpha` ∈ [0, 1] between the
    * world's tick − 1 and its tick.
    */
   update(alpha: number): void {
@@ -201,15 +204,22 @@ export class FireworkSparks {
     const system = world.fireworkSystem;
     const pool = system.pool;
     const tick = world.tick;
-    // One compaction since the last update: the same moves on the GPU copy (no rewrite).
-    const moved = system === this.system && pool.layoutVersion === this.layoutVersion + 1 &&
-      pool.movesVersion === pool.layoutVersion;
-    let full = system !== this.system ||
-      (pool.layoutVersion !== this.layoutVersion && !moved) ||
-      system.rebuilds !== this.rebuilds || tick - this.epoch > EPOCH_SPAN;
+    // The layout changes with a compaction (the pool keeps the last one's moves) or a new
+    // buffer (growth, or the state arrays added), which keeps every slot where it was. Since the
+    // last update: no compaction, or one that came first (then the same moves on the GPU copy);
+    // else everything is written again.
+    const same = system === this.system && system.rebuilds === this.rebuilds;
+    const since = this.layoutVersion;
+    const moved = same && pool.movesVersion === since + 1 && pool.moves.length > 0;
+    const full = !same || (pool.movesVersion > since && !moved) || tick - this.epoch > EPOCH_SPAN;
     if (pool.allocated > this.slots) {
-      this.allocate(pool.allocated);
-      full = true;
+      if (full) this.allocate(pool.allocated);
+      else {
+        // The records so far go over on the GPU; the new slots are zero (never drawn) until
+        // written.
+        this.allocate(pool.allocated, true);
+        this.grownUpdates++;
+      }
     }
     const blocks = pool.blocks;
     this.written = 0;
@@ -228,8 +238,8 @@ export class FireworkSparks {
         block.births.length = 0;
       }
     } else {
+      this.layoutVersion = pool.layoutVersion;
       if (moved) {
-        this.layoutVersion = pool.layoutVersion;
         this.movedUpdates++;
         const moves = pool.moves, target = this.target!;
         for (let m = 0; m < moves.length; m += 3) target.move(moves[m], moves[m + 1], moves[m + 2]);
@@ -485,16 +495,25 @@ export class FireworkSparks {
     this.written += to - from;
   }
 
-  /** A new buffer of `slots` instances on a fresh geometry (three caches instance counts). */
-  private allocate(slots: number): void {
+  /**
+   * A new buffer of `slots` instances on a fresh geometry (three caches instance counts): zero,
+   * or with `keep` holding the old buffer's records in their slots (copied on the GPU).
+   */
+  private allocate(slots: number, keep = false): void {
+    // Grown before the old geometry is disposed: three deletes the GL buffers of a disposed
+    // geometry's attributes, the old records' buffer among them.
+    let target: FireworkRecordTarget;
+    if (keep && this.target) target = this.target.grow(slots);
+    else {
+      this.target?.dispose();
+      target = this.gl
+        ? new FireworkRecordBuffer(this.gl, FIREWORK_SLOT_STRIDE, slots)
+        : new FireworkRecordMirror(FIREWORK_SLOT_STRIDE, slots);
+    }
+    this.target = target;
     this.geometry.dispose();
     this.geometry = streakQuadGeometry();
     this.object.geometry = this.geometry;
-    this.target?.dispose();
-    const target = this.gl
-      ? new FireworkRecordBuffer(this.gl, FIREWORK_SLOT_STRIDE, slots)
-      : new FireworkRecordMirror(FIREWORK_SLOT_STRIDE, slots);
-    this.target = target;
     // An interleaved view of a per-instance GL buffer is typed as an InterleavedBuffer only.
     const buffer = target.instances as THREE.InstancedInterleavedBuffer;
     this.geometry.setAttribute("originBorn", new THREE.InterleavedBufferAttribute(buffer, 4, 0));
