@@ -32,13 +32,13 @@ const C4 = -2.75573143513906633035e-07;
 const C5 = 2.08757232129817482790e-09;
 const C6 = -1.13596475577881948265e-11;
 
-function kernelSin(r: number): number {
-  const z = r * r;
+/** sin r for r in [−π/4, π/4], with z = r². */
+function kernelSin(r: number, z: number): number {
   return r + r * z * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
 }
 
-function kernelCos(r: number): number {
-  const z = r * r;
+/** cos r for r in [−π/4, π/4], from z = r². */
+function kernelCos(z: number): number {
   return 1 - 0.5 * z + z * z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
 }
 
@@ -57,13 +57,13 @@ export function sin(x: number): number {
   const r = reduce(x, k);
   switch (quadrantOf(k)) {
     case 0:
-      return kernelSin(r);
+      return kernelSin(r, r * r);
     case 1:
-      return kernelCos(r);
+      return kernelCos(r * r);
     case 2:
-      return -kernelSin(r);
+      return -kernelSin(r, r * r);
     default:
-      return -kernelCos(r);
+      return -kernelCos(r * r);
   }
 }
 
@@ -74,20 +74,21 @@ export function cos(x: number): number {
   const r = reduce(x, k);
   switch (quadrantOf(k)) {
     case 0:
-      return kernelCos(r);
+      return kernelCos(r * r);
     case 1:
-      return -kernelSin(r);
+      return -kernelSin(r, r * r);
     case 2:
-      return -kernelCos(r);
+      return -kernelCos(r * r);
     default:
-      return kernelSin(r);
+      return kernelSin(r, r * r);
   }
 }
 
 /**
  * `cos` and `sin` of `angles[i]` for i in [0, n), into `cosOut[i]` and `sinOut[i]`: the same bits
  * as `cos(angles[i])` and `sin(angles[i])`, the reduction done once per angle and no call per
- * angle (a hot loop that calls `cos` and `sin` pays for each call and for boxing its result).
+ * angle (a hot loop that calls `cos` and `sin` pays for each call and for boxing its result; the
+ * small kernels below are inlined).
  *
  * @example
  * ```ts
@@ -110,11 +111,10 @@ export function cosSinArray(
       continue;
     }
     const k = Math.round(x * TWO_OVER_PI);
-    const r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+    const r = reduce(x, k);
     const z = r * r;
-    const ks = r + r * z * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
-    const kc = 1 - 0.5 * z + z * z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
-    switch (((k % 4) + 4) % 4) {
+    const ks = kernelSin(r, z), kc = kernelCos(z);
+    switch (quadrantOf(k)) {
       case 0:
         cosOut[i] = kc;
         sinOut[i] = ks;

@@ -18,11 +18,16 @@ export const NOISE_STRENGTH = [0.2, 0.4] as const;
 
 /** A lattice point's value in [−1, 1] from its integer coordinates and the burst's key. */
 function lattice(x: number, y: number, z: number, key: number): number {
-  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(z, 0x61c88647) ^ key;
+  return mixToUnit(
+    Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(z, 0x61c88647) ^ key,
+  );
+}
+
+/** A lattice point's combined coordinate hash `h`, mixed to a value in [−1, 1]. */
+function mixToUnit(h: number): number {
   h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
   h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-  h ^= h >>> 15;
-  return (h >>> 0) / 2147483647.5 - 1;
+  return ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
 }
 
 /** t²(3 − 2t): a smooth step between lattice points. */
@@ -79,44 +84,15 @@ export function directionNoiseArray(
   for (let i = 0; i < n; i++) {
     const x = dx[i] * frequency + 8, y = dy[i] * frequency + 8, z = dz[i] * frequency + 8;
     const ix = Math.floor(x), iy = Math.floor(y), iz = Math.floor(z);
-    const tx = x - ix, ty = y - iy, tz = z - iz;
-    const fx = tx * tx * (3 - 2 * tx), fy = ty * ty * (3 - 2 * ty), fz = tz * tz * (3 - 2 * tz);
-    // lattice(), inlined: the corner hashes share their per-axis products.
+    const fx = fade(x - ix), fy = fade(y - iy), fz = fade(z - iz);
+    // lattice() with the corner hashes sharing their per-axis products.
     const hx0 = Math.imul(ix, 0x27d4eb2d), hx1 = Math.imul(ix + 1, 0x27d4eb2d);
     const hy0 = Math.imul(iy, 0x165667b1), hy1 = Math.imul(iy + 1, 0x165667b1);
     const hz0 = Math.imul(iz, 0x61c88647) ^ key, hz1 = Math.imul(iz + 1, 0x61c88647) ^ key;
-    let h = hx0 ^ hy0 ^ hz0;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c000 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx1 ^ hy0 ^ hz0;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c100 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx0 ^ hy1 ^ hz0;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c010 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx1 ^ hy1 ^ hz0;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c110 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx0 ^ hy0 ^ hz1;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c001 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx1 ^ hy0 ^ hz1;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c101 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx0 ^ hy1 ^ hz1;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c011 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
-    h = hx1 ^ hy1 ^ hz1;
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    const c111 = ((h ^ (h >>> 15)) >>> 0) / 2147483647.5 - 1;
+    const c000 = mixToUnit(hx0 ^ hy0 ^ hz0), c100 = mixToUnit(hx1 ^ hy0 ^ hz0);
+    const c010 = mixToUnit(hx0 ^ hy1 ^ hz0), c110 = mixToUnit(hx1 ^ hy1 ^ hz0);
+    const c001 = mixToUnit(hx0 ^ hy0 ^ hz1), c101 = mixToUnit(hx1 ^ hy0 ^ hz1);
+    const c011 = mixToUnit(hx0 ^ hy1 ^ hz1), c111 = mixToUnit(hx1 ^ hy1 ^ hz1);
     const x00 = c000 + (c100 - c000) * fx, x10 = c010 + (c110 - c010) * fx;
     const x01 = c001 + (c101 - c001) * fx, x11 = c011 + (c111 - c011) * fx;
     const y0 = x00 + (x10 - x00) * fy, y1 = x01 + (x11 - x01) * fy;
