@@ -34,12 +34,21 @@ type Label = { name: string; color: string; tick: number; visible: boolean; x: n
 
 /** Waits until `page` shows a burst label for `name`; returns it as seen then. */
 async function labelFor(page: Page, name: string): Promise<Label> {
-  const found = await page.waitForFunction(
-    (n) => (snowfire.burstLabels?.() ?? []).find((l) => l.name === n && l.visible),
-    name,
-    { timeout: 30_000, polling: 50 },
-  );
-  return await found.jsonValue() as Label;
+  try {
+    const found = await page.waitForFunction(
+      (n) => (snowfire.burstLabels?.() ?? []).find((l) => l.name === n && l.visible),
+      name,
+      { timeout: 30_000, polling: 50 },
+    );
+    return await found.jsonValue() as Label;
+  } catch (e) {
+    const state = await page.evaluate(() => ({
+      labels: snowfire.burstLabels?.() ?? [],
+      renderTime: snowfire.renderTime(),
+      tick: snowfire.tick(),
+    }));
+    throw new Error(`no visible label for ${name}: ${JSON.stringify(state)}`, { cause: e });
+  }
 }
 
 /**
@@ -54,8 +63,13 @@ async function labelShot(
   path: string,
   act: () => Promise<void>,
 ): Promise<Label> {
-  // Drawing from before the launch: sparks reach the GPU when they are born.
-  await page.evaluate(() => snowfire.setDrawing(true));
+  // Drawing from before the launch: sparks reach the GPU when they are born. The display is held
+  // where it is until the burst's tick is known: a label lasts 2 s of the display, and a CI run
+  // under load drew past it before the hold below went in (the label expired, then never showed).
+  await page.evaluate(() => {
+    snowfire.setDrawing(true);
+    snowfire.holdDisplay(true);
+  });
   await act();
   // The label is made when the launch arrives, before its burst: hold the display a third of a
   // second after the burst.
