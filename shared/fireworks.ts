@@ -1079,10 +1079,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #dy = new Float64Array(0);
   #dz = new Float64Array(0);
   #noise = new Float64Array(0);
-
-  /** Makes the scratch arrays hold `n` sparks (5 draws each). */
+  /** Scratch for one rise tick's trail draws (`#countTrail`). */
   #trailDraws = new Float64Array(5 * TRAIL_PER_TICK);
 
+  /** Makes the scratch arrays hold `n` sparks (5 draws each). */
   #scratchFor(n: number): void {
     if (this.#angle.length >= n) return;
     const size = Math.max(n, 2 * this.#angle.length, 1024);
