@@ -79,7 +79,7 @@ console.log(
     `drawn every ${drawEvery}`,
 );
 console.log(
-  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95)   | draw calls med | arrays MB (B/live)",
+  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | arrays MB (B/live)",
 );
 let empty = NaN;
 for (const level of result.levels) {
@@ -91,9 +91,11 @@ for (const level of result.levels) {
       String(level.slots).padStart(9)
     } | ${String(level.written).padStart(13)} | ${ms(quantile(level.simulate, 0.5))}    | ${
       ms(quantile(level.prepare, 0.5))
-    }   | ${ms(med)} (${ms(quantile(ours, 0.95))}) | ${ms(quantile(level.draw, 0.5))} | ${
-      (level.bytes / 1e6).toFixed(0)
-    } (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"})` +
+    }   | ${ms(med)} (${ms(quantile(ours, 0.95))}, ${ms(Math.max(...ours))}) | ${
+      ms(quantile(level.draw, 0.5))
+    } | ${(level.bytes / 1e6).toFixed(0)} (${
+      level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"
+    })` +
       (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`),
   );
 }
