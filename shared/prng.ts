@@ -42,7 +42,22 @@ export function mixKeyed(keyed: number, word: number): number {
  * `streamKey(seed, STREAM.firework, seq)`. Different kinds never share a stream.
  */
 export function streamKey(seed: number, kind: number, a = 0, b = 0): number {
-  return mixKey(mixKey(mixKey(seed >>> 0, kind), a), b);
+  return mixKey(streamPrefix(seed, kind, a), b);
+}
+
+/**
+ * The key of streams (`kind`, `a`, ·) before their last index: `streamKey(seed, kind, a, b)` is
+ * `mixKey(streamPrefix(seed, kind, a), b)`, for code that derives the streams of one launch for
+ * many `b` (the shader derives a shell's trail streams from it).
+ *
+ * @example
+ * ```ts
+ * import { mixKey, streamKey, streamPrefix } from "./prng.ts";
+ * mixKey(streamPrefix(7, 1, 3), 9) === streamKey(7, 1, 3, 9); // true
+ * ```
+ */
+export function streamPrefix(seed: number, kind: number, a = 0): number {
+  return mixKey(mixKey(seed >>> 0, kind), a);
 }
 
 /** Stream kinds, so no two systems draw from the same stream. */

@@ -11,12 +11,11 @@
  * ```
  */
 import { PALETTE_SIZE } from "../../shared/firework_colors.ts";
-import { AGE_STRIDE } from "../../shared/firework_motion.ts";
+import { AGE_STRIDE, MOTION } from "../../shared/firework_motion.ts";
 import { FIREWORK_SLOT_STRIDE } from "./firework_sparks.ts";
 import { MOTION_TEXELS } from "./firework_tables.ts";
 import { EMBER_N, EMBER_T, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
 import { mixKey, Rng } from "../../shared/prng.ts";
-import { MOTION } from "../../shared/firework_motion.ts";
 import {
   PHASE,
   TRAIL_LIFE_MAX,

@@ -26,7 +26,7 @@ import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
 import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
 import { PHASE } from "../../shared/firework_plan.ts";
 import type { Recipe } from "../../shared/firework_recipes.ts";
-import { mixKey, STREAM, streamKey } from "../../shared/prng.ts";
+import { STREAM, streamKey, streamPrefix } from "../../shared/prng.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
 import type { FireworkTrailRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
@@ -440,7 +440,7 @@ export class FireworkSparks {
     const keep = this.keepEvery;
     const shell = block.start, p = shell * 3;
     const end = block.plan.trailEnd;
-    const key = mixKey(mixKey(system.seed >>> 0, STREAM.firework), block.seq);
+    const key = streamPrefix(system.seed, STREAM.firework, block.seq);
     const style = styleOf(MOTION.trail, block.trailTint);
     const bornAt = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
