@@ -221,7 +221,8 @@ for (const [label, target] of sizes) {
   });
   Deno.bench({
     // What the world runs (World's fireworks are closed form): the same sky and ticks, a step
-    // spawning what is born and counting deaths; the live sparks advanced per second.
+    // spawning what is born (and marking trails and embers born); the live sparks advanced per
+    // second.
     name: `fireworks step (closed form, as the world runs), ${label} live particles`,
     group: `fireworks ${label}`,
     n: label === "1M" ? 6 : 12,

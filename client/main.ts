@@ -434,7 +434,7 @@ function start(): void {
       const current = sim.world;
       hud.setStats(
         stats.fps,
-        current ? current.liveParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
+        current ? current.expectedParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
       );
       hud.setLatency(net.latencyMs);
       hud.update();

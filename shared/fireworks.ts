@@ -64,7 +64,7 @@ import { directionNoiseArray, NOISE_FREQUENCY, NOISE_STRENGTH } from "./firework
 import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnit, keyPart, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -202,15 +202,20 @@ export interface FireworkBlock extends Block {
   /**
    * Per break: ember waves dropped so far (wave m drops at `(m + 1) · every` ticks after the
    * break), and (closed form) how many of them are written into the pool. A closed-form step
-   * only counts an ember's birth and death; the pool's ember slots are written when the sparks
+   * only marks a wave born (no ember is drawn); the pool's ember slots are written when the sparks
    * are next read (`sync`), and a GPU renderer derives embers from their trailing sparks.
    */
   readonly emberWaves: Int32Array;
   readonly emberWritten: Int32Array;
   /**
+   * Closed form, per break and ember wave (`b · emberWaveSlots + m`): how many trailing sparks
+   * dropped an ember in it, for `expectedLive`.
+   */
+  readonly emberParents: Int32Array;
+  /**
    * Rise ticks whose trail sparks are born so far, and (closed form) how many of them are
-   * written into the pool: like embers, a closed-form step only counts a trail spark's birth
-   * and death; `sync` and the hash write the last TRAIL_RING_TICKS ticks' sparks when read, and
+   * written into the pool: like embers, a closed-form step only marks a rise tick's trail sparks
+   * born; `sync` and the hash write the last TRAIL_RING_TICKS ticks' sparks when read, and
    * a GPU renderer derives them from the shell.
    */
   trailTicks: number;
@@ -225,7 +230,8 @@ export interface FireworkBlock extends Block {
 /** Options of {@link Fireworks}. */
 export interface FireworksOptions {
   /**
-   * Closed form only: `step` spawns, counts deaths and ends launches but never moves a spark;
+   * Closed form only: `step` spawns and ends launches but never moves a spark nor counts a
+   * death (`live` evaluates the count, `expectedLive` estimates it);
    * positions, colours and lives are evaluated from each spark's birth state when read
    * (`sync`, the hash, the settled view). Default false: every step moves every live spark.
    */
@@ -252,18 +258,43 @@ function words(array: Float32Array): Uint32Array {
   return new Uint32Array(array.buffer, array.byteOffset, array.length);
 }
 
-/** Ticks the death schedule spans: every particle dies younger than AGE_STRIDE (256). */
-const DEATH_RING = 512;
-
 /**
  * Ticks after a launch until which `#advanceBlock` may act: its last break's burst, last split
  * and last ember wave (at most the longest spark life after the break) all come before.
  */
 function activeTicks(plan: FireworkPlan): number {
   const recipe = plan.recipe, split = recipe.split;
-  const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
+  const longest = longestSparkLife(recipe);
   const last = Math.max(0, split ? split.delay[1] : 0, recipe.trail ? longest - 1 : 0);
   return plan.riseTicks + (plan.breaks - 1) * BREAK_GAP_TICKS + last;
+}
+
+/** The longest a break's spark lives: the recipe's longest life, or its latest split. */
+function longestSparkLife(recipe: Recipe): number {
+  const split = recipe.split;
+  return split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
+}
+
+/**
+ * Ember waves one break of `recipe` drops at most: at spark ages every, 2·every, … below the
+ * longest spark life (as `#advanceBlock` drops them).
+ */
+function emberWaveSlots(recipe: Recipe): number {
+  const trail = recipe.trail;
+  return trail ? Math.floor((longestSparkLife(recipe) - 1) / trail.every) : 0;
+}
+
+/** What a launch without ember trails keeps per wave: nothing. */
+const NO_WAVES = new Int32Array(0);
+
+/**
+ * The chance that a lifetime drawn uniformly from the integers [lo, hi] outlasts `age` ticks
+ * (a particle `age` ticks after its birth is alive while younger than its lifetime).
+ */
+function outlasts(age: number, lo: number, hi: number): number {
+  if (age < lo) return 1;
+  if (age >= hi) return 0;
+  return (hi - age) / (hi - lo + 1);
 }
 
 /** orderByDelay's counting-sort buckets, reused (a typed array allocated per launch costs more). */
@@ -302,8 +333,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   readonly #scratch64 = new Float64Array(3);
   /** Closed-form mode (see FireworksOptions). */
   readonly closedForm: boolean;
-  /** Closed form: how many particles die at each tick (mod DEATH_RING). */
-  readonly #deaths = new Int32Array(DEATH_RING);
   /** The tick the state is at (after `step(t)`: t + 1). */
   #now = 0;
   /** Closed form: the tick the arrays were last evaluated at (−1: never). */
@@ -364,17 +393,83 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     return this.#now;
   }
 
+  /**
+   * Live particles. Stepping counts them as they spawn and die. Closed form counts no death
+   * (that took one lifetime draw per spark born): this evaluates every launch at the current
+   * tick, O(slots) like a hash, for tests, checks and tools; a display reads `expectedLive`.
+   */
+  override live(): number {
+    if (!this.closedForm) return this.liveCount;
+    const now = this.#now, blocks = this.pool.blocks;
+    let live = 0;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      const life = this.#evaluate(block, now).life;
+      for (let k = 0, n = block.hi - block.lo; k < n; k++) if (life[k] > 0) live++;
+    }
+    return live;
+  }
+
+  /**
+   * The expected number of live particles, in work proportional to the launches (their rise
+   * ticks, breaks, splits and ember waves), not to the sparks: what a display shows each frame.
+   * Exact for shells and splitting sparks; for trail sparks, burst sparks, split children and
+   * embers, whose lifetimes are drawn at random, the number born times the chance that a
+   * lifetime from their range outlasts their age. Stepping: the exact count.
+   */
+  expectedLive(): number {
+    if (!this.closedForm) return this.liveCount;
+    const now = this.#now, blocks = this.pool.blocks;
+    let sum = 0;
+    for (let b = 0; b < blocks.length; b++) sum += this.#expectedIn(blocks[b], now);
+    return Math.round(sum);
+  }
+
+  /** `expectedLive` of one launch at tick `now`. */
+  #expectedIn(block: FireworkBlock, now: number): number {
+    const plan = block.plan, recipe = block.recipe;
+    const age = now - block.tick;
+    const rise = plan.riseTicks;
+    // The shell lives until its first break puts it out.
+    let sum = age < rise ? 1 : 0;
+    // Trail sparks of rise tick k are born at age k + 1.
+    for (let k = Math.max(0, age - 1 - TRAIL_LIFE_MAX); k < block.trailTicks; k++) {
+      sum += TRAIL_PER_TICK * outlasts(age - k - 1, TRAIL_LIFE_MIN, TRAIL_LIFE_MAX);
+    }
+    const split = recipe.split, trail = recipe.trail;
+    const waveSlots = emberWaveSlots(recipe);
+    for (let b = 0; b < plan.breaks; b++) {
+      const since = age - rise - b * BREAK_GAP_TICKS;
+      if (since < 0) break;
+      const count = plan.sparkCount[b], splits = plan.splitCount[b];
+      const done = block.splitsDone[b];
+      // Splitting sparks live until they split.
+      sum += splits - done;
+      sum += (count - splits) * outlasts(since, recipe.life[0], recipe.life[1]);
+      if (split) {
+        const order = block.splitOrder[b], delays = block.delays[b];
+        for (let d = 0; d < done; d++) {
+          const childAge = since - delays[order[d]];
+          sum += split.children * outlasts(childAge, split.life[0], split.life[1]);
+        }
+      }
+      if (trail) {
+        for (let m = 0; m < block.emberWaves[b]; m++) {
+          const emberAge = since - (m + 1) * trail.every;
+          sum += block.emberParents[b * waveSlots + m] *
+            outlasts(emberAge, trail.life[0], trail.life[1]);
+        }
+      }
+    }
+    return sum;
+  }
+
   /** Marks slots [from, to) of `block` (relative) as spawned for consumers of births. */
   #touch(block: FireworkBlock, from: number, to: number): void {
     const births = block.births;
     const n = births.length;
     if (n > 0 && births[n - 1] === from) births[n - 1] = to;
     else births.push(from, to);
-  }
-
-  /** Closed form: counts slot `i`'s death, `lifetime` ticks after its birth at `born` (absolute). */
-  #scheduleDeath(born: number, lifetime: number): void {
-    if (this.closedForm) this.#deaths[(born + lifetime) % DEATH_RING]++;
   }
 
   /**
@@ -425,6 +520,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       births: [],
       emberWaves: new Int32Array(plan.breaks),
       emberWritten: new Int32Array(plan.breaks),
+      emberParents: plan.recipe.trail
+        ? new Int32Array(plan.breaks * emberWaveSlots(plan.recipe))
+        : NO_WAVES,
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
@@ -460,10 +558,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const blocks = this.pool.blocks;
     this.#now = tick + 1;
     if (this.closedForm) {
-      // No spark moves: only the deaths are counted, births spawned and launches ended.
-      const d = (tick + 1) % DEATH_RING;
-      this.liveCount -= this.#deaths[d];
-      this.#deaths[d] = 0;
+      // No spark moves and no death is counted: births are spawned (or only marked, for trails
+      // and embers) and launches ended.
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
         if (tick - block.tick < block.activeTicks) this.#advanceBlock(block, tick);
@@ -504,9 +600,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       block.births.length = 0;
       block.births.push(0, block.size);
     }
-    // The spawns above scheduled deaths from their births; count the living afresh instead.
-    const deaths = this.#deaths;
-    deaths.fill(0);
+    // Each launch's first live slot raised; stepping counts the living afresh (the spawns above
+    // counted every birth). Closed form keeps no count: `live` evaluates it when asked.
     let live = 0;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
@@ -515,12 +610,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const shift = this.closedForm ? block.start + block.lo : 0;
       const life = state.life;
       this.#raiseLoIn(block, life, shift);
+      if (this.closedForm) continue;
       for (let i = block.start + block.lo; i < block.start + block.hi; i++) {
-        const left = life[i - shift];
-        if (left <= 0) continue;
-        live++;
-        // The shell dies at its burst, not of age (the burst counts it).
-        if (i !== block.start) deaths[(tick + left) % DEATH_RING]++;
+        if (life[i - shift] > 0) live++;
       }
     }
     this.liveCount = live;
@@ -943,12 +1035,16 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         }
         // Waves so far: at ages every, 2·every, … up to `since`, while younger than the longest
         // spark life (as #advanceBlock drops them); all written.
-        const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
-        const waves = Math.min(
-          Math.floor(since / trail.every),
-          Math.floor((longest - 1) / trail.every),
-        );
+        const slots = emberWaveSlots(recipe);
+        const waves = Math.min(Math.floor(since / trail.every), slots);
         block.emberWaves[b] = block.emberWritten[b] = waves;
+        // Each wave's count, as #countEmberWave keeps it: the trailing sparks alive at its age.
+        for (let m = 0; m < waves; m++) {
+          const age = (m + 1) * trail.every;
+          let parents = 0;
+          for (let n = 0; n < plan.trailCount[b]; n++) if (age < maxLife[first + n]) parents++;
+          block.emberParents[b * slots + m] = parents;
+        }
       }
     }
   }
@@ -964,7 +1060,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const sinceApex = k - (plan.riseTicks - 1);
     if (sinceApex < 0) return;
     const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
-    const longest = split ? Math.max(recipe.life[1], split.delay[1]) : recipe.life[1];
+    const longest = longestSparkLife(recipe);
     for (let b = 0; b < plan.breaks; b++) {
       const since = sinceApex - b * BREAK_GAP_TICKS;
       if (since < 0) return;
@@ -994,25 +1090,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
-   * Closed form: the trail sparks of rise tick `k` counted, not written: their lifetimes drawn
-   * from the tick's stream exactly as `#spawnTrail` draws them, their deaths scheduled and the
-   * launch's range grown over their slots.
+   * Closed form: the trail sparks of rise tick `k` marked born, not written (nor their
+   * lifetimes drawn): the launch's range grown over their slots.
    */
   #countTrail(block: FireworkBlock, k: number): void {
-    const draws = this.#trailDraws;
-    this.#rng.reseed(streamKey(this.seed, STREAM.firework, block.seq, PHASE.trail + k))
-      .fill(draws, 0, 5 * TRAIL_PER_TICK);
-    const bornAt = block.tick + k + 1;
-    const deaths = this.#deaths;
-    for (let n = 0; n < TRAIL_PER_TICK; n++) {
-      // #spawnTrail's draws: the place along the segment, the velocity's three, the lifetime.
-      const lifetime = TRAIL_LIFE_MIN +
-        Math.floor(draws[5 * n + 4] * (TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1));
-      deaths[(bornAt + lifetime) % DEATH_RING]++;
-    }
     block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
     block.trailTicks = k + 1;
-    this.liveCount += TRAIL_PER_TICK;
   }
 
   /**
@@ -1040,7 +1123,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const { life, maxLife, style, size, color, born } = this.pool;
     const trailStyle = styleOf(MOTION.trail, block.trailTint);
     const first = shell + trailSlot(k, 0);
-    const bornAt = block.tick + k + 1;
     for (let n = 0; n < TRAIL_PER_TICK; n++) {
       const i = first + n;
       const f = (n + 0.5 + TRAIL_JITTER * (rng.next() - 0.5)) / TRAIL_PER_TICK;
@@ -1061,7 +1143,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       size[i] = MOTIONS[MOTION.trail].size;
       if (!this.closedForm) paint(color, i, trailStyle, 0, lifetime);
       born[i] = k + 1;
-      if (count) this.#scheduleDeath(bornAt, lifetime);
     }
     if (!count) return;
     this.#touch(block, trailSlot(k, 0), trailSlot(k, TRAIL_PER_TICK));
@@ -1079,8 +1160,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #dy = new Float64Array(0);
   #dz = new Float64Array(0);
   #noise = new Float64Array(0);
-  /** Scratch for one rise tick's trail draws (`#countTrail`). */
-  #trailDraws = new Float64Array(5 * TRAIL_PER_TICK);
 
   /** Makes the scratch arrays hold `n` sparks (5 draws each). */
   #scratchFor(n: number): void {
@@ -1191,8 +1270,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const motion = recipe.motion, flickers = recipe.flicker;
     const lifeLo = recipe.life[0], lifeSpan = recipe.life[1] - recipe.life[0] + 1;
     const delays = block.delays[b];
-    const deathBase = block.tick + bornRel;
-    const deaths = this.#deaths;
     for (let n = 0, d = 0; n < count; n++, d += 5) {
       const i = first + n;
       const u1 = draws[d];
@@ -1251,8 +1328,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       // Blue-silver's silver sparks twinkle (seed 002); crackle strobes.
       flicker[i] = flickers || (tint === SILVER_TINT && twinkle) ? flickerKey(key, n) : 0;
       born[i] = bornRel;
-      if (closed) deaths[(deathBase + lifetime) % DEATH_RING]++;
-      else {
+      if (!closed) {
         position[p] = previous[p] = ax;
         position[p + 1] = previous[p + 1] = ay;
         position[p + 2] = previous[p + 2] = az;
@@ -1388,24 +1464,21 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     }
   }
 
-  /** Split `j`'s children are born: counted live, their deaths scheduled, the range grown. */
+  /** Split `j`'s children are born: counted live (stepping), the range grown. */
   #splitCount(block: FireworkBlock, b: number, j: number): void {
     const plan = block.plan;
     const split = block.recipe.split!;
     const rel = plan.childStart[b] + j * split.children;
-    const first = block.start + rel;
-    const maxLife = this.pool.maxLife;
-    const bornAt = block.tick + plan.riseTicks + b * BREAK_GAP_TICKS + block.delays[b][j];
-    for (let n = 0; n < split.children; n++) this.#scheduleDeath(bornAt, maxLife[first + n]);
     if (!this.closedForm) this.#touch(block, rel, rel + split.children);
     block.hi = Math.max(block.hi, rel + split.children);
     this.liveCount += split.children;
   }
 
   /**
-   * Closed form: wave `m` of break `b`'s embers counted, not written: each living trailing
-   * spark's ember is born (its death scheduled from its lifetime, one hash) and the launch's
-   * possibly-live range grows over it, exactly as `#emberWave` would leave them.
+   * Closed form: wave `m` of break `b`'s embers marked born, not written (nor their lifetimes
+   * drawn): each living trailing spark drops one, exactly as `#emberWave` would; the launch's
+   * possibly-live range grows over the last of them, and the wave's count is kept for
+   * `expectedLive`.
    */
   #countEmberWave(block: FireworkBlock, b: number, m: number): void {
     const plan = block.plan;
@@ -1413,34 +1486,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const count = plan.trailCount[b];
     if (count === 0) return;
     const maxLife = this.pool.maxLife;
-    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
     const age = (m + 1) * trail.every;
-    const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
-    const bornAt = block.tick + plan.riseTicks + b * BREAK_GAP_TICKS + age;
     const first = block.start + plan.sparkStart[b];
-    const deaths = this.#deaths;
-    // hashUnit(key, (n · 256 + m) · 4 + 3) with the key's part mixed once (the same bits): the
-    // most numerous births of a busy sky each cost one hash here and nothing else.
-    const keyed = keyPart(key);
     let spawned = 0, top = -1;
     for (let n = 0; n < count; n++) {
       if (!(age < maxLife[first + n])) continue;
-      // mixKeyed(keyed, word), inlined: fmix32 of the word, added to the key's part, fmix32.
-      let h = (n * 256 + m) * 4 + 3;
-      h ^= h >>> 16;
-      h = Math.imul(h, 0x85ebca6b);
-      h ^= h >>> 13;
-      h = Math.imul(h, 0xc2b2ae35);
-      h ^= h >>> 16;
-      h = (keyed + (h >>> 0)) | 0;
-      h ^= h >>> 16;
-      h = Math.imul(h, 0x85ebca6b);
-      h ^= h >>> 13;
-      h = Math.imul(h, 0xc2b2ae35);
-      h ^= h >>> 16;
-      const unit = (h >>> 0) / 4294967296;
-      const lifetime = lifeLo + Math.floor(unit * lifeSpan);
-      deaths[(bornAt + lifetime) & (DEATH_RING - 1)]++;
       spawned++;
       top = n;
     }
@@ -1448,7 +1498,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const last = plan.emberStart[b] + top * trail.ring + (m % trail.ring);
       block.hi = Math.max(block.hi, last + 1);
     }
-    this.liveCount += spawned;
+    block.emberParents[b * emberWaveSlots(block.recipe) + m] = spawned;
   }
 
   /**
@@ -1512,12 +1562,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const emberSize = MOTIONS[trail.motion].size;
     const gold = block.trailTint === GOLD_TINT;
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
-    const bornAt = block.tick + bornRel;
     const first = block.start + plan.sparkStart[b];
     const ring = trail.ring;
     const firstEmber = block.start + plan.emberStart[b] + (m % ring);
     const colors = STYLE_COLORS;
-    const deaths = this.#deaths, closed = this.closedForm;
     const f32 = this.#scratch32;
     let spawned = 0, top = -1;
     for (let n = 0; n < count; n++) {
@@ -1555,7 +1603,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       color[c + 2] = colors[o + 2];
       color[c + 3] = colors[o + 3];
       born[i] = bornRel;
-      if (closed) deaths[(bornAt + lifetime) % DEATH_RING]++;
       spawned++;
       top = i;
     }
@@ -1612,7 +1659,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
     born[i] = bornRel;
     if (!count) return i;
-    this.#scheduleDeath(block.tick + bornRel, lifetime);
     block.hi = Math.max(block.hi, i - block.start + 1);
     this.liveCount++;
     return i;

@@ -200,9 +200,20 @@ export class World {
     return this.#fireworks;
   }
 
-  /** Live firework, gun and fountain particles. */
+  /**
+   * Live firework, gun and fountain particles, exactly: the fireworks are evaluated at the
+   * current tick (O(their slots), like a hash), for tests and tools.
+   */
   liveParticles(): number {
     return this.#fireworks.live() + this.#gun.live() + this.#fountain.live();
+  }
+
+  /**
+   * Live particles as a display counts them, in work proportional to the launches: the gun's
+   * and fountain's exactly, the fireworks' expected number (Fireworks.expectedLive).
+   */
+  expectedParticles(): number {
+    return this.#fireworks.expectedLive() + this.#gun.live() + this.#fountain.live();
   }
 
   /**

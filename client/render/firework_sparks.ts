@@ -104,7 +104,6 @@ export class FireworkSparks {
   private rebuilds = -1;
   private epoch = 0;
   private readonly trails = new Map<Recipe, number>();
-  private drawn = 0;
   /** Slots written by the last `update` (births, or everything after the world changed). */
   written = 0;
   /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
@@ -151,11 +150,12 @@ export class FireworkSparks {
   }
 
   /**
-   * Live sparks the last `update` had the GPU draw: the world's live fireworks over `keepEvery`
-   * (an estimate when thinning; the GPU decides per slot, the CPU does not count them).
+   * About how many live sparks the GPU draws: the world's expected live fireworks over
+   * `keepEvery` (the GPU decides per slot; the CPU does not count them). Evaluated when read.
    */
   get drawnCount(): number {
-    return this.drawn;
+    const system = this.system;
+    return system ? Math.round(system.expectedLive() / this.keepEvery) : 0;
   }
 
   /**
@@ -266,7 +266,6 @@ export class FireworkSparks {
     uniforms.uTick.value = tick - this.epoch;
     uniforms.uAlpha.value = alpha;
     uniforms.uStrobeTick.value = this.strobe ? tick : -1;
-    this.drawn = Math.round(system.live() / this.keepEvery);
   }
 
   /** Frees GPU resources. */
