@@ -208,10 +208,12 @@ export interface FireworkBlock extends Block {
   readonly emberWaves: Int32Array;
   readonly emberWritten: Int32Array;
   /**
-   * Closed form, per break and ember wave (`b · emberWaveSlots + m`): how many trailing sparks
-   * dropped an ember in it, for `expectedLive`.
+   * Per break and ember wave (`b · emberWaveSlots + m`), tabulated at the break from its sparks'
+   * lifetimes: how many trailing sparks drop an ember in the wave (for `expectedLive`), and the
+   * end of the launch's possibly-live range once they have (0: none drops one).
    */
   readonly emberParents: Int32Array;
+  readonly emberHi: Int32Array;
   /**
    * Rise ticks whose trail sparks are born so far, and (closed form) how many of them are
    * written into the pool: like embers, a closed-form step only marks a rise tick's trail sparks
@@ -521,6 +523,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       emberWaves: new Int32Array(plan.breaks),
       emberWritten: new Int32Array(plan.breaks),
       emberParents: plan.recipe.trail
+        ? new Int32Array(plan.breaks * emberWaveSlots(plan.recipe))
+        : NO_WAVES,
+      emberHi: plan.recipe.trail
         ? new Int32Array(plan.breaks * emberWaveSlots(plan.recipe))
         : NO_WAVES,
       trailTicks: 0,
@@ -1038,13 +1043,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         const slots = emberWaveSlots(recipe);
         const waves = Math.min(Math.floor(since / trail.every), slots);
         block.emberWaves[b] = block.emberWritten[b] = waves;
-        // Each wave's count, as #countEmberWave keeps it: the trailing sparks alive at its age.
-        for (let m = 0; m < waves; m++) {
-          const age = (m + 1) * trail.every;
-          let parents = 0;
-          for (let n = 0; n < plan.trailCount[b]; n++) if (age < maxLife[first + n]) parents++;
-          block.emberParents[b * slots + m] = parents;
-        }
       }
     }
   }
@@ -1347,6 +1345,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     this.#touch(block, plan.sparkStart[b], touched);
     block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
     this.liveCount += count;
+    this.#tabulateEmberWaves(block, b);
   }
 
   /** Split `j` of break `b`: its spark just died; its children fly from where it was. */
@@ -1476,29 +1475,46 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /**
    * Closed form: wave `m` of break `b`'s embers marked born, not written (nor their lifetimes
-   * drawn): each living trailing spark drops one, exactly as `#emberWave` would; the launch's
-   * possibly-live range grows over the last of them, and the wave's count is kept for
-   * `expectedLive`.
+   * drawn): the launch's possibly-live range grows over the last of them, exactly as
+   * `#emberWave` would leave it (from the break's table, `#tabulateEmberWaves`).
    */
   #countEmberWave(block: FireworkBlock, b: number, m: number): void {
+    const hi = block.emberHi[b * emberWaveSlots(block.recipe) + m];
+    if (hi > block.hi) block.hi = hi;
+  }
+
+  /**
+   * At break `b`, from its sparks' lifetimes: per ember wave m, the trailing sparks that drop
+   * one (spark n drops in waves m with (m + 1) · every below its life, as `#emberWave` checks)
+   * and the range end its last ember sets (`block.emberParents`, `block.emberHi`). One pass over
+   * the trailing sparks and one over the waves, instead of a pass over the sparks per wave.
+   */
+  #tabulateEmberWaves(block: FireworkBlock, b: number): void {
+    const trail = block.recipe.trail;
+    if (!trail) return;
     const plan = block.plan;
-    const trail = block.recipe.trail!;
-    const count = plan.trailCount[b];
-    if (count === 0) return;
+    const slots = emberWaveSlots(block.recipe), base = b * slots;
+    const parents = block.emberParents, his = block.emberHi;
+    parents.fill(0, base, base + slots);
+    his.fill(0, base, base + slots);
     const maxLife = this.pool.maxLife;
-    const age = (m + 1) * trail.every;
     const first = block.start + plan.sparkStart[b];
-    let spawned = 0, top = -1;
-    for (let n = 0; n < count; n++) {
-      if (!(age < maxLife[first + n])) continue;
-      spawned++;
-      top = n;
+    const every = trail.every, ring = trail.ring;
+    // First the sparks whose last wave is m (at base + m), and the last of them plus one.
+    for (let n = 0, count = plan.trailCount[b]; n < count; n++) {
+      const waves = Math.min(slots, Math.ceil(maxLife[first + n] / every) - 1);
+      if (waves <= 0) continue;
+      parents[base + waves - 1]++;
+      his[base + waves - 1] = n + 1;
     }
-    if (top >= 0) {
-      const last = plan.emberStart[b] + top * trail.ring + (m % trail.ring);
-      block.hi = Math.max(block.hi, last + 1);
+    // Then from the last wave down: the sparks still dropping, and the last of them.
+    let alive = 0, top = 0;
+    for (let m = slots - 1; m >= 0; m--) {
+      alive += parents[base + m];
+      parents[base + m] = alive;
+      top = Math.max(top, his[base + m]);
+      his[base + m] = top > 0 ? plan.emberStart[b] + (top - 1) * ring + (m % ring) + 1 : 0;
     }
-    block.emberParents[b * emberWaveSlots(block.recipe) + m] = spawned;
   }
 
   /**
