@@ -59,6 +59,7 @@ import {
   TRAIL_PER_TICK,
   TRAIL_RING_TICKS,
   trailSlot,
+  zeros,
 } from "./firework_plan.ts";
 import { directionNoiseArray, NOISE_FREQUENCY, NOISE_STRENGTH } from "./firework_noise.ts";
 import type { Recipe } from "./firework_recipes.ts";
@@ -173,16 +174,16 @@ export interface FireworkBlock extends Block {
   readonly z: number;
   readonly theme: Theme;
   /** Per break: main and second tint (palette indices); unused for rainbow. */
-  readonly primary: Uint8Array;
-  readonly secondary: Uint8Array;
+  readonly primary: number[];
+  readonly secondary: number[];
   /** Per break: ticks after the break at which each splitting spark splits. */
-  readonly delays: readonly Uint8Array[];
+  readonly delays: readonly number[][];
   /**
    * Per break: the splitting sparks in the order they split (by delay, then index), and how
    * many of them have split: a step visits only the splits due, not every splitting spark.
    */
-  readonly splitOrder: readonly Uint16Array[];
-  readonly splitsDone: Int32Array;
+  readonly splitOrder: readonly number[][];
+  readonly splitsDone: number[];
   /** Palette tint of the rising shell's trail and of every ember trail (red-gold: gold). */
   readonly trailTint: number;
   /**
@@ -205,15 +206,15 @@ export interface FireworkBlock extends Block {
    * only marks a wave born (no ember is drawn); the pool's ember slots are written when the sparks
    * are next read (`sync`), and a GPU renderer derives embers from their trailing sparks.
    */
-  readonly emberWaves: Int32Array;
-  readonly emberWritten: Int32Array;
+  readonly emberWaves: number[];
+  readonly emberWritten: number[];
   /**
    * Per break and ember wave (`b · emberWaveSlots + m`), tabulated at the break from its sparks'
    * lifetimes: how many trailing sparks drop an ember in the wave (for `expectedLive`), and the
    * end of the launch's possibly-live range once they have (0: none drops one).
    */
-  readonly emberParents: Int32Array;
-  readonly emberHi: Int32Array;
+  readonly emberParents: number[];
+  readonly emberHi: number[];
   /**
    * Rise ticks whose trail sparks are born so far, and (closed form) how many of them are
    * written into the pool: like embers, a closed-form step only marks a rise tick's trail sparks
@@ -286,8 +287,8 @@ function emberWaveSlots(recipe: Recipe): number {
   return trail ? Math.floor((longestSparkLife(recipe) - 1) / trail.every) : 0;
 }
 
-/** What a launch without ember trails keeps per wave: nothing. */
-const NO_WAVES = new Int32Array(0);
+/** What a launch without ember trails keeps per wave: nothing (never written). */
+const NO_WAVES: number[] = [];
 
 /**
  * The chance that a lifetime drawn uniformly from the integers [lo, hi] outlasts `age` ticks
@@ -303,11 +304,11 @@ function outlasts(age: number, lo: number, hi: number): number {
 const delayCounts = new Int32Array(257);
 
 /** The indices of `delays` ordered by delay, then by index (a counting sort: delays < 256). */
-function orderByDelay(delays: Uint8Array): Uint16Array {
+function orderByDelay(delays: readonly number[]): number[] {
   const counts = delayCounts.fill(0);
   for (let j = 0; j < delays.length; j++) counts[delays[j] + 1]++;
   for (let d = 1; d < 257; d++) counts[d] += counts[d - 1];
-  const order = new Uint16Array(delays.length);
+  const order = zeros(delays.length);
   for (let j = 0; j < delays.length; j++) order[counts[delays[j]]++] = j;
   return order;
 }
@@ -482,7 +483,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   launch(seq: number, tick: number, spec: LaunchSpec, setting: ThemeSetting): void {
     const plan = planFirework(this.seed, seq, spec);
     const theme = resolveTheme(spec.theme, setting, plan.themeRoll);
-    const primary = new Uint8Array(plan.breaks), secondary = new Uint8Array(plan.breaks);
+    const primary = zeros(plan.breaks), secondary = zeros(plan.breaks);
     for (let b = 0; b < plan.breaks; b++) {
       primary[b] = secondary[b] = RAINBOW_FIRST;
       if (theme === "rainbow") continue;
@@ -492,10 +493,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       primary[b] = tints[b % tints.length];
       secondary[b] = tints[(b + 1) % tints.length];
     }
-    const delays: Uint8Array[] = [];
-    const splitOrder: Uint16Array[] = [];
+    const delays: number[][] = [];
+    const splitOrder: number[][] = [];
     for (let b = 0; b < plan.breaks; b++) {
-      const d = splitDelays(this.seed, seq, plan.recipe, b, new Uint8Array(plan.splitCount[b]));
+      const d = splitDelays(this.seed, seq, plan.recipe, b, zeros(plan.splitCount[b]));
       delays.push(d);
       splitOrder.push(orderByDelay(d));
     }
@@ -515,19 +516,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       secondary,
       delays,
       splitOrder,
-      splitsDone: new Int32Array(plan.breaks),
+      splitsDone: zeros(plan.breaks),
       trailTint: THEME_TRAIL_TINT[theme],
       lo: 0,
       hi: 1,
       births: [],
-      emberWaves: new Int32Array(plan.breaks),
-      emberWritten: new Int32Array(plan.breaks),
-      emberParents: plan.recipe.trail
-        ? new Int32Array(plan.breaks * emberWaveSlots(plan.recipe))
-        : NO_WAVES,
-      emberHi: plan.recipe.trail
-        ? new Int32Array(plan.breaks * emberWaveSlots(plan.recipe))
-        : NO_WAVES,
+      emberWaves: zeros(plan.breaks),
+      emberWritten: zeros(plan.breaks),
+      emberParents: plan.recipe.trail ? zeros(plan.breaks * emberWaveSlots(plan.recipe)) : NO_WAVES,
+      emberHi: plan.recipe.trail ? zeros(plan.breaks * emberWaveSlots(plan.recipe)) : NO_WAVES,
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
