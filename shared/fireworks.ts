@@ -451,14 +451,19 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       sum += (count - splits) * outlasts(since, recipe.life[0], recipe.life[1]);
       if (split) {
         const order = block.splitOrder[b], delays = block.delays[b];
-        for (let d = 0; d < done; d++) {
+        // Latest split first: the older ones' children are older still, and past the longest
+        // child life they are all dead.
+        for (let d = done - 1; d >= 0; d--) {
           const childAge = since - delays[order[d]];
+          if (childAge >= split.life[1]) break;
           sum += split.children * outlasts(childAge, split.life[0], split.life[1]);
         }
       }
       if (trail) {
-        for (let m = 0; m < block.emberWaves[b]; m++) {
+        // Latest wave first, likewise.
+        for (let m = block.emberWaves[b] - 1; m >= 0; m--) {
           const emberAge = since - (m + 1) * trail.every;
+          if (emberAge >= trail.life[1]) break;
           sum += block.emberParents[b * waveSlots + m] *
             outlasts(emberAge, trail.life[0], trail.life[1]);
         }
