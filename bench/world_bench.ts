@@ -366,7 +366,7 @@ const million = (() => {
 let bestHashMs = Infinity, bestHashCpuMs = Infinity, bestStepMs = Infinity;
 let bestJoinMs = Infinity, bestJoinCpuMs = Infinity;
 Deno.bench({
-  name: "1M sky: world.step (closed form: births, deaths, ends)",
+  name: "1M sky: world.step (closed form: births and ends)",
   group: "1M sky",
   n: 10,
   warmup: 1,
