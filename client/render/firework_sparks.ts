@@ -388,6 +388,8 @@ export class FireworkSparks {
     const ring = trail.ring;
     const data = this.data;
     const keep = this.keepEvery;
+    // No integer division per record unless thinning (reduced motion).
+    const thin = keep !== 1;
     const key = streamKey(system.seed, STREAM.firework, block.seq, PHASE.ember + b);
     const keyLo = key & 0xffff, keyHi = key >>> 16;
     const gold = block.trailTint === GOLD_TINT;
@@ -421,7 +423,7 @@ export class FireworkSparks {
         data[o + 9] = keyLo;
         data[o + 10] = keyHi;
         // Negative: an ember ring slot (q, spark n, trail row t); 0 when thinned out.
-        data[o + 11] = (first + q) % keep !== 0 ? 0 : -(code + q + EMBER_N * n);
+        data[o + 11] = thin && (first + q) % keep !== 0 ? 0 : -(code + q + EMBER_N * n);
       }
       this.written += ring;
     }
@@ -437,6 +439,7 @@ export class FireworkSparks {
     const { origin, velocity } = system.pool;
     const data = this.data;
     const keep = this.keepEvery;
+    const thin = keep !== 1;
     const shell = block.start, p = shell * 3;
     const end = block.plan.trailEnd;
     const key = streamPrefix(system.seed, STREAM.firework, block.seq);
@@ -457,7 +460,7 @@ export class FireworkSparks {
       data[o + 9] = key & 0xffff;
       data[o + 10] = key >>> 16;
       // Negative: trail ring slot r − 1; 0 when thinned out.
-      data[o + 11] = r % keep !== 0 ? 0 : -(1 + (r - 1) + EMBER_T * SHELL_TRAIL_ROW);
+      data[o + 11] = thin && r % keep !== 0 ? 0 : -(1 + (r - 1) + EMBER_T * SHELL_TRAIL_ROW);
     }
     this.written += end - 1;
   }
@@ -467,6 +470,7 @@ export class FireworkSparks {
     const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
     const data = this.data;
     const keep = this.keepEvery;
+    const thin = keep !== 1;
     const base = block.tick - this.epoch;
     const rise = block.plan.riseTicks;
     for (let chunk = from; chunk < to; chunk += STAGING_SLOTS) {
@@ -488,7 +492,7 @@ export class FireworkSparks {
         data[o + 10] = size[i];
         // Drawn while younger than its life (the shell: until its burst puts it out); never when
         // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
-        data[o + 11] = life <= 0 || r % keep !== 0 ? 0 : r === 0 ? rise : life;
+        data[o + 11] = life <= 0 || (thin && r % keep !== 0) ? 0 : r === 0 ? rise : life;
       }
     }
     this.written += to - from;
