@@ -21,7 +21,7 @@ export interface SnowfireDebug {
   hashAt(tick: number): string | undefined;
   /** Checkpoint ticks with a recorded hash, oldest first. */
   checkpoints(): number[];
-  /** Live firework, gun and fountain particles. */
+  /** Live firework, gun and fountain particles, counted exactly (O(slots): for tests). */
   live(): number;
   /** True while connected and welcomed. */
   connected(): boolean;
