@@ -66,3 +66,21 @@ Deno.test("fireworks expectedLive is exact for a rising shell and when stepping"
     assert.equal(stepped.expectedLive(), stepped.live(), `stepping at ${tick + 1}`);
   }
 });
+
+Deno.test("fireworks expectedLive of a sky jumped to a tick equals the stepped sky's", () => {
+  const stepped = new Fireworks(SEED, 2_000_000, { closedForm: true, slack: 1.5 });
+  let checked = 0;
+  for (let tick = 0; tick < 700; tick++) {
+    launchAt(stepped, tick, "every");
+    stepped.step(tick);
+    if ((tick + 1) % 97 !== 0) continue;
+    // A late joiner: every launch so far, then one jump to the stepped sky's tick.
+    const jumped = new Fireworks(SEED, 2_000_000, { closedForm: true, slack: 1.5 });
+    for (let t = 0; t <= tick; t++) launchAt(jumped, t, "every");
+    jumped.jumpTo(tick + 1);
+    assert.equal(jumped.expectedLive(), stepped.expectedLive(), `expected at ${tick + 1}`);
+    assert.equal(jumped.live(), stepped.live(), `live at ${tick + 1}`);
+    checked++;
+  }
+  assert.equal(checked, 7);
+});
