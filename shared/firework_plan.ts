@@ -119,8 +119,8 @@ export interface LaunchShape {
 
 /**
  * `n` zeros in a plain array. A launch's small per-break arrays are plain arrays: a busy sky
- * plans hundreds of launches a second, and V8 makes a small typed array ~10× slower than a plain
- * one (a plan's nine typed arrays took ~14 µs).
+ * plans hundreds of launches a second, and V8 made a plan's nine small typed arrays ~14 µs against
+ * ~0.5 µs as plain arrays.
  *
  * @example
  * ```ts

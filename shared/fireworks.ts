@@ -397,9 +397,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
-   * Live particles. Stepping counts them as they spawn and die. Closed form counts no death
-   * (that took one lifetime draw per spark born): this evaluates every launch at the current
-   * tick, O(slots) like a hash, for tests, checks and tools; a display reads `expectedLive`.
+   * Live particles. Stepping counts them as they spawn and die (`liveCount`; closed form does
+   * not read it). Closed form counts no death (that took one lifetime draw per spark born): this
+   * evaluates every launch at the current tick, O(slots) like a hash, for tests, checks and
+   * tools; a display reads `expectedLive`.
    */
   override live(): number {
     if (!this.closedForm) return this.liveCount;
