@@ -332,16 +332,11 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     if (end > this.count) this.count = end;
     this.used += size;
     this.blocks.push(block);
-    // Into the address order (a binary search; usually at the end or near the cursor).
+    // Into the address order (usually at the end or near the cursor).
     const list = this.#byAddress;
-    let lo = 0, hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid].start < start) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo === list.length) list.push(block);
-    else list.splice(lo, 0, block);
+    const at = this.#firstFrom(start);
+    if (at === list.length) list.push(block);
+    else list.splice(at, 0, block);
     this.#cursor = end;
   }
 
@@ -352,13 +347,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   #fit(size: number, limit: number): number {
     const list = this.#byAddress, n = list.length;
     const cursor = Math.min(this.#cursor, limit);
-    // The first block at or above the cursor.
-    let lo = 0, hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid].start < cursor) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.#firstFrom(cursor);
     let gap = lo > 0 ? Math.max(cursor, list[lo - 1].start + list[lo - 1].size) : cursor;
     for (let i = lo; i < n; i++) {
       if (list[i].start - gap >= size) return gap;
@@ -371,6 +360,18 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       gap = list[i].start + list[i].size;
     }
     return (lo < n ? list[lo].start : limit) - gap >= size ? gap : -1;
+  }
+
+  /** The index in the address order of the first block starting at or above `slot`. */
+  #firstFrom(slot: number): number {
+    const list = this.#byAddress;
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].start < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /**
