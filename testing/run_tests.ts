@@ -16,8 +16,10 @@
  * six on 2026-12-01 (an idle scene not swept in time, 14 events not relayed within 20 s), and the
  * server and cluster tiers together still end about when the browser tier does. Last, one at a time with nothing
  * beside them, the files marked `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
- * The closing lines name every failed test, so the tail of a long log says what failed.
+ * The closing lines name every failed test with the first lines of its error, so the tail of a
+ * long log says what failed and why.
  */
+import { FailureReport } from "./failure_report.ts";
 import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
@@ -93,13 +95,12 @@ function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
 async function runDeno(
   args: string[],
   { live, nice }: RunOptions,
-): Promise<{ code: number; output: string; failures: string[] }> {
+): Promise<{ code: number; output: string; report: FailureReport }> {
   const process = spawnDeno(args, nice);
   let block = "";
   let tail = "";
   let unread = "";
-  const failures: string[] = [];
-  let inFailures = false;
+  const report = new FailureReport();
   const read = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
     const decoder = new TextDecoder();
     let partial = "";
@@ -108,17 +109,10 @@ async function runDeno(
       // deno test reports, and ends with its summary, on stdout.
       if (isStdout) {
         tail = (tail + text).slice(-4096);
-        // deno's closing FAILURES list: one line per failure, `name => ./tests/file.ts:line:col`
-        // for a test or step, `./tests/file.ts (uncaught error)` for an error outside any test.
+        // deno's ERRORS and FAILURES sections: what failed and why.
         const lines = (unread + text).split("\n");
         unread = lines.pop()!;
-        for (const line of lines) {
-          // deno-lint-ignore no-control-regex
-          const plain = line.replace(/\x1b\[[0-9;]*m/g, "").trim();
-          if (plain === "FAILURES") inFailures = true;
-          else if (/^(ok|FAILED) \| /.test(plain)) inFailures = false;
-          else if (inFailures && plain !== "") failures.push(plain);
-        }
+        for (const line of lines) report.line(line);
       }
       if (!live) {
         block += text;
@@ -134,7 +128,7 @@ async function runDeno(
   await Promise.all([read(process.stdout, true), read(process.stderr, false)]);
   const { code } = await process.status;
   if (!live) writeBlock(block);
-  return { code, output: tail, failures: [...new Set(failures)] };
+  return { code, output: tail, report };
 }
 
 function formatSeconds(ms: number): string {
@@ -184,8 +178,10 @@ const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
   chosen.map((tier) => [tier, { passed: 0, steps: 0, failed: 0, ignored: 0, ms: 0, ran: false }]),
 );
 let status = 0;
-/** Every failed test, as deno names it, with its tier. */
-const failed: string[] = [];
+/** Every failed test, as deno names it, with its tier and the first lines of its error. */
+const failed: { tier: Tier; name: string; why: string[] }[] = [];
+/** Lines of each failure's error in the closing summary. */
+const REASON_LINES = 3;
 
 async function run(step: Step | null, options: RunOptions): Promise<void> {
   if (!step) return;
@@ -195,7 +191,7 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
   }: ${step.files.map((f) => f.path.split("/").pop()).join(" ")} ==\n`;
   if (options.live) writeBlock(header);
   else writeBlock(header.replace("==\n", "== (output when done)\n"));
-  const { code, output, failures } = await runDeno(
+  const { code, output, report } = await runDeno(
     [
       ...FLAGS,
       ...(step.parallel ? ["--parallel"] : []),
@@ -208,7 +204,10 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
   total.ms += performance.now() - started;
   total.ran = true;
   if (code !== 0) status = code;
-  failed.push(...failures.map((failure) => `${step.tier}: ${failure}`));
+  const reasons = new Map(report.reasons().map(([name, ...why]) => [name, why]));
+  for (const name of report.failures()) {
+    failed.push({ tier: step.tier, name, why: reasons.get(name) ?? [] });
+  }
   const summary = summaryOf(output);
   if (!summary) {
     writeBlock(`${step.tier}: no summary (exit code ${code})`);
@@ -243,7 +242,17 @@ for (const tier of chosen) await run(stepOf(tier, true), quiet);
 const lines = [...counts].filter(([, c]) => c.ran).map(([tier, c]) =>
   `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ignored in ${formatSeconds(c.ms)}`
 );
-if (failed.length > 0) lines.unshift("failed tests:", ...failed.map((line) => `  ${line}`), "");
+if (failed.length > 0) {
+  // Each failed test with the first lines of its error: CI shows only the tail of a long log.
+  lines.unshift(
+    "failed tests:",
+    ...failed.flatMap(({ tier, name, why }) => [
+      `  ${tier}: ${name}`,
+      ...why.slice(0, REASON_LINES).map((line) => `    ${line}`),
+    ]),
+    "",
+  );
+}
 writeBlock(`\n${lines.join("\n")}`);
 if (chosen.length > 1) {
   const sum = (key: keyof Counts) => [...counts.values()].reduce((n, c) => n + c[key], 0);
