@@ -3,7 +3,7 @@
  * message text (which the client and the server may reword between versions).
  */
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { NoRespondersError, RequestError } from "@nats-io/transport-node";
+import { NoRespondersError, RequestError, TimeoutError } from "@nats-io/transport-node";
 
 /** JetStream API error code: a stream name is taken (by a stream with another configuration). */
 export const STREAM_NAME_IN_USE = 10058;
@@ -46,4 +46,34 @@ export function isStreamNameInUse(e: unknown): boolean {
 /** A request found nobody subscribed to its subject (nothing was done). */
 export function isNoResponders(e: unknown): boolean {
   return e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders());
+}
+
+/**
+ * JetStream API codes of refusals that pass once the cluster has settled: its system is still
+ * electing or syncing (10008), its meta leader does not yet know enough servers with room for a
+ * replicated stream (10023), or no peers are known for placement yet (10005, also what too many
+ * replicas for the servers get: a retry then ends with that error).
+ */
+const SETTLING_CODES: ReadonlySet<number> = new Set([10005, 10008, 10023]);
+
+/**
+ * A JetStream request failed in a way a cluster that just started (or lost a server a moment
+ * ago) gives and a retry a little later does not: nobody answered JetStream's API yet, the
+ * request timed out, or the cluster refused while it settles (a 503, or a code above).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await jsm.streams.add({ name: "LOG", subjects: ["log.>"], num_replicas: 3 });
+ * } catch (e) {
+ *   if (!isSettling(e)) throw e;
+ *   // try again in a moment
+ * }
+ * ```
+ */
+export function isSettling(e: unknown): boolean {
+  if (isNoResponders(e) || e instanceof TimeoutError) return true;
+  if (e instanceof RequestError && e.cause instanceof TimeoutError) return true;
+  if (!(e instanceof JetStreamApiError)) return false;
+  return e.status === 503 || SETTLING_CODES.has(e.code);
 }

@@ -14,6 +14,7 @@ import { type ClusterOptions, isLoopbackUrl } from "./cluster_config.ts";
 import { LEASE_BUCKET, LOG_STREAM, NAME_BUCKET, SCENE_BUCKET } from "./subjects.ts";
 import { NAME_TTL_MS } from "./name_claims.ts";
 import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
+import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -77,7 +78,10 @@ export class NatsLink {
     this.#watch();
   }
 
-  /** Connects (retrying until `timeoutMs`) and creates the stream and buckets when missing. */
+  /**
+   * Connects (retrying forever) and creates the stream and buckets when missing, retrying while a
+   * cluster that just started refuses (`retryWhileSettling`, up to a minute).
+   */
   static async open(options: ClusterOptions, log: (msg: string) => void): Promise<NatsLink> {
     const nc = await connect({
       servers: options.natsUrls,
@@ -96,23 +100,27 @@ export class NatsLink {
     });
     try {
       refuseUnauthenticated(nc, options);
-      const jsm = await jetstreamManager(nc);
-      await ensureStream(jsm, options.replicas);
-      const kvm = new Kvm(nc);
-      const leases = await kvm.create(LEASE_BUCKET, {
-        ttl: options.leaseTtlMs,
-        history: 1,
-        replicas: options.replicas,
-      });
-      const scenes = await kvm.create(SCENE_BUCKET, { history: 1, replicas: options.replicas });
-      const names = await kvm.create(NAME_BUCKET, {
-        ttl: NAME_TTL_MS,
-        history: 1,
-        replicas: options.replicas,
-      });
-      await keepBucketTtl(jsm, names, NAME_BUCKET, NAME_TTL_MS);
+      // Every step is idempotent: a retry finds what an earlier try made.
+      const made = await retryWhileSettling("create the log stream and buckets", async () => {
+        const jsm = await jetstreamManager(nc);
+        await ensureStream(jsm, options.replicas);
+        const kvm = new Kvm(nc);
+        const leases = await kvm.create(LEASE_BUCKET, {
+          ttl: options.leaseTtlMs,
+          history: 1,
+          replicas: options.replicas,
+        });
+        const scenes = await kvm.create(SCENE_BUCKET, { history: 1, replicas: options.replicas });
+        const names = await kvm.create(NAME_BUCKET, {
+          ttl: NAME_TTL_MS,
+          history: 1,
+          replicas: options.replicas,
+        });
+        await keepBucketTtl(jsm, names, NAME_BUCKET, NAME_TTL_MS);
+        return { jsm, buckets: { leases, scenes, names } };
+      }, { ...START_RETRY, log });
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
-      return new NatsLink(nc, jsm, { leases, scenes, names });
+      return new NatsLink(nc, made.jsm, made.buckets);
     } catch (e) {
       await nc.close();
       throw e;
