@@ -12,6 +12,13 @@ type Waiter = {
 };
 
 /**
+ * How long {@link TestClient.join} waits for the welcome. A cluster node opening a scene first
+ * writes to replicated buckets, which a loaded machine may slow past the usual 5 s wait; tests
+ * that judge how soon a welcome comes time it themselves.
+ */
+const JOIN_TIMEOUT_MS = 15_000;
+
+/**
  * A recording WebSocket client.
  *
  * @example
@@ -77,7 +84,14 @@ export class TestClient {
   ): Promise<{ client: TestClient; welcome: Extract<ServerMessage, { t: "welcome" }> }> {
     const client = await TestClient.connect(baseUrl, scene);
     client.send({ t: "hello", ...hello });
-    const welcome = await client.waitFor((m) => m.t === "welcome");
+    let welcome;
+    try {
+      welcome = await client.waitFor((m) => m.t === "welcome", JOIN_TIMEOUT_MS);
+    } catch (e) {
+      // The test never gets the client to close: close it here, or the failure also leaks it.
+      await client.close();
+      throw e;
+    }
     return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
   }
 
