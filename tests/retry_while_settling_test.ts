@@ -4,7 +4,7 @@ import { errors } from "@nats-io/transport-node";
 import { isSettling } from "../server/cluster/nats_errors.ts";
 import { retryWhileSettling } from "../server/cluster/retry_while_settling.ts";
 
-/** A refusal as nats-server sends it: an HTTP-like status and a JetStream error code. */
+/** A refusal as the NATS server sends it: an HTTP-like status and a JetStream error code. */
 const refusal = (status: number, errCode: number, description: string) =>
   new JetStreamApiError({ code: status, err_code: errCode, description });
 
