@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { retryWhileSettling, START_RETRY } from "../server/cluster/retry_while_settling.ts";
 import {
   natsServerPath,
   requireNats,
@@ -30,7 +31,13 @@ Deno.test({ name: THREE, ignore: !requireNats(THREE) }, async (t) => {
     try {
       const jsm = await jetstreamManager(nc);
       const js = jetstream(nc);
-      await jsm.streams.add({ name: "HARNESS", subjects: ["harness.>"], num_replicas: 3 });
+      // As a node does at start: a cluster that just elected its leader may refuse a replicated
+      // stream for a moment ("insufficient resources" until it has heard from every server).
+      await retryWhileSettling(
+        "create the stream",
+        () => jsm.streams.add({ name: "HARNESS", subjects: ["harness.>"], num_replicas: 3 }),
+        { ...START_RETRY, log: console.log },
+      );
 
       await t.step("a stream with 3 replicas accepts a publish", async () => {
         const ack = await js.publish("harness.a", "one");
