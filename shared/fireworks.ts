@@ -244,6 +244,24 @@ export interface FireworksOptions {
 }
 
 /** A slot's evaluated state: the pool's own arrays, or scratch for one launch. */
+/**
+ * A hash of the launches begun at `tick` (`Fireworks.beginHash`): the launches then, in order,
+ * with what their evaluation reads that changes later (their range, and how far their trail and
+ * ember rings had come: `waves[waveAt[k]..waveAt[k + 1])` are launch k's ember waves per break).
+ */
+interface PendingHash {
+  h: Hasher;
+  tick: number;
+  blocks: FireworkBlock[];
+  lo: Int32Array;
+  hi: Int32Array;
+  trailTicks: Int32Array;
+  waveAt: Int32Array;
+  waves: Int32Array;
+  /** The next launch to hash. */
+  next: number;
+}
+
 interface SlotState {
   position: Float32Array;
   previous: Float32Array;
@@ -338,6 +356,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   readonly closedForm: boolean;
   /** The tick the state is at (after `step(t)`: t + 1). */
   #now = 0;
+  /** The hash begun by `beginHash` and not finished yet. */
+  #pendingHash: PendingHash | null = null;
+  /** A launch's ember waves now, while it is hashed as of an earlier tick. */
+  readonly #wavesNow: number[] = [];
   /** Closed form: the tick the arrays were last evaluated at (−1: never). */
   #settledAt = -1;
   /** Bumped when `jumpTo` rewrites every launch: a mirror of the slots must copy them again. */
@@ -572,6 +594,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         const block = blocks[b];
         if (tick - block.tick < block.activeTicks) this.#advanceBlock(block, tick);
       }
+      this.#hashEndingBy(tick + 1);
       this.pool.expire(tick + 1);
       return;
     }
@@ -592,6 +615,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    */
   skip(tick: number): void {
     this.#now = tick + 1;
+    this.#hashEndingBy(tick + 1);
     this.pool.expire(tick + 1);
   }
 
@@ -600,6 +624,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * forms: identical, bit for bit, to stepping there. Launches that ended by `tick` are dropped.
    */
   jumpTo(tick: number): void {
+    // A hash under way is finished first: a jump rewrites every launch.
+    this.hashSome(Infinity);
     this.pool.expire(tick);
     const blocks = this.pool.blocks;
     for (let b = 0; b < blocks.length; b++) {
@@ -816,35 +842,136 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Hashes each live launch's block in application order. */
   hashInto(h: Hasher): void {
+    this.beginHash(h);
+    this.hashSome(Infinity);
+  }
+
+  /**
+   * Begins a hash of the launches at the current tick into `h`, to be finished by `hashSome`
+   * over later calls while the world steps on (one hash at a time): a checkpoint in a big sky
+   * evaluated a few launches per frame instead of all in one. Each launch is hashed as it was at
+   * this tick, whatever happened since; a launch about to end is hashed before `step` drops it.
+   * Stepping mode hashes its pool's state at once. Returns the slots left to evaluate.
+   */
+  beginHash(h: Hasher): number {
+    if (this.#pendingHash) throw new Error("fireworks_hash: a hash is already under way");
     const blocks = this.pool.blocks;
     h.u32(blocks.length);
-    // Stepping: the pool's own state.
     if (!this.closedForm) {
       // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
       // has spawned, and lo/hi themselves follow from the launch and the ticks since it.
       for (let b = 0; b < blocks.length; b++) {
         this.pool.hashBlock(h, blocks[b], blocks[b].lo, blocks[b].hi);
       }
-      return;
+      return 0;
     }
-    // Closed form (whether or not its views were read): each launch evaluated into scratch and
-    // hashed as the pool would hash the same slots (its seq, tick, size and range, then
-    // position, velocity, colour and life; a slot whose birth is ahead as never spawned).
-    const now = this.#now;
-    for (let b = 0; b < blocks.length; b++) {
+    // What each launch's evaluation reads that changes as it goes on: its range, and how far its
+    // shell's trail ring and its breaks' ember rings had come.
+    const n = blocks.length;
+    const waveAt = new Int32Array(n + 1);
+    for (let b = 0; b < n; b++) waveAt[b + 1] = waveAt[b] + blocks[b].emberWaves.length;
+    const waves = new Int32Array(waveAt[n]);
+    const lo = new Int32Array(n), hi = new Int32Array(n), trailTicks = new Int32Array(n);
+    let slots = 0;
+    for (let b = 0; b < n; b++) {
       const block = blocks[b];
-      const state = this.#evaluate(block, now);
-      const shift = block.start + block.lo;
-      this.#raiseLoIn(block, state.life, shift);
-      const from = block.lo, to = block.hi;
-      h.int(block.seq).int(block.tick).int(block.size).int(from).int(to);
-      const a = block.start + from - shift, z = block.start + to - shift;
-      const bits = this.#scratchWords;
-      h.words(bits.position, a * 3, z * 3);
-      h.words(bits.velocity, a * 3, z * 3);
-      h.words(bits.color, a * 4, z * 4);
-      h.words(bits.life, a, z);
+      lo[b] = block.lo;
+      hi[b] = block.hi;
+      slots += block.hi - block.lo;
+      trailTicks[b] = block.trailTicks;
+      waves.set(block.emberWaves, waveAt[b]);
     }
+    this.#pendingHash = {
+      h,
+      tick: this.#now,
+      blocks: blocks.slice(),
+      lo,
+      hi,
+      trailTicks,
+      waveAt,
+      waves,
+      next: 0,
+    };
+    return slots;
+  }
+
+  /** Whether a hash begun by `beginHash` still has launches to evaluate. */
+  get hashing(): boolean {
+    return this.#pendingHash !== null;
+  }
+
+  /**
+   * Evaluates and hashes launches of the hash under way, in order, until `slotBudget` slots have
+   * been evaluated (at least one launch); returns true once every launch is in (or none was
+   * under way).
+   */
+  hashSome(slotBudget: number): boolean {
+    const pending = this.#pendingHash;
+    if (!pending) return true;
+    let spent = 0;
+    while (pending.next < pending.blocks.length && spent < slotBudget) {
+      spent += pending.hi[pending.next] - pending.lo[pending.next];
+      this.#hashPendingBlock(pending);
+    }
+    if (pending.next < pending.blocks.length) return false;
+    this.#pendingHash = null;
+    return true;
+  }
+
+  /** Before launches ending by `tick` are dropped: hashes them, and those before them, first. */
+  #hashEndingBy(tick: number): void {
+    const pending = this.#pendingHash;
+    if (!pending) return;
+    let last = -1;
+    for (let b = pending.next; b < pending.blocks.length; b++) {
+      if (pending.blocks[b].endTick <= tick) last = b;
+    }
+    while (pending.next <= last) this.#hashPendingBlock(pending);
+    if (pending.next === pending.blocks.length) this.#pendingHash = null;
+  }
+
+  /**
+   * Hashes the next launch of the hash under way as it was at the hash's tick: its range then,
+   * its trail and ember rings written as of then (rewritten if a later evaluation moved them on;
+   * the next one writes them forward again), evaluated into scratch and hashed as the pool would
+   * hash the same slots (its seq, tick, size and range, then position, velocity, colour and
+   * life; a slot whose birth is after that tick as never spawned).
+   */
+  #hashPendingBlock(pending: PendingHash): void {
+    const k = pending.next++;
+    const block = pending.blocks[k];
+    const h = pending.h;
+    const lo = block.lo, hi = block.hi, trailTicks = block.trailTicks;
+    const waves = block.emberWaves, written = block.emberWritten;
+    const at = pending.waveAt[k];
+    // Rings as of the hash's tick.
+    block.trailTicks = pending.trailTicks[k];
+    if (block.trailWritten > block.trailTicks) block.trailWritten = 0;
+    const now = this.#wavesNow;
+    now.length = 0;
+    for (let b = 0; b < waves.length; b++) {
+      now.push(waves[b]);
+      waves[b] = pending.waves[at + b];
+      if (written[b] > waves[b]) written[b] = 0;
+    }
+    block.lo = pending.lo[k];
+    block.hi = pending.hi[k];
+    const state = this.#evaluate(block, pending.tick);
+    const shift = block.start + block.lo;
+    this.#raiseLoIn(block, state.life, shift);
+    const from = block.lo, to = block.hi;
+    h.int(block.seq).int(block.tick).int(block.size).int(from).int(to);
+    const a = block.start + from - shift, z = block.start + to - shift;
+    const bits = this.#scratchWords;
+    h.words(bits.position, a * 3, z * 3);
+    h.words(bits.velocity, a * 3, z * 3);
+    h.words(bits.color, a * 4, z * 4);
+    h.words(bits.life, a, z);
+    // Back to the launch as it is now (a first live slot then is at or below the first now).
+    block.lo = Math.max(lo, from);
+    block.hi = hi;
+    block.trailTicks = trailTicks;
+    for (let b = 0; b < waves.length; b++) waves[b] = now[b];
   }
 
   /**

@@ -9,7 +9,9 @@ import { SkyFullError, TickInPastError } from "./errors.ts";
 import { Fireworks } from "./fireworks.ts";
 import { Fountain, FOUNTAIN_MAX_LIFE } from "./fountain.ts";
 import { Gun } from "./gun.ts";
+import { CheckpointHash } from "./checkpoint_hash.ts";
 import { Hasher } from "./hash.ts";
+import { WordRecorder } from "./word_recorder.ts";
 import { applySettings, initialSnapshot } from "./settings.ts";
 import { Snow } from "./snow.ts";
 import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
@@ -68,6 +70,8 @@ export class World {
   readonly #fountain: Fountain;
   readonly #snow: Snow;
   readonly #hasher = new Hasher();
+  /** The checkpoint hash under way (`beginHash`), if any. */
+  #checkpoint: CheckpointHash | null = null;
   /** Queued events sorted by (tick, seq); entries before #head are applied. */
   readonly #queue: SceneEvent[] = [];
   #head = 0;
@@ -170,7 +174,34 @@ export class World {
    * application order, the fountain's live window and a sample of the snow.
    */
   hash(): string {
+    // A checkpoint under way is finished first (the launches hash one at a time).
+    this.#checkpoint?.finish();
+    this.#checkpoint = null;
     const h = this.#hasher.reset();
+    this.#hashHead(h);
+    this.#fireworks.hashInto(h);
+    this.#hashTail(h);
+    return h.digest();
+  }
+
+  /**
+   * Begins the hash at `tick` as a {@link CheckpointHash}, whose launches are evaluated a part
+   * at a time by its `work` while the world steps on: the digest is the one `hash()` gives now.
+   * One at a time: beginning another (or calling `hash()`) finishes this one first.
+   */
+  beginHash(): CheckpointHash {
+    this.#checkpoint?.finish();
+    const h = new Hasher();
+    this.#hashHead(h);
+    const slots = this.#fireworks.beginHash(h);
+    const tail = new WordRecorder();
+    this.#hashTail(tail);
+    this.#checkpoint = new CheckpointHash(this.#tick, slots, h, this.#fireworks, tail);
+    return this.#checkpoint;
+  }
+
+  /** The seed, the tick, the settings and the wind accumulators. */
+  #hashHead(h: Hasher): void {
     const snap = this.#snap;
     const s = snap.settings;
     h.u32(this.seed).int(this.#tick);
@@ -178,11 +209,13 @@ export class World {
     h.u32(s.theme === "auto" ? THEMES.length : THEMES.indexOf(s.theme));
     h.u32(s.show ? 1 : 0).u32(s.fountain ? 1 : 0);
     h.f64(snap.windX).f64(snap.windZ).int(snap.windSince);
-    this.#fireworks.hashInto(h);
+  }
+
+  /** The gun, the fountain and the snow, after the launches. */
+  #hashTail(h: Hasher): void {
     this.#gun.hashInto(h);
     this.#fountain.hashInto(h);
     this.#snow.hashInto(h, this.#tick);
-    return h.digest();
   }
 
   /** Settings and accumulators at `this.tick`. */
