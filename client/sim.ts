@@ -8,6 +8,7 @@ import { CHECKPOINT_TICKS, WINDOW_TICKS } from "../shared/constants.ts";
 import type { WelcomeMessage } from "../shared/protocol.ts";
 import { advanceSnapshot } from "../shared/settings.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
+import type { CheckpointHash } from "../shared/checkpoint_hash.ts";
 import { type World, worldFromWindow } from "../shared/world.ts";
 
 /** Why the local event stream can no longer be trusted. */
@@ -15,6 +16,15 @@ export type StreamFault = "gap" | "stale_event";
 
 /** How many checkpoint hashes are remembered for `hashAt`. */
 const REMEMBERED_CHECKPOINTS = 120;
+
+/**
+ * Firework slots above which a checkpoint is hashed over the next frames instead of at once:
+ * at ~60 ns a slot in a browser, 200k slots take ~12 ms, a million sparks (~3 M slots) ~190 ms.
+ */
+const SPREAD_ABOVE_SLOTS = 200_000;
+
+/** Ticks over which a big sky's checkpoint hash is spread, before the next one (60 ticks on). */
+const SPREAD_TICKS = 40;
 
 /** Beyond this many ticks behind, rebuilding from the window beats stepping every tick. */
 const FAST_FORWARD_TICKS = WINDOW_TICKS + CHECKPOINT_TICKS;
@@ -41,6 +51,8 @@ export class Sim {
   private readonly checkpoints = new Map<number, string>();
   private latest: SceneEvent | null = null;
   private checkpointEvery = CHECKPOINT_TICKS;
+  /** A big sky's checkpoint hash under way (`World.beginHash`). */
+  private pending: CheckpointHash | null = null;
   private readonly handlers: SimHandlers;
 
   constructor(handlers: SimHandlers) {
@@ -114,6 +126,8 @@ export class Sim {
     this.lastSeenSeq = message.lastSeq;
     this.releasedHorizon = message.horizon;
     this.checkpoints.clear();
+    // A fresh welcome may be another scene's (or a resync's): nothing of the old world is sent.
+    this.pending = null;
     this.rebuild(message.snapshot, message.events, message.horizon);
     return null;
   }
@@ -160,21 +174,47 @@ export class Sim {
     while (world.tick < goal) {
       world.step();
       stepped++;
-      if (world.tick % this.checkpointEvery === 0) this.recordCheckpoint(world);
+      if (world.tick % this.checkpointEvery === 0) this.beginCheckpoint(world);
       if (clock() - started > budgetMs) break;
+    }
+    // A big sky's checkpoint is hashed a part per frame: all of it over SPREAD_TICKS ticks.
+    const pending = this.pending;
+    if (pending) {
+      const budget = Math.ceil((pending.slots * Math.max(1, stepped)) / SPREAD_TICKS);
+      const hash = pending.work(budget);
+      if (hash !== null) this.recordCheckpoint(pending.tick, hash);
     }
     if (stepped > 0) this.trimLog(world.tick);
     return stepped;
   }
 
-  private recordCheckpoint(world: World): void {
-    const hash = world.hash();
-    this.checkpoints.set(world.tick, hash);
+  /**
+   * The world reached a checkpoint tick: a small sky is hashed at once, a big one begun (and
+   * finished over the next frames by `advance`); one still under way is finished first.
+   */
+  private beginCheckpoint(world: World): void {
+    this.finishCheckpoint();
+    const job = world.beginHash();
+    if (job.slots <= SPREAD_ABOVE_SLOTS) this.recordCheckpoint(job.tick, job.finish());
+    else this.pending = job;
+  }
+
+  /** Finishes and reports the checkpoint hash under way, if any. */
+  private finishCheckpoint(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    this.recordCheckpoint(pending.tick, pending.finish());
+  }
+
+  private recordCheckpoint(tick: number, hash: string): void {
+    if (this.pending?.tick === tick) this.pending = null;
+    this.checkpoints.set(tick, hash);
     if (this.checkpoints.size > REMEMBERED_CHECKPOINTS) {
       const oldest = this.checkpoints.keys().next().value;
       if (oldest !== undefined) this.checkpoints.delete(oldest);
     }
-    this.handlers.checkpoint(world.tick, hash);
+    this.handlers.checkpoint(tick, hash);
   }
 
   /** Rebuilds the world at `tick` from the stored base snapshot and log. */
@@ -183,6 +223,8 @@ export class Sim {
     const snapshotTick = Math.max(this.base.tick, tick - WINDOW_TICKS);
     const snapshot = advanceSnapshot(this.base, this.log, snapshotTick);
     const events = this.log.filter((event) => event.tick >= snapshotTick);
+    // A checkpoint under way is the old world's at its tick: finished there, it is still right.
+    this.finishCheckpoint();
     this.rebuild(snapshot, events, tick);
     this.trimLog(tick);
   }

@@ -281,7 +281,8 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
         (e.message.includes("address already in use") || / exited:\n/.test(e.message) ||
           e.message.includes("JetStream not ready"));
       if (!lost || attempt === PORT_ATTEMPTS) throw e;
-      const why = e.message.split("\n")[0];
+      // The server's last log lines say why (a port taken, most often).
+      const why = e.message.split("\n").filter((line) => line.trim() !== "").slice(-3).join(" | ");
       console.log(`nats cluster: start ${attempt} failed (${why}); retrying on new ports`);
     }
   }

@@ -154,3 +154,45 @@ Deno.test("clock sync trusts the sample with the smallest round trip", () => {
   assert.equal(clock.rttMs, 20);
   assert.ok(Math.abs(clock.serverTick(1010) - (600 + 1010 / (1000 / 60))) < 1e-9);
 });
+
+Deno.test("sim hashes a big sky's checkpoint over the next frames, as the world at its tick", () => {
+  // 120 launches in the first 30 ticks, trailing embers by the third checkpoint (tick 180): far
+  // more firework slots than one frame should hash.
+  const events = Array.from({ length: 120 }, (_, i) => launch(i + 1, Math.floor(i / 4)));
+  const checkpoints: [number, string][] = [];
+  const sim = newSim(checkpoints);
+  sim.welcome(welcome(1, events.filter((e) => e.tick < 1)));
+  for (const event of events.filter((e) => e.tick >= 1)) {
+    assert.equal(sim.receiveEvent(event), null);
+  }
+  sim.heartbeat(1000);
+  const reference = new World({ seed: SEED });
+  for (const event of events) reference.apply(event);
+  const at = 3 * CHECKPOINT_TICKS;
+  reference.advanceTo(at);
+  const expected = reference.hash();
+  const job = reference.beginHash();
+  assert.ok(job.slots > 200_000, `a big sky: ${job.slots} slots`);
+  assert.equal(job.finish(), expected);
+
+  // Then a frame a tick: the checkpoint is begun at its tick and reported some frames later.
+  sim.advance(at - 1, Infinity, noClock);
+  assert.equal(checkpoints.length, 2, "the smaller skies at ticks 60 and 120 were hashed at once");
+  for (let frame = 0; checkpoints.length === 2; frame++) {
+    sim.advance(at + frame, Infinity, noClock);
+    if (frame === 0) assert.equal(sim.hashAt(at), undefined, "under way");
+  }
+  assert.deepEqual(checkpoints[2], [at, expected]);
+  assert.equal(sim.hashAt(at), expected);
+  const late = sim.world!.tick - at;
+  assert.ok(late > 10 && late <= 40, `reported ${late} ticks after its tick`);
+
+  // The next one begun, then a fast-forward (far ahead) finishes it first.
+  const next = at + CHECKPOINT_TICKS;
+  sim.advance(next - 1, Infinity, noClock);
+  sim.advance(next, Infinity, noClock);
+  assert.equal(checkpoints.length, 3, "under way");
+  sim.advance(next + WINDOW_TICKS + 2 * CHECKPOINT_TICKS, Infinity, noClock);
+  reference.advanceTo(next);
+  assert.deepEqual(checkpoints[3], [next, reference.hash()]);
+});
