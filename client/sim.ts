@@ -9,6 +9,7 @@ import type { WelcomeMessage } from "../shared/protocol.ts";
 import { advanceSnapshot } from "../shared/settings.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import type { CheckpointHash } from "../shared/checkpoint_hash.ts";
+import { spreadBudget } from "./checkpoint_spread.ts";
 import { type World, worldFromWindow } from "../shared/world.ts";
 
 /** Why the local event stream can no longer be trusted. */
@@ -16,15 +17,6 @@ export type StreamFault = "gap" | "stale_event";
 
 /** How many checkpoint hashes are remembered for `hashAt`. */
 const REMEMBERED_CHECKPOINTS = 120;
-
-/**
- * Firework slots above which a checkpoint is hashed over the next frames instead of at once:
- * at ~60 ns a slot in a browser, 200k slots take ~12 ms, a million sparks (~3 M slots) ~190 ms.
- */
-const SPREAD_ABOVE_SLOTS = 200_000;
-
-/** Ticks over which a big sky's checkpoint hash is spread, before the next one (60 ticks on). */
-const SPREAD_TICKS = 40;
 
 /** Beyond this many ticks behind, rebuilding from the window beats stepping every tick. */
 const FAST_FORWARD_TICKS = WINDOW_TICKS + CHECKPOINT_TICKS;
@@ -177,11 +169,10 @@ export class Sim {
       if (world.tick % this.checkpointEvery === 0) this.beginCheckpoint(world);
       if (clock() - started > budgetMs) break;
     }
-    // A big sky's checkpoint is hashed a part per frame: all of it over SPREAD_TICKS ticks.
+    // A big sky's checkpoint is hashed a part per frame (checkpoint_spread.ts).
     const pending = this.pending;
     if (pending) {
-      const budget = Math.ceil((pending.slots * Math.max(1, stepped)) / SPREAD_TICKS);
-      const hash = pending.work(budget);
+      const hash = pending.work(spreadBudget(pending.slots, stepped));
       if (hash !== null) this.recordCheckpoint(pending.tick, hash);
     }
     if (stepped > 0) this.trimLog(world.tick);
@@ -190,12 +181,13 @@ export class Sim {
 
   /**
    * The world reached a checkpoint tick: a small sky is hashed at once, a big one begun (and
-   * finished over the next frames by `advance`); one still under way is finished first.
+   * finished over the next frames by `advance`: `checkpoint_spread.ts`); one still under way is
+   * finished first.
    */
   private beginCheckpoint(world: World): void {
     this.finishCheckpoint();
     const job = world.beginHash();
-    if (job.slots <= SPREAD_ABOVE_SLOTS) this.recordCheckpoint(job.tick, job.finish());
+    if (spreadBudget(job.slots, 1) === Infinity) this.recordCheckpoint(job.tick, job.finish());
     else this.pending = job;
   }
 

@@ -895,11 +895,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     return slots;
   }
 
-  /** Whether a hash begun by `beginHash` still has launches to evaluate. */
-  get hashing(): boolean {
-    return this.#pendingHash !== null;
-  }
-
   /**
    * Evaluates and hashes launches of the hash under way, in order, until `slotBudget` slots have
    * been evaluated (at least one launch); returns true once every launch is in (or none was

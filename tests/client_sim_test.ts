@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Sim } from "../client/sim.ts";
+import { SPREAD_ABOVE_SLOTS, SPREAD_TICKS, spreadBudget } from "../client/checkpoint_spread.ts";
 import { Playout } from "../client/net/playout.ts";
 import { ClockSync } from "../client/net/clock_sync.ts";
 import { CHECKPOINT_TICKS, DEFAULT_SKY_CAP, WINDOW_TICKS } from "../shared/constants.ts";
@@ -195,4 +196,14 @@ Deno.test("sim hashes a big sky's checkpoint over the next frames, as the world 
   sim.advance(next + WINDOW_TICKS + 2 * CHECKPOINT_TICKS, Infinity, noClock);
   reference.advanceTo(next);
   assert.deepEqual(checkpoints[3], [next, reference.hash()]);
+});
+
+Deno.test("spreadBudget hashes a small sky at once and a big one over SPREAD_TICKS ticks", () => {
+  assert.equal(spreadBudget(SPREAD_ABOVE_SLOTS, 1), Infinity);
+  assert.equal(spreadBudget(4_000_000, 1), 4_000_000 / SPREAD_TICKS);
+  // A slow frame that stepped two ticks does two ticks' part; one that stepped none still works.
+  assert.equal(spreadBudget(4_000_000, 2), (2 * 4_000_000) / SPREAD_TICKS);
+  assert.equal(spreadBudget(4_000_000, 0), 4_000_000 / SPREAD_TICKS);
+  // Done before the next checkpoint.
+  assert.ok(SPREAD_TICKS < CHECKPOINT_TICKS);
 });

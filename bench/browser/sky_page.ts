@@ -5,12 +5,17 @@
  * records the CPU time of simulating it (`world.step`), of preparing the frame
  * (`SceneRenderer.prepare`: snow uniforms, writing the sparks born since the last frame into the
  * GPU buffer, the gun and fountain packing) and of the upload + draw calls (three's render).
+ * Apart from those, the checkpoint hash as a client pays it: begun every CHECKPOINT_TICKS ticks
+ * and, in a big sky, evaluated a part per frame (`client/checkpoint_spread.ts`).
  */
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { SceneRenderer } from "../../client/render/renderer.ts";
+import { spreadBudget } from "../../client/checkpoint_spread.ts";
+import type { CheckpointHash } from "../../shared/checkpoint_hash.ts";
+import { CHECKPOINT_TICKS } from "../../shared/constants.ts";
 
 /** What to measure. */
 export interface SkyBenchOptions {
@@ -38,6 +43,10 @@ export interface SkyLevel {
   simulate: number[];
   prepare: number[];
   draw: number[];
+  /** The checkpoint hash's part of each frame (0 in frames with none under way). */
+  checkpoint: number[];
+  /** Firework slots the last checkpoint begun evaluated. */
+  checkpointSlots: number;
   /** Mean live firework sparks over the measured frames (expected: Fireworks.expectedLive). */
   live: number;
   /** Live firework sparks counted exactly after the last measured frame. */
@@ -114,6 +123,8 @@ function runLevel(
     simulate: [],
     prepare: [],
     draw: [],
+    checkpoint: [],
+    checkpointSlots: 0,
     live: 0,
     liveExact: 0,
     slots: 0,
@@ -125,6 +136,7 @@ function runLevel(
   };
   return new Promise((resolve, reject) => {
     let frame = 0;
+    let pending: CheckpointHash | null = null;
     const run = (now: number) => {
       try {
         if (frame === 1 && options.profile) console.profile(`sky ${target}`);
@@ -137,11 +149,20 @@ function runLevel(
         const draw = frame % Math.max(1, options.drawEvery) === 0;
         if (draw) renderer.draw();
         const drawn = performance.now();
+        // As client/sim.ts: a checkpoint begun at its tick, a big one finished over later frames.
+        if (world.tick % CHECKPOINT_TICKS === 0) {
+          pending?.finish();
+          pending = world.beginHash();
+          level.checkpointSlots = pending.slots;
+        }
+        if (pending?.work(spreadBudget(pending.slots, 1)) != null) pending = null;
+        const hashed = performance.now();
         // Frame 0 writes every live spark (a fresh renderer): keep it out of the figures.
         if (frame > 0) {
           level.simulate.push(stepped - started);
           level.prepare.push(prepared - stepped);
           if (draw) level.draw.push(drawn - prepared);
+          level.checkpoint.push(hashed - drawn);
           // Every tenth frame (its cost is the HUD's, a few times a second, not the frame's).
           if (frame % 10 === 1) level.live += world.fireworkSystem.expectedLive();
           level.slots += world.usedSlots();
@@ -186,13 +207,18 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
     levels.push(level);
     // Each level as it finishes, so a run cut short still reports what it measured.
     const median = (v: number[]) => v.length ? [...v].sort((a, b) => a - b)[v.length >> 1] : NaN;
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
     console.log(
       `level ${target}: live ${level.live} (exactly ${level.liveExact} at the end), slots ${level.slots}, written/frame ${level.written}, ` +
         `simulate ${median(level.simulate).toFixed(2)} ms, prepare ${
           median(level.prepare).toFixed(2)
         } ms, sim+prep ${
           median(level.simulate.map((v, i) => v + level.prepare[i])).toFixed(2)
-        } ms, draw calls ${median(level.draw).toFixed(2)} ms (medians); arrays ${
+        } ms, draw calls ${
+          median(level.draw).toFixed(2)
+        } ms (medians); checkpoint (${level.checkpointSlots} slots) ${
+          mean(level.checkpoint).toFixed(2)
+        } ms a frame on average, ${Math.max(0, ...level.checkpoint).toFixed(1)} ms most; arrays ${
           (level.bytes / 1e6).toFixed(0)
         } MB (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"} B per live spark)`,
     );

@@ -1,7 +1,8 @@
 /**
  * `deno task bench:sky`: per-frame CPU of simulate + prepare + upload/draw calls in headless
  * Chromium at 0, 100k, 300k and 1M live firework sparks, in one run (bench/browser/sky_page.ts).
- * Target: at 1M live sparks, simulate + prepare within 1.5× of the empty sky's.
+ * Target: at 1M live sparks, simulate + prepare within 1.5× of the empty sky's. Beside them, the
+ * checkpoint hash's part of each frame as a client pays it (a big sky's spread over 40 ticks).
  *
  * Flags: --targets=0,100000,300000,1000000 --frames=N (default 60) --warmup=N ticks (default
  * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured)
@@ -79,7 +80,7 @@ console.log(
     `drawn every ${drawEvery}`,
 );
 console.log(
-  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | arrays MB (B/live)",
+  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | checkpoint mean, max (slots) | arrays MB (B/live)",
 );
 let empty = NaN;
 for (const level of result.levels) {
@@ -93,9 +94,11 @@ for (const level of result.levels) {
       ms(quantile(level.prepare, 0.5))
     }   | ${ms(med)} (${ms(quantile(ours, 0.95))}, ${ms(Math.max(...ours))}) | ${
       ms(quantile(level.draw, 0.5))
-    } | ${(level.bytes / 1e6).toFixed(0)} (${
-      level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"
-    })` +
+    } | ${
+      ms(level.checkpoint.reduce((a, b) => a + b, 0) / Math.max(1, level.checkpoint.length))
+    }, ${ms(Math.max(0, ...level.checkpoint))} (${level.checkpointSlots}) | ${
+      (level.bytes / 1e6).toFixed(0)
+    } (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"})` +
       (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`),
   );
 }
