@@ -64,6 +64,7 @@ import {
 import { directionNoiseArray, NOISE_FREQUENCY, NOISE_STRENGTH } from "./firework_noise.ts";
 import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
+import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
 import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
@@ -260,6 +261,8 @@ interface PendingHash {
   waves: Int32Array;
   /** The next launch to hash. */
   next: number;
+  /** Launches past `next` hashed before they ended, by index: their words, in order. */
+  early: Map<number, WordRecorder>;
 }
 
 interface SlotState {
@@ -891,6 +894,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       waveAt,
       waves,
       next: 0,
+      early: new Map(),
     };
     return slots;
   }
@@ -905,37 +909,47 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (!pending) return true;
     let spent = 0;
     while (pending.next < pending.blocks.length && spent < slotBudget) {
-      spent += pending.hi[pending.next] - pending.lo[pending.next];
-      this.#hashPendingBlock(pending);
+      const k = pending.next++;
+      const early = pending.early.get(k);
+      if (early) {
+        // Hashed before it ended: its words go in now, in their place.
+        early.replayInto(pending.h);
+        pending.early.delete(k);
+        continue;
+      }
+      spent += pending.hi[k] - pending.lo[k];
+      this.#hashPendingBlock(pending, k, pending.h);
     }
     if (pending.next < pending.blocks.length) return false;
     this.#pendingHash = null;
     return true;
   }
 
-  /** Before launches ending by `tick` are dropped: hashes them, and those before them, first. */
+  /**
+   * Before launches ending by `tick` are dropped (and a new launch may take their slots): each
+   * that the hash has not reached yet is hashed now into words of its own, mixed in when the
+   * hash reaches it (launches end out of their order: a short one after a long one).
+   */
   #hashEndingBy(tick: number): void {
     const pending = this.#pendingHash;
     if (!pending) return;
-    let last = -1;
-    for (let b = pending.next; b < pending.blocks.length; b++) {
-      if (pending.blocks[b].endTick <= tick) last = b;
+    for (let k = pending.next; k < pending.blocks.length; k++) {
+      if (pending.blocks[k].endTick > tick || pending.early.has(k)) continue;
+      const words = new WordRecorder();
+      this.#hashPendingBlock(pending, k, words);
+      pending.early.set(k, words);
     }
-    while (pending.next <= last) this.#hashPendingBlock(pending);
-    if (pending.next === pending.blocks.length) this.#pendingHash = null;
   }
 
   /**
-   * Hashes the next launch of the hash under way as it was at the hash's tick: its range then,
-   * its trail and ember rings written as of then (rewritten if a later evaluation moved them on;
-   * the next one writes them forward again), evaluated into scratch and hashed as the pool would
-   * hash the same slots (its seq, tick, size and range, then position, velocity, colour and
-   * life; a slot whose birth is after that tick as never spawned).
+   * Hashes launch `k` of the hash under way into `h` as it was at the hash's tick: its range
+   * then, its trail and ember rings written as of then (rewritten if a later evaluation moved
+   * them on; the next one writes them forward again), evaluated into scratch and hashed as the
+   * pool would hash the same slots (its seq, tick, size and range, then position, velocity,
+   * colour and life; a slot whose birth is after that tick as never spawned).
    */
-  #hashPendingBlock(pending: PendingHash): void {
-    const k = pending.next++;
+  #hashPendingBlock(pending: PendingHash, k: number, h: Hasher): void {
     const block = pending.blocks[k];
-    const h = pending.h;
     const lo = block.lo, hi = block.hi, trailTicks = block.trailTicks;
     const waves = block.emberWaves, written = block.emberWritten;
     const at = pending.waveAt[k];
