@@ -19,7 +19,7 @@
  */
 export class FailureReport {
   /** Lines of an error kept after its name line. */
-  static readonly REASON_LINES = 8;
+  static readonly REASON_LINES = 12;
   /** Characters of one kept line. */
   static readonly LINE_CHARS = 240;
 
@@ -27,6 +27,8 @@ export class FailureReport {
   readonly #failures: string[] = [];
   readonly #reasons: string[][] = [];
   #current: string[] | null = null;
+  /** Whether the error being read is deno's report of leaked ops (its frames are kept). */
+  #leak = false;
 
   /** Takes one line of deno's stdout (colour codes are removed here). */
   line(raw: string): void {
@@ -56,15 +58,18 @@ export class FailureReport {
     // A failure's name: `test ... step => ./tests/file.ts:3:11`, or `./tests/file.ts (uncaught
     // error)` for an error outside any test.
     if (/ => \.?\/\S+:\d+:\d+$/.test(trimmed) || /^\.?\/\S+ \(uncaught error\)$/.test(trimmed)) {
+      this.#leak = false;
       this.#current = [trimmed];
       this.#reasons.push(this.#current);
       return;
     }
     const current = this.#current;
-    // Stack frames and the caret under the failing source line say nothing in a summary.
-    if (current === null || trimmed === "" || trimmed.startsWith("at ") || /^\^+$/.test(trimmed)) {
-      return;
-    }
+    if (current === null || trimmed === "" || /^\^+$/.test(trimmed)) return;
+    // Stack frames say nothing in a summary, but where a leaked timer or op was started (deno's
+    // --trace-leaks): the project's own frames are kept there, not the runtime's.
+    const frame = trimmed.startsWith("at ");
+    if (frame && (!this.#leak || /ext:|node:|node_modules|deno:/.test(trimmed))) return;
+    if (trimmed.startsWith("error: Leaks detected")) this.#leak = true;
     if (current.length > FailureReport.REASON_LINES) return;
     current.push(trimmed.slice(0, FailureReport.LINE_CHARS));
   }

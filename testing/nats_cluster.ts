@@ -144,6 +144,8 @@ interface ServerSlot {
   logPath: string;
   child: Deno.ChildProcess | null;
   status: Promise<Deno.CommandStatus> | null;
+  /** What the process wrote to stderr (before its log file is open, its only word). */
+  stderr: { text: string; done: Promise<void> } | null;
 }
 
 /** Credentials of the clusters this process started, by client URL (for `startSnowfireNode`). */
@@ -315,6 +317,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
       logPath: `${root}/${info.name}.log`,
       child: null,
       status: null,
+      stderr: null,
     });
   }
   const routes = clustered ? slots.map((s) => s.info.clusterPort) : [];
@@ -343,10 +346,18 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
       },
       stdin: "null",
       stdout: "null",
-      stderr: "null",
+      stderr: "piped",
     }).spawn();
     slot.child = child;
     slot.status = child.status;
+    const stderr = { text: "", done: Promise.resolve() };
+    stderr.done = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stderr) {
+        stderr.text = (stderr.text + decoder.decode(chunk, { stream: true })).slice(-2000);
+      }
+    })();
+    slot.stderr = stderr;
     slot.info.pid = child.pid;
   };
 
@@ -363,7 +374,11 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
         // An exit wins the race before the timer fires: clear it (else it fires in the next test).
         clearTimeout(timer);
         if (exited) {
-          throw new Error(`${slot.info.name} exited:\n${await readLog(slot.logPath)}`);
+          await slot.stderr?.done;
+          const said = slot.stderr?.text.trim() ?? "";
+          throw new Error(
+            `${slot.info.name} exited:\n${await readLog(slot.logPath)}${said ? `\n${said}` : ""}`,
+          );
         }
         if (Date.now() > deadline) {
           throw new Error(
@@ -385,8 +400,10 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
     }
     if (SIGNALS_THAT_KEEP_RUNNING.has(signal)) return;
     await slot.status;
+    await slot.stderr?.done;
     slot.child = null;
     slot.status = null;
+    slot.stderr = null;
   };
 
   let stopped = false;

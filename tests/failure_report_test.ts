@@ -45,6 +45,39 @@ Deno.test("failure report reads what deno test prints of failures and their erro
   }
 });
 
+Deno.test("failure report keeps where a leaked timer was started", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "snowfire-report-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/leak_test.ts`,
+      'function schedule() {\n  setTimeout(() => {}, 300);\n}\nDeno.test("leaks", () => schedule());\n',
+    );
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "test",
+        "--no-check",
+        "--no-config",
+        "--sanitize-ops",
+        "--trace-leaks",
+        `${dir}/leak_test.ts`,
+      ],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const report = new FailureReport();
+    for (const line of new TextDecoder().decode(stdout).split("\n")) report.line(line);
+    assert.deepEqual(report.failures(), ["leaks => ./leak_test.ts:4:6"]);
+    const [reason] = report.reasons();
+    assert.equal(reason[1], "error: Leaks detected:");
+    // The frame in the test's own file is kept; the runtime's are not.
+    assert.ok(reason.some((line) => /^at .*leak_test\.ts:2:3/.test(line)), reason.join("\n"));
+    assert.ok(!reason.some((line) => line.includes("ext:")), reason.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("failure report keeps an uncaught error and bounds what it keeps", () => {
   const report = new FailureReport();
   const long = "x".repeat(1000);
