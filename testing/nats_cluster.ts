@@ -151,10 +151,15 @@ interface ServerSlot {
 /** Credentials of the clusters this process started, by client URL (for `startSnowfireNode`). */
 const CREDENTIALS = new Map<string, NatsAuth>();
 
-/** A random password (letters and digits: no quoting needed in the config). */
+/**
+ * A random password of letters and digits that starts with a letter: nats-server's config parser
+ * reads a value that begins like a number with an exponent or a size unit (`9e5…`, `1k6…`) as
+ * one, and then refuses the file (seen as "n1 exited" in one to four of a CI run's ~30 starts).
+ */
 function secret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return Array.from(bytes, (b) => (b % 36).toString(36)).join("");
+  const letter = String.fromCharCode(97 + (bytes[0] % 26));
+  return letter + Array.from(bytes.subarray(1), (b) => (b % 36).toString(36)).join("");
 }
 
 /**
