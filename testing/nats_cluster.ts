@@ -279,8 +279,9 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
     try {
       return await startNatsClusterOnce(opts);
     } catch (e) {
-      // A server that exits at start has lost a port (it may do so before its log is open: the
-      // cluster tier saw "n1 exited: (no log)" once in a run of green ones). A cluster that
+      // A server that exits at start has lost a port. (The "n1 exited: (no log)" starts seen in
+      // most CI runs were not that: its stderr said the config did not parse, a password taken
+      // for a number; `secret` now starts them with a letter.) A cluster that
       // elected no meta leader in time is started again too, on new ports and storage (never
       // seen here; a restart costs seconds, a red CI run a whole stop). A real configuration
       // error fails every attempt and is thrown with its log.
