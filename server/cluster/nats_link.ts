@@ -136,6 +136,7 @@ export class NatsLink {
   async close(): Promise<void> {
     this.#set("closed");
     await this.nc.close();
+    cancelLateRequests(this.nc);
   }
 
   #set(state: NatsState): void {
@@ -169,6 +170,20 @@ export class NatsLink {
     }
     this.#set("closed");
   }
+}
+
+/**
+ * Ends the requests made while the connection was closing. `@nats-io/nats-core` 3.4.0's close
+ * ends the pending requests, then waits for its status listeners (this link's among them) and only
+ * then counts itself closed: a request made in between (a reader or a scene reacting to the close
+ * with a KV get) is accepted, never answered, and keeps its timeout timer (2–5 s) running after the
+ * close. That was the timer a cluster test's leak check caught (stop 26's CI, and again this stop:
+ * `Bucket.get` → `RequestOne`). Ending the requests again ends those.
+ */
+function cancelLateRequests(nc: NatsConnection): void {
+  const protocol = (nc as unknown as { protocol?: { muxSubscriptions?: { close(): void } } })
+    .protocol;
+  protocol?.muxSubscriptions?.close();
 }
 
 async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {
