@@ -60,11 +60,12 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
           for (const layer of OTHER_LAYERS) {
             await page.evaluate((l) => snowfire.setLayerVisible(l, false), layer);
           }
-          // Up to four frames ¾ s apart: near flakes come and go, so keep the best reading, and
-          // stop at the first frames that already show both.
+          // Up to eight frames ¾ s apart: near flakes come and go, so keep the best reading, and
+          // stop at the first frames that already show both (four frames at 844×390 once saw no
+          // flake over 11 px).
           let best: SnowReading = { filled: 0, cells: 1, largest: 0 };
           const enough = () => best.filled >= 0.9 * best.cells && best.largest >= 12;
-          for (let frame = 0; frame < 4 && !enough(); frame++) {
+          for (let frame = 0; frame < 8 && !enough(); frame++) {
             await page.evaluate(() => new Promise((done) => setTimeout(done, 700)));
             await page.evaluate(() => {
               snowfire.holdDisplay(true);
