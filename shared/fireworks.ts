@@ -66,7 +66,7 @@ import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -794,7 +794,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         // launch's tick once it is in [lo, hi)).
         const p = j * 3, c = j * 4;
         position[p] = position[p + 1] = position[p + 2] = 0;
-        previous[p] = previous[p + 1] = previous[p + 2] = 0;
+        if (!hashed) previous[p] = previous[p + 1] = previous[p + 2] = 0;
         color[c] =
           color[c + 1] =
           color[c + 2] =
@@ -808,9 +808,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       if (age === 0) {
         // Born this tick: its birth state (spawning writes only origin and velocity).
         const p = j * 3, c = j * 4, o = s * STYLE_STRIDE;
-        position[p] = previous[p] = origin[q];
-        position[p + 1] = previous[p + 1] = origin[q + 1];
-        position[p + 2] = previous[p + 2] = origin[q + 2];
+        position[p] = origin[q];
+        position[p + 1] = origin[q + 1];
+        position[p + 2] = origin[q + 2];
+        if (!hashed) {
+          previous[p] = origin[q];
+          previous[p + 1] = origin[q + 1];
+          previous[p + 2] = origin[q + 2];
+        }
         life[j] = full;
         color[c] = colors[o];
         color[c + 1] = colors[o + 1];
@@ -820,13 +825,16 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       }
       const at = age < full ? age : full;
       const a = ageBase[s] + at;
-      const r = reach[a], d = drop[a], r0 = reach[a - 1], d0 = drop[a - 1];
+      const r = reach[a], d = drop[a];
       const p = j * 3;
       const ox = origin[q], oy = origin[q + 1], oz = origin[q + 2];
       const vx = velocity[q], vy = velocity[q + 1], vz = velocity[q + 2];
-      previous[p] = ox + vx * r0;
-      previous[p + 1] = oy + vy * r0 - d0;
-      previous[p + 2] = oz + vz * r0;
+      if (!hashed) {
+        const r0 = reach[a - 1], d0 = drop[a - 1];
+        previous[p] = ox + vx * r0;
+        previous[p + 1] = oy + vy * r0 - d0;
+        previous[p + 2] = oz + vz * r0;
+      }
       position[p] = ox + vx * r;
       position[p + 1] = oy + vy * r - d;
       position[p + 2] = oz + vz * r;
@@ -1666,20 +1674,54 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const trail = block.recipe.trail;
     if (!trail) return;
     const plan = block.plan;
+    const { origin, velocity, maxLife, style, size, flicker, born } = this.pool;
+    const every = trail.every, ring = trail.ring, jitter = trail.jitter, carry = trail.carry;
+    const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
+    const emberSize = MOTIONS[trail.motion].size;
+    const gold = block.trailTint === GOLD_TINT;
     for (let b = 0; b < plan.breaks; b++) {
       const waves = block.emberWaves[b], written = block.emberWritten[b];
       if (waves === written) continue;
       const first = block.start + plan.sparkStart[b];
-      const maxLife = this.pool.maxLife;
-      const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
-      for (let n = 0; n < plan.trailCount[b]; n++) {
+      const ringStart = block.start + plan.emberStart[b];
+      const bornBase = plan.riseTicks + b * BREAK_GAP_TICKS;
+      // hashUnit(key, k) is mixKeyed(keyPart(key), k) / 2³²: the key's part taken once.
+      const keyed = keyPart(streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b));
+      for (let n = 0, count = plan.trailCount[b]; n < count; n++) {
+        const spark = first + n;
         // Waves this spark dropped: m with (m + 1) · every below its life.
-        const dropped = Math.max(
-          0,
-          Math.min(waves, Math.ceil(maxLife[first + n] / trail.every) - 1),
-        );
-        const from = Math.max(Math.min(written, dropped), dropped - trail.ring);
-        for (let m = from; m < dropped; m++) this.#ember(block, b, n, m, key, false);
+        const dropped = Math.max(0, Math.min(waves, Math.ceil(maxLife[spark] / every) - 1));
+        const from = Math.max(Math.min(written, dropped), dropped - ring);
+        if (from >= dropped) continue;
+        // `#ember` per ember, inlined with the spark's constants taken once (the same bits:
+        // the parent's position rounded to float32 once, its float64 velocity at the drop).
+        const ps = style[spark] | 0, ageBase = AGE_BASE[ps];
+        const emberStyle = styleOf(trail.motion, gold ? GOLD_TINT : ps % PALETTE_SIZE);
+        const p = spark * 3;
+        const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
+        const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+        const slots = ringStart + n * ring;
+        for (let m = from; m < dropped; m++) {
+          const age = (m + 1) * every;
+          const a = ageBase + age;
+          const r = REACH[a], d = DROP[a], kept = VELOCITY_KEPT[a];
+          const index = (n * 256 + m) * 4;
+          const i = slots + (m % ring), q = i * 3;
+          origin[q] = ox + vx * r;
+          origin[q + 1] = oy + vy * r - d;
+          origin[q + 2] = oz + vz * r;
+          velocity[q] = vx * kept * carry +
+            jitter * (2 * (mixKeyed(keyed, index) / 4294967296) - 1);
+          velocity[q + 1] = (vy * kept - VELOCITY_FALL[a]) * carry +
+            jitter * (2 * (mixKeyed(keyed, index + 1) / 4294967296) - 1);
+          velocity[q + 2] = vz * kept * carry +
+            jitter * (2 * (mixKeyed(keyed, index + 2) / 4294967296) - 1);
+          maxLife[i] = lifeLo + Math.floor((mixKeyed(keyed, index + 3) / 4294967296) * lifeSpan);
+          style[i] = emberStyle;
+          size[i] = emberSize;
+          flicker[i] = 0;
+          born[i] = bornBase + age;
+        }
       }
       block.emberWritten[b] = waves;
     }
