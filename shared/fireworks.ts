@@ -642,14 +642,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     let live = 0;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
-      // Closed form: each launch evaluated into scratch (the pool keeps no state unless read).
-      const state = this.closedForm ? this.#evaluate(block, tick) : this.#poolState;
-      const shift = this.closedForm ? block.start + block.lo : 0;
-      const life = state.life;
-      this.#raiseLoIn(block, life, shift);
-      if (this.closedForm) continue;
+      if (this.closedForm) {
+        // From the births alone (the pool keeps no state unless read).
+        this.#raiseLoAt(block, tick - block.tick);
+        continue;
+      }
+      const life = this.#poolState.life;
+      this.#raiseLoIn(block, life, 0);
       for (let i = block.start + block.lo; i < block.start + block.hi; i++) {
-        if (life[i - shift] > 0) live++;
+        if (life[i] > 0) live++;
       }
     }
     this.liveCount = live;
@@ -1002,6 +1003,28 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     block.lo = lo;
   }
 
+  /**
+   * Closed form: `lo` raised to the launch's first live slot `steps` ticks after it, read from
+   * the births (its embers and trail written first): alive is what `#evaluate`'s life says —
+   * the shell until its apex, any other slot born, not yet `maxLife` old — without evaluating
+   * the slots' positions and colours.
+   */
+  #raiseLoAt(block: FireworkBlock, steps: number): void {
+    this.#writeEmbers(block);
+    const { maxLife, born } = this.pool;
+    const start = block.start, hi = block.hi;
+    let lo = block.lo;
+    if (lo === 0 && lo < hi) {
+      if (steps < block.plan.riseTicks) return;
+      lo = 1;
+    }
+    for (; lo < hi; lo++) {
+      const full = maxLife[start + lo], age = steps - born[start + lo];
+      if (full > 0 && age >= 0 && age < full) break;
+    }
+    block.lo = lo;
+  }
+
   #raiseLo(block: FireworkBlock): void {
     this.#raiseLoIn(block, this.pool.life, 0);
   }
@@ -1174,7 +1197,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.splitsDone[b] = done;
       }
       const trail = recipe.trail;
-      if (trail) {
+      if (trail && this.closedForm && !this.pool.hasState) {
+        // Waves so far marked dropped, as steps would have (their range grown by the break's
+        // table, #countEmberWave), and none written: the next read writes each spark's last
+        // ring of embers (#writeEmbers), the same embers as below.
+        const slots = emberWaveSlots(recipe), base = b * slots;
+        const waves = Math.min(Math.floor(since / trail.every), slots);
+        const his = block.emberHi;
+        for (let m = 0; m < waves; m++) if (his[base + m] > block.hi) block.hi = his[base + m];
+        block.emberWaves[b] = waves;
+        block.emberWritten[b] = 0;
+      } else if (trail) {
         const maxLife = this.pool.maxLife;
         for (let n = 0; n < plan.trailCount[b]; n++) {
           // Embers drop at spark ages every, 2·every, … while the spark lives (age < its life).

@@ -164,6 +164,11 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   #cleared: readonly PoolArray[] = [];
   /** The arrays an ended block's gap zeroes: colour and life, so views read it as dead. */
   #killed: readonly PoolArray[] = [];
+  /**
+   * Slots from here on are zero in every array: never written since the storage was allocated
+   * (a new block there needs no zeroing: a late join's or a growing sky's frontier).
+   */
+  #zeroFrom = 0;
   /** Stateless: whether the state arrays exist (`ensureState`). */
   #state: boolean;
   /** Bytes of the buffers the arrays live in. */
@@ -271,6 +276,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       "flicker",
     ]);
     this.#killed = pick(["color", "life"]);
+    // Fresh buffers hold the used prefix only.
+    this.#zeroFrom = this.count;
     this.#bytes = bytes;
     this.allocated = slots;
     this.layoutVersion++;
@@ -328,7 +335,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     }
     const end = start + size;
     block.start = start;
-    this.#zero(this.#cleared, start, end);
+    if (start < this.#zeroFrom) this.#zero(this.#cleared, start, Math.min(end, this.#zeroFrom));
+    if (end > this.#zeroFrom) this.#zeroFrom = end;
     if (end > this.count) this.count = end;
     this.used += size;
     this.blocks.push(block);

@@ -90,3 +90,31 @@ Deno.test("closed-form fireworks step without moving sparks until read", () => {
   assert.notEqual(y, 0, "reading the settled view evaluates the closed form");
   assert.notEqual(y, fw.pool.origin[slot * 3 + 1]);
 });
+
+Deno.test("closed-form jump leaves each launch's live range where stepping and a hash leave it", () => {
+  // A hash raises each launch's first live slot (`lo`) from the evaluated lives; a jump raises it
+  // from the births alone and marks ember waves without writing them. Both must agree, or a late
+  // joiner visits (and hashes) different ranges from the veteran's.
+  const stepped = new Fireworks(SEED, 200_000, { closedForm: true });
+  let risen = 0;
+  for (let tick = 0; tick < 700; tick++) {
+    launchAt(stepped, tick);
+    stepped.step(tick);
+    if ((tick + 1) % 97 !== 0) continue;
+    stepped.hashInto(new Hasher());
+    // Every launch so far at once (the ended ones dropped by the jump): room for all of them.
+    const jumped = new Fireworks(SEED, 2_000_000, { closedForm: true });
+    for (let t = 0; t <= tick; t++) launchAt(jumped, t);
+    jumped.jumpTo(tick + 1);
+    const a = stepped.pool.blocks, b = jumped.pool.blocks;
+    assert.equal(b.length, a.length, `launches at ${tick + 1}`);
+    risen += a.filter((block) => block.lo > 0).length;
+    for (let k = 0; k < a.length; k++) {
+      assert.equal(b[k].seq, a[k].seq);
+      assert.equal(b[k].lo, a[k].lo, `lo of launch ${a[k].seq} at ${tick + 1}`);
+      assert.equal(b[k].hi, a[k].hi, `hi of launch ${a[k].seq} at ${tick + 1}`);
+      assert.deepEqual(b[k].emberWaves, a[k].emberWaves);
+    }
+  }
+  assert.ok(risen > 20, `launches whose range had risen: ${risen}`);
+});
