@@ -66,6 +66,8 @@ export interface SkyLevel {
 export interface SkyBenchResult {
   levels: SkyLevel[];
   renderer: string;
+  /** Whether the page was cross-origin isolated: performance.now() then counts in µs, not 100 µs. */
+  isolated: boolean;
 }
 
 /** Live sparks per launch per tick of cadence at steady state (every kind in turn, measured). */
@@ -223,7 +225,7 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
         } MB (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"} B per live spark)`,
     );
   }
-  return { levels, renderer: name };
+  return { levels, renderer: name, isolated: globalThis.crossOriginIsolated === true };
 }
 
 (globalThis as unknown as { runSkyBench: typeof runSkyBench }).runSkyBench = runSkyBench;
