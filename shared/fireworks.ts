@@ -312,6 +312,12 @@ function emberWaveSlots(recipe: Recipe): number {
 const NO_WAVES: number[] = [];
 
 /**
+ * Word recorders kept for reuse (launches hashed early): a 1M sky hashes ~50 launches early a
+ * checkpoint, ~2.5 MB of words, which new recorders would grow again each second.
+ */
+const MAX_SPARE_RECORDERS = 64;
+
+/**
  * The chance that a lifetime drawn uniformly from the integers [lo, hi] outlasts `age` ticks
  * (a particle `age` ticks after its birth is alive while younger than its lifetime).
  */
@@ -361,6 +367,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #now = 0;
   /** The hash begun by `beginHash` and not finished yet. */
   #pendingHash: PendingHash | null = null;
+  /** Recorders of launches hashed early, replayed and kept for the next ones (no regrowth). */
+  readonly #spareRecorders: WordRecorder[] = [];
   /** A launch's ember waves now, while it is hashed as of an earlier tick. */
   readonly #wavesNow: number[] = [];
   /** Closed form: the tick the arrays were last evaluated at (−1: never). */
@@ -924,6 +932,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         // Hashed before it ended: its words go in now, in their place.
         early.replayInto(pending.h);
         pending.early.delete(k);
+        if (this.#spareRecorders.length < MAX_SPARE_RECORDERS) {
+          this.#spareRecorders.push(early.reset());
+        }
         continue;
       }
       spent += pending.hi[k] - pending.lo[k];
@@ -944,7 +955,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (!pending) return;
     for (let k = pending.next; k < pending.blocks.length; k++) {
       if (pending.blocks[k].endTick > tick || pending.early.has(k)) continue;
-      const words = new WordRecorder();
+      const words = this.#spareRecorders.pop() ?? new WordRecorder();
       this.#hashPendingBlock(pending, k, words);
       pending.early.set(k, words);
     }
