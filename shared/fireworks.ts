@@ -919,13 +919,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   /**
    * Evaluates and hashes launches of the hash under way, in order, until `slotBudget` slots have
    * been evaluated (at least one launch); returns true once every launch is in (or none was
-   * under way).
+   * under way). First, with a finite budget, those the next step will drop: they are the hash's
+   * work, so they are done here rather than inside that step (which still hashes any it finds
+   * unhashed, when several steps run between calls).
    */
   hashSome(slotBudget: number): boolean {
     const pending = this.#pendingHash;
     if (!pending) return true;
-    let spent = 0;
-    while (pending.next < pending.blocks.length && spent < slotBudget) {
+    let spent = slotBudget === Infinity ? 0 : this.#hashEndingBy(this.#now + 1);
+    let first = true;
+    while (pending.next < pending.blocks.length && (first || spent < slotBudget)) {
+      first = false;
       const k = pending.next++;
       const early = pending.early.get(k);
       if (early) {
@@ -948,17 +952,21 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   /**
    * Before launches ending by `tick` are dropped (and a new launch may take their slots): each
    * that the hash has not reached yet is hashed now into words of its own, mixed in when the
-   * hash reaches it (launches end out of their order: a short one after a long one).
+   * hash reaches it (launches end out of their order: a short one after a long one). Returns
+   * the slots evaluated.
    */
-  #hashEndingBy(tick: number): void {
+  #hashEndingBy(tick: number): number {
     const pending = this.#pendingHash;
-    if (!pending) return;
+    if (!pending) return 0;
+    let slots = 0;
     for (let k = pending.next; k < pending.blocks.length; k++) {
       if (pending.blocks[k].endTick > tick || pending.early.has(k)) continue;
       const words = this.#spareRecorders.pop() ?? new WordRecorder();
       this.#hashPendingBlock(pending, k, words);
       pending.early.set(k, words);
+      slots += pending.hi[k] - pending.lo[k];
     }
+    return slots;
   }
 
   /**
