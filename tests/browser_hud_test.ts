@@ -135,6 +135,18 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
           for (const control of await barControls(page)) {
             assert.ok(control.reachable, `${view.label}: ${control.id} is on screen and on top`);
           }
+          if (!view.touch) {
+            // Every desktop width down to the narrow layout: the bar keeps every control whole
+            // (its words give way to icons below ~1,100 px; at 800 px they overflowed it).
+            for (const width of [1100, 1024, 900, 800, 701]) {
+              await page.setViewportSize({ width, height: view.height });
+              for (const control of await barControls(page)) {
+                assert.ok(control.reachable, `${width} px: ${control.id} is on screen and on top`);
+              }
+              if (width === 800) await drawnScreenshot(page, "tests/output/hud-desktop-800.png");
+            }
+            await page.setViewportSize({ width: view.width, height: view.height });
+          }
 
           // The scene panel opens from the bar, whole; a tap in the sky closes it and launches.
           await activate(viewer, view.touch, "#open-scene");
