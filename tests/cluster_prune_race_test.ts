@@ -18,7 +18,12 @@ import {
   updateRecord,
 } from "../server/cluster/scene_records.ts";
 import { coveredSeq, followsOn } from "../server/cluster/snapshot_start.ts";
-import { appendEntry } from "../server/cluster/stream_log.ts";
+import {
+  appendEntry,
+  lastEntry,
+  LogRangeGoneError,
+  readRange,
+} from "../server/cluster/stream_log.ts";
 import { LEASE_BUCKET, LOG_STREAM, logSubject } from "../server/cluster/subjects.ts";
 import { ServerClock } from "../server/scene/clock.ts";
 import { WINDOW_TICKS } from "../shared/constants.ts";
@@ -137,6 +142,29 @@ Deno.test({
         log.stop();
         assert.deepEqual(loaded.events.map((e) => e.seq), events.slice(20).map((e) => e.seq));
         assert.deepEqual(loaded.snapshot, s2);
+      });
+
+      await t.step("a range read whose entries were purged under it ends at once", async () => {
+        const scene = "race-range";
+        const streamSeqs: number[] = [];
+        let at = 0;
+        for (const e of events.slice(0, 5)) {
+          streamSeqs.push(at = await appendEntry(link, scene, e, at));
+        }
+        const last = (await lastEntry(link, scene))!;
+        const seqs = (read: { entry: { seq: number } }[]) => read.map((s) => s.entry.seq);
+        assert.deepEqual(seqs(await readRange(link, scene, 1, last)), [1, 2, 3, 4, 5]);
+        // A prune of the first three: the read goes on with what is left.
+        await link.jsm.streams.purge(LOG_STREAM, { filter: logSubject(scene), seq: streamSeqs[3] });
+        assert.deepEqual(seqs(await readRange(link, scene, 1, last)), [4, 5]);
+        // The scene removed (its subject purged): nothing up to `last` will come. The read ends
+        // with its own error at the first check, not as a timeout after 10 s.
+        await link.jsm.streams.purge(LOG_STREAM, { filter: logSubject(scene) });
+        await assert.rejects(readRange(link, scene, 1, last), (e) => {
+          assert.ok(e instanceof LogRangeGoneError, String(e));
+          assert.equal(e.code, "log_range_gone");
+          return true;
+        });
       });
 
       await t.step("an edge opening the scene reads the record again", async () => {

@@ -39,10 +39,13 @@ import type { StorageStats } from "../local/retention.ts";
 import { LOG_STREAM } from "./subjects.ts";
 import type { LogPageResult } from "../http/log_api.ts";
 import { getRecord } from "./scene_records.ts";
-import { isEvent, lastEntry, readEvents, readRange } from "./stream_log.ts";
+import { isEvent, lastEntry, LogRangeGoneError, readEvents, readRange } from "./stream_log.ts";
 
 /** How often the stream's figures are read for `/healthz` and `/metrics`, ms. */
 const STORAGE_READ_MS = 5000;
+
+/** Reads of a stored scene's description when its log is purged under the read. */
+const DESCRIBE_ATTEMPTS = 3;
 
 /** What the node needs. */
 export interface ClusterScenesDeps {
@@ -293,6 +296,18 @@ export class ClusterScenes implements SceneHost {
   }
 
   async #describeStored(id: string): Promise<SceneInfo | undefined> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#describeStoredOnce(id);
+      } catch (e) {
+        // Purged while read: the scene was removed (then its record is gone too), or a retention
+        // prune moved its record on. Read the record again.
+        if (!(e instanceof LogRangeGoneError) || attempt >= DESCRIBE_ATTEMPTS) throw e;
+      }
+    }
+  }
+
+  async #describeStoredOnce(id: string): Promise<SceneInfo | undefined> {
     const versioned = await getRecord(this.#deps.link, id);
     if (!versioned) return undefined;
     const { record } = versioned;

@@ -176,8 +176,32 @@ export class LogReader {
 }
 
 /**
+ * A range read found the entries it waited for gone: the scene's log was purged under it (the
+ * scene removed, or a retention prune past the reader's start). Callers read the record again.
+ */
+export class LogRangeGoneError extends Error {
+  readonly code = "log_range_gone";
+}
+
+/** A range read gives up after this long without reaching its last entry. */
+const READ_RANGE_TIMEOUT_MS = 10_000;
+
+/**
+ * A range read that has received nothing for this long asks the stream whether the entries it
+ * waits for still exist, so a read racing a purge ends at once instead of at the timeout.
+ */
+const READ_RANGE_CHECK_MS = 500;
+
+/**
  * The scene's log entries from stream sequence `from` up to and including `last`, or up to the
- * first one `enough` accepts.
+ * first one `enough` accepts. Rejects with {@link LogRangeGoneError} when the entries still to
+ * come were purged meanwhile (nothing left on the scene's subject up to `last`).
+ *
+ * @example
+ * ```ts
+ * const last = await lastEntry(link, "quiet-pine");
+ * const entries = last ? await readRange(link, "quiet-pine", 1, last) : [];
+ * ```
  */
 export async function readRange(
   link: NatsLink,
@@ -190,19 +214,52 @@ export async function readRange(
   const out: StoredEntry[] = [];
   const done = Promise.withResolvers<void>();
   let finished = false;
+  /** The stream sequence the next entry must have at least. */
+  let next = from;
   const reader = await LogReader.open(link, scene, from, (stored) => {
     if (finished) return;
+    next = stored.streamSeq + 1;
     if (stored.streamSeq <= last.streamSeq) out.push(stored);
     if (stored.streamSeq >= last.streamSeq || enough(stored)) {
       finished = true;
       done.resolve();
     }
   });
-  const timer = setTimeout(() => done.reject(new Error("reading the log timed out")), 10_000);
+  const timer = setTimeout(
+    () => done.reject(new Error(`reading scene ${scene}'s log timed out`)),
+    READ_RANGE_TIMEOUT_MS,
+  );
+  // While nothing arrives: is anything left to wait for? (A quiet consumer may only be slow:
+  // a stream leader election; then the entries are still there and the read goes on.)
+  let checker: ReturnType<typeof setTimeout> | undefined;
+  /** The check under way, awaited before returning (it holds a request's timer). */
+  let checking: Promise<void> = Promise.resolve();
+  const check = async () => {
+    const waitingFor = next;
+    try {
+      const found = await nextEntry(link, scene, waitingFor);
+      if (!finished && next === waitingFor && (!found || found.streamSeq > last.streamSeq)) {
+        finished = true;
+        done.reject(
+          new LogRangeGoneError(
+            `scene ${scene}: log entries ${waitingFor}–${last.streamSeq} were purged while read`,
+          ),
+        );
+        return;
+      }
+    } catch {
+      // No answer (NATS reconnecting): the timeout decides.
+    }
+    if (!finished) checker = setTimeout(() => checking = check(), READ_RANGE_CHECK_MS);
+  };
+  checker = setTimeout(() => checking = check(), READ_RANGE_CHECK_MS);
   try {
     await done.promise;
   } finally {
+    finished = true;
     clearTimeout(timer);
+    clearTimeout(checker);
+    await checking;
     await reader.close();
   }
   return out;
