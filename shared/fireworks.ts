@@ -66,7 +66,7 @@ import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnit, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
+import { keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -1241,13 +1241,20 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.emberWritten[b] = 0;
       } else if (trail) {
         const maxLife = this.pool.maxLife;
+        const keyed = this.#emberKeyed(block, b), ring = trail.ring;
+        const ringStart = shell + plan.emberStart[b];
         for (let n = 0; n < plan.trailCount[b]; n++) {
           // Embers drop at spark ages every, 2·every, … while the spark lives (age < its life).
           const last = Math.min(since, maxLife[first + n] - 1);
           const dropped = Math.floor(last / trail.every);
-          for (let m = Math.max(0, dropped - trail.ring); m < dropped; m++) {
-            const slot = this.#ember(block, b, n, m);
+          const from = Math.max(0, dropped - ring);
+          if (from >= dropped) continue;
+          this.#dropEmbers(block, b, n, from, dropped, keyed, !this.closedForm);
+          for (let m = from; m < dropped; m++) {
+            const slot = ringStart + n * ring + (m % ring);
             this.#settle(slot, since - (m + 1) * trail.every);
+            block.hi = Math.max(block.hi, slot - shell + 1);
+            this.liveCount++;
           }
         }
         // Waves so far: at ages every, 2·every, … up to `since`, while younger than the longest
@@ -1772,54 +1779,18 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const trail = block.recipe.trail;
     if (!trail) return;
     const plan = block.plan;
-    const { origin, velocity, maxLife, style, size, flicker, born } = this.pool;
-    const every = trail.every, ring = trail.ring, jitter = trail.jitter, carry = trail.carry;
-    const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
-    const emberSize = MOTIONS[trail.motion].size;
-    const gold = block.trailTint === GOLD_TINT;
+    const maxLife = this.pool.maxLife;
+    const every = trail.every, ring = trail.ring;
     for (let b = 0; b < plan.breaks; b++) {
       const waves = block.emberWaves[b], written = block.emberWritten[b];
       if (waves === written) continue;
       const first = block.start + plan.sparkStart[b];
-      const ringStart = block.start + plan.emberStart[b];
-      const bornBase = plan.riseTicks + b * BREAK_GAP_TICKS;
-      // hashUnit(key, k) is mixKeyed(keyPart(key), k) / 2³²: the key's part taken once.
-      const keyed = keyPart(streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b));
+      const keyed = this.#emberKeyed(block, b);
       for (let n = 0, count = plan.trailCount[b]; n < count; n++) {
-        const spark = first + n;
         // Waves this spark dropped: m with (m + 1) · every below its life.
-        const dropped = Math.max(0, Math.min(waves, Math.ceil(maxLife[spark] / every) - 1));
+        const dropped = Math.max(0, Math.min(waves, Math.ceil(maxLife[first + n] / every) - 1));
         const from = Math.max(Math.min(written, dropped), dropped - ring);
-        if (from >= dropped) continue;
-        // `#ember` per ember, inlined with the spark's constants taken once (the same bits:
-        // the parent's position rounded to float32 once, its float64 velocity at the drop).
-        const ps = style[spark] | 0, ageBase = AGE_BASE[ps];
-        const emberStyle = styleOf(trail.motion, gold ? GOLD_TINT : ps % PALETTE_SIZE);
-        const p = spark * 3;
-        const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
-        const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
-        const slots = ringStart + n * ring;
-        for (let m = from; m < dropped; m++) {
-          const age = (m + 1) * every;
-          const a = ageBase + age;
-          const r = REACH[a], d = DROP[a], kept = VELOCITY_KEPT[a];
-          const index = (n * 256 + m) * 4;
-          const i = slots + (m % ring), q = i * 3;
-          origin[q] = ox + vx * r;
-          origin[q + 1] = oy + vy * r - d;
-          origin[q + 2] = oz + vz * r;
-          velocity[q] = vx * kept * carry +
-            jitter * (2 * (mixKeyed(keyed, index) / 4294967296) - 1);
-          velocity[q + 1] = (vy * kept - VELOCITY_FALL[a]) * carry +
-            jitter * (2 * (mixKeyed(keyed, index + 1) / 4294967296) - 1);
-          velocity[q + 2] = vz * kept * carry +
-            jitter * (2 * (mixKeyed(keyed, index + 2) / 4294967296) - 1);
-          maxLife[i] = lifeLo + Math.floor((mixKeyed(keyed, index + 3) / 4294967296) * lifeSpan);
-          style[i] = emberStyle;
-          size[i] = emberSize;
-          flicker[i] = 0;
-          born[i] = bornBase + age;
-        }
+        if (from < dropped) this.#dropEmbers(block, b, n, from, dropped, keyed, false);
       }
       block.emberWritten[b] = waves;
     }
@@ -1828,15 +1799,54 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   /**
    * Wave `m` of break `b`'s embers: ember `m` of every trailing spark that is still alive (it is
    * `(m + 1) · every` ticks old, alive while younger than its life; one that died or split this
-   * step drops none). The same values as `#ember` per spark, bit for bit (the stored float32
-   * position, the float64 velocity rounded once when stored), with the wave's constants — the
-   * stream key, the parent's age, the ember's size and colour at birth — computed once.
+   * step drops none). Stepped mode: with their kept state.
    */
   #emberWave(block: FireworkBlock, b: number, m: number): void {
     const plan = block.plan;
     const trail = block.recipe.trail!;
     const count = plan.trailCount[b];
     if (count === 0) return;
+    const maxLife = this.pool.maxLife;
+    const age = (m + 1) * trail.every;
+    const keyed = this.#emberKeyed(block, b);
+    const first = block.start + plan.sparkStart[b];
+    const state = !this.closedForm;
+    let spawned = 0, top = -1;
+    for (let n = 0; n < count; n++) {
+      if (!(age < maxLife[first + n])) continue;
+      top = this.#dropEmbers(block, b, n, m, m + 1, keyed, state);
+      spawned++;
+    }
+    if (top >= 0) block.hi = Math.max(block.hi, top - block.start + 1);
+    this.liveCount += spawned;
+  }
+
+  /** The `keyPart` of break `b`'s ember stream (hashUnit(key, k) is mixKeyed(it, k) / 2³²). */
+  #emberKeyed(block: FireworkBlock, b: number): number {
+    return keyPart(streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b));
+  }
+
+  /**
+   * Writes embers m ∈ [from, to) of trailing spark `n` of break `b`, each into slot m mod ring of
+   * the spark's ring, and returns the last slot written. Ember m drops where the spark is at
+   * age (m + 1) · every (its position rounded to float32 once, as stored), with the spark's
+   * velocity there carried and jittered, and a lifetime, from the break's ember stream (`keyed`,
+   * `#emberKeyed`) at index (n · 256 + m) · 4: random access, so a wave, a checkpoint's lazy
+   * write and a jump all write the same embers through this one definition (the shader derives
+   * them the same way: client/render/firework_shader_math.ts). With `state` (stepped mode) the
+   * kept state too: position = previous = origin, full life, the colour curve's first sample.
+   */
+  #dropEmbers(
+    block: FireworkBlock,
+    b: number,
+    n: number,
+    from: number,
+    to: number,
+    keyed: number,
+    state: boolean,
+  ): number {
+    const plan = block.plan;
+    const trail = block.recipe.trail!;
     const {
       position,
       previous,
@@ -1850,112 +1860,55 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       flicker,
       born,
     } = this.pool;
-    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b);
-    const age = (m + 1) * trail.every;
-    const jitter = trail.jitter, carry = trail.carry;
+    const every = trail.every, ring = trail.ring, jitter = trail.jitter, carry = trail.carry;
     const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
     const emberSize = MOTIONS[trail.motion].size;
-    const gold = block.trailTint === GOLD_TINT;
-    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
-    const first = block.start + plan.sparkStart[b];
-    const ring = trail.ring;
-    const firstEmber = block.start + plan.emberStart[b] + (m % ring);
-    const colors = STYLE_COLORS;
-    const f32 = this.#scratch32;
-    let spawned = 0, top = -1;
-    for (let n = 0; n < count; n++) {
-      const spark = first + n;
-      if (!(age < maxLife[spark])) continue;
-      const ps = style[spark] | 0;
-      const a = AGE_BASE[ps] + age;
-      const r = REACH[a], d = DROP[a], kept = VELOCITY_KEPT[a], fall = VELOCITY_FALL[a];
-      const p = spark * 3;
-      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
-      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
-      // The parent's stored position (rounded to float32, as #storedPositionAt does).
-      f32[0] = ox + vx * r;
-      f32[1] = oy + vy * r - d;
-      f32[2] = oz + vz * r;
+    const bornBase = plan.riseTicks + b * BREAK_GAP_TICKS;
+    const spark = block.start + plan.sparkStart[b] + n;
+    const ps = style[spark] | 0, ageBase = AGE_BASE[ps];
+    const emberStyle = styleOf(
+      trail.motion,
+      block.trailTint === GOLD_TINT ? GOLD_TINT : ps % PALETTE_SIZE,
+    );
+    const p = spark * 3;
+    const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
+    const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
+    const slots = block.start + plan.emberStart[b] + n * ring;
+    let i = -1;
+    for (let m = from; m < to; m++) {
+      const age = (m + 1) * every;
+      const a = ageBase + age;
+      const r = REACH[a], d = DROP[a], kept = VELOCITY_KEPT[a];
       const index = (n * 256 + m) * 4;
-      const i = firstEmber + n * ring;
+      i = slots + (m % ring);
       const q = i * 3;
-      position[q] = previous[q] = origin[q] = f32[0];
-      position[q + 1] = previous[q + 1] = origin[q + 1] = f32[1];
-      position[q + 2] = previous[q + 2] = origin[q + 2] = f32[2];
-      velocity[q] = vx * kept * carry + jitter * (2 * hashUnit(key, index) - 1);
-      velocity[q + 1] = (vy * kept - fall) * carry + jitter * (2 * hashUnit(key, index + 1) - 1);
-      velocity[q + 2] = vz * kept * carry + jitter * (2 * hashUnit(key, index + 2) - 1);
-      const lifetime = lifeLo + Math.floor(hashUnit(key, index + 3) * lifeSpan);
-      const s = styleOf(trail.motion, gold ? GOLD_TINT : ps % PALETTE_SIZE);
-      life[i] = maxLife[i] = lifetime;
-      style[i] = s;
+      origin[q] = ox + vx * r;
+      origin[q + 1] = oy + vy * r - d;
+      origin[q + 2] = oz + vz * r;
+      velocity[q] = vx * kept * carry + jitter * (2 * (mixKeyed(keyed, index) / 4294967296) - 1);
+      velocity[q + 1] = (vy * kept - VELOCITY_FALL[a]) * carry +
+        jitter * (2 * (mixKeyed(keyed, index + 1) / 4294967296) - 1);
+      velocity[q + 2] = vz * kept * carry +
+        jitter * (2 * (mixKeyed(keyed, index + 2) / 4294967296) - 1);
+      const lifetime = lifeLo + Math.floor((mixKeyed(keyed, index + 3) / 4294967296) * lifeSpan);
+      maxLife[i] = lifetime;
+      style[i] = emberStyle;
       size[i] = emberSize;
       flicker[i] = 0;
-      // paint(color, i, s, 0, lifetime): the curve's first sample.
-      const o = s * STYLE_STRIDE, c = i * 4;
-      color[c] = colors[o];
-      color[c + 1] = colors[o + 1];
-      color[c + 2] = colors[o + 2];
-      color[c + 3] = colors[o + 3];
-      born[i] = bornRel;
-      spawned++;
-      top = i;
+      born[i] = bornBase + age;
+      if (state) {
+        position[q] = previous[q] = origin[q];
+        position[q + 1] = previous[q + 1] = origin[q + 1];
+        position[q + 2] = previous[q + 2] = origin[q + 2];
+        life[i] = lifetime;
+        // paint(color, i, emberStyle, 0, lifetime): the curve's first sample.
+        const o = emberStyle * STYLE_STRIDE, c = i * 4;
+        color[c] = STYLE_COLORS[o];
+        color[c + 1] = STYLE_COLORS[o + 1];
+        color[c + 2] = STYLE_COLORS[o + 2];
+        color[c + 3] = STYLE_COLORS[o + 3];
+      }
     }
-    if (top >= 0) block.hi = Math.max(block.hi, top - block.start + 1);
-    this.liveCount += spawned;
-  }
-
-  /**
-   * Ember `m` of trailing spark `n` of break `b`: dropped where the spark is at age
-   * (m + 1) · every, into slot m mod ring of the spark's ring. Random access (no stream state),
-   * so a jump rebuilds just the embers still alive. Returns the slot.
-   */
-  #ember(
-    block: FireworkBlock,
-    b: number,
-    n: number,
-    m: number,
-    key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.ember + b),
-    count = true,
-  ): number {
-    const plan = block.plan;
-    const trail = block.recipe.trail!;
-    const spark = block.start + plan.sparkStart[b] + n;
-    const age = (m + 1) * trail.every;
-    const at = this.#storedPositionAt(spark, age);
-    const x = at[0], y = at[1], z = at[2];
-    const v = this.velocityAt(spark, age, this.#scratch64);
-    const index = (n * 256 + m) * 4;
-    const jitter = trail.jitter;
-    const i = block.start + plan.emberStart[b] + n * trail.ring + (m % trail.ring);
-    place(
-      this,
-      i,
-      x,
-      y,
-      z,
-      v[0] * trail.carry + jitter * (2 * hashUnit(key, index) - 1),
-      v[1] * trail.carry + jitter * (2 * hashUnit(key, index + 1) - 1),
-      v[2] * trail.carry + jitter * (2 * hashUnit(key, index + 2) - 1),
-    );
-    const { life, maxLife, style, size, color, flicker, born } = this.pool;
-    const lifetime = trail.life[0] +
-      Math.floor(hashUnit(key, index + 3) * (trail.life[1] - trail.life[0] + 1));
-    const s = styleOf(
-      trail.motion,
-      block.trailTint === GOLD_TINT ? GOLD_TINT : (style[spark] | 0) % PALETTE_SIZE,
-    );
-    maxLife[i] = lifetime;
-    if (!this.closedForm) life[i] = lifetime;
-    style[i] = s;
-    size[i] = MOTIONS[trail.motion].size;
-    flicker[i] = 0;
-    if (!this.closedForm) paint(color, i, s, 0, lifetime);
-    const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS + age;
-    born[i] = bornRel;
-    if (!count) return i;
-    block.hi = Math.max(block.hi, i - block.start + 1);
-    this.liveCount++;
     return i;
   }
 }
