@@ -38,7 +38,7 @@ attribute vec4 velocityLife;  // spawn velocity xyz (m/s), max life (ticks, the 
 attribute vec4 styleFlicker;  // style, strobe key (0 steady), size (m), visible ages [0, w)
 // An ember ring slot (w < 0) carries its trailing spark's birth state in the first two, then the
 // ember's style, its break's ember stream key in two 16-bit halves and −(1 + packed ring slot,
-// spark and trail row): the ember in that slot at any tick is derived here (shared/'s #ember).
+// spark and trail row): the ember in that slot at any tick is derived here (shared/'s #dropEmbers).
 // A shell's trail ring slot (row ${SHELL_TRAIL_ROW}) carries the shell's birth state (born: the
 // launch tick, life: its rise ticks), the trail's style and the launch's stream key before its
 // phase: the trail spark in that slot at any tick is derived here (shared/'s #spawnTrail).

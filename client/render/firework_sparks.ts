@@ -373,7 +373,7 @@ export class FireworkSparks {
    * Writes the ember rings of trailing sparks [from, to) of break `b` (those spawned): per ring
    * slot one record, the spark's birth state plus the ring slot, the ember's style and the
    * break's ember stream key, from which the shader derives the ember in that slot at any tick
-   * (shared/'s `#ember`). The break's constants are taken once.
+   * (shared/'s `#dropEmbers`). The break's constants are taken once.
    */
   private writeRings(
     system: Fireworks,
