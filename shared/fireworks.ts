@@ -1847,19 +1847,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   ): number {
     const plan = block.plan;
     const trail = block.recipe.trail!;
-    const {
-      position,
-      previous,
-      origin,
-      velocity,
-      life,
-      maxLife,
-      style,
-      size,
-      color,
-      flicker,
-      born,
-    } = this.pool;
+    const { origin, velocity, maxLife, style, size, flicker, born } = this.pool;
+    // Kept state (stepped mode only).
+    const { position, previous, life, color } = this.pool;
     const every = trail.every, ring = trail.ring, jitter = trail.jitter, carry = trail.carry;
     const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
     const emberSize = MOTIONS[trail.motion].size;
