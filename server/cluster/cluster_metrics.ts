@@ -14,6 +14,11 @@ export class ClusterMetrics {
   appendRetries = 0;
   /** Submits refused because no owner answered (takeover or NATS outage). */
   submitsPaused = 0;
+  /**
+   * Submits asked again because no owner answered yet (a new scene's first moments, a
+   * hand-over); the person's later submits wait behind them (`submit_order.ts`).
+   */
+  submitRetries = 0;
   /** Log entries purged by the retention policy from scenes this node owned or swept. */
   pruned = 0;
   /** Scenes this node's retention sweep removed (idle past the retention, nobody reading). */
@@ -103,6 +108,12 @@ export class ClusterMetrics {
       "counter",
       "Submits refused: no owner answered.",
       this.submitsPaused,
+    );
+    metric(
+      "snowfire_cluster_submit_retries_total",
+      "counter",
+      "Submits asked again: no owner answered yet.",
+      this.submitRetries,
     );
     metric(
       "snowfire_cluster_not_from_owner_total",

@@ -56,6 +56,7 @@ import { foundedSnapshot } from "../../shared/rules.ts";
 import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { isNoResponders } from "./nats_errors.ts";
+import { SubmitOrder } from "./submit_order.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /**
@@ -89,6 +90,8 @@ const SUBMIT_RETRIES = 4;
 const SUBMIT_RETRY_MS = 250;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
+/** What `#request` answers for a submit it will ask again later. */
+const RETRYING = Symbol("retrying");
 
 /** What an edge needs. */
 export interface EdgeDeps {
@@ -134,6 +137,8 @@ export class SceneEdge implements RelaySource {
   #hashes: [string, number, string][] = [];
   /** Pending submit retries (cleared on close). */
   readonly #retries = new Set<ReturnType<typeof setTimeout>>();
+  /** Each person's submits in their order while one of them is asked again. */
+  readonly #order = new SubmitOrder<Peer, SubmitRequest>();
   #reader: LogReader | undefined;
   /** The scene's lease holder as last read from the leases bucket (checked answers name it). */
   #owner: string | undefined;
@@ -477,21 +482,44 @@ export class SceneEdge implements RelaySource {
    * owner subscribed yet (a new scene's first moments, a hand-over) it asks again a few times,
    * 250 ms apart, before refusing with `paused`.
    */
-  #forward(peer: Peer, request: SubmitRequest, attempt: number): void {
+  #forward(peer: Peer, request: SubmitRequest, attempt: number, next = false): void {
+    // Behind one of the person's submits that is being asked again: it waits its turn
+    // (`SubmitOrder`), unless it is the one whose turn it is.
+    if (attempt === 0 && !next && this.#order.hold(peer, request)) return;
     const owner = this.#localOwner;
     const answer = owner?.active ? owner.submit(request) : this.#request(peer, request, attempt);
     answer.then((reply) => {
+      if (reply === RETRYING) return;
+      this.#settled(peer, request);
       if (reply === null) return;
       if ("ok" in reply) return;
       this.#deps.metrics.refuse(reply.code);
       peer.send(JSON.stringify(reply));
     }).catch((e) => {
+      this.#settled(peer, request);
       this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
     });
   }
 
-  /** Asks the owner on another node (see `#forward`); null: no answer to pass on. */
-  #request(peer: Peer, request: SubmitRequest, attempt: number): Promise<SubmitReply | null> {
+  /** `request` has its answer: the person's next submit waiting behind it goes now. */
+  #settled(peer: Peer, request: SubmitRequest): void {
+    if (peer.gone || this.#closed) {
+      this.#order.drop(peer);
+      return;
+    }
+    const next = this.#order.settled(peer, request);
+    if (next) this.#forward(peer, next, 0, true);
+  }
+
+  /**
+   * Asks the owner on another node (see `#forward`); null: no answer to pass on; RETRYING: it
+   * is asked again later.
+   */
+  #request(
+    peer: Peer,
+    request: SubmitRequest,
+    attempt: number,
+  ): Promise<SubmitReply | null | typeof RETRYING> {
     const data = encoder.encode(JSON.stringify(request));
     return this.#deps.link.nc.request(submitSubject(this.id), data, {
       timeout: SUBMIT_TIMEOUT_MS,
@@ -501,17 +529,20 @@ export class SceneEdge implements RelaySource {
         const { owner, ...reply } = msg.json<SubmitReply & Partial<FromOwner>>();
         return await this.#fromOwner(owner, false) ? reply as SubmitReply : null;
       },
-      (e): SubmitReply | null => {
+      (e): SubmitReply | null | typeof RETRYING => {
         // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
         // stamped it and only the answer was lost; then the event arrives like any other.
         if (isNoResponders(e)) {
           if (attempt < SUBMIT_RETRIES && !peer.gone && !this.#closed) {
+            // The person's later submits wait for this one (their order is kept).
+            this.#order.retrying(peer, request);
+            this.#deps.cluster.submitRetries++;
             const timer = setTimeout(() => {
               this.#retries.delete(timer);
               this.#forward(peer, request, attempt + 1);
             }, SUBMIT_RETRY_MS);
             this.#retries.add(timer);
-            return null;
+            return RETRYING;
           }
           this.#deps.cluster.submitsPaused++;
           return paused();
@@ -607,6 +638,7 @@ export class SceneEdge implements RelaySource {
     this.#firstHello.resolve();
     for (const timer of this.#retries) clearTimeout(timer);
     this.#retries.clear();
+    this.#order.clear();
     for (const sub of this.#subs) unsubscribe(sub);
     this.#unsubscribeBeats();
     this.#relay.close(code, reason);
