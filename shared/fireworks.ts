@@ -229,11 +229,6 @@ export interface FireworkBlock extends Block {
    * breaks, splits, ember waves); later steps skip it until it ends.
    */
   readonly activeTicks: number;
-  /**
-   * Closed form: the next tick at which a step has something to spawn or count for the launch
-   * (a rise tick's trail, a burst, a split, an ember wave); steps before it skip the launch.
-   */
-  dueTick: number;
 }
 
 /** Options of {@link Fireworks}. */
@@ -572,7 +567,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
-      dueTick: tick,
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -607,14 +601,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (this.closedForm) {
       // No spark moves and no death is counted: births are spawned (or only marked, for trails
       // and embers) and launches ended.
-      // Only the launches with something due this tick (most ticks of most launches have
-      // nothing: a sky of a million sparks holds thousands of launches).
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        if (tick >= block.dueTick && tick - block.tick < block.activeTicks) {
-          this.#advanceBlock(block, tick);
-          block.dueTick = this.#nextDue(block, tick);
-        }
+        if (tick - block.tick < block.activeTicks) this.#advanceBlock(block, tick);
       }
       this.#hashEndingBy(tick + 1);
       this.pool.expire(tick + 1);
@@ -1175,8 +1164,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
 
   /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
   #jumpBlock(block: FireworkBlock, steps: number): void {
-    // The next step works out what is due from the state the jump leaves.
-    block.dueTick = 0;
     block.trailTicks = block.trailWritten = 0;
     block.splitsDone.fill(0);
     block.emberWaves.fill(0);
@@ -1264,39 +1251,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.emberWaves[b] = block.emberWritten[b] = waves;
       }
     }
-  }
-
-  /**
-   * The first tick after `tick` at which `#advanceBlock` has something to do for `block`: its
-   * rise's next tick, a break's burst, the break's next split, or its next ember wave (Infinity
-   * when none is left). Never later than that tick: a step skips the launch until then.
-   */
-  #nextDue(block: FireworkBlock, tick: number): number {
-    const next = tick + 1;
-    const plan = block.plan;
-    const k = next - block.tick;
-    if (k < plan.riseTicks) return next;
-    const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
-    const longest = longestSparkLife(recipe);
-    const sinceApex = k - (plan.riseTicks - 1);
-    let due = Infinity;
-    for (let b = 0; b < plan.breaks; b++) {
-      const since = sinceApex - b * BREAK_GAP_TICKS;
-      // This break's burst comes first (and every later break's after it).
-      if (since <= 0) return Math.min(due, next - since);
-      if (split) {
-        const order = block.splitOrder[b], done = block.splitsDone[b];
-        if (done < order.length) {
-          const delay = block.delays[b][order[done]];
-          if (delay <= split.delay[1]) due = Math.min(due, next + Math.max(0, delay - since));
-        }
-      }
-      if (trail) {
-        const wave = Math.ceil(since / trail.every) * trail.every;
-        if (wave < longest) due = Math.min(due, next + wave - since);
-      }
-    }
-    return due;
   }
 
   /** Spawns what the launch emits after stepping `tick`: trail, bursts, splits, embers. */
