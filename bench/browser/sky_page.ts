@@ -35,6 +35,12 @@ export interface SkyBenchOptions {
    * collects it over the DevTools protocol); default false.
    */
   profile?: boolean;
+  /**
+   * Measure an empty sky beside each level above 0, in the same animation frames (a second
+   * canvas, world and renderer), so that a level's ratio to the empty sky does not move with
+   * the machine's load between levels; default false.
+   */
+  pairWithEmpty?: boolean;
 }
 
 /** One target's per-frame timings (ms, in frame order) and what the sky held. */
@@ -60,6 +66,11 @@ export interface SkyLevel {
    * buffer of records and its CPU-side staging array.
    */
   bytes: number;
+  /**
+   * With `pairWithEmpty`: an empty sky's simulate and prepare (ms), measured in the same
+   * animation frames as this level's (the two in turns first).
+   */
+  paired?: { simulate: number[]; prepare: number[] };
 }
 
 /** The whole run. */
@@ -78,12 +89,21 @@ const LIVE_PER_LAUNCH_RATE = 176_000;
 /** Reserved slots per live spark at steady state (measured: ~3.1). */
 const SLOTS_PER_LIVE = 3.1;
 
-/** Runs one target in this page. */
-function runLevel(
-  canvas: HTMLCanvasElement,
-  target: number,
-  options: SkyBenchOptions,
-): Promise<SkyLevel> {
+/** One sky being measured: its world, its renderer and what its frames took. */
+interface Sky {
+  world: World;
+  renderer: SceneRenderer;
+  level: SkyLevel;
+  /** Launches what keeps the sky at its target (as the server's admission would). */
+  keepSky(): void;
+  /** The checkpoint under way (a big sky's is evaluated a part per frame). */
+  pending: CheckpointHash | null;
+  /** Frames measured so far (frame 0 writes every live spark: kept out of the figures). */
+  frame: number;
+}
+
+/** A fresh world filled towards `target` live sparks and warmed up, with its own renderer. */
+function makeSky(canvas: HTMLCanvasElement, target: number, options: SkyBenchOptions): Sky {
   const renderer = new SceneRenderer({ canvas, reducedMotion: false });
   const seed = 20_261_201;
   const capacity = Math.max(1_000_000, Math.ceil(target * SLOTS_PER_LIVE * 1.3));
@@ -139,61 +159,91 @@ function runLevel(
     written: 0,
     bytes: 0,
   };
-  const fireworks = renderer as unknown as {
-    fireworks: { written: number; bytes: { gpu: number; cpu: number } };
-  };
+  return { world, renderer, level, keepSky, pending: null, frame: 0 };
+}
+
+/** One frame of `sky`: a tick simulated, prepared (and drawn every `drawEvery`), timed. */
+function measureFrame(sky: Sky, now: number, options: SkyBenchOptions): void {
+  const { world, renderer, level } = sky;
+  const frame = sky.frame;
+  sky.keepSky();
+  const started = performance.now();
+  world.step();
+  const stepped = performance.now();
+  renderer.prepare(world.tick - 0.5, now / 1000);
+  const prepared = performance.now();
+  const draw = frame % Math.max(1, options.drawEvery) === 0;
+  if (draw) renderer.draw();
+  const drawn = performance.now();
+  // As client/sim.ts: a checkpoint begun at its tick, a big one finished over later frames.
+  if (world.tick % CHECKPOINT_TICKS === 0) {
+    sky.pending?.finish();
+    sky.pending = world.beginHash();
+    level.checkpointSlots = sky.pending.slots;
+  }
+  if (sky.pending?.work(spreadBudget(sky.pending.slots, 1)) != null) sky.pending = null;
+  const hashed = performance.now();
+  if (frame > 0) {
+    level.simulate.push(stepped - started);
+    level.prepare.push(prepared - stepped);
+    if (draw) level.draw.push(drawn - prepared);
+    level.checkpoint.push(hashed - drawn);
+    // Every tenth frame (its cost is the HUD's, a few times a second, not the frame's).
+    if (frame % 10 === 1) level.live += world.fireworkSystem.expectedLive();
+    level.slots += world.usedSlots();
+    level.written += (renderer as unknown as { fireworks: { written: number } }).fireworks.written;
+  }
+  sky.frame++;
+}
+
+/** Its figures averaged over `frames` measured frames, its sizes, and its renderer freed. */
+function finishSky(sky: Sky, frames: number): SkyLevel {
+  const { world, renderer, level } = sky;
+  level.live = Math.round(level.live / Math.ceil(frames / 10));
+  level.liveExact = world.fireworkSystem.live();
+  level.slots = Math.round(level.slots / frames);
+  level.written = Math.round(level.written / frames);
+  const records = (renderer as unknown as { fireworks: { bytes: { gpu: number; cpu: number } } })
+    .fireworks.bytes;
+  level.bytes = world.fireworkSystem.pool.bytes + records.gpu + records.cpu;
+  renderer.dispose();
+  return level;
+}
+
+/**
+ * Runs one target in this page. With `emptyCanvas`, an empty sky is measured beside it, its
+ * frame and the target's in the same animation frame (in turns, which goes first), so that
+ * the two are compared under the same load of the machine: `paired`.
+ */
+function runLevel(
+  canvas: HTMLCanvasElement,
+  target: number,
+  options: SkyBenchOptions,
+  emptyCanvas: HTMLCanvasElement | null,
+): Promise<SkyLevel> {
+  const sky = makeSky(canvas, target, options);
+  const empty = emptyCanvas ? makeSky(emptyCanvas, 0, options) : null;
   return new Promise((resolve, reject) => {
-    let frame = 0;
-    let pending: CheckpointHash | null = null;
     const run = (now: number) => {
       try {
-        if (frame === 1 && options.profile) console.profile(`sky ${target}`);
-        keepSky();
-        const started = performance.now();
-        world.step();
-        const stepped = performance.now();
-        renderer.prepare(world.tick - 0.5, now / 1000);
-        const prepared = performance.now();
-        const draw = frame % Math.max(1, options.drawEvery) === 0;
-        if (draw) renderer.draw();
-        const drawn = performance.now();
-        // As client/sim.ts: a checkpoint begun at its tick, a big one finished over later frames.
-        if (world.tick % CHECKPOINT_TICKS === 0) {
-          pending?.finish();
-          pending = world.beginHash();
-          level.checkpointSlots = pending.slots;
-        }
-        if (pending?.work(spreadBudget(pending.slots, 1)) != null) pending = null;
-        const hashed = performance.now();
-        // Frame 0 writes every live spark (a fresh renderer): keep it out of the figures.
-        if (frame > 0) {
-          level.simulate.push(stepped - started);
-          level.prepare.push(prepared - stepped);
-          if (draw) level.draw.push(drawn - prepared);
-          level.checkpoint.push(hashed - drawn);
-          // Every tenth frame (its cost is the HUD's, a few times a second, not the frame's).
-          if (frame % 10 === 1) level.live += world.fireworkSystem.expectedLive();
-          level.slots += world.usedSlots();
-          level.written += fireworks.fireworks.written;
-        }
-        frame++;
-        if (frame <= options.frames) {
+        if (sky.frame === 1 && options.profile) console.profile(`sky ${target}`);
+        if (empty && sky.frame % 2 === 1) measureFrame(empty, now, options);
+        measureFrame(sky, now, options);
+        if (empty && sky.frame % 2 === 1) measureFrame(empty, now, options);
+        if (sky.frame <= options.frames) {
           requestAnimationFrame(run);
           return;
         }
         if (options.profile) console.profileEnd(`sky ${target}`);
-        const n = options.frames;
-        level.live = Math.round(level.live / Math.ceil(n / 10));
-        level.liveExact = world.fireworkSystem.live();
-        level.slots = Math.round(level.slots / n);
-        level.written = Math.round(level.written / n);
-        const records = fireworks.fireworks.bytes;
-        level.bytes = world.fireworkSystem.pool.bytes + records.gpu +
-          records.cpu;
-        renderer.dispose();
+        const level = finishSky(sky, options.frames);
+        if (empty) {
+          const paired = finishSky(empty, options.frames);
+          level.paired = { simulate: paired.simulate, prepare: paired.prepare };
+        }
         resolve(level);
       } catch (error) {
-        renderer.dispose();
+        sky.renderer.dispose();
+        empty?.renderer.dispose();
         reject(error);
       }
     };
@@ -211,7 +261,10 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
     : "?";
   const levels: SkyLevel[] = [];
   for (const target of options.targets) {
-    const level = await runLevel(canvas, target, options);
+    const second = options.pairWithEmpty && target > 0
+      ? document.getElementById("empty") as HTMLCanvasElement | null
+      : null;
+    const level = await runLevel(canvas, target, options, second);
     levels.push(level);
     // Each level as it finishes, so a run cut short still reports what it measured.
     const median = (v: number[]) => v.length ? [...v].sort((a, b) => a - b)[v.length >> 1] : NaN;

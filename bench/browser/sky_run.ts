@@ -10,6 +10,10 @@
  * without drawing, since SwiftShader takes minutes to draw a million streaks).
  * --profile=DIR: write a CPU profile of each target's measured frames to DIR/sky_<target>.cpuprofile
  * (open it in Chrome DevTools' Performance panel).
+ * --paired=false: measure the levels one after the other only. By default each level above 0 is
+ * also measured against an empty sky run beside it, in the same animation frames (its own world,
+ * renderer and canvas; the two in turns first): "×paired", a ratio the machine's load between
+ * levels does not move (the empty sky's own level moved 0.5–1.4 ms from run to run here).
  */
 import { bundleScript } from "../../tools/bundle.ts";
 import { launchBrowser } from "../../testing/browser.ts";
@@ -37,6 +41,7 @@ const width = Number(flag("width", "480"));
 const height = Number(flag("height", "270"));
 const drawEvery = Number(flag("draw-every", "1"));
 const profileDir = flag("profile", "");
+const paired = flag("paired", "true") !== "false";
 const script = await bundleScript(new URL("./sky_page.ts", import.meta.url));
 const browser = await launchBrowser();
 let result: SkyBenchResult;
@@ -53,7 +58,8 @@ try {
         "Cross-Origin-Embedder-Policy": "require-corp",
       },
       body: `<!doctype html><style>html,body{margin:0;height:100%;background:#000}` +
-        `#scene{width:100vw;height:100vh;display:block}</style><canvas id="scene"></canvas>`,
+        `canvas{position:absolute;inset:0;width:100vw;height:100vh;display:block}</style>` +
+        `<canvas id="empty"></canvas><canvas id="scene"></canvas>`,
     }));
   await page.goto(BENCH_URL);
   page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
@@ -81,20 +87,25 @@ try {
     (o) =>
       (globalThis as unknown as { runSkyBench(o: unknown): Promise<SkyBenchResult> })
         .runSkyBench(o),
-    { targets, frames, warmup, drawEvery, profile: profileDir !== "" },
+    { targets, frames, warmup, drawEvery, profile: profileDir !== "", pairWithEmpty: paired },
   );
   await Promise.all(profiles);
 } finally {
   await browser.close();
 }
 const ms = (v: number) => `${v.toFixed(2).padStart(6)} ms`;
+/** The level's median against the empty sky measured beside it (same frames). */
+const pairedText = (med: number, pair: { simulate: number[]; prepare: number[] }) => {
+  const beside = quantile(pair.simulate.map((v, i) => v + pair.prepare[i]), 0.5);
+  return `, ×${(med / beside).toFixed(2)} paired (empty beside it ${beside.toFixed(2)} ms)`;
+};
 console.log(
   `renderer: ${result.renderer}, ${width}×${height}, ${frames} frames per target, ` +
     `drawn every ${drawEvery}, ` +
     (result.isolated ? "cross-origin isolated (µs timer)" : "not isolated (100 µs timer)"),
 );
 console.log(
-  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | checkpoint mean, max (slots) | arrays MB (B/live)",
+  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | checkpoint mean, max (slots) | arrays MB (B/live) | vs empty",
 );
 let empty = NaN;
 for (const level of result.levels) {
@@ -113,6 +124,7 @@ for (const level of result.levels) {
     }, ${ms(Math.max(0, ...level.checkpoint))} (${level.checkpointSlots}) | ${
       (level.bytes / 1e6).toFixed(0)
     } (${level.live > 0 ? (level.bytes / level.live).toFixed(0) : "-"})` +
-      (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`),
+      (Number.isNaN(empty) || level.target === 0 ? "" : `  ×${(med / empty).toFixed(2)} empty`) +
+      (level.paired ? pairedText(med, level.paired) : ""),
   );
 }
