@@ -6,7 +6,9 @@
  * (`SceneRenderer.prepare`: snow uniforms, writing the sparks born since the last frame into the
  * GPU buffer, the gun and fountain packing) and of the upload + draw calls (three's render).
  * Apart from those, the checkpoint hash as a client pays it: begun every CHECKPOINT_TICKS ticks
- * and, in a big sky, evaluated a part per frame (`client/checkpoint_spread.ts`).
+ * and, in a big sky, evaluated a part per frame (`client/checkpoint_spread.ts`). With
+ * `pairWithEmpty`, an empty sky runs beside each level above 0 on a second canvas ("empty"), its
+ * frame timed in the same animation frames as the level's.
  */
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
