@@ -1,0 +1,108 @@
+/**
+ * An edge keeps a person's submits in order while it asks again for one that no owner answered
+ * (a new scene's first moments, a hand-over): a launch made after a settings change that is being
+ * retried waits for it, instead of reaching the owner first (the order a cluster test once saw
+ * reversed, the settings change stamped 125–140 ticks after the launch made after it).
+ *
+ * The owner here is the test: it holds the scene's lease as "stand-in", sends heartbeats so the
+ * edge stays live, and answers submits only once the edge has had to retry the first one.
+ */
+import assert from "node:assert/strict";
+import { connect, type Msg } from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import { NatsLink } from "../server/cluster/nats_link.ts";
+import { createRecord } from "../server/cluster/scene_records.ts";
+import { beatSubject, LEASE_BUCKET, submitSubject } from "../server/cluster/subjects.ts";
+import type { EventBody } from "../shared/protocol.ts";
+import { initialSnapshot } from "../shared/settings.ts";
+import { requireNats, startNatsCluster } from "../testing/nats_cluster.ts";
+import { TestClient } from "../testing/test_client.ts";
+import { startTestServer } from "../testing/test_server.ts";
+import { eventually } from "../testing/wait.ts";
+
+Deno.test({
+  name: "an edge sends a person's submits in their order while one is retried",
+  ignore: !requireNats("cluster submit order test"),
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const scene = "order-keeper";
+    const owner = "stand-in";
+    const link = await NatsLink.open(nats.nodeOptions("setup"), () => {});
+    const nc = await connect({ servers: nats.urls, ...nats.auth });
+    const server = await startTestServer({ cluster: nats.nodeOptions("node-a", 60_000) });
+    let client: TestClient | undefined;
+    let beats: ReturnType<typeof setInterval> | undefined;
+    try {
+      // A scene whose lease someone else holds: no node here takes it over.
+      const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
+      await leases.create(scene, new TextEncoder().encode(owner));
+      assert.ok(
+        await createRecord(link, scene, {
+          seed: 7,
+          epoch: Date.now() - 5_000,
+          reserved: 0,
+          showCursor: 0,
+          snapshot: initialSnapshot({ show: false }),
+          snapshotStreamSeq: 0,
+        }),
+      );
+      // The stand-in's heartbeats keep the edge's sky live (it pauses after 600 ms without).
+      beats = setInterval(
+        () => nc.publish(beatSubject(scene), JSON.stringify({ n: 1, seq: 0, w: 0 })),
+        100,
+      );
+      const joined = await TestClient.join(server.url, scene);
+      client = joined.client;
+      const retries = async () => {
+        const text = await (await fetch(`${server.url}/metrics`)).text();
+        return Number(/snowfire_cluster_submit_retries_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      };
+      const settings: EventBody = { type: "settings", settings: { windSpeed: 4 } };
+      const launch: EventBody = { type: "launch", x: 1, z: 2 };
+      for (let attempt = 1;; attempt++) {
+        const before = await retries();
+        const from = client.messages.length;
+        client.submit(settings);
+        // Nobody answered it: the edge will ask again.
+        await eventually(
+          "the edge retries the settings change",
+          async () => await retries() > before,
+          10_000,
+        );
+        // The stand-in answers from now on; then the person launches.
+        const heard: string[] = [];
+        const sub = nc.subscribe(submitSubject(scene), {
+          callback: (_err: Error | null, msg: Msg) => {
+            const request = msg.json<{ body?: EventBody }>();
+            heard.push(request.body?.type ?? "?");
+            msg.respond(JSON.stringify({ ok: true, seq: heard.length, owner }));
+          },
+        });
+        await nc.flush();
+        client.submit(launch);
+        const refused = () => client!.messages.slice(from).some((m) => m.t === "error");
+        await eventually(
+          "the stand-in heard both submits, or one was refused",
+          () => heard.length >= 2 || refused(),
+          10_000,
+        );
+        sub.unsubscribe();
+        await nc.flush();
+        if (!refused()) {
+          assert.deepEqual(heard, ["settings", "launch"], "in the order the person made them");
+          break;
+        }
+        // The edge gave the settings change up (4 retries, 1 s) before the stand-in listened:
+        // a slow machine. Again, from a scene with no one answering.
+        assert.ok(attempt < 3, `refused each time: ${JSON.stringify(client.errors())}`);
+      }
+    } finally {
+      clearInterval(beats);
+      await client?.close();
+      await server.close();
+      await nc.close();
+      await link.close();
+      await nats.stop();
+    }
+  },
+});
