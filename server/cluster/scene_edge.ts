@@ -90,6 +90,8 @@ const SUBMIT_RETRIES = 4;
 const SUBMIT_RETRY_MS = 250;
 /** A submit waits this long for the owner's answer. */
 const SUBMIT_TIMEOUT_MS = 2500;
+/** A person's submits that may wait behind one being asked again; more are refused `paused`. */
+const SUBMITS_HELD_MAX = 16;
 /** What `#request` answers for a submit it will ask again later. */
 const RETRYING = Symbol("retrying");
 
@@ -450,7 +452,11 @@ export class SceneEdge implements RelaySource {
 
   /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
   submit(peer: Peer, body: ClientBody): ErrorMessage | null {
-    if (this.#paused || this.#deps.link.state !== "connected") {
+    // (Submits held behind a retried one are bounded, besides the person's rate limits.)
+    if (
+      this.#paused || this.#deps.link.state !== "connected" ||
+      this.#order.waiting(peer) >= SUBMITS_HELD_MAX
+    ) {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
