@@ -1236,7 +1236,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
           const dropped = Math.floor(last / trail.every);
           const from = Math.max(0, dropped - ring);
           if (from >= dropped) continue;
-          this.#dropEmbers(block, b, n, from, dropped, keyed, !this.closedForm);
+          this.#dropEmbers(block, b, n, from, dropped, keyed);
           for (let m = from; m < dropped; m++) {
             const slot = ringStart + n * ring + (m % ring);
             this.#settle(slot, since - (m + 1) * trail.every);
@@ -1744,7 +1744,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         // Waves this spark dropped: m with (m + 1) · every below its life.
         const dropped = Math.max(0, Math.min(waves, Math.ceil(maxLife[first + n] / every) - 1));
         const from = Math.max(Math.min(written, dropped), dropped - ring);
-        if (from < dropped) this.#dropEmbers(block, b, n, from, dropped, keyed, false);
+        if (from < dropped) this.#dropEmbers(block, b, n, from, dropped, keyed);
       }
       block.emberWritten[b] = waves;
     }
@@ -1764,11 +1764,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const age = (m + 1) * trail.every;
     const keyed = this.#emberKeyed(block, b);
     const first = block.start + plan.sparkStart[b];
-    const state = !this.closedForm;
     let spawned = 0, top = -1;
     for (let n = 0; n < count; n++) {
       if (!(age < maxLife[first + n])) continue;
-      top = this.#dropEmbers(block, b, n, m, m + 1, keyed, state);
+      top = this.#dropEmbers(block, b, n, m, m + 1, keyed);
       spawned++;
     }
     if (top >= 0) block.hi = Math.max(block.hi, top - block.start + 1);
@@ -1787,8 +1786,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * velocity there carried and jittered, and a lifetime, from the break's ember stream (`keyed`,
    * `#emberKeyed`) at index (n · 256 + m) · 4: random access, so a wave, a checkpoint's lazy
    * write and a jump all write the same embers through this one definition (the shader derives
-   * them the same way: client/render/firework_shader_math.ts). With `state` (stepped mode) the
-   * kept state too: position = previous = origin, full life, the colour curve's first sample.
+   * them the same way: client/render/firework_shader_math.ts). Stepped mode (kept state) also
+   * sets position = previous = origin, full life, the colour curve's first sample.
    */
   #dropEmbers(
     block: FireworkBlock,
@@ -1797,12 +1796,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     from: number,
     to: number,
     keyed: number,
-    state: boolean,
   ): number {
     const plan = block.plan;
     const trail = block.recipe.trail!;
     const { origin, velocity, maxLife, style, size, flicker, born } = this.pool;
     // Kept state (stepped mode only).
+    const state = !this.closedForm;
     const { position, previous, life, color } = this.pool;
     const every = trail.every, ring = trail.ring, jitter = trail.jitter, carry = trail.carry;
     const lifeLo = trail.life[0], lifeSpan = trail.life[1] - trail.life[0] + 1;
