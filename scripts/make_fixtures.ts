@@ -1,7 +1,9 @@
 /**
  * Regenerates the golden replay fixtures in `tests/fixtures/replay/`: each scenario's input plus
  * the hashes this world computes for it now. Run it only when a simulation change is intended:
- * `deno run -A scripts/make_fixtures.ts`, then review and commit the diff.
+ * `deno run -A scripts/make_fixtures.ts`, then review and commit the diff. With `--hashes-only` it
+ * keeps each file's input as it is and recomputes only its expected hashes (for a change to the
+ * hash itself, or to maths that leaves the scenarios as they were).
  */
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { replay, type ReplayInput } from "../shared/replay.ts";
@@ -140,6 +142,16 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
 
 if (import.meta.main) {
   const dir = new URL("../tests/fixtures/replay/", import.meta.url);
+  if (Deno.args.includes("--hashes-only")) {
+    for (const name of Object.keys(scenarios())) {
+      const url = new URL(`${name}.json`, dir);
+      const fixture: Fixture = JSON.parse(await Deno.readTextFile(url));
+      fixture.expected = replay(fixture);
+      await Deno.writeTextFile(url, JSON.stringify(fixture, null, 2) + "\n");
+      console.log(`${name}: ${fixture.expected.length} checkpoints (input kept)`);
+    }
+    Deno.exit(0);
+  }
   for (const [name, scenario] of Object.entries(scenarios())) {
     const fixture: Fixture = { ...scenario, expected: replay(scenario) };
     await Deno.writeTextFile(new URL(`${name}.json`, dir), JSON.stringify(fixture, null, 2) + "\n");

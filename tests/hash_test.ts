@@ -74,3 +74,39 @@ Deno.test("hash words over a float view equals hashing each float's bits", () =>
   floats[3] = Math.fround(floats[3] + 1);
   assert.notEqual(digestOf((h) => h.words(words, 3, 998)), bulk);
 });
+
+Deno.test("hash words split anywhere, after any number of words, equal the words one by one", () => {
+  const rng = new Rng(12);
+  const words = Uint32Array.from({ length: 203 }, () => rng.nextU32());
+  for (let before = 0; before < 5; before++) {
+    const single = digestOf((h) => {
+      for (let k = 0; k < before; k++) h.u32(k);
+      words.forEach((w) => h.u32(w));
+    });
+    for (const cuts of [[0], [1, 2, 3], [5, 9, 200], [101], [4, 8, 12, 16]]) {
+      const split = digestOf((h) => {
+        for (let k = 0; k < before; k++) h.u32(k);
+        let from = 0;
+        for (const cut of [...cuts, words.length]) {
+          h.words(words, from, cut);
+          from = cut;
+        }
+      });
+      assert.equal(split, single, `${before} words first, cuts ${cuts}`);
+    }
+  }
+});
+
+Deno.test("hash tells apart words that trade places across lanes, and trailing zeros", () => {
+  const rng = new Rng(5);
+  const words = Uint32Array.from({ length: 64 }, () => rng.nextU32());
+  const base = digestOf((h) => h.words(words, 0, 64));
+  for (const [i, j] of [[0, 1], [0, 4], [3, 4], [10, 63]]) {
+    const swapped = words.slice();
+    [swapped[i], swapped[j]] = [swapped[j], swapped[i]];
+    assert.notEqual(digestOf((h) => h.words(swapped, 0, 64)), base, `words ${i} and ${j}`);
+  }
+  const zeros = new Uint32Array(8);
+  const seen = new Set(Array.from({ length: 9 }, (_, n) => digestOf((h) => h.words(zeros, 0, n))));
+  assert.equal(seen.size, 9, "0 to 8 zero words: nine digests");
+});
