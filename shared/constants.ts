@@ -40,8 +40,9 @@ export const MAX_FLAKES = 100_000;
  * drop that frame as invalid). 5:
  * hosts (`host` messages both ways, `rules` events, `snapshot.rules`) and the countdown's finale.
  * 6: quick reactions (`react` / `reaction`) and the browser's `person` token in `hello`.
+ * 7: the state hash's four lanes (every checkpoint `hash` an older client reports would differ).
  */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;
