@@ -167,6 +167,29 @@ Deno.test({
         });
       });
 
+      await t.step("a range read ends when its connection closes", async () => {
+        const scene = "race-closed";
+        let at = 0;
+        for (const e of events.slice(0, 3)) at = await appendEntry(link, scene, e, at);
+        const last = (await lastEntry(link, scene))!;
+        // Entries still to come (the owner appends them later): the read waits for them.
+        const ahead = { ...last, streamSeq: last.streamSeq + 2 };
+        const closing = await NatsLink.open({ ...cluster, nodeId: "closing" }, () => {});
+        const delivered = Promise.withResolvers<void>();
+        const started = performance.now();
+        const reading = readRange(closing, scene, 1, ahead, () => {
+          delivered.resolve();
+          return false;
+        });
+        await delivered.promise;
+        await closing.close();
+        // Before, it went on checking the closed connection and timed out after 10 s, its
+        // timers outliving the node that closed.
+        await assert.rejects(reading, /connection closed/);
+        const took = performance.now() - started;
+        assert.ok(took < 2000, `ended ${took.toFixed(0)} ms after it began`);
+      });
+
       await t.step("an edge opening the scene reads the record again", async () => {
         const scene = "race-edge";
         // Nobody takes the scene over (a lease someone else holds): the edge alone reads it.

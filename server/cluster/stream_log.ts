@@ -253,6 +253,14 @@ export async function readRange(
     if (!finished) checker = setTimeout(() => checking = check(), READ_RANGE_CHECK_MS);
   };
   checker = setTimeout(() => checking = check(), READ_RANGE_CHECK_MS);
+  // A reader stops for good only when the connection closed (the node is shutting down): then
+  // nothing more will come, and the read ends now rather than at its timeout.
+  const stopped = () => {
+    if (finished) return;
+    finished = true;
+    done.reject(new Error(`reading scene ${scene}'s log: the NATS connection closed`));
+  };
+  reader.done.then(stopped, stopped);
   try {
     await done.promise;
   } finally {
