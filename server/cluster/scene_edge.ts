@@ -84,8 +84,11 @@ const READER_STALL_MS = 1500;
 const HASH_BATCH_MAX = 1000;
 /** An edge opening reads the record again at most this many times when a purge overtook it. */
 const OPEN_ATTEMPTS = 6;
-/** A submit that found no owner is asked again this many times… */
-const SUBMIT_RETRIES = 4;
+/**
+ * A submit that found no owner is asked again this many times… (2 s in all: a new scene's first
+ * owner, chosen on the first pass after a client came, took over 1 s on a loaded CI machine.)
+ */
+const SUBMIT_RETRIES = 8;
 /** …this far apart. */
 const SUBMIT_RETRY_MS = 250;
 /** A submit waits this long for the owner's answer. */
