@@ -92,12 +92,82 @@ Deno.test({
           assert.deepEqual(heard, ["settings", "launch"], "in the order the person made them");
           break;
         }
-        // The edge gave the settings change up (4 retries, 1 s) before the stand-in listened:
+        // The edge gave the settings change up (8 retries, 2 s) before the stand-in listened:
         // a slow machine. Again, from a scene with no one answering.
         assert.ok(attempt < 3, `refused each time: ${JSON.stringify(client.errors())}`);
       }
     } finally {
       clearInterval(beats);
+      await client?.close();
+      await server.close();
+      await nc.close();
+      await link.close();
+      await nats.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "an edge that never heard an owner holds a launch until one answers, not refusing it",
+  ignore: !requireNats("cluster submit order test"),
+  async fn() {
+    const nats = await startNatsCluster({ size: 1 });
+    const scene = "first-owner";
+    const owner = "stand-in";
+    const link = await NatsLink.open(nats.nodeOptions("setup"), () => {});
+    const nc = await connect({ servers: nats.urls, ...nats.auth });
+    const server = await startTestServer({ cluster: nats.nodeOptions("node-a", 60_000) });
+    let client: TestClient | undefined;
+    try {
+      // The lease is held, but no heartbeat comes yet: an owner still starting.
+      const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
+      await leases.create(scene, new TextEncoder().encode(owner));
+      assert.ok(
+        await createRecord(link, scene, {
+          seed: 9,
+          epoch: Date.now() - 5_000,
+          reserved: 0,
+          showCursor: 0,
+          snapshot: initialSnapshot({ show: false }),
+          snapshotStreamSeq: 0,
+        }),
+      );
+      const joined = await TestClient.join(server.url, scene);
+      client = joined.client;
+      // Past 600 ms without a heartbeat the edge tells its clients the sky is paused.
+      await client.waitFor((m) => m.t === "status" && m.sky === "paused", 10_000);
+      const retries = async () => {
+        const text = await (await fetch(`${server.url}/metrics`)).text();
+        return Number(/snowfire_cluster_submit_retries_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      };
+      const before = await retries();
+      client.submit({ type: "launch", x: 3, z: 4 });
+      const refused = () => client!.messages.some((m) => m.t === "error");
+      // (Refused at once before: the edge was paused, though no owner had ever been heard.)
+      await eventually(
+        "the edge asks again for the launch, or refuses it",
+        async () => refused() || await retries() > before,
+        10_000,
+      );
+      assert.deepEqual(client.errors(), [], "not refused while the first owner starts");
+      // The owner comes up and answers: the launch reaches it.
+      const heard: string[] = [];
+      const sub = nc.subscribe(submitSubject(scene), {
+        callback: (_err: Error | null, msg: Msg) => {
+          heard.push(msg.json<{ body?: EventBody }>().body?.type ?? "?");
+          msg.respond(JSON.stringify({ ok: true, seq: 1, owner }));
+        },
+      });
+      await nc.flush();
+      await eventually(
+        "the owner heard the launch, or it was refused",
+        () => heard.length > 0 || refused(),
+        10_000,
+      );
+      sub.unsubscribe();
+      assert.deepEqual(client.errors(), []);
+      assert.deepEqual(heard, ["launch"]);
+    } finally {
       await client?.close();
       await server.close();
       await nc.close();

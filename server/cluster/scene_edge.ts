@@ -172,6 +172,12 @@ export class SceneEdge implements RelaySource {
   beatsRefused = 0;
   lastBeatMs: number;
   #paused = false;
+  /**
+   * Whether an owner's heartbeat reached this edge since it opened. Before the first one (a new
+   * scene's first owner still being chosen) a submit is asked for until an owner answers or the
+   * retries run out, not refused at once as paused.
+   */
+  #heardOwner = false;
   /** True when opening failed (the node forgets the edge; a new connection opens it again). */
   failed = false;
   /** Resolves once the edge caught up with the stored log (or rejects). */
@@ -457,7 +463,7 @@ export class SceneEdge implements RelaySource {
   submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     // (Submits held behind a retried one are bounded, besides the person's rate limits.)
     if (
-      this.#paused || this.#deps.link.state !== "connected" ||
+      (this.#paused && this.#heardOwner) || this.#deps.link.state !== "connected" ||
       this.#order.waiting(peer) >= SUBMITS_HELD_MAX
     ) {
       this.#deps.cluster.submitsPaused++;
@@ -469,7 +475,7 @@ export class SceneEdge implements RelaySource {
 
   /** Forwards a host action to the owner, which checks it; a refusal goes back to the sender. */
   host(peer: Peer, action: HostAction): ErrorMessage | null {
-    if (this.#paused || this.#deps.link.state !== "connected") {
+    if ((this.#paused && this.#heardOwner) || this.#deps.link.state !== "connected") {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
@@ -902,6 +908,7 @@ export class SceneEdge implements RelaySource {
       return;
     }
     this.lastBeatMs = this.#deps.clock.monotonicMs();
+    this.#heardOwner = true;
     if (beat.n <= this.#promised) return;
     if (!this.#pendingBeat || beat.n > this.#pendingBeat.n) this.#pendingBeat = beat;
     this.#pendingSinceMs ??= this.#deps.clock.monotonicMs();
