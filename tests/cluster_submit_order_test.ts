@@ -20,6 +20,22 @@ import { TestClient } from "../testing/test_client.ts";
 import { startTestServer } from "../testing/test_server.ts";
 import { eventually } from "../testing/wait.ts";
 
+/** Stores `scene` with its lease held by `owner` (the test), so no node here takes it over. */
+async function standInScene(link: NatsLink, scene: string, owner: string): Promise<void> {
+  const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
+  await leases.create(scene, new TextEncoder().encode(owner));
+  assert.ok(
+    await createRecord(link, scene, {
+      seed: 7,
+      epoch: Date.now() - 5_000,
+      reserved: 0,
+      showCursor: 0,
+      snapshot: initialSnapshot({ show: false }),
+      snapshotStreamSeq: 0,
+    }),
+  );
+}
+
 Deno.test({
   name: "an edge sends a person's submits in their order while one is retried",
   ignore: !requireNats("cluster submit order test"),
@@ -34,18 +50,7 @@ Deno.test({
     let beats: ReturnType<typeof setInterval> | undefined;
     try {
       // A scene whose lease someone else holds: no node here takes it over.
-      const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
-      await leases.create(scene, new TextEncoder().encode(owner));
-      assert.ok(
-        await createRecord(link, scene, {
-          seed: 7,
-          epoch: Date.now() - 5_000,
-          reserved: 0,
-          showCursor: 0,
-          snapshot: initialSnapshot({ show: false }),
-          snapshotStreamSeq: 0,
-        }),
-      );
+      await standInScene(link, scene, owner);
       // The stand-in's heartbeats keep the edge's sky live (it pauses after 600 ms without).
       beats = setInterval(
         () => nc.publish(beatSubject(scene), JSON.stringify({ n: 1, seq: 0, w: 0 })),
@@ -120,18 +125,7 @@ Deno.test({
     let client: TestClient | undefined;
     try {
       // The lease is held, but no heartbeat comes yet: an owner still starting.
-      const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
-      await leases.create(scene, new TextEncoder().encode(owner));
-      assert.ok(
-        await createRecord(link, scene, {
-          seed: 9,
-          epoch: Date.now() - 5_000,
-          reserved: 0,
-          showCursor: 0,
-          snapshot: initialSnapshot({ show: false }),
-          snapshotStreamSeq: 0,
-        }),
-      );
+      await standInScene(link, scene, owner);
       const joined = await TestClient.join(server.url, scene);
       client = joined.client;
       // Past 600 ms without a heartbeat the edge tells its clients the sky is paused.
