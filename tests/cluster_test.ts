@@ -335,7 +335,16 @@ Deno.test({
       const seenAtKill = onSurvivor.client.messages.length;
       await onOwner.client.closed;
 
-      // The survivor's clients keep their socket; the sky goes on above every earlier horizon.
+      // The survivor's clients keep their socket; the sky pauses (no heartbeat for 600 ms: a new
+      // owner needs the lease, which outlives the kill by 1.3–2 s), comes back live, and goes
+      // on above every earlier horizon. (A survivor whose reader lagged may still relay the dead
+      // owner's last heartbeats after the kill: its horizon alone says nothing of a takeover.)
+      const pausedThenLive = () => {
+        const after = onSurvivor.client.messages.slice(seenAtKill);
+        const paused = after.findIndex((m) => m.t === "status" && m.sky === "paused");
+        return paused >= 0 && after.slice(paused).some((m) => m.t === "status" && m.sky === "live");
+      };
+      await eventually("the sky paused, then came back live", pausedThenLive, 10_000);
       await eventually(
         "the new owner heartbeats past the old horizon",
         () => promisedTo(onSurvivor.client) > promisedAtKill + 30,
@@ -345,9 +354,6 @@ Deno.test({
       assert.ok(takeoverMs <= 5000, `takeover took ${Math.round(takeoverMs)} ms`);
       console.log(`takeover after kill -9: ${Math.round(takeoverMs)} ms`);
       assert.equal(onSurvivor.client.socket.readyState, WebSocket.OPEN);
-      const after = onSurvivor.client.messages.slice(seenAtKill);
-      assert.ok(after.some((m) => m.t === "status" && m.sky === "paused"), "the sky paused");
-      assert.ok(after.some((m) => m.t === "status" && m.sky === "live"), "and came back");
 
       // The killed node's client resumes on the survivor without reloading.
       const lastSeen = Math.max(0, ...auditStream(onOwner.client.messages).events.keys());
