@@ -86,7 +86,8 @@ const HASH_BATCH_MAX = 1000;
 const OPEN_ATTEMPTS = 6;
 /**
  * A submit that found no owner is asked again this many times… (2 s in all: a new scene's first
- * owner, chosen on the first pass after a client came, took over 1 s on a loaded CI machine.)
+ * owner is chosen on the first pass after a client came, and 1 s was not always enough for it
+ * on a loaded CI machine, where a launch made at once came back `paused`.)
  */
 const SUBMIT_RETRIES = 8;
 /** …this far apart. */
