@@ -4,8 +4,12 @@
  * retried waits for it, instead of reaching the owner first (the order a cluster test once saw
  * reversed, the settings change stamped 125–140 ticks after the launch made after it).
  *
- * The owner here is the test: it holds the scene's lease as "stand-in", sends heartbeats so the
- * edge stays live, and answers submits only once the edge has had to retry the first one.
+ * And an edge that never heard an owner (a new scene's first owner still starting, its sky shown
+ * paused) asks for a launch until one answers, instead of refusing it at once.
+ *
+ * The owner here is the test: it holds the scene's lease as "stand-in" (sending heartbeats in the
+ * first step so the edge stays live, none in the second) and answers submits only once the edge
+ * has had to retry.
  */
 import assert from "node:assert/strict";
 import { connect, type Msg } from "@nats-io/transport-node";
@@ -37,132 +41,116 @@ async function standInScene(link: NatsLink, scene: string, owner: string): Promi
 }
 
 Deno.test({
-  name: "an edge sends a person's submits in their order while one is retried",
+  name: "an edge holds a person's submits while no owner answers, in their order",
   ignore: !requireNats("cluster submit order test"),
-  async fn() {
+  async fn(t) {
     const nats = await startNatsCluster({ size: 1 });
-    const scene = "order-keeper";
     const owner = "stand-in";
     const link = await NatsLink.open(nats.nodeOptions("setup"), () => {});
     const nc = await connect({ servers: nats.urls, ...nats.auth });
     const server = await startTestServer({ cluster: nats.nodeOptions("node-a", 60_000) });
-    let client: TestClient | undefined;
+    const clients: TestClient[] = [];
     let beats: ReturnType<typeof setInterval> | undefined;
+    const retries = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      return Number(/snowfire_cluster_submit_retries_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
     try {
-      // A scene whose lease someone else holds: no node here takes it over.
-      await standInScene(link, scene, owner);
-      // The stand-in's heartbeats keep the edge's sky live (it pauses after 600 ms without).
-      beats = setInterval(
-        () => nc.publish(beatSubject(scene), JSON.stringify({ n: 1, seq: 0, w: 0 })),
-        100,
-      );
-      const joined = await TestClient.join(server.url, scene);
-      client = joined.client;
-      const retries = async () => {
-        const text = await (await fetch(`${server.url}/metrics`)).text();
-        return Number(/snowfire_cluster_submit_retries_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
-      };
-      const settings: EventBody = { type: "settings", settings: { windSpeed: 4 } };
-      const launch: EventBody = { type: "launch", x: 1, z: 2 };
-      for (let attempt = 1;; attempt++) {
-        const before = await retries();
-        const from = client.messages.length;
-        client.submit(settings);
-        // Nobody answered it: the edge will ask again.
-        await eventually(
-          "the edge retries the settings change",
-          async () => await retries() > before,
-          10_000,
+      await t.step("a person's submits keep their order while one is retried", async () => {
+        const scene = "order-keeper";
+        // A scene whose lease someone else holds: no node here takes it over.
+        await standInScene(link, scene, owner);
+        // The stand-in's heartbeats keep the edge's sky live (it pauses after 600 ms without).
+        beats = setInterval(
+          () => nc.publish(beatSubject(scene), JSON.stringify({ n: 1, seq: 0, w: 0 })),
+          100,
         );
-        // The stand-in answers from now on; then the person launches.
-        const heard: string[] = [];
-        const sub = nc.subscribe(submitSubject(scene), {
-          callback: (_err: Error | null, msg: Msg) => {
-            const request = msg.json<{ body?: EventBody }>();
-            heard.push(request.body?.type ?? "?");
-            msg.respond(JSON.stringify({ ok: true, seq: heard.length, owner }));
-          },
-        });
-        await nc.flush();
-        client.submit(launch);
-        const refused = () => client!.messages.slice(from).some((m) => m.t === "error");
-        await eventually(
-          "the stand-in heard both submits, or one was refused",
-          () => heard.length >= 2 || refused(),
-          10_000,
-        );
-        sub.unsubscribe();
-        await nc.flush();
-        if (!refused()) {
-          assert.deepEqual(heard, ["settings", "launch"], "in the order the person made them");
-          break;
+        const { client } = await TestClient.join(server.url, scene);
+        clients.push(client);
+        const settings: EventBody = { type: "settings", settings: { windSpeed: 4 } };
+        const launch: EventBody = { type: "launch", x: 1, z: 2 };
+        for (let attempt = 1;; attempt++) {
+          const before = await retries();
+          const from = client.messages.length;
+          client.submit(settings);
+          // Nobody answered it: the edge will ask again.
+          await eventually(
+            "the edge retries the settings change",
+            async () => await retries() > before,
+            10_000,
+          );
+          // The stand-in answers from now on; then the person launches.
+          const heard: string[] = [];
+          const sub = nc.subscribe(submitSubject(scene), {
+            callback: (_err: Error | null, msg: Msg) => {
+              const request = msg.json<{ body?: EventBody }>();
+              heard.push(request.body?.type ?? "?");
+              msg.respond(JSON.stringify({ ok: true, seq: heard.length, owner }));
+            },
+          });
+          await nc.flush();
+          client.submit(launch);
+          const refused = () => client.messages.slice(from).some((m) => m.t === "error");
+          await eventually(
+            "the stand-in heard both submits, or one was refused",
+            () => heard.length >= 2 || refused(),
+            10_000,
+          );
+          sub.unsubscribe();
+          await nc.flush();
+          if (!refused()) {
+            assert.deepEqual(heard, ["settings", "launch"], "in the order the person made them");
+            break;
+          }
+          // The edge gave the settings change up (8 retries, 2 s) before the stand-in listened:
+          // a slow machine. Again, from a scene with no one answering.
+          assert.ok(attempt < 3, `refused each time: ${JSON.stringify(client.errors())}`);
         }
-        // The edge gave the settings change up (8 retries, 2 s) before the stand-in listened:
-        // a slow machine. Again, from a scene with no one answering.
-        assert.ok(attempt < 3, `refused each time: ${JSON.stringify(client.errors())}`);
-      }
+        clearInterval(beats);
+      });
+
+      await t.step(
+        "an edge that never heard an owner holds a launch until one answers",
+        async () => {
+          const scene = "first-owner";
+          // The lease is held, but no heartbeat comes yet: an owner still starting.
+          await standInScene(link, scene, owner);
+          const { client } = await TestClient.join(server.url, scene);
+          clients.push(client);
+          // Past 600 ms without a heartbeat the edge tells its clients the sky is paused.
+          await client.waitFor((m) => m.t === "status" && m.sky === "paused", 10_000);
+          const before = await retries();
+          client.submit({ type: "launch", x: 3, z: 4 });
+          const refused = () => client.messages.some((m) => m.t === "error");
+          // (Refused at once before: the edge was paused, though no owner had ever been heard.)
+          await eventually(
+            "the edge asks again for the launch, or refuses it",
+            async () => refused() || await retries() > before,
+            10_000,
+          );
+          assert.deepEqual(client.errors(), [], "not refused while the first owner starts");
+          // The owner comes up and answers: the launch reaches it.
+          const heard: string[] = [];
+          const sub = nc.subscribe(submitSubject(scene), {
+            callback: (_err: Error | null, msg: Msg) => {
+              heard.push(msg.json<{ body?: EventBody }>().body?.type ?? "?");
+              msg.respond(JSON.stringify({ ok: true, seq: 1, owner }));
+            },
+          });
+          await nc.flush();
+          await eventually(
+            "the owner heard the launch, or it was refused",
+            () => heard.length > 0 || refused(),
+            10_000,
+          );
+          sub.unsubscribe();
+          assert.deepEqual(client.errors(), []);
+          assert.deepEqual(heard, ["launch"]);
+        },
+      );
     } finally {
       clearInterval(beats);
-      await client?.close();
-      await server.close();
-      await nc.close();
-      await link.close();
-      await nats.stop();
-    }
-  },
-});
-
-Deno.test({
-  name: "an edge that never heard an owner holds a launch until one answers, not refusing it",
-  ignore: !requireNats("cluster submit order test"),
-  async fn() {
-    const nats = await startNatsCluster({ size: 1 });
-    const scene = "first-owner";
-    const owner = "stand-in";
-    const link = await NatsLink.open(nats.nodeOptions("setup"), () => {});
-    const nc = await connect({ servers: nats.urls, ...nats.auth });
-    const server = await startTestServer({ cluster: nats.nodeOptions("node-a", 60_000) });
-    let client: TestClient | undefined;
-    try {
-      // The lease is held, but no heartbeat comes yet: an owner still starting.
-      await standInScene(link, scene, owner);
-      const joined = await TestClient.join(server.url, scene);
-      client = joined.client;
-      // Past 600 ms without a heartbeat the edge tells its clients the sky is paused.
-      await client.waitFor((m) => m.t === "status" && m.sky === "paused", 10_000);
-      const retries = async () => {
-        const text = await (await fetch(`${server.url}/metrics`)).text();
-        return Number(/snowfire_cluster_submit_retries_total\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
-      };
-      const before = await retries();
-      client.submit({ type: "launch", x: 3, z: 4 });
-      const refused = () => client!.messages.some((m) => m.t === "error");
-      // (Refused at once before: the edge was paused, though no owner had ever been heard.)
-      await eventually(
-        "the edge asks again for the launch, or refuses it",
-        async () => refused() || await retries() > before,
-        10_000,
-      );
-      assert.deepEqual(client.errors(), [], "not refused while the first owner starts");
-      // The owner comes up and answers: the launch reaches it.
-      const heard: string[] = [];
-      const sub = nc.subscribe(submitSubject(scene), {
-        callback: (_err: Error | null, msg: Msg) => {
-          heard.push(msg.json<{ body?: EventBody }>().body?.type ?? "?");
-          msg.respond(JSON.stringify({ ok: true, seq: 1, owner }));
-        },
-      });
-      await nc.flush();
-      await eventually(
-        "the owner heard the launch, or it was refused",
-        () => heard.length > 0 || refused(),
-        10_000,
-      );
-      sub.unsubscribe();
-      assert.deepEqual(client.errors(), []);
-      assert.deepEqual(heard, ["launch"]);
-    } finally {
-      await client?.close();
+      await Promise.all(clients.map((c) => c.close()));
       await server.close();
       await nc.close();
       await link.close();
