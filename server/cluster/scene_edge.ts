@@ -462,10 +462,11 @@ export class SceneEdge implements RelaySource {
 
   /** Forwards a launch / gun / settings to the owner; a refusal goes back to the sender alone. */
   submit(peer: Peer, body: ClientBody): ErrorMessage | null {
-    // (Submits held behind a retried one are bounded, besides the person's rate limits.)
+    // (Submits held behind a retried one are bounded; behind one in flight, the person's rate
+    // limits bound them.)
     if (
       (this.#paused && this.#heardOwner) || this.#deps.link.state !== "connected" ||
-      this.#order.waiting(peer) >= SUBMITS_HELD_MAX
+      (this.#order.retried(peer) && this.#order.waiting(peer) >= SUBMITS_HELD_MAX)
     ) {
       this.#deps.cluster.submitsPaused++;
       return paused();
@@ -499,11 +500,15 @@ export class SceneEdge implements RelaySource {
    * 250 ms apart, before refusing with `paused`.
    */
   #forward(peer: Peer, request: SubmitRequest, attempt: number, next = false): void {
-    // Behind one of the person's submits that is being asked again: it waits its turn
-    // (`SubmitOrder`), unless it is the one whose turn it is.
+    // Behind the person's submit in flight (which may yet be asked again): it waits its turn
+    // (`SubmitOrder`), unless it is the one whose turn it is or is being asked again.
     if (attempt === 0 && !next && this.#order.hold(peer, request)) return;
     const owner = this.#localOwner;
-    const answer = owner?.active ? owner.submit(request) : this.#request(peer, request, attempt);
+    const local = owner?.active === true;
+    const answer = local ? owner!.submit(request) : this.#request(peer, request, attempt);
+    // In process the owner stamped it (or refused it) already, before any later submit can reach
+    // it: the next may go now rather than after the event is stored.
+    if (local) this.#settled(peer, request);
     answer.then((reply) => {
       if (reply === RETRYING) return;
       this.#settled(peer, request);
@@ -550,7 +555,7 @@ export class SceneEdge implements RelaySource {
         // stamped it and only the answer was lost; then the event arrives like any other.
         if (isNoResponders(e)) {
           if (attempt < SUBMIT_RETRIES && !peer.gone && !this.#closed) {
-            // The person's later submits wait for this one (their order is kept).
+            // The person's later submits keep waiting for this one (their order is kept).
             this.#order.retrying(peer, request);
             this.#deps.cluster.submitRetries++;
             const timer = setTimeout(() => {
