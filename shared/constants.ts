@@ -41,8 +41,10 @@ export const MAX_FLAKES = 100_000;
  * hosts (`host` messages both ways, `rules` events, `snapshot.rules`) and the countdown's finale.
  * 6: quick reactions (`react` / `reaction`) and the browser's `person` token in `hello`.
  * 7: the state hash's four lanes (every checkpoint `hash` an older client reports would differ).
+ * 8: bursts and splits draw from keyed streams (firework_draws.ts): every spark of a break is placed
+ * differently than an older client would place it.
  */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

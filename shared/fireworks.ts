@@ -66,7 +66,8 @@ import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
-import { keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnits, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
+import { BURST_SPARKS, BURST_STREAM, CHILD_DRAWS, SPARK_DRAWS } from "./firework_draws.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -1365,11 +1366,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   #dz = new Float64Array(0);
   #noise = new Float64Array(0);
 
-  /** Makes the scratch arrays hold `n` sparks (5 draws each). */
+  /** Makes the scratch arrays hold `n` sparks (SPARK_DRAWS draws each). */
   #scratchFor(n: number): void {
     if (this.#angle.length >= n) return;
     const size = Math.max(n, 2 * this.#angle.length, 1024);
-    this.#draws = new Float64Array(size * 5);
+    this.#draws = new Float64Array(size * SPARK_DRAWS);
     this.#angle = new Float64Array(size);
     this.#cos = new Float64Array(size);
     this.#sin = new Float64Array(size);
@@ -1390,7 +1391,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const plan = block.plan;
     const recipe = block.recipe;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
-    const rng = this.#rng.reseed(key);
+    const keyed = keyPart(key);
     const shell = block.start;
     const apex = this.#storedPositionAt(shell, plan.riseTicks);
     const o = b * 3;
@@ -1424,25 +1425,28 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const count = plan.sparkCount[b], splits = plan.splitCount[b];
     const base = plan.sparkSpeed[b];
     const spreadLo = recipe.spread[0], spreadSpan = recipe.spread[1] - recipe.spread[0];
-    // Seed 002's direction noise: a frequency, a strength and a lattice key per break.
-    const frequency = NOISE_FREQUENCY[0] + rng.next() * (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]);
-    const strengthRoll = rng.next();
+    // Seed 002's direction noise: a frequency, a strength and a lattice key per break, from the
+    // break's keyed stream (firework_draws.ts).
+    const frequency = NOISE_FREQUENCY[0] +
+      (mixKeyed(keyed, BURST_STREAM.frequency) / 4294967296) *
+        (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]);
+    const strengthRoll = mixKeyed(keyed, BURST_STREAM.strength) / 4294967296;
     const strength = recipe.noise
       ? NOISE_STRENGTH[0] + strengthRoll * (NOISE_STRENGTH[1] - NOISE_STRENGTH[0])
       : 0;
-    const noiseKey = rng.nextU32() | 0;
+    const noiseKey = mixKeyed(keyed, BURST_STREAM.noiseKey) | 0;
     const pl = b * 6;
     const e1x = plan.plane[pl], e1y = plan.plane[pl + 1], e1z = plan.plane[pl + 2];
     const e2x = plan.plane[pl + 3], e2y = plan.plane[pl + 4], e2z = plan.plane[pl + 5];
     const sparkSize = MOTIONS[recipe.motion].size;
     const first = shell + plan.sparkStart[b];
-    // Pass 1: each spark's five draws (u1, u2, speed, tint pick, life), in stream order.
+    // Pass 1: each spark's five draws (u1, u2, speed, tint pick, life; firework_draws.ts).
     this.#scratchFor(count);
     const draws = this.#draws, angle = this.#angle, cs = this.#cos, sn = this.#sin;
-    rng.fill(draws, 0, count * 5);
+    hashUnits(key, BURST_SPARKS, draws, 0, count * SPARK_DRAWS);
     // Pass 2: the angle each shape turns by, and its cosine and sine.
     const shape = recipe.shape;
-    for (let n = 0, d = 0; n < count; n++, d += 5) {
+    for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       angle[n] = shape === "sphere"
         ? TAU * draws[d + 1]
         : shape === "palm"
@@ -1454,7 +1458,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const noisy = shape === "sphere" && strength > 0;
     if (noisy) {
       const dx = this.#dx, dy = this.#dy, dz = this.#dz;
-      for (let n = 0, d = 0; n < count; n++, d += 5) {
+      for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
         const cosPhi = 1 - 2 * draws[d];
         const ring = Math.sqrt(1 - cosPhi * cosPhi);
         dx[n] = ring * cs[n];
@@ -1474,7 +1478,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const motion = recipe.motion, flickers = recipe.flicker;
     const lifeLo = recipe.life[0], lifeSpan = recipe.life[1] - recipe.life[0] + 1;
     const delays = block.delays[b];
-    for (let n = 0, d = 0; n < count; n++, d += 5) {
+    for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       const i = first + n;
       const u1 = draws[d];
       const speed = base * (spreadLo + spreadSpan * draws[d + 2]);
@@ -1571,7 +1575,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const plan = block.plan;
     const split = block.recipe.split!;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.child + (b << 12) + j);
-    const rng = this.#rng.reseed(key);
     const parent = block.start + plan.sparkStart[b] + j;
     const delay = block.delays[b][j];
     // The parent dies as it splits, at an age equal to its delay.
@@ -1590,12 +1593,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const first = block.start + plan.childStart[b] + j * split.children;
     const children = split.children;
     const cross = split.pattern === "cross";
-    // The split's stream: the speed, then each child's direction and speed (cross: one turn),
-    // then each child's lifetime; drawn at once into scratch.
-    const drawn = cross ? 2 + children : 1 + 4 * children;
+    // The split's keyed stream: the speed, then each child's direction and speed (cross: one
+    // turn), then each child's lifetime (firework_draws.ts); drawn at once into scratch.
+    const drawn = cross ? 2 + children : 1 + (CHILD_DRAWS + 1) * children;
     this.#scratchFor(drawn);
     const draws = this.#draws;
-    rng.fill(draws, 0, drawn);
+    hashUnits(key, 0, draws, 0, drawn);
     const base = split.speed[0] + draws[0] * (split.speed[1] - split.speed[0]);
     const { position, previous, origin, velocity } = this.pool;
     const closed = this.closedForm;
@@ -1630,10 +1633,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     } else {
       // The spherical placement per child, the angles' cosines and sines in one pass.
       const angle = this.#angle, cs = this.#cos, sn = this.#sin;
-      for (let n = 0; n < children; n++) angle[n] = TAU * draws[2 + 3 * n];
+      for (let n = 0; n < children; n++) angle[n] = TAU * draws[2 + CHILD_DRAWS * n];
       cosSinArray(angle, children, cs, sn);
       for (let n = 0; n < children; n++) {
-        const d = 1 + 3 * n;
+        const d = 1 + CHILD_DRAWS * n;
         const cosPhi = 1 - 2 * draws[d];
         const speed = base * (1 + 0.2 * (2 * draws[d + 2] - 1));
         const ring = Math.sqrt(1 - cosPhi * cosPhi) * speed;
@@ -1652,7 +1655,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       }
     }
     const lifeLo = split.life[0], lifeSpan = split.life[1] - split.life[0] + 1;
-    const lives = cross ? 2 : 1 + 3 * children;
+    const lives = cross ? 2 : 1 + CHILD_DRAWS * children;
     const childFlicker = split.flicker;
     for (let n = 0; n < children; n++) {
       const i = first + n;

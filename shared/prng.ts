@@ -77,6 +77,29 @@ export function hashUnit(key: number, index: number): number {
 }
 
 /**
+ * `out[at + i] = hashUnit(key, from + i)` for i in [0, n): a keyed stream in which every draw
+ * stands alone, so one of them (a spark's, on the GPU) is found without the draws before it.
+ *
+ * @example
+ * ```ts
+ * import { hashUnit, hashUnits } from "./prng.ts";
+ * const out = new Float64Array(4);
+ * hashUnits(42, 3, out, 1, 3); // out[1..3] = draws 3, 4 and 5 of key 42
+ * out[2] === hashUnit(42, 4); // true
+ * ```
+ */
+export function hashUnits(
+  key: number,
+  from: number,
+  out: Float64Array,
+  at: number,
+  n: number,
+): void {
+  const keyed = keyPart(key);
+  for (let i = 0; i < n; i++) out[at + i] = mixKeyed(keyed, from + i) / 4294967296;
+}
+
+/**
  * sfc32, a small fast counter-based generator. One instance can be re-seeded in place, so hot
  * loops reuse a single object instead of allocating a generator per stream.
  */

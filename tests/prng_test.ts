@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fmix32, hashUnit, mixKey, Rng, STREAM, streamKey } from "../shared/prng.ts";
+import { fmix32, hashUnit, hashUnits, mixKey, Rng, STREAM, streamKey } from "../shared/prng.ts";
 
 /** Pearson's χ² of `counts` against a uniform expectation. */
 function chiSquared(counts: number[]): number {
@@ -162,4 +162,18 @@ Deno.test("prng outputs 32-bit unsigned words with no short cycle", () => {
   assert.equal(malformed, 0);
   // 200k draws from 2³² values: about 4.7 birthday collisions expected, not thousands.
   assert.ok(seen.size > 200_000 - 40, `${200_000 - seen.size} repeats`);
+});
+
+Deno.test("prng hashUnits writes a keyed stream's draws from any index, each as hashUnit", () => {
+  const key = streamKey(11, STREAM.firework, 3, 7);
+  const out = new Float64Array(40).fill(-1);
+  hashUnits(key, 1000, out, 5, 30);
+  for (let i = 0; i < 40; i++) {
+    // Only [5, 35) written, each draw the one its index names, found without the ones before it.
+    assert.equal(out[i], i >= 5 && i < 35 ? hashUnit(key, 1000 + i - 5) : -1, `slot ${i}`);
+  }
+  // A later start continues the same stream.
+  const tail = new Float64Array(10);
+  hashUnits(key, 1020, tail, 0, 10);
+  assert.deepEqual([...tail], [...out.subarray(25, 35)]);
 });
