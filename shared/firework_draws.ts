@@ -5,8 +5,9 @@
  *
  * A break (key: `streamKey(seed, STREAM.firework, seq, PHASE.burst + b)`): draws 0 and 1 the
  * direction noise's frequency and strength, word 2 its lattice key (`mixKey(key, 2)`), then five
- * per spark from BURST_SPARKS: its placement (cos φ or the angle's jitter), its angle, its speed
- * within the spread, its tint pick and its lifetime.
+ * per spark from BURST_SPARKS (`BURST_DRAW`): its placement (sphere and palm: cos φ; ring and
+ * heart: the jitter of its angle), its angle (sphere: the azimuth; palm: the jitter of its
+ * azimuth), its speed within the spread, its tint pick and its lifetime.
  *
  * A split (key: `streamKey(seed, STREAM.firework, seq, PHASE.child + (b << 12) + j)`): draw 0 the
  * children's speed; a cross then draw 1 its turn, and draws 2… each child's lifetime; otherwise

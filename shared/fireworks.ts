@@ -67,7 +67,13 @@ import type { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
 import { hashUnits, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
-import { BURST_SPARKS, BURST_STREAM, CHILD_DRAWS, SPARK_DRAWS } from "./firework_draws.ts";
+import {
+  BURST_DRAW,
+  BURST_SPARKS,
+  BURST_STREAM,
+  CHILD_DRAWS,
+  SPARK_DRAWS,
+} from "./firework_draws.ts";
 import type { FireworkView } from "./views.ts";
 import { type Theme, THEMES, type ThemeSetting } from "./types.ts";
 
@@ -1448,10 +1454,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const shape = recipe.shape;
     for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       angle[n] = shape === "sphere"
-        ? TAU * draws[d + 1]
+        ? TAU * draws[d + BURST_DRAW.angle]
         : shape === "palm"
-        ? (TAU * (n + draws[d + 1])) / count
-        : (TAU * (n + draws[d])) / count;
+        ? (TAU * (n + draws[d + BURST_DRAW.angle])) / count
+        : (TAU * (n + draws[d + BURST_DRAW.placement])) / count;
     }
     cosSinArray(angle, count, cs, sn);
     // Sphere with noise: the noise over each spark's direction, once per spark.
@@ -1459,7 +1465,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (noisy) {
       const dx = this.#dx, dy = this.#dy, dz = this.#dz;
       for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
-        const cosPhi = 1 - 2 * draws[d];
+        const cosPhi = 1 - 2 * draws[d + BURST_DRAW.placement];
         const ring = Math.sqrt(1 - cosPhi * cosPhi);
         dx[n] = ring * cs[n];
         dy[n] = cosPhi;
@@ -1480,10 +1486,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const delays = block.delays[b];
     for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       const i = first + n;
-      const u1 = draws[d];
-      const speed = base * (spreadLo + spreadSpan * draws[d + 2]);
-      const pick = draws[d + 3];
-      const lifeRoll = draws[d + 4];
+      const u1 = draws[d + BURST_DRAW.placement];
+      const speed = base * (spreadLo + spreadSpan * draws[d + BURST_DRAW.speed]);
+      const pick = draws[d + BURST_DRAW.tint];
+      const lifeRoll = draws[d + BURST_DRAW.life];
       let vx: number, vy: number, vz: number;
       if (shape === "sphere" || shape === "palm") {
         // The spherical placement (sphere: cos φ = 1 − 2u; palm: a band of cos φ).
