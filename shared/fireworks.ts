@@ -66,7 +66,7 @@ import type { Recipe } from "./firework_recipes.ts";
 import type { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import type { Block } from "./particle_pool.ts";
-import { hashUnits, keyPart, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
+import { hashUnit, hashUnits, keyPart, mixKey, mixKeyed, Rng, STREAM, streamKey } from "./prng.ts";
 import {
   BURST_DRAW,
   BURST_SPARKS,
@@ -1397,7 +1397,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const plan = block.plan;
     const recipe = block.recipe;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
-    const keyed = keyPart(key);
     const shell = block.start;
     const apex = this.#storedPositionAt(shell, plan.riseTicks);
     const o = b * 3;
@@ -1434,13 +1433,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     // Seed 002's direction noise: a frequency, a strength and a lattice key per break, from the
     // break's keyed stream (firework_draws.ts).
     const frequency = NOISE_FREQUENCY[0] +
-      (mixKeyed(keyed, BURST_STREAM.frequency) / 4294967296) *
-        (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]);
-    const strengthRoll = mixKeyed(keyed, BURST_STREAM.strength) / 4294967296;
+      hashUnit(key, BURST_STREAM.frequency) * (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]);
+    const strengthRoll = hashUnit(key, BURST_STREAM.strength);
     const strength = recipe.noise
       ? NOISE_STRENGTH[0] + strengthRoll * (NOISE_STRENGTH[1] - NOISE_STRENGTH[0])
       : 0;
-    const noiseKey = mixKeyed(keyed, BURST_STREAM.noiseKey) | 0;
+    const noiseKey = mixKey(key, BURST_STREAM.noiseKey) | 0;
     const pl = b * 6;
     const e1x = plan.plane[pl], e1y = plan.plane[pl + 1], e1z = plan.plane[pl + 2];
     const e2x = plan.plane[pl + 3], e2y = plan.plane[pl + 4], e2z = plan.plane[pl + 5];

@@ -503,21 +503,20 @@ export class SceneEdge implements RelaySource {
     // Behind the person's submit in flight (which may yet be asked again): it waits its turn
     // (`SubmitOrder`), unless it is the one whose turn it is or is being asked again.
     if (attempt === 0 && !next && this.#order.hold(peer, request)) return;
-    const owner = this.#localOwner;
-    const local = owner?.active === true;
-    const answer = local ? owner!.submit(request) : this.#request(peer, request, attempt);
+    const owner = this.#localOwner?.active ? this.#localOwner : null;
+    const answer = owner ? owner.submit(request) : this.#request(peer, request, attempt);
     // In process the owner stamped it (or refused it) already, before any later submit can reach
     // it: the next may go now rather than after the event is stored.
-    if (local) this.#settled(peer, request);
+    if (owner) this.#settled(peer, request);
     answer.then((reply) => {
       if (reply === RETRYING) return;
-      this.#settled(peer, request);
+      if (!owner) this.#settled(peer, request);
       if (reply === null) return;
       if ("ok" in reply) return;
       this.#deps.metrics.refuse(reply.code);
       peer.send(JSON.stringify(reply));
     }).catch((e) => {
-      this.#settled(peer, request);
+      if (!owner) this.#settled(peer, request);
       this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
     });
   }
