@@ -172,6 +172,14 @@ function flickerKey(key: number, n: number): number {
   return 1 + ((key + Math.imul(n, 0x9e3779b1)) >>> 24) % 255;
 }
 
+/**
+ * A burst spark's lifetime in ticks from its life draw `roll` (firework_draws.ts), within the
+ * recipe's range `life`; the break's first splitting sparks live until they split instead.
+ */
+function drawnLife(life: readonly [number, number], roll: number): number {
+  return life[0] + Math.floor(roll * (life[1] - life[0] + 1));
+}
+
 /** One launch's block: its plan plus what the launch resolved (where, which tints). */
 export interface FireworkBlock extends Block {
   readonly plan: FireworkPlan;
@@ -216,6 +224,15 @@ export interface FireworkBlock extends Block {
    */
   readonly emberWaves: number[];
   readonly emberWritten: number[];
+  /**
+   * Breaks burst so far, and (closed form) how many of them have their sparks' and children's
+   * birth state written into the pool. Like trails and embers, a closed-form step only marks a
+   * break burst (its range, counts and ember table, from the sparks' lifetimes alone); its
+   * sparks are placed when first read (`placeBursts`, `sync`, the hash), from the break's keyed
+   * stream, so a sky nobody reads between checkpoints places none of them per tick.
+   */
+  bursts: number;
+  burstsWritten: number;
   /**
    * Per break and ember wave (`b · emberWaveSlots + m`), tabulated at the break from its sparks'
    * lifetimes: how many trailing sparks drop an ember in the wave (for `expectedLive`), and the
@@ -569,6 +586,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       births: [],
       emberWaves: zeros(plan.breaks),
       emberWritten: zeros(plan.breaks),
+      bursts: 0,
+      burstsWritten: 0,
       emberParents: plan.recipe.trail ? zeros(plan.breaks * emberWaveSlots(plan.recipe)) : NO_WAVES,
       emberHi: plan.recipe.trail ? zeros(plan.breaks * emberWaveSlots(plan.recipe)) : NO_WAVES,
       trailTicks: 0,
@@ -695,7 +714,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const state = this.#poolState;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b];
-      this.#writeEmbers(block);
+      this.#writeBirths(block);
       this.#evaluateInto(block, now - block.tick, state, 0);
       this.#raiseLoIn(block, state.life, 0);
     }
@@ -708,7 +727,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * written into the pool's birth arrays first). Valid until the next call.
    */
   #evaluate(block: FireworkBlock, now: number): SlotState {
-    this.#writeEmbers(block);
+    this.#writeBirths(block);
     const n = block.hi - block.lo;
     let scratch = this.#scratch;
     if (scratch.life.length < n) {
@@ -1036,7 +1055,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * the slots' positions and colours.
    */
   #raiseLoAt(block: FireworkBlock, steps: number): void {
-    this.#writeEmbers(block);
+    this.#writeBirths(block);
     const { maxLife, born } = this.pool;
     const start = block.start, hi = block.hi;
     let lo = block.lo;
@@ -1172,6 +1191,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   /** Rebuilds one launch `steps` ticks after it, by its spawns and the closed forms. */
   #jumpBlock(block: FireworkBlock, steps: number): void {
     block.trailTicks = block.trailWritten = 0;
+    block.bursts = block.burstsWritten = 0;
     block.splitsDone.fill(0);
     block.emberWaves.fill(0);
     block.emberWritten.fill(0);
@@ -1202,6 +1222,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const since = sinceApex - b * BREAK_GAP_TICKS;
       if (since < 0) break;
       this.#burst(block, b);
+      // Kept state is settled from the sparks' births at once; otherwise the next read writes
+      // them (#raiseLoAt, right after the jump).
+      if (this.pool.hasState) this.#writeBursts(block);
       if (b === 0 && this.pool.hasState) {
         // The shell stepped to its apex, then the burst put it out without another paint.
         this.#putOut(shell, rise, this.#poolState, 0);
@@ -1226,7 +1249,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       if (trail && this.closedForm && !this.pool.hasState) {
         // Waves so far marked dropped, as steps would have (their range grown by the break's
         // table, #countEmberWave), and none written: the next read writes each spark's last
-        // ring of embers (#writeEmbers), the same embers as below.
+        // ring of embers (#writeBirths), the same embers as below.
         const slots = emberWaveSlots(recipe), base = b * slots;
         const waves = Math.min(Math.floor(since / trail.every), slots);
         const his = block.emberHi;
@@ -1387,13 +1410,60 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
-   * Break `b`: at the shell's apex (b = 0, which puts the shell out) or BREAK_GAP_TICKS · b later
-   * near it, the kind's sparks in its shape. In passes over typed arrays (the stream's draws, the
+   * Break `b` bursts: at the shell's apex (b = 0, which puts the shell out) or BREAK_GAP_TICKS · b
+   * later near it. Its sparks (and, closed form, every child of its splits, born at their split)
+   * are counted born and their slots marked for consumers of births; stepping writes their birth
+   * state now, closed form when they are first read (`#writeBursts`). The ember table needs only
+   * the trailing sparks' lifetimes, one draw each.
+   */
+  #burst(block: FireworkBlock, b: number): void {
+    const plan = block.plan;
+    if (b === 0) {
+      if (!this.closedForm) {
+        const shell = block.start;
+        this.pool.life[shell] = 0;
+        this.pool.color[shell * 4 + 3] = 0;
+      }
+      this.liveCount--;
+    }
+    block.bursts = b + 1;
+    if (!this.closedForm) this.#writeBursts(block);
+    const count = plan.sparkCount[b], splits = plan.splitCount[b];
+    const split = block.recipe.split;
+    // Closed form: the births of sparks and children are one range (the children's birth state
+    // is written with their break; the split only counts them).
+    const touched = this.closedForm && split
+      ? plan.childStart[b] + splits * split.children
+      : plan.sparkStart[b] + count;
+    this.#touch(block, plan.sparkStart[b], touched);
+    block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
+    this.liveCount += count;
+    this.#tabulateEmberWaves(block, b);
+  }
+
+  /**
+   * Closed form: writes the birth state of the breaks burst since the last write (their sparks
+   * and every split child's) into the pool, for a consumer that reads the pool's births directly
+   * (a renderer writing the births it draws). `sync`, the hash and a jump write them themselves.
+   */
+  placeBursts(block: FireworkBlock): void {
+    if (block.burstsWritten !== block.bursts) this.#writeBursts(block);
+  }
+
+  /** Writes the sparks (and closed form, the children) of breaks [burstsWritten, bursts). */
+  #writeBursts(block: FireworkBlock): void {
+    for (let b = block.burstsWritten; b < block.bursts; b++) this.#placeBurst(block, b);
+    block.burstsWritten = block.bursts;
+  }
+
+  /**
+   * The birth state of break `b`'s sparks in the kind's shape (and, closed form, of every
+   * child of its splits). In passes over typed arrays (the stream's draws, the
    * angles' cosines and sines, the direction noise, then each spark's birth), with no call per
    * spark: the same numbers as placing spark by spark (the spherical placement above,
    * `directionNoise`, `noiseFactor`), a fraction of the cost.
    */
-  #burst(block: FireworkBlock, b: number): void {
+  #placeBurst(block: FireworkBlock, b: number): void {
     const plan = block.plan;
     const recipe = block.recipe;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
@@ -1420,13 +1490,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     } = this.pool;
     const closed = this.closedForm;
     const bornRel = plan.riseTicks + b * BREAK_GAP_TICKS;
-    if (b === 0) {
-      if (!closed) {
-        life[shell] = 0;
-        color[shell * 4 + 3] = 0;
-      }
-      this.liveCount--;
-    }
     const count = plan.sparkCount[b], splits = plan.splitCount[b];
     const base = plan.sparkSpeed[b];
     const spreadLo = recipe.spread[0], spreadSpan = recipe.spread[1] - recipe.spread[0];
@@ -1480,7 +1543,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const primary = block.primary[b], secondary = block.secondary[b];
     const twinkle = block.theme === "blue-silver";
     const motion = recipe.motion, flickers = recipe.flicker;
-    const lifeLo = recipe.life[0], lifeSpan = recipe.life[1] - recipe.life[0] + 1;
+    const lifeRange = recipe.life;
     const delays = block.delays[b];
     for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       const i = first + n;
@@ -1523,7 +1586,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       velocity[p + 1] = vy;
       velocity[p + 2] = vz;
       // The first `splits` sparks split: they die exactly when they split.
-      const lifetime = n < splits ? delays[n] : lifeLo + Math.floor(lifeRoll * lifeSpan);
+      const lifetime = n < splits ? delays[n] : drawnLife(lifeRange, lifeRoll);
       const tint = gold
         ? (pick < 0.6 ? GOLD_TINT : AMBER_TINT)
         : rainbow
@@ -1548,18 +1611,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         paint(color, i, s, 0, lifetime);
       }
     }
-    let touched = plan.sparkStart[b] + count;
     const split = recipe.split;
     if (closed && split) {
-      // Every child of the break, born at its split (the split only counts them): the births
-      // of sparks and children are one range.
+      // Every child of the break, born at its split (the split only counts them).
       for (let j = 0; j < splits; j++) this.#splitBirth(block, b, j);
-      touched = plan.childStart[b] + splits * split.children;
     }
-    this.#touch(block, plan.sparkStart[b], touched);
-    block.hi = Math.max(block.hi, plan.sparkStart[b] + count);
-    this.liveCount += count;
-    this.#tabulateEmberWaves(block, b);
   }
 
   /** Split `j` of break `b`: its spark just died; its children fly from where it was. */
@@ -1710,12 +1766,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const parents = block.emberParents, his = block.emberHi;
     parents.fill(0, base, base + slots);
     his.fill(0, base, base + slots);
-    const maxLife = this.pool.maxLife;
-    const first = block.start + plan.sparkStart[b];
     const every = trail.every, ring = trail.ring;
+    // The trailing sparks' lifetimes from their life draws alone (their birth state may not be
+    // written yet), exactly as #placeBurst draws them.
+    const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
+    const splits = plan.splitCount[b], delays = block.delays[b], lifeRange = block.recipe.life;
     // First the sparks whose last wave is m (at base + m), and the last of them plus one.
     for (let n = 0, count = plan.trailCount[b]; n < count; n++) {
-      const waves = Math.min(slots, Math.ceil(maxLife[first + n] / every) - 1);
+      const life = n < splits
+        ? delays[n]
+        : drawnLife(lifeRange, hashUnit(key, BURST_SPARKS + SPARK_DRAWS * n + BURST_DRAW.life));
+      const waves = Math.min(slots, Math.ceil(life / every) - 1);
       if (waves <= 0) continue;
       parents[base + waves - 1]++;
       his[base + waves - 1] = n + 1;
@@ -1731,11 +1792,13 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
-   * Closed form: writes the embers counted since the last write into the pool — per trailing
-   * spark, only the last `ring` it dropped (older ones are overwritten in its ring) — without
-   * counting them again.
+   * Closed form: writes what was marked born since the last write into the pool, before anything
+   * reads it: the breaks' sparks and children (`#writeBursts`), the shell's trail, and the
+   * embers — per trailing spark, only the last `ring` it dropped (older ones are overwritten in
+   * its ring) — without counting any of them again.
    */
-  #writeEmbers(block: FireworkBlock): void {
+  #writeBirths(block: FireworkBlock): void {
+    if (block.burstsWritten !== block.bursts) this.#writeBursts(block);
     if (block.trailWritten !== block.trailTicks) this.#writeTrail(block);
     const trail = block.recipe.trail;
     if (!trail) return;

@@ -75,20 +75,54 @@ Deno.test("closed-form fireworks equal stepped ones slot for slot, across compac
   assert.equal(read.pool.hasState, true);
 });
 
-Deno.test("closed-form fireworks step without moving sparks until read", () => {
+Deno.test("closed-form fireworks step without placing or moving sparks until read", () => {
   const fw = new Fireworks(SEED, 50_000, { closedForm: true });
   fw.launch(1, 0, { x: 0, z: 0, y: 40, kind: "peony" }, "auto");
   for (let tick = 0; tick < 200; tick++) fw.step(tick);
-  const slot = fw.pool.blocks[0].start + fw.pool.blocks[0].plan.sparkStart[0];
-  // The spark was born at its burst (a closed-form spawn writes its origin, not its position);
-  // no step moved it since, and the pool has no position to move until it is read.
+  const block = fw.pool.blocks[0];
+  const slot = block.start + block.plan.sparkStart[0];
+  // The break burst (its sparks counted born, their slots marked for a renderer), but no step
+  // placed a spark: its birth state is written when first read.
+  assert.equal(block.bursts, 1);
+  assert.equal(block.burstsWritten, 0);
+  assert.ok(block.births.length > 0, "the burst's slots are marked born");
+  assert.equal(fw.pool.maxLife[slot], 0);
+  assert.equal(fw.pool.origin[slot * 3 + 1], 0);
+  // A renderer reading the births places them (origin and velocity, not a position).
+  fw.placeBursts(block);
+  assert.equal(block.burstsWritten, 1);
   assert.notEqual(fw.pool.origin[slot * 3 + 1], 0);
+  assert.ok(fw.pool.maxLife[slot] > 0);
   assert.equal(fw.pool.hasState, false);
   assert.equal(fw.pool.position.length, 0);
   const y = fw.settledView.position[slot * 3 + 1];
   assert.equal(fw.pool.hasState, true, "reading the settled view keeps the state from now on");
   assert.notEqual(y, 0, "reading the settled view evaluates the closed form");
   assert.notEqual(y, fw.pool.origin[slot * 3 + 1]);
+});
+
+Deno.test("closed-form fireworks hash the same whether their bursts are placed every tick or at the hash", () => {
+  // A renderer places each break's sparks the tick it bursts; a sky nobody draws places them
+  // only when a checkpoint reads them (after later breaks, splits and compactions).
+  const eager = new Fireworks(SEED, 200_000, { closedForm: true });
+  const lazy = new Fireworks(SEED, 200_000, { closedForm: true });
+  let checked = 0, placedByHash = 0;
+  for (let tick = 0; tick < 700; tick++) {
+    launchAt(eager, tick);
+    launchAt(lazy, tick);
+    eager.step(tick);
+    lazy.step(tick);
+    for (const block of eager.pool.blocks) eager.placeBursts(block);
+    if ((tick + 1) % 61 !== 0) continue;
+    if (lazy.pool.blocks.some((block) => block.burstsWritten < block.bursts)) placedByHash++;
+    const a = new Hasher(), b = new Hasher();
+    eager.hashInto(a);
+    lazy.hashInto(b);
+    assert.equal(b.digest(), a.digest(), `hash at ${tick + 1}`);
+    checked++;
+  }
+  assert.equal(checked, 11);
+  assert.ok(placedByHash >= 8, `${placedByHash} hashes placed breaks first`);
 });
 
 Deno.test("closed-form jump leaves each launch's live range where stepping and a hash leave it", () => {

@@ -234,6 +234,7 @@ export class FireworkSparks {
       this.target!.clear();
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
+        system.placeBursts(block);
         this.write(system, block, 0, block.size);
         block.births.length = 0;
       }
@@ -253,6 +254,8 @@ export class FireworkSparks {
         const block = blocks[b];
         const births = block.births;
         if (births.length === 0) continue;
+        // The breaks' sparks and children are written into the pool when first read.
+        system.placeBursts(block);
         for (let k = 0; k < births.length; k += 2) {
           this.write(system, block, births[k], births[k + 1]);
         }
