@@ -253,6 +253,16 @@ export interface FireworkBlock extends Block {
    * breaks, splits, ember waves); later steps skip it until it ends.
    */
   readonly activeTicks: number;
+  /**
+   * The recipe's numbers a step reads, copied from it as plain numbers: recipes differ in shape
+   * (some split, some trail), so reading them through the recipe in the per-launch visit costs a
+   * polymorphic lookup each. Ticks after a break its last split may come (−1: no splits), ticks
+   * between ember waves (0: no trails), the longest spark life, and ember waves per break.
+   */
+  readonly splitLast: number;
+  readonly emberEvery: number;
+  readonly longestLife: number;
+  readonly waveSlots: number;
 }
 
 /** Options of {@link Fireworks}. */
@@ -593,6 +603,10 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
+      splitLast: plan.recipe.split ? plan.recipe.split.delay[1] : -1,
+      emberEvery: plan.recipe.trail ? plan.recipe.trail.every : 0,
+      longestLife: longestSparkLife(plan.recipe),
+      waveSlots: emberWaveSlots(plan.recipe),
     };
     this.pool.add(block);
     const { life, maxLife, style, size, color } = this.pool;
@@ -1293,8 +1307,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     }
     const sinceApex = k - (plan.riseTicks - 1);
     if (sinceApex < 0) return;
-    const recipe = block.recipe, split = recipe.split, trail = recipe.trail;
-    const longest = longestSparkLife(recipe);
+    const splitLast = block.splitLast, every = block.emberEvery, longest = block.longestLife;
     for (let b = 0; b < plan.breaks; b++) {
       const since = sinceApex - b * BREAK_GAP_TICKS;
       if (since < 0) return;
@@ -1302,7 +1315,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         this.#burst(block, b);
         continue;
       }
-      if (split && since <= split.delay[1]) {
+      if (since <= splitLast) {
         const delays = block.delays[b], order = block.splitOrder[b];
         let done = block.splitsDone[b];
         while (done < order.length && delays[order[done]] === since) {
@@ -1311,8 +1324,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.splitsDone[b] = done;
       }
       // Sparks drop embers only while they live: never at or beyond the longest spark life.
-      if (trail && since < longest && since % trail.every === 0) {
-        const m = since / trail.every - 1;
+      if (every > 0 && since < longest && since % every === 0) {
+        const m = since / every - 1;
         if (this.closedForm) this.#countEmberWave(block, b, m);
         else {
           this.#emberWave(block, b, m);
@@ -1748,7 +1761,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * `#emberWave` would leave it (from the break's table, `#tabulateEmberWaves`).
    */
   #countEmberWave(block: FireworkBlock, b: number, m: number): void {
-    const hi = block.emberHi[b * emberWaveSlots(block.recipe) + m];
+    const hi = block.emberHi[b * block.waveSlots + m];
     if (hi > block.hi) block.hi = hi;
   }
 
