@@ -153,7 +153,7 @@ function paint(color: Float32Array, i: number, style: number, age: number, maxLi
  * The tint of each theme's trails: seed 002's red-gold has gold trails, blue-silver silver
  * ones; the others keep the shell's warm white.
  */
-const THEME_TRAIL_TINT: Readonly<Record<Theme, number>> = {
+export const THEME_TRAIL_TINT: Readonly<Record<Theme, number>> = {
   "red-gold": GOLD_TINT,
   "blue-silver": SILVER_TINT,
   "green-purple": WARM_WHITE,
@@ -1463,6 +1463,30 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (block.burstsWritten !== block.bursts) this.#writeBursts(block);
   }
 
+  #frame = new Float64Array(6);
+
+  /**
+   * Where break `b` of `block` bursts and the velocity its sparks inherit, into `out`: the burst
+   * point (the shell's stored apex plus the break's offset; stored as float32 with each spark's
+   * origin) at [0, 3) and the shell's velocity at its apex at [3, 6). Every spark of the break is
+   * born there with this velocity plus its own (a GPU placing the sparks reads these). The
+   * shell's birth state must be written (it is, from its launch on).
+   */
+  burstFrame(block: FireworkBlock, b: number, out: Float64Array): Float64Array {
+    const plan = block.plan;
+    const shell = block.start;
+    const apex = this.#storedPositionAt(shell, plan.riseTicks);
+    const o = b * 3;
+    out[0] = apex[0] + plan.offset[o];
+    out[1] = apex[1] + plan.offset[o + 1];
+    out[2] = apex[2] + plan.offset[o + 2];
+    const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
+    out[3] = sv[0];
+    out[4] = sv[1];
+    out[5] = sv[2];
+    return out;
+  }
+
   /** Writes the sparks (and closed form, the children) of breaks [burstsWritten, bursts). */
   #writeBursts(block: FireworkBlock): void {
     for (let b = block.burstsWritten; b < block.bursts; b++) this.#placeBurst(block, b);
@@ -1481,13 +1505,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const recipe = block.recipe;
     const key = streamKey(this.seed, STREAM.firework, block.seq, PHASE.burst + b);
     const shell = block.start;
-    const apex = this.#storedPositionAt(shell, plan.riseTicks);
-    const o = b * 3;
-    const ax = apex[0] + plan.offset[o];
-    const ay = apex[1] + plan.offset[o + 1];
-    const az = apex[2] + plan.offset[o + 2];
-    const sv = this.velocityAt(shell, plan.riseTicks, this.#scratch64);
-    const svx = sv[0], svy = sv[1], svz = sv[2];
+    const frame = this.burstFrame(block, b, this.#frame);
+    const ax = frame[0], ay = frame[1], az = frame[2];
+    const svx = frame[3], svy = frame[4], svz = frame[5];
     const {
       position,
       previous,

@@ -10,7 +10,31 @@
  * const drawn = fireworkHead(mirror, slot, tick, 1, head); // false: not drawn at that tick
  * ```
  */
-import { PALETTE_SIZE } from "../../shared/firework_colors.ts";
+import {
+  AMBER_TINT,
+  GOLD_TINT,
+  PALETTE_SIZE,
+  RAINBOW_FIRST,
+  RAINBOW_HUES,
+  SILVER_TINT,
+} from "../../shared/firework_colors.ts";
+import {
+  BURST_DRAW,
+  BURST_SPARKS,
+  BURST_STREAM,
+  CHILD_DRAWS,
+  SPARK_DRAWS,
+} from "../../shared/firework_draws.ts";
+import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
+import { TAU } from "../../shared/dmath.ts";
+import { PALM_COS_PHI } from "../../shared/fireworks.ts";
+import {
+  DERIVED,
+  DERIVED_BASE,
+  DERIVED_KIND,
+  INDEX_SPAN,
+  RECIPE_SPAN,
+} from "./firework_derived_packing.ts";
 import { AGE_STRIDE, MOTION } from "../../shared/firework_motion.ts";
 import { FIREWORK_SLOT_STRIDE } from "./firework_sparks.ts";
 import { MOTION_TEXELS } from "./firework_tables.ts";
@@ -46,24 +70,33 @@ function pick(key: number, index: number, span: number): number {
   return Math.floor((mixKey(key, index) / 4294967296) * span);
 }
 
+/** A spark's birth state as the shader holds it. */
+interface SparkState {
+  origin: ArrayLike<number>;
+  velocity: ArrayLike<number>;
+  born: number;
+  life: number;
+}
+
 /**
- * The state an ember ring record stands for at `tick` (the shader's ember branch): its birth
- * point, velocity, born tick, life and motion class, or null when the slot holds no ember.
+ * The ember in ring slot `q` of trailing spark `n` (its birth state `spark`), trail row `row`,
+ * break ember stream `key`, at `tick` (the shader's `dropEmber`): its birth point, velocity,
+ * born tick and life, or null when the slot holds no ember yet.
  */
-function emberAt(
-  data: Float32Array,
-  o: number,
+function dropEmber(
+  spark: SparkState,
+  row: number,
+  n: number,
+  q: number,
+  key: number,
   tick: number,
-  trails: FireworkTrailRows,
-): { origin: number[]; velocity: number[]; born: number; life: number; size: number } | null {
-  const packed = Math.round(-data[o + 11]) - 1;
-  const q = packed % EMBER_N, n = Math.floor(packed / EMBER_N) % (EMBER_T / EMBER_N);
-  const row = Math.floor(packed / EMBER_T);
-  const [every, ring, carry, jitter] = trails.a[row];
-  const [lifeMin, lifeSpan, sparkClass, size] = trails.b[row];
-  const sparkAge = Math.trunc(f(tick) - data[o + 3]);
+  rows: FireworkShaderRows,
+): SparkState | null {
+  const [every, ring, carry, jitter] = rows.a[row];
+  const [lifeMin, lifeSpan, sparkClass] = rows.b[row];
+  const sparkAge = Math.trunc(f(tick) - spark.born);
   if (sparkAge < every) return null;
-  const sparkLife = Math.round(data[o + 7]);
+  const sparkLife = Math.round(spark.life);
   const dropped = Math.min(
     Math.trunc(sparkAge / every),
     Math.trunc((sparkLife + every - 1) / every) - 1,
@@ -72,18 +105,267 @@ function emberAt(
   const m = q + ring * Math.trunc((dropped - 1 - q) / ring);
   const at = (m + 1) * every;
   const texel = (sparkClass * AGE_STRIDE + at) * 4;
-  const key = (Math.round(data[o + 9]) | (Math.round(data[o + 10]) << 16)) >>> 0;
   const index = (n * 256 + m) * 4;
   const origin = [0, 0, 0], velocity = [0, 0, 0];
   for (let c = 0; c < 3; c++) {
-    origin[c] = sparkAt(data.subarray(o), data.subarray(o + 4), at, sparkClass, c);
-    const kept = f(data[o + 4 + c] * MOTION_TEXELS[texel + 2]);
+    origin[c] = sparkAt(spark.origin, spark.velocity, at, sparkClass, c);
+    const kept = f(spark.velocity[c] * MOTION_TEXELS[texel + 2]);
     const v = c === 1 ? f(kept - MOTION_TEXELS[texel + 3]) : kept;
-    const unit = f((mixKey(key, index + c) >>> 8) / 16777216);
-    velocity[c] = f(f(v * carry) + f(jitter * f(f(2 * unit) - 1)));
+    velocity[c] = f(f(v * carry) + f(jitter * f(f(2 * unit24(key, index + c)) - 1)));
   }
   const life = lifeMin + pick(key, index + 3, lifeSpan);
-  return { origin, velocity, born: f(data[o + 3] + at), life, size };
+  return { origin, velocity, born: f(spark.born + at), life };
+}
+
+/** The shader's hashUnit: 24 bits of mixKey(key, index), exact in float32. */
+function unit24(key: number, index: number): number {
+  return f((mixKey(key, index) >>> 8) / 16777216);
+}
+
+/** The shader's flickerKey. */
+function flickerKey(key: number, n: number): number {
+  return 1 + ((key + Math.imul(n, 0x9e3779b1)) >>> 24) % 255;
+}
+
+/** The shader's latticeUnit. */
+function latticeUnit(h: number): number {
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return f(f(f((h ^ (h >>> 15)) >>> 0) / f(2147483647.5)) - 1);
+}
+
+/** The shader's smooth step t²(3 − 2t) in float32. */
+function fade32(t: number): number {
+  return f(f(t * t) * f(3 - f(2 * t)));
+}
+
+/** The shader's mix(a, b, w) as directionNoise writes it, in float32. */
+function lerp32(a: number, b: number, w: number): number {
+  return f(a + f(f(b - a) * w));
+}
+
+/** The shader's directionNoise (the lattice exact, the blend in float32). */
+function directionNoise(
+  dx: number,
+  dy: number,
+  dz: number,
+  frequency: number,
+  key: number,
+): number {
+  const px = f(f(dx * frequency) + 8), py = f(f(dy * frequency) + 8);
+  const pz = f(f(dz * frequency) + 8);
+  const ix = Math.floor(px), iy = Math.floor(py), iz = Math.floor(pz);
+  const tx = fade32(f(px - ix)), ty = fade32(f(py - iy)), tz = fade32(f(pz - iz));
+  const hx0 = Math.imul(ix, 0x27d4eb2d), hx1 = Math.imul(ix + 1, 0x27d4eb2d);
+  const hy0 = Math.imul(iy, 0x165667b1), hy1 = Math.imul(iy + 1, 0x165667b1);
+  const hz0 = Math.imul(iz, 0x61c88647) ^ key, hz1 = Math.imul(iz + 1, 0x61c88647) ^ key;
+  const x00 = lerp32(latticeUnit(hx0 ^ hy0 ^ hz0), latticeUnit(hx1 ^ hy0 ^ hz0), tx);
+  const x10 = lerp32(latticeUnit(hx0 ^ hy1 ^ hz0), latticeUnit(hx1 ^ hy1 ^ hz0), tx);
+  const x01 = lerp32(latticeUnit(hx0 ^ hy0 ^ hz1), latticeUnit(hx1 ^ hy0 ^ hz1), tx);
+  const x11 = lerp32(latticeUnit(hx0 ^ hy1 ^ hz1), latticeUnit(hx1 ^ hy1 ^ hz1), tx);
+  return lerp32(lerp32(x00, x10, ty), lerp32(x01, x11, ty), tz);
+}
+
+/** What the shader's `burstSpark` gives for spark `n` of a derived record's break. */
+interface BurstSpark {
+  velocity: number[];
+  life: number;
+  tint: number;
+  flicker: number;
+}
+
+/** The shader's burstSpark: spark n of break b of a sphere or palm, in float32. */
+function burstSpark(
+  rows: FireworkShaderRows,
+  r: number,
+  theme: number,
+  b: number,
+  prefix: number,
+  n: number,
+  aux: number,
+  inherited: ArrayLike<number>,
+  base: number,
+): BurstSpark {
+  const A = rows.burstA[r], B = rows.burstB[r];
+  const key = mixKey(prefix, PHASE.burst + b);
+  const d = BURST_SPARKS + SPARK_DRAWS * n;
+  const u1 = unit24(key, d + BURST_DRAW.placement), ua = unit24(key, d + BURST_DRAW.angle);
+  let speed = f(base * f(A[1] + f(A[2] * unit24(key, d + BURST_DRAW.speed))));
+  const sphere = A[0] < 0.5;
+  const cosPhi = sphere
+    ? f(1 - f(2 * u1))
+    : f(f(PALM_COS_PHI[0]) + f(f(PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1));
+  const angle = sphere ? f(f(TAU) * ua) : f(f(f(TAU) * f(n + ua)) / aux);
+  const c = f(Math.cos(angle)), s = f(Math.sin(angle));
+  const ring = f(Math.sqrt(Math.max(0, f(1 - f(cosPhi * cosPhi)))));
+  if (sphere && A[3] > 0.5) {
+    const frequency = f(
+      f(NOISE_FREQUENCY[0]) +
+        f(unit24(key, BURST_STREAM.frequency) * f(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])),
+    );
+    const strength = f(
+      f(NOISE_STRENGTH[0]) +
+        f(unit24(key, BURST_STREAM.strength) * f(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])),
+    );
+    const noise = directionNoise(
+      f(ring * c),
+      cosPhi,
+      f(ring * s),
+      frequency,
+      mixKey(key, BURST_STREAM.noiseKey),
+    );
+    speed = f(speed * f(1 - f(f(strength * f(1 - noise)) * 0.5)));
+  }
+  const velocity = [
+    f(inherited[0] + f(f(ring * speed) * c)),
+    f(inherited[1] + f(speed * cosPhi)),
+    f(inherited[2] + f(f(ring * speed) * s)),
+  ];
+  const life = sphere && n < aux
+    ? rows.splitC[r][0] + pick(mixKey(prefix, PHASE.delay + b), n, rows.splitC[r][1])
+    : B[0] + pick(key, d + BURST_DRAW.life, B[1]);
+  const h = mixKey(key, d + BURST_DRAW.tint) / 4294967296;
+  const [primary, secondary, mode] = rows.themes[theme * 4 + b];
+  const palette = B[3];
+  const tint = palette === 1
+    ? (h < 0.6 ? GOLD_TINT : AMBER_TINT)
+    : mode === 1
+    ? RAINBOW_FIRST + pick(key, d + BURST_DRAW.tint, RAINBOW_HUES)
+    : palette === 2
+    ? (h < 0.5 ? GOLD_TINT : primary)
+    : mode === 2
+    ? (n & 1 ? secondary : primary)
+    : (h < 0.7 ? primary : secondary);
+  const flicker = rows.burstC[r][0] > 0.5 || (tint === SILVER_TINT && mode === 3)
+    ? flickerKey(key, n)
+    : 0;
+  return { velocity, life, tint, flicker };
+}
+
+/** The shader's splitChild: child k of split j, its parent `parent` (velocity at birth). */
+function splitChild(
+  rows: FireworkShaderRows,
+  r: number,
+  b: number,
+  prefix: number,
+  j: number,
+  k: number,
+  apex: ArrayLike<number>,
+  parent: readonly number[],
+  delay: number,
+): { origin: number[]; velocity: number[]; life: number; key: number } {
+  const SA = rows.splitA[r], SB = rows.splitB[r];
+  const children = SA[0];
+  const motion = rows.burstB[r][2];
+  const texel = (motion * AGE_STRIDE + delay) * 4;
+  const origin = [0, 1, 2].map((c) => sparkAt(apex, parent, delay, motion, c));
+  const pv = [0, 1, 2].map((c) => {
+    const kept = f(parent[c] * MOTION_TEXELS[texel + 2]);
+    return c === 1 ? f(kept - MOTION_TEXELS[texel + 3]) : kept;
+  });
+  const carried = pv.map((x) => f(x * SA[2]));
+  const key = mixKey(prefix, PHASE.child + (b << 12) + j);
+  const base = f(SB[0] + f(unit24(key, 0) * SB[1]));
+  let velocity: number[];
+  const cross = SA[1] > 0.5;
+  if (cross) {
+    const vl = f(Math.sqrt(f(f(f(pv[0] * pv[0]) + f(pv[1] * pv[1])) + f(pv[2] * pv[2]))));
+    const v = pv.map((x) => f(x / (vl > 0 ? vl : 1)));
+    let e1 = Math.abs(v[1]) < 0.9 ? [v[2], 0, -v[0]] : [0, -v[2], v[1]];
+    const el = f(Math.sqrt(f(f(f(e1[0] * e1[0]) + f(e1[1] * e1[1])) + f(e1[2] * e1[2]))));
+    e1 = e1.map((x) => f(x / el));
+    const e2 = [
+      f(f(v[1] * e1[2]) - f(v[2] * e1[1])),
+      f(f(v[2] * e1[0]) - f(v[0] * e1[2])),
+      f(f(v[0] * e1[1]) - f(v[1] * e1[0])),
+    ];
+    const turn = f(f(TAU) * unit24(key, 1));
+    const c = f(Math.cos(turn)), s = f(Math.sin(turn));
+    const dir = [0, 1, 2].map((i) =>
+      k < 2 ? f(f(c * e1[i]) + f(s * e2[i])) : f(f(c * e2[i]) - f(s * e1[i]))
+    );
+    const speed = f(base * (k & 1 ? -1 : 1));
+    velocity = carried.map((x, i) => f(x + f(dir[i] * speed)));
+  } else {
+    const d = 1 + CHILD_DRAWS * k;
+    const cosPhi = f(1 - f(2 * unit24(key, d)));
+    const angle = f(f(TAU) * unit24(key, d + 1));
+    const speed = f(base * f(1 + f(0.2 * f(f(2 * unit24(key, d + 2)) - 1))));
+    const ring = f(f(Math.sqrt(Math.max(0, f(1 - f(cosPhi * cosPhi))))) * speed);
+    velocity = [
+      f(carried[0] + f(ring * f(Math.cos(angle)))),
+      f(carried[1] + f(speed * cosPhi)),
+      f(carried[2] + f(ring * f(Math.sin(angle)))),
+    ];
+  }
+  const lives = cross ? 2 : 1 + CHILD_DRAWS * children;
+  const life = SB[2] + pick(key, lives + k, SB[3]);
+  return { origin, velocity, life, key };
+}
+
+/**
+ * The spark a derived record stands for at `tick` (the shader's derived branch): its birth
+ * state, style, size and whether it is drawn at all (an ember slot may hold none yet).
+ */
+function derivedAt(
+  data: Float32Array,
+  o: number,
+  tick: number,
+  rows: FireworkShaderRows,
+): (SparkState & { style: number }) | null {
+  const code = Math.round(-data[o + 11]) - 1 - DERIVED_BASE;
+  const kind = Math.floor(code / DERIVED_KIND);
+  const aux = Math.floor((code - kind * DERIVED_KIND) / EMBER_N), q = code % EMBER_N;
+  const packed = Math.round(data[o + 10]);
+  const index = packed % INDEX_SPAN, rest = Math.floor(packed / INDEX_SPAN);
+  const b = rest % 4, r = Math.floor(rest / 4) % RECIPE_SPAN;
+  const theme = Math.floor(rest / (4 * RECIPE_SPAN));
+  const prefix = (Math.round(data[o + 8]) | (Math.round(data[o + 9]) << 16)) >>> 0;
+  const children = rows.splitA[r][0];
+  const n = kind === DERIVED.child ? Math.floor(index / children) : index;
+  const apex = data.subarray(o, o + 3);
+  const spark = burstSpark(
+    rows,
+    r,
+    theme,
+    b,
+    prefix,
+    n,
+    aux,
+    data.subarray(o + 4, o + 7),
+    data[o + 7],
+  );
+  const motion = rows.burstB[r][2];
+  const born = data[o + 3];
+  if (kind === DERIVED.child) {
+    const child = splitChild(
+      rows,
+      r,
+      b,
+      prefix,
+      n,
+      index - n * children,
+      apex,
+      spark.velocity,
+      spark.life,
+    );
+    const splitMotion = rows.splitA[r][3];
+    const tint = rows.splitC[r][2] > 0.5 ? SILVER_TINT : spark.tint;
+    return {
+      origin: child.origin,
+      velocity: child.velocity,
+      born: f(born + spark.life),
+      life: child.life,
+      style: splitMotion * PALETTE_SIZE + tint,
+    };
+  }
+  const state = { origin: apex, velocity: spark.velocity, born, life: spark.life };
+  if (kind === DERIVED.spark) return { ...state, style: motion * PALETTE_SIZE + spark.tint };
+  const C = rows.burstC[r];
+  const ember = dropEmber(state, C[1], n, q, mixKey(prefix, PHASE.ember + b), tick, rows);
+  if (!ember) return null;
+  const tint = rows.themes[theme * 4 + b][3] > 0.5 ? GOLD_TINT : spark.tint;
+  return { ...ember, style: C[2] * PALETTE_SIZE + tint };
 }
 
 const rng = new Rng();
@@ -130,18 +412,32 @@ function pickU32(h: number, span: number): number {
   return Math.floor((h / 4294967296) * span);
 }
 
-/** The shader's ember uniforms (`uEmberA`, `uEmberB`) as arrays, per trail row. */
-export interface FireworkTrailRows {
-  a: readonly (readonly number[])[];
-  b: readonly (readonly number[])[];
+/** Rows of four numbers (a uniform array of vec4). */
+type Rows = readonly (readonly number[])[];
+
+/**
+ * The shader's uniform tables as arrays: the ember uniforms per trail row (`uEmberA`,
+ * `uEmberB`), and for derived records the recipe rows (`uBurstA`…`uSplitC`) and theme rows
+ * (`uThemes`).
+ */
+export interface FireworkShaderRows {
+  a: Rows;
+  b: Rows;
+  burstA: Rows;
+  burstB: Rows;
+  burstC: Rows;
+  splitA: Rows;
+  splitB: Rows;
+  splitC: Rows;
+  themes: Rows;
 }
 
 /**
  * Writes the head (the drawn point) of the spark in slot `slot` of a FireworkSparks mirror at
  * displayed time `tick − 1 + alpha` (`tick` relative to the mirror's epoch) into `out`; returns
  * whether the shader draws it at all (alive and kept at `tick`). Ember ring slots are derived
- * from their trailing spark with the renderer's trail rows (`FireworkSparks.trailRows`), shell
- * trail ring slots from their shell.
+ * from their trailing spark and derived records from their break with the renderer's uniform
+ * tables (`FireworkSparks.shaderRows`), shell trail ring slots from their shell.
  */
 export function fireworkHead(
   data: Float32Array,
@@ -149,26 +445,37 @@ export function fireworkHead(
   tick: number,
   alpha: number,
   out: Float32Array,
-  trails: FireworkTrailRows = { a: [], b: [] },
+  rows: FireworkShaderRows,
 ): boolean {
   const o = slot * FIREWORK_SLOT_STRIDE;
   let origin: ArrayLike<number> = data.subarray(o, o + 3);
   let velocity: ArrayLike<number> = data.subarray(o + 4, o + 7);
   let born = data[o + 3], visible = data[o + 11];
-  if (visible < 0 && Math.floor((Math.round(-visible) - 1) / EMBER_T) === SHELL_TRAIL_ROW) {
+  let style = Math.floor(data[o + 8] + 0.5);
+  const packed = visible < 0 ? Math.round(-visible) - 1 : 0;
+  if (visible < 0 && packed >= DERIVED_BASE) {
+    const spark = derivedAt(data, o, tick, rows);
+    if (!spark) return false;
+    ({ origin, velocity, born, style } = spark);
+    visible = spark.life;
+  } else if (visible < 0 && Math.floor(packed / EMBER_T) === SHELL_TRAIL_ROW) {
     const spark = trailAt(data, o, tick);
     if (!spark) return false;
     ({ origin, velocity, born } = spark);
     visible = spark.life;
   } else if (visible < 0) {
-    const ember = emberAt(data, o, tick, trails);
+    const q = packed % EMBER_N, n = Math.floor(packed / EMBER_N) % (EMBER_T / EMBER_N);
+    const row = Math.floor(packed / EMBER_T);
+    const key = (Math.round(data[o + 9]) | (Math.round(data[o + 10]) << 16)) >>> 0;
+    const spark = { origin, velocity, born, life: data[o + 7] };
+    const ember = dropEmber(spark, row, n, q, key, tick, rows);
     if (!ember) return false;
     ({ origin, velocity, born } = ember);
     visible = ember.life;
   }
   const age = f(f(tick) - born);
   if (age < 0 || age >= visible) return false;
-  const motion = Math.floor(Math.floor(data[o + 8] + 0.5) / PALETTE_SIZE);
+  const motion = Math.floor(style / PALETTE_SIZE);
   const a = f(alpha);
   for (let c = 0; c < 3; c++) {
     const now = sparkAt(origin, velocity, age, motion, c);

@@ -19,6 +19,31 @@ import {
   TRAIL_RING_TICKS,
 } from "../../shared/firework_plan.ts";
 import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks.ts";
+import {
+  AMBER_TINT,
+  GOLD_TINT,
+  RAINBOW_FIRST,
+  RAINBOW_HUES,
+  SILVER_TINT,
+} from "../../shared/firework_colors.ts";
+import {
+  BURST_DRAW,
+  BURST_SPARKS,
+  BURST_STREAM,
+  CHILD_DRAWS,
+  SPARK_DRAWS,
+} from "../../shared/firework_draws.ts";
+import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
+import { TAU } from "../../shared/dmath.ts";
+import { PALM_COS_PHI } from "../../shared/fireworks.ts";
+import {
+  DERIVED,
+  DERIVED_BASE,
+  DERIVED_KIND,
+  INDEX_SPAN,
+  MAX_RECIPES,
+  RECIPE_SPAN,
+} from "./firework_derived_packing.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
@@ -28,6 +53,12 @@ const glf = (v: number) => (Number.isInteger(v) ? v.toFixed(1) : String(v));
 
 /** Motion classes, the length of the per-class uniform arrays. */
 export const FIREWORK_CLASSES = MOTIONS.length;
+
+/** Themes × breaks: the length of the theme uniform array (4 breaks a theme). */
+export const THEME_ROWS = 16;
+
+/** The least 32-bit h with h / 2^32 ≥ p: `hashUnit < p` is exactly `h < threshold(p)`. */
+const threshold = (p: number) => `${Math.ceil(p * 4294967296)}u`;
 
 /** Shader sources (shared uniforms come from point_uniforms.ts). */
 export const FireworkSparkShader = {
@@ -52,6 +83,15 @@ uniform int uStrobeTick;    // the world's tick for the strobe; −1: steady (re
 uniform float uTailTicks;   // streak length in ticks of motion, times the class factor
 uniform float uClassTicks[${FIREWORK_CLASSES}];
 uniform float uClassYouth[${FIREWORK_CLASSES}];
+// Derived records (firework_derived_packing.ts): per recipe row and per theme and break.
+uniform vec4 uBurstA[${MAX_RECIPES}]; // shape (0 sphere, 1 palm), spread low, spread span, noise (0/1)
+uniform vec4 uBurstB[${MAX_RECIPES}]; // life min, life span, motion class, palette (0 theme, 1 gold, 2 crackle)
+uniform vec4 uBurstC[${MAX_RECIPES}]; // strobe (0/1), trail row (−1: none), ember motion class, −
+uniform vec4 uSplitA[${MAX_RECIPES}]; // children (0: no split), cross (0/1), carry, motion class
+uniform vec4 uSplitB[${MAX_RECIPES}]; // speed low, speed span, life min, life span
+uniform vec4 uSplitC[${MAX_RECIPES}]; // delay min, delay span, silver (0/1), strobe (0/1)
+uniform vec4 uThemes[${THEME_ROWS}];  // per theme and break: main tint, second tint, mode, gold trails
+uniform float uClassSize[${FIREWORK_CLASSES}];
 uniform float uGlow;
 uniform vec2 uViewport;
 varying vec4 vColor;
@@ -101,9 +141,141 @@ uvec4 sfcSeed(uint key) {
 float sfcUnit(inout uvec4 s) {
   return float(sfcNext(s)) / 4294967296.0;
 }
+// shared/fireworks.ts's flickerKey: a strobe key in 1..255 for spark n of stream key.
+int flickerKey(uint key, int n) {
+  return 1 + int(((key + uint(n) * 0x9e3779b1u) >> 24) % 255u);
+}
+// shared/firework_noise.ts's directionNoise: the lattice hashes exact, the blend in float32.
+float latticeUnit(uint h) {
+  h = (h ^ (h >> 15)) * 0x2c1b3c6du;
+  h = (h ^ (h >> 12)) * 0x297a2d39u;
+  return float(h ^ (h >> 15)) / 2147483647.5 - 1.0;
+}
+float directionNoise(vec3 direction, float frequency, uint key) {
+  vec3 p = direction * frequency + 8.0;
+  vec3 cell = floor(p);
+  vec3 t = p - cell;
+  t = t * t * (3.0 - 2.0 * t);
+  ivec3 c = ivec3(cell);
+  uint hx0 = uint(c.x) * 0x27d4eb2du, hx1 = uint(c.x + 1) * 0x27d4eb2du;
+  uint hy0 = uint(c.y) * 0x165667b1u, hy1 = uint(c.y + 1) * 0x165667b1u;
+  uint hz0 = (uint(c.z) * 0x61c88647u) ^ key, hz1 = (uint(c.z + 1) * 0x61c88647u) ^ key;
+  float c000 = latticeUnit(hx0 ^ hy0 ^ hz0), c100 = latticeUnit(hx1 ^ hy0 ^ hz0);
+  float c010 = latticeUnit(hx0 ^ hy1 ^ hz0), c110 = latticeUnit(hx1 ^ hy1 ^ hz0);
+  float c001 = latticeUnit(hx0 ^ hy0 ^ hz1), c101 = latticeUnit(hx1 ^ hy0 ^ hz1);
+  float c011 = latticeUnit(hx0 ^ hy1 ^ hz1), c111 = latticeUnit(hx1 ^ hy1 ^ hz1);
+  float x00 = c000 + (c100 - c000) * t.x, x10 = c010 + (c110 - c010) * t.x;
+  float x01 = c001 + (c101 - c001) * t.x, x11 = c011 + (c111 - c011) * t.x;
+  float y0 = x00 + (x10 - x00) * t.y, y1 = x01 + (x11 - x01) * t.y;
+  return y0 + (y1 - y0) * t.z;
+}
+// shared/fireworks.ts's #placeBurst for spark n of a sphere or palm break, from the break's
+// keyed stream (firework_draws.ts): its velocity, lifetime, tint and strobe key. aux: the
+// break's splitting sparks (sphere) or its spark count (palm).
+void burstSpark(int r, int theme, int b, uint prefix, int n, int aux, vec3 inherited, float base,
+    out vec3 velocity, out int life, out int tint, out int flicker) {
+  vec4 A = uBurstA[r], B = uBurstB[r];
+  uint key = mixKey(prefix, uint(${PHASE.burst} + b));
+  uint d = uint(${BURST_SPARKS} + ${SPARK_DRAWS} * n);
+  float u1 = hashUnit(key, d + ${BURST_DRAW.placement}u);
+  float ua = hashUnit(key, d + ${BURST_DRAW.angle}u);
+  float speed = base * (A.y + A.z * hashUnit(key, d + ${BURST_DRAW.speed}u));
+  bool sphere = A.x < 0.5;
+  float cosPhi = sphere
+    ? 1.0 - 2.0 * u1
+    : ${glf(PALM_COS_PHI[0])} + ${glf(PALM_COS_PHI[1] - PALM_COS_PHI[0])} * u1;
+  float angle = sphere ? ${glf(TAU)} * ua : ${glf(TAU)} * (float(n) + ua) / float(aux);
+  float c = cos(angle), s = sin(angle);
+  float ring = sqrt(max(0.0, 1.0 - cosPhi * cosPhi));
+  if (sphere && A.w > 0.5) {
+    float frequency = ${glf(NOISE_FREQUENCY[0])} +
+      hashUnit(key, ${BURST_STREAM.frequency}u) * ${glf(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])};
+    float strength = ${glf(NOISE_STRENGTH[0])} +
+      hashUnit(key, ${BURST_STREAM.strength}u) * ${glf(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])};
+    float noise = directionNoise(vec3(ring * c, cosPhi, ring * s), frequency,
+      mixKey(key, ${BURST_STREAM.noiseKey}u));
+    speed *= 1.0 - strength * (1.0 - noise) * 0.5;
+  }
+  velocity = inherited + vec3(ring * speed * c, speed * cosPhi, ring * speed * s);
+  // The first splitting sparks live until they split (shared/firework_plan.ts's splitDelay).
+  if (sphere && n < aux) {
+    vec4 C = uSplitC[r];
+    life = int(C.x + 0.5) + pick(mixKey(prefix, uint(${PHASE.delay} + b)), uint(n), uint(C.y + 0.5));
+  } else {
+    life = int(B.x + 0.5) + pick(key, d + ${BURST_DRAW.life}u, uint(B.y + 0.5));
+  }
+  uint h = mixKey(key, d + ${BURST_DRAW.tint}u);
+  vec4 T = uThemes[theme * 4 + b];
+  int primary = int(T.x + 0.5), secondary = int(T.y + 0.5), mode = int(T.z + 0.5);
+  int palette = int(B.w + 0.5);
+  if (palette == 1) tint = h < ${threshold(0.6)} ? ${GOLD_TINT} : ${AMBER_TINT};
+  else if (mode == 1) tint = ${RAINBOW_FIRST} + pick(key, d + ${BURST_DRAW.tint}u, ${RAINBOW_HUES}u);
+  else if (palette == 2) tint = h < ${threshold(0.5)} ? ${GOLD_TINT} : primary;
+  else if (mode == 2) tint = (n & 1) == 1 ? secondary : primary;
+  else tint = h < ${threshold(0.7)} ? primary : secondary;
+  flicker = uBurstC[r].x > 0.5 || (tint == ${SILVER_TINT} && mode == 3) ? flickerKey(key, n) : 0;
+}
+// shared/fireworks.ts's #splitBirth for child k of split j (its parent, spark j, dies there).
+void splitChild(int r, int b, uint prefix, int j, int k, vec3 apex, vec3 parentVelocity,
+    int delay, out vec3 origin, out vec3 velocity, out int life, out uint key) {
+  vec4 SA = uSplitA[r], SB = uSplitB[r];
+  int children = int(SA.x + 0.5);
+  vec4 m = texelFetch(uMotion, ivec2(delay, int(uBurstB[r].z + 0.5)), 0);
+  origin = apex + parentVelocity * m.r - vec3(0.0, m.g, 0.0);
+  vec3 pv = parentVelocity * m.b - vec3(0.0, m.a, 0.0);
+  vec3 carried = pv * SA.z;
+  key = mixKey(prefix, uint(${PHASE.child} + (b << 12) + j));
+  float base = SB.x + hashUnit(key, 0u) * SB.y;
+  bool crossette = SA.y > 0.5;
+  if (crossette) {
+    float vl = length(pv);
+    vec3 v = pv / (vl > 0.0 ? vl : 1.0);
+    vec3 e1 = abs(v.y) < 0.9 ? vec3(v.z, 0.0, -v.x) : vec3(0.0, -v.z, v.y);
+    e1 /= length(e1);
+    vec3 e2 = cross(v, e1);
+    float turn = ${glf(TAU)} * hashUnit(key, 1u);
+    float c = cos(turn), s = sin(turn);
+    vec3 f = k < 2 ? c * e1 + s * e2 : c * e2 - s * e1;
+    velocity = carried + f * (base * ((k & 1) == 1 ? -1.0 : 1.0));
+  } else {
+    uint d = uint(1 + ${CHILD_DRAWS} * k);
+    float cosPhi = 1.0 - 2.0 * hashUnit(key, d);
+    float angle = ${glf(TAU)} * hashUnit(key, d + 1u);
+    float speed = base * (1.0 + 0.2 * (2.0 * hashUnit(key, d + 2u) - 1.0));
+    float ring = sqrt(max(0.0, 1.0 - cosPhi * cosPhi)) * speed;
+    velocity = carried + vec3(ring * cos(angle), speed * cosPhi, ring * sin(angle));
+  }
+  uint lives = crossette ? 2u : uint(1 + ${CHILD_DRAWS} * children);
+  life = int(SB.z + 0.5) + pick(key, lives + uint(k), uint(SB.w + 0.5));
+}
 void hide() {
   // Not born yet at the world's tick, dead, or not drawn: a degenerate quad off screen.
   gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+}
+// The ember in ring slot q of trailing spark n (born at born from origin with velocity, living
+// maxLife ticks), of trail row row and its break's ember stream streamKey: the spark drops ember m at age
+// (m + 1)·every while younger than its life; the slot holds the last m ≡ q (mod ring) dropped by
+// the world's tick. False when it holds none yet.
+bool dropEmber(int row, int n, int q, uint streamKey, inout vec3 origin, inout vec3 velocity,
+    inout float born, inout float maxLife) {
+  vec4 ea = uEmberA[row], eb = uEmberB[row];
+  int every = int(ea.x + 0.5), ring = int(ea.y + 0.5);
+  int sparkAge = int(uTick - born);
+  if (sparkAge < every) return false;
+  int sparkLife = int(maxLife + 0.5);
+  int dropped = min(sparkAge / every, (sparkLife + every - 1) / every - 1);
+  if (dropped <= q) return false;
+  int m = q + ring * ((dropped - 1 - q) / ring);
+  int at = (m + 1) * every;
+  vec4 motion = texelFetch(uMotion, ivec2(at, int(eb.z + 0.5)), 0);
+  uint index = uint((n * 256 + m) * 4);
+  origin = origin + velocity * motion.r - vec3(0.0, motion.g, 0.0);
+  velocity = (velocity * motion.b - vec3(0.0, motion.a, 0.0)) * ea.z + ea.w * (2.0 * vec3(
+    hashUnit(streamKey, index), hashUnit(streamKey, index + 1u), hashUnit(streamKey, index + 2u)
+  ) - 1.0);
+  maxLife = eb.x + float(pick(streamKey, index + 3u, uint(eb.y + 0.5)));
+  born += float(at);
+  return true;
 }
 void main() {
   vec3 origin = originBorn.xyz;
@@ -113,8 +285,51 @@ void main() {
   float visible = styleFlicker.w;
   int key = int(styleFlicker.y + 0.5);
   float size = styleFlicker.z;
+  int style = int(styleFlicker.x + 0.5);
   int packedSlot = visible < 0.0 ? int(-visible + 0.5) - 1 : 0;
-  if (visible < 0.0 && packedSlot / ${EMBER_T} == ${SHELL_TRAIL_ROW}) {
+  if (visible < 0.0 && packedSlot >= ${DERIVED_BASE}) {
+    // A derived record: a burst spark, a split child or an ember, placed here from its break.
+    int code = packedSlot - ${DERIVED_BASE};
+    int kind = code / ${DERIVED_KIND};
+    int aux = (code - kind * ${DERIVED_KIND}) / ${EMBER_N}, q = code % ${EMBER_N};
+    int packedIndex = int(styleFlicker.z + 0.5);
+    int index = packedIndex % ${INDEX_SPAN}, rest = packedIndex / ${INDEX_SPAN};
+    int b = rest % 4, r = (rest / 4) % ${RECIPE_SPAN}, theme = rest / (4 * ${RECIPE_SPAN});
+    uint prefix = uint(styleFlicker.x + 0.5) | (uint(styleFlicker.y + 0.5) << 16);
+    int children = int(uSplitA[r].x + 0.5);
+    int n = kind == ${DERIVED.child} ? index / children : index;
+    vec3 apex = originBorn.xyz;
+    int life, tint, flicker;
+    burstSpark(r, theme, b, prefix, n, aux, velocityLife.xyz, velocityLife.w, velocity, life, tint,
+      flicker);
+    int motion = int(uBurstB[r].z + 0.5);
+    maxLife = float(life);
+    key = flicker;
+    style = motion * ${PALETTE_SIZE} + tint;
+    if (kind == ${DERIVED.child}) {
+      int k = index - n * children;
+      uint childKey;
+      int childLife;
+      splitChild(r, b, prefix, n, k, apex, velocity, life, origin, velocity, childLife, childKey);
+      born += float(life);
+      maxLife = float(childLife);
+      int splitMotion = int(uSplitA[r].w + 0.5);
+      style = splitMotion * ${PALETTE_SIZE} + (uSplitC[r].z > 0.5 ? ${SILVER_TINT} : tint);
+      key = uSplitC[r].w > 0.5 ? flickerKey(childKey, k) : 0;
+      size = uClassSize[splitMotion];
+    } else if (kind == ${DERIVED.ember}) {
+      vec4 C = uBurstC[r];
+      if (!dropEmber(int(C.y + 0.5), n, q, mixKey(prefix, uint(${PHASE.ember} + b)), origin,
+          velocity, born, maxLife)) { hide(); return; }
+      int emberMotion = int(C.z + 0.5);
+      style = emberMotion * ${PALETTE_SIZE} + (uThemes[theme * 4 + b].w > 0.5 ? ${GOLD_TINT} : tint);
+      key = 0;
+      size = uClassSize[emberMotion];
+    } else {
+      size = uClassSize[motion];
+    }
+    visible = maxLife;
+  } else if (visible < 0.0 && packedSlot / ${EMBER_T} == ${SHELL_TRAIL_ROW}) {
     // Trail ring slot s = ${TRAIL_PER_TICK}·j + n: the shell drops ${TRAIL_PER_TICK} sparks on each rise tick k
     // (k < its rise) into slots ${TRAIL_PER_TICK}·(k mod ${TRAIL_RING_TICKS}) + n, born at k + 1; the slot holds
     // the last k ≡ j dropped by the world's tick.
@@ -146,36 +361,17 @@ void main() {
     key = 0;
     size = ${glf(MOTIONS[MOTION.trail].size)};
   } else if (visible < 0.0) {
-    // Ember ring slot q of trailing spark n: the spark drops ember m at age (m + 1)·every while
-    // younger than its life; the slot holds the last m ≡ q (mod ring) dropped by the world's tick.
-    int packed = packedSlot;
-    int q = packed % ${EMBER_N}, n = (packed / ${EMBER_N}) % ${EMBER_T / EMBER_N};
-    int row = packed / ${EMBER_T};
-    vec4 ea = uEmberA[row], eb = uEmberB[row];
-    int every = int(ea.x + 0.5), ring = int(ea.y + 0.5);
-    int sparkAge = int(uTick - born);
-    if (sparkAge < every) { hide(); return; }
-    int sparkLife = int(maxLife + 0.5);
-    int dropped = min(sparkAge / every, (sparkLife + every - 1) / every - 1);
-    if (dropped <= q) { hide(); return; }
-    int m = q + ring * ((dropped - 1 - q) / ring);
-    int at = (m + 1) * every;
-    vec4 motion = texelFetch(uMotion, ivec2(at, int(eb.z + 0.5)), 0);
+    // Ember ring slot q of trailing spark n, its spark's birth state in the record.
+    int q = packedSlot % ${EMBER_N}, n = (packedSlot / ${EMBER_N}) % ${EMBER_T / EMBER_N};
+    int row = packedSlot / ${EMBER_T};
     uint streamKey = uint(styleFlicker.y + 0.5) | (uint(styleFlicker.z + 0.5) << 16);
-    uint index = uint((n * 256 + m) * 4);
-    origin = origin + velocity * motion.r - vec3(0.0, motion.g, 0.0);
-    velocity = (velocity * motion.b - vec3(0.0, motion.a, 0.0)) * ea.z + ea.w * (2.0 * vec3(
-      hashUnit(streamKey, index), hashUnit(streamKey, index + 1u), hashUnit(streamKey, index + 2u)
-    ) - 1.0);
-    maxLife = eb.x + float(pick(streamKey, index + 3u, uint(eb.y + 0.5)));
-    born += float(at);
+    if (!dropEmber(row, n, q, streamKey, origin, velocity, born, maxLife)) { hide(); return; }
     visible = maxLife;
     key = 0;
-    size = eb.w;
+    size = uEmberB[row].w;
   }
   float age = uTick - born;
   if (age < 0.0 || age >= visible) { hide(); return; }
-  int style = int(styleFlicker.x + 0.5);
   int motion = style / ${PALETTE_SIZE};
   vec3 now = sparkAt(origin, velocity, age, motion);
   vec3 before = age >= 1.0 ? sparkAt(origin, velocity, age - 1.0, motion) : now;

@@ -20,22 +20,32 @@
  * WebGL context (tests) they go to a CPU array that holds what the GPU would.
  */
 import * as THREE from "three";
+import { BREAK_GAP_TICKS } from "../../shared/constants.ts";
 import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
-import { GOLD_TINT, PALETTE_SIZE } from "../../shared/firework_colors.ts";
+import {
+  GOLD_TINT,
+  PALETTE_SIZE,
+  RAINBOW_FIRST,
+  THEME_TINTS,
+} from "../../shared/firework_colors.ts";
+import { THEME_TRAIL_TINT } from "../../shared/fireworks.ts";
+import { THEMES } from "../../shared/types.ts";
+import { DERIVED, derivedCode, derivedIndex, MAX_RECIPES } from "./firework_derived_packing.ts";
 import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
 import { PHASE } from "../../shared/firework_plan.ts";
-import type { Recipe } from "../../shared/firework_recipes.ts";
+import { type Recipe, RECIPES } from "../../shared/firework_recipes.ts";
+import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { STREAM, streamKey, streamPrefix } from "../../shared/prng.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
-import type { FireworkTrailRows } from "./firework_shader_math.ts";
+import type { FireworkShaderRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
 import {
   FireworkRecordBuffer,
   FireworkRecordMirror,
   type FireworkRecordTarget,
 } from "./firework_records.ts";
-import { FIREWORK_CLASSES, FireworkSparkShader } from "./firework_spark_shader.ts";
+import { FIREWORK_CLASSES, FireworkSparkShader, THEME_ROWS } from "./firework_spark_shader.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
 import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
 
@@ -80,6 +90,44 @@ export interface FireworkSparksOptions {
   gl?: WebGL2RenderingContext;
 }
 
+/** `n` zero vectors, for a uniform array. */
+function vectors(n: number): THREE.Vector4[] {
+  return Array.from({ length: n }, () => new THREE.Vector4());
+}
+
+/**
+ * Per theme (THEMES order) and break (4 each): the main and second tints, the theme's mode for
+ * a spark's tint (0 by its pick, 1 rainbow, 2 alternating spark by spark, 3 silver twinkles) and
+ * whether its trails are gold, as shared/fireworks.ts's launch and `#placeBurst` pick them.
+ */
+function themeRows(): THREE.Vector4[] {
+  const rows = vectors(THEME_ROWS);
+  THEMES.forEach((theme, t) => {
+    for (let b = 0; b < 4; b++) {
+      const tints = theme === "rainbow" ? [RAINBOW_FIRST] : THEME_TINTS[theme];
+      const mode = theme === "rainbow"
+        ? 1
+        : theme === "green-purple"
+        ? 2
+        : theme === "blue-silver"
+        ? 3
+        : 0;
+      rows[t * 4 + b].set(
+        tints[b % tints.length],
+        tints[(b + 1) % tints.length],
+        mode,
+        THEME_TRAIL_TINT[theme] === GOLD_TINT ? 1 : 0,
+      );
+    }
+  });
+  return rows;
+}
+
+/** Whether a launch of `recipe` is drawn from derived records (its sparks placed on the GPU). */
+function derives(recipe: Recipe): boolean {
+  return recipe.shape === "sphere" || recipe.shape === "palm";
+}
+
 /** GPU-evaluated firework sparks of a {@link World}. */
 export class FireworkSparks {
   /** Add this to the scene. */
@@ -104,6 +152,8 @@ export class FireworkSparks {
   private rebuilds = -1;
   private epoch = 0;
   private readonly trails = new Map<Recipe, number>();
+  /** A break's burst point and inherited velocity (Fireworks.burstFrame). */
+  private readonly frame = new Float64Array(6);
   /** Slots written by the last `update` (births, or everything after the world changed). */
   written = 0;
   /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
@@ -140,9 +190,19 @@ export class FireworkSparks {
         uClassYouth: { value: classYouth },
         uEmberA: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
         uEmberB: { value: Array.from({ length: MAX_TRAILS }, () => new THREE.Vector4()) },
+        uBurstA: { value: vectors(MAX_RECIPES) },
+        uBurstB: { value: vectors(MAX_RECIPES) },
+        uBurstC: { value: vectors(MAX_RECIPES) },
+        uSplitA: { value: vectors(MAX_RECIPES) },
+        uSplitB: { value: vectors(MAX_RECIPES) },
+        uSplitC: { value: vectors(MAX_RECIPES) },
+        uThemes: { value: themeRows() },
+        uClassSize: { value: MOTIONS.map((motion) => motion.size) },
       },
       ...ADDED_LIGHT,
     });
+    if (FIREWORK_KINDS.length > MAX_RECIPES) throw new RangeError("firework_kinds: too many");
+    FIREWORK_KINDS.forEach((kind, row) => this.setRecipeRow(row, RECIPES[kind]));
     this.object = new THREE.Mesh(this.geometry, this.material);
     this.object.frustumCulled = false;
     this.object.renderOrder = options.renderOrder;
@@ -175,11 +235,21 @@ export class FireworkSparks {
     return { gpu, cpu: this.data.byteLength + (this.gl ? 0 : gpu) };
   }
 
-  /** The shader's ember uniforms per trail row, as arrays (for fireworkHead in tests). */
-  get trailRows(): FireworkTrailRows {
+  /** The shader's uniform tables, as arrays (for fireworkHead in tests). */
+  get shaderRows(): FireworkShaderRows {
     const rows = (name: string) =>
       (this.material.uniforms[name].value as THREE.Vector4[]).map((v) => v.toArray());
-    return { a: rows("uEmberA"), b: rows("uEmberB") };
+    return {
+      a: rows("uEmberA"),
+      b: rows("uEmberB"),
+      burstA: rows("uBurstA"),
+      burstB: rows("uBurstB"),
+      burstC: rows("uBurstC"),
+      splitA: rows("uSplitA"),
+      splitB: rows("uSplitB"),
+      splitC: rows("uSplitC"),
+      themes: rows("uThemes"),
+    };
   }
 
   /** The tick that born ticks in the mirror (and the shader's `uTick`) are relative to. */
@@ -234,7 +304,6 @@ export class FireworkSparks {
       this.target!.clear();
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        system.placeBursts(block);
         this.write(system, block, 0, block.size);
         block.births.length = 0;
       }
@@ -254,8 +323,6 @@ export class FireworkSparks {
         const block = blocks[b];
         const births = block.births;
         if (births.length === 0) continue;
-        // The breaks' sparks and children are written into the pool when first read.
-        system.placeBursts(block);
         for (let k = 0; k < births.length; k += 2) {
           this.write(system, block, births[k], births[k + 1]);
         }
@@ -325,6 +392,13 @@ export class FireworkSparks {
     }
     from = Math.max(from, plan.trailEnd);
     if (from >= to) return;
+    if (derives(block.recipe)) {
+      this.writeDerived(system, block, from, to);
+      return;
+    }
+    // A ring's or heart's sparks from their birth state, placed in shared/ when first read (the
+    // plane they lie in is not in a derived record).
+    system.placeBursts(block);
     // The slots between the ember rings (which ascend break by break), run by run.
     let r = from;
     for (let b = 0; b <= plan.breaks && r < to; b++) {
@@ -342,6 +416,161 @@ export class FireworkSparks {
       const first = plan.sparkStart[b];
       const lo = Math.max(from, first), hi = Math.min(to, first + plan.trailCount[b]);
       if (lo < hi) this.writeRings(system, block, b, lo - first, hi - first);
+    }
+  }
+
+  /**
+   * Writes slots [from, to) (relative, past the trail ring) of a sphere's or palm's launch as
+   * derived records: per break, its sparks, its split children and its trailing sparks' ember
+   * rings, each record the break's burst point, born tick, inherited velocity and base speed,
+   * the launch's stream prefix and the slot's place (firework_derived_packing.ts), from which
+   * the shader places the spark as shared/ does. Nothing is read from the pool but the shell.
+   */
+  private writeDerived(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
+    const plan = block.plan, recipe = block.recipe;
+    const children = recipe.split?.children ?? 0;
+    const ring = recipe.trail?.ring ?? 0;
+    const row = FIREWORK_KINDS.indexOf(block.kind);
+    const theme = THEMES.indexOf(block.theme);
+    const prefix = streamPrefix(system.seed, STREAM.firework, block.seq);
+    const record = this.breakRecord;
+    // Only breaks that burst: a later one's slots stay zero (never drawn) until it does.
+    for (let b = 0; b < block.bursts; b++) {
+      const sparks = plan.sparkStart[b], count = plan.sparkCount[b];
+      const kids = plan.childStart[b], kidsEnd = kids + plan.splitCount[b] * children;
+      if (to <= sparks || from >= kidsEnd) continue;
+      const frame = system.burstFrame(block, b, this.frame);
+      for (let c = 0; c < 3; c++) {
+        record[c] = frame[c];
+        record[4 + c] = frame[3 + c];
+      }
+      record[3] = block.tick - this.epoch + plan.riseTicks + b * BREAK_GAP_TICKS;
+      record[7] = plan.sparkSpeed[b];
+      record[8] = prefix & 0xffff;
+      record[9] = prefix >>> 16;
+      const aux = recipe.shape === "palm" ? count : plan.splitCount[b];
+      const index = derivedIndex(0, b, row, theme);
+      // The sparks, then the children (they follow the sparks), then the ember rings.
+      let lo = Math.max(from, sparks), hi = Math.min(to, sparks + count);
+      if (lo < hi) {
+        this.writeBreakRecords(
+          block,
+          lo,
+          hi - lo,
+          index + lo - sparks,
+          1,
+          derivedCode(DERIVED.spark, aux, 0),
+        );
+      }
+      lo = Math.max(from, kids);
+      hi = Math.min(to, kidsEnd);
+      if (lo < hi) {
+        this.writeBreakRecords(
+          block,
+          lo,
+          hi - lo,
+          index + lo - kids,
+          1,
+          derivedCode(DERIVED.child, aux, 0),
+        );
+      }
+      // Each trailing spark written now has its ring of embers written with it (the code counts
+      // down with the ring slot).
+      lo = Math.max(from, sparks);
+      hi = Math.min(to, sparks + plan.trailCount[b]);
+      const embers = derivedCode(DERIVED.ember, aux, 0);
+      for (let n = lo - sparks; n < hi - sparks; n++) {
+        this.writeBreakRecords(block, plan.emberStart[b] + n * ring, ring, index + n, 0, embers);
+      }
+    }
+  }
+
+  /** The floats a break's derived records share (see `writeDerived`). */
+  private readonly breakRecord = new Float32Array(10);
+
+  /**
+   * Stages `count` derived records of `block` from relative slot `first`: the break's shared
+   * floats, then the k-th one's index `index + k · step` and code `code − k · (1 − step)` (a
+   * run of sparks or children counts its index up; a ring counts its slot down in the code).
+   */
+  private writeBreakRecords(
+    block: FireworkBlock,
+    first: number,
+    count: number,
+    index: number,
+    step: number,
+    code: number,
+  ): void {
+    const data = this.data, record = this.breakRecord;
+    const keep = this.keepEvery;
+    const thin = keep !== 1;
+    const r0 = record[0], r1 = record[1], r2 = record[2], r3 = record[3], r4 = record[4];
+    const r5 = record[5], r6 = record[6], r7 = record[7], r8 = record[8], r9 = record[9];
+    const codeStep = 1 - step;
+    let o = this.stageRun(block.start + first, count);
+    for (let k = 0; k < count; k++, o += FIREWORK_SLOT_STRIDE) {
+      data[o] = r0;
+      data[o + 1] = r1;
+      data[o + 2] = r2;
+      data[o + 3] = r3;
+      data[o + 4] = r4;
+      data[o + 5] = r5;
+      data[o + 6] = r6;
+      data[o + 7] = r7;
+      data[o + 8] = r8;
+      data[o + 9] = r9;
+      data[o + 10] = index + k * step;
+      // Not drawn when thinned out (counted from the launch's first slot, so it stays stable).
+      data[o + 11] = thin && (first + k) % keep !== 0 ? 0 : code - k * codeStep;
+    }
+    this.written += count;
+  }
+
+  /**
+   * Sets row `index` (its kind's place in FIREWORK_KINDS) of the shader's recipe uniforms from
+   * `recipe`: what placing its sparks, children and embers reads beside a derived record.
+   */
+  private setRecipeRow(index: number, recipe: Recipe): void {
+    const split = recipe.split, trail = recipe.trail;
+    const span = (range: readonly [number, number]) => range[1] - range[0] + 1;
+    if (
+      span(recipe.life) > 256 || (split && (span(split.life) > 256 || span(split.delay) > 256))
+    ) throw new RangeError("firework_recipe: a life or delay span too wide for the shader's pick");
+    const u = this.material.uniforms;
+    const set = (name: string, x: number, y: number, z: number, w: number) =>
+      (u[name].value as THREE.Vector4[])[index].set(x, y, z, w);
+    const palette = recipe.palette === "gold" ? 1 : recipe.palette === "crackle" ? 2 : 0;
+    set(
+      "uBurstA",
+      recipe.shape === "palm" ? 1 : 0,
+      recipe.spread[0],
+      recipe.spread[1] - recipe.spread[0],
+      recipe.noise ? 1 : 0,
+    );
+    set("uBurstB", recipe.life[0], span(recipe.life), recipe.motion, palette);
+    set(
+      "uBurstC",
+      recipe.flicker ? 1 : 0,
+      trail ? this.trailIndex(recipe) : -1,
+      trail ? trail.motion : 0,
+      0,
+    );
+    if (split) {
+      set("uSplitA", split.children, split.pattern === "cross" ? 1 : 0, split.carry, split.motion);
+      set(
+        "uSplitB",
+        split.speed[0],
+        split.speed[1] - split.speed[0],
+        split.life[0],
+        span(split.life),
+      );
+      set(
+        "uSplitC",
+        split.delay[0],
+        span(split.delay),
+        split.tint === "silver" ? 1 : 0,
+        split.flicker ? 1 : 0,
+      );
     }
   }
 
