@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { World } from "../shared/world.ts";
-import { BREAK_GAP_TICKS } from "../shared/constants.ts";
 import { FireworkSparks } from "../client/render/firework_sparks.ts";
 import { fireworkHead } from "../client/render/firework_shader_math.ts";
 import { EMBER_T, SHELL_TRAIL_ROW } from "../client/render/firework_ember_packing.ts";
-import { DERIVED_BASE } from "../client/render/firework_derived_packing.ts";
+import { DERIVED, INDEX_SPAN } from "../client/render/firework_derived_packing.ts";
+import { EMBER_N } from "../client/render/firework_ember_packing.ts";
 import { createPointUniforms } from "../client/render/point_uniforms.ts";
 import * as THREE from "three";
 
@@ -19,9 +19,14 @@ const TOLERANCE_M = 1e-4;
  */
 const DERIVED_TOLERANCE_M = 1e-3;
 
-/** The tolerance for the record in slot `i` of a mirror. */
-function tolerance(mirror: Float32Array, i: number): number {
-  return -mirror[i * 12 + 11] - 1 >= DERIVED_BASE ? DERIVED_TOLERANCE_M : TOLERANCE_M;
+/** The tolerance for slot `i` of `gpu`: placed on the GPU from its break, or from a record. */
+function tolerance(gpu: FireworkSparks, i: number): number {
+  return gpu.shaderRows.refs[i * 2] > 0 ? DERIVED_TOLERANCE_M : TOLERANCE_M;
+}
+
+/** Whether slot `i` of `gpu` is an ember placed on the GPU from its break. */
+function isEmber(refs: Float32Array, i: number): boolean {
+  return refs[i * 2] > 0 && Math.floor(refs[i * 2 + 1] / (EMBER_N * INDEX_SPAN)) === DERIVED.ember;
 }
 
 function sparks(keepEvery = 1): FireworkSparks {
@@ -60,7 +65,7 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
     while (world.tick < sample) {
       world.step();
       gpu.update(1);
-      births += gpu.written;
+      births += gpu.written + gpu.referenced;
       all += world.fireworkSystem.live();
     }
     await t.step(`tick ${sample}`, () => {
@@ -74,11 +79,11 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
       for (let i = 0; i < view.count; i++) {
         const alive = life[i] > 0;
         const drawn = fireworkHead(mirror, i, tick, 1, head, rows);
-        if (mirror[i * 12 + 11] < 0) embers += drawn ? 1 : 0;
+        if (isEmber(rows.refs, i)) embers += drawn ? 1 : 0;
         assert.equal(drawn, alive, `slot ${i}: drawn by the shader iff alive in shared/`);
         if (!drawn) continue;
         // Placed on the GPU (a derived record) or born on the CPU: each kind's worst error.
-        const onGpu = tolerance(mirror, i) === DERIVED_TOLERANCE_M;
+        const onGpu = rows.refs[i * 2] > 0;
         let error = 0;
         for (let c = 0; c < 3; c++) {
           error = Math.max(error, Math.abs(head[c] - view.position[i * 3 + c]));
@@ -111,7 +116,7 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
   gpu.dispose();
 });
 
-Deno.test("GPU firework sparks: an update writes only launches and breaks, once each", () => {
+Deno.test("GPU firework sparks: an update writes only new launches, once each", () => {
   // Peonies and crackles split tens of sparks at scattered ticks (their children lie far apart in
   // the block), chrysanthemums trail: each update must write the births and their ember rings
   // only, not the span between a launch's first and last birth of the tick.
@@ -133,13 +138,12 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
   while (world.tick < 420) {
     world.step();
     gpu.update(1);
-    // Written: a launch's shell with its trail ring (at the update after the step that applied
-    // it), and at each break its sparks, every split child of the break (born later, at its
-    // split) and the trailing sparks' ember rings; the shader derives trail sparks and embers,
-    // so nothing else is written, however many sparks are born each tick.
+    // Written: a new launch's shell with its trail ring (at the update after the step that
+    // applied it) and a reference to its break for every other slot; a break, a split or an
+    // ember wave writes nothing, however many sparks are born each tick.
     const expected = writtenAfterStep(world);
-    // Sparks and children born at this tick (their records were written now or with their
-    // break; the first test checks that they are drawn where shared/ has them).
+    // Sparks and children born at this tick (placed by the shader from their break's row; the
+    // first test checks that they are drawn where shared/ has them).
     const { maxLife, born } = system.pool;
     for (const block of system.pool.blocks) {
       // The renderer placed none of these spheres' sparks in shared/ (the GPU places them from
@@ -153,8 +157,9 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
         if (maxLife[i] > 0 && block.tick + born[i] === world.tick) bornNow++;
       }
     }
-    assert.equal(gpu.written, expected, `tick ${world.tick}: slots written`);
-    expectedAll += expected;
+    assert.equal(gpu.written, expected.records, `tick ${world.tick}: records written`);
+    assert.equal(gpu.referenced, expected.refs, `tick ${world.tick}: references written`);
+    expectedAll += expected.records + expected.refs;
     frames++;
   }
   assert.ok(expectedAll > 20_000, `${expectedAll} slots written over ${frames} frames`);
@@ -162,7 +167,7 @@ Deno.test("GPU firework sparks: an update writes only launches and breaks, once 
   gpu.dispose();
 });
 
-Deno.test("GPU firework sparks: a growing pool's records are copied, only births written", () => {
+Deno.test("GPU firework sparks: a growing pool's records and references are copied, only new launches written", () => {
   // Launches faster than any ends, so the pool's buffer grows again and again: each growth copies
   // the records (on the GPU; here the mirror's array) and writes only that frame's births, and
   // the records equal what writing everything from scratch gives.
@@ -184,8 +189,10 @@ Deno.test("GPU firework sparks: a growing pool's records are copied, only births
     gpu.update(1);
     if (pool.allocated === before) continue;
     growths++;
-    assert.equal(gpu.written, writtenAfterStep(world), `tick ${world.tick}: only births written`);
-    births += gpu.written;
+    const expected = writtenAfterStep(world);
+    assert.equal(gpu.written, expected.records, `tick ${world.tick}: only new launches written`);
+    assert.equal(gpu.referenced, expected.refs, `tick ${world.tick}: only new launches referenced`);
+    births += gpu.written + gpu.referenced;
     allSlots += pool.count;
     const fresh = sparks();
     fresh.bind(world);
@@ -211,6 +218,19 @@ Deno.test("GPU firework sparks: a growing pool's records are copied, only births
         `tick ${world.tick}, slot ${i}`,
       );
     }
+    // References name the same place in rows with the same numbers (the rows themselves are
+    // numbered in the order each renderer met the launches).
+    const ra = gpu.shaderRows, rb = fresh.shaderRows;
+    for (let i = 0; i < pool.count; i++) {
+      const rowA = ra.refs[i * 2] - 1, rowB = rb.refs[i * 2] - 1;
+      assert.equal(rowA >= 0, rowB >= 0, `slot ${i}: referenced`);
+      if (rowA < 0) continue;
+      assert.equal(ra.refs[i * 2 + 1], rb.refs[i * 2 + 1], `slot ${i}: place`);
+      for (let c = 0; c < 20; c++) {
+        const x = ra.breaks[rowA * 32 + c] + (c === 3 ? shift : 0);
+        assert.equal(x, rb.breaks[rowB * 32 + c], `slot ${i}: row float ${c}`);
+      }
+    }
     fresh.dispose();
   }
   console.log(`${growths} growths: ${births} slots written of ${allSlots} in use`);
@@ -233,23 +253,19 @@ function draw(gpu: FireworkSparks, code: number): unknown {
 }
 
 /**
- * Slots an update right after `world`'s step writes: a launch's shell with its trail ring (at the
- * update after the step that applied it), and at each break its sparks, every split child of the
- * break (born later, at its split) and the trailing sparks' ember rings.
+ * Slots an update right after `world`'s step writes: a new launch's shell with its trail ring
+ * (at the update after the step that applied it), records of their own, and then a reference
+ * to its break for every other slot of the launch, once; a break, a split or an ember wave
+ * writes nothing (the shader places what is born from the break).
  */
-function writtenAfterStep(world: World): number {
-  let expected = 0;
+function writtenAfterStep(world: World): { records: number; refs: number } {
+  let records = 0, refs = 0;
   for (const block of world.fireworkSystem.pool.blocks) {
-    const plan = block.plan;
-    const ring = block.recipe.trail?.ring ?? 0;
-    const children = block.recipe.split?.children ?? 0;
-    if (block.tick === world.tick - 1) expected += plan.trailEnd;
-    for (let b = 0; b < plan.breaks; b++) {
-      if (block.tick + plan.riseTicks + b * BREAK_GAP_TICKS !== world.tick) continue;
-      expected += plan.sparkCount[b] + plan.splitCount[b] * children + plan.trailCount[b] * ring;
-    }
+    if (block.tick !== world.tick - 1) continue;
+    records += block.plan.trailEnd;
+    refs += block.size;
   }
-  return expected;
+  return { records, refs };
 }
 
 Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compaction are drawn where shared/ has them", () => {
@@ -290,7 +306,7 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
     const afterMoves = gpu.movedUpdates > moved;
     if (afterMoves) {
       moved = gpu.movedUpdates;
-      writtenAfterMoves += gpu.written;
+      writtenAfterMoves += gpu.written + gpu.referenced;
     }
     if (!afterMoves && !(intoGap && reused % 8 === 1)) continue;
     const view = world.fireworks;
@@ -307,7 +323,7 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
       assert.equal(drawn, life[i] > 0, `tick ${world.tick}, slot ${i}: drawn iff alive`);
       for (let c = 0; c < 3; c++) {
         const error = Math.abs(head[c] - view.position[i * 3 + c]);
-        if (drawn) assert.ok(error <= tolerance(gpu.mirror, i), `slot ${i}: ${error} m off`);
+        if (drawn) assert.ok(error <= tolerance(gpu, i), `slot ${i}: ${error} m off`);
       }
       if (drawn) checked++;
     }

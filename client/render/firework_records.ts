@@ -146,8 +146,9 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
   write(slot: number, data: Float32Array, from: number, count: number): void {
     if (count <= 0) return;
     const gl = this.#gl, s = this.#stride;
-    // Bound by `begin` (a frame's writes run back to back; moves and zeroing use the COPY
-    // targets): one call per run of slots.
+    // Bound here (a frame writes two targets, the records and the references, in turns; moves
+    // and zeroing use the COPY targets): one call per run of slots.
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.#buffer);
     gl.bufferSubData(gl.ARRAY_BUFFER, slot * s * 4, data, from * s, count * s);
   }
 

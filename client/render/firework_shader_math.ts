@@ -28,13 +28,8 @@ import {
 import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
 import { TAU } from "../../shared/dmath.ts";
 import { PALM_COS_PHI } from "../../shared/fireworks.ts";
-import {
-  DERIVED,
-  DERIVED_BASE,
-  DERIVED_KIND,
-  INDEX_SPAN,
-  RECIPE_SPAN,
-} from "./firework_derived_packing.ts";
+import { DERIVED, INDEX_SPAN } from "./firework_derived_packing.ts";
+import { BREAK_TEXELS } from "./firework_break_table.ts";
 import { AGE_STRIDE, MOTION } from "../../shared/firework_motion.ts";
 import { FIREWORK_SLOT_STRIDE } from "./firework_sparks.ts";
 import { MOTION_TEXELS } from "./firework_tables.ts";
@@ -174,7 +169,7 @@ interface BurstSpark {
   flicker: number;
 }
 
-/** The shader's burstSpark: spark n of break b of a sphere or palm, in float32. */
+/** The shader's burstSpark: spark n of break b, in float32 (e1, e2: a ring's or heart's plane). */
 function burstSpark(
   rows: FireworkShaderRows,
   r: number,
@@ -185,43 +180,58 @@ function burstSpark(
   aux: number,
   inherited: ArrayLike<number>,
   base: number,
+  e1: ArrayLike<number>,
+  e2: ArrayLike<number>,
 ): BurstSpark {
   const A = rows.burstA[r], B = rows.burstB[r];
+  const shape = A[0];
   const key = mixKey(prefix, PHASE.burst + b);
   const d = BURST_SPARKS + SPARK_DRAWS * n;
   const u1 = unit24(key, d + BURST_DRAW.placement), ua = unit24(key, d + BURST_DRAW.angle);
   let speed = f(base * f(A[1] + f(A[2] * unit24(key, d + BURST_DRAW.speed))));
-  const sphere = A[0] < 0.5;
-  const cosPhi = sphere
-    ? f(1 - f(2 * u1))
-    : f(f(PALM_COS_PHI[0]) + f(f(PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1));
-  const angle = sphere ? f(f(TAU) * ua) : f(f(f(TAU) * f(n + ua)) / aux);
+  const angle = shape === 0 ? f(f(TAU) * ua) : f(f(f(TAU) * f(n + (shape === 1 ? ua : u1))) / aux);
   const c = f(Math.cos(angle)), s = f(Math.sin(angle));
-  const ring = f(Math.sqrt(Math.max(0, f(1 - f(cosPhi * cosPhi)))));
-  if (sphere && A[3] > 0.5) {
-    const frequency = f(
-      f(NOISE_FREQUENCY[0]) +
-        f(unit24(key, BURST_STREAM.frequency) * f(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])),
-    );
-    const strength = f(
-      f(NOISE_STRENGTH[0]) +
-        f(unit24(key, BURST_STREAM.strength) * f(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])),
-    );
-    const noise = directionNoise(
-      f(ring * c),
-      cosPhi,
-      f(ring * s),
-      frequency,
-      mixKey(key, BURST_STREAM.noiseKey),
-    );
-    speed = f(speed * f(1 - f(f(strength * f(1 - noise)) * 0.5)));
+  let velocity: number[];
+  if (shape <= 1) {
+    const cosPhi = shape === 0
+      ? f(1 - f(2 * u1))
+      : f(f(PALM_COS_PHI[0]) + f(f(PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1));
+    const ring = f(Math.sqrt(Math.max(0, f(1 - f(cosPhi * cosPhi)))));
+    if (shape === 0 && A[3] > 0.5) {
+      const frequency = f(
+        f(NOISE_FREQUENCY[0]) +
+          f(unit24(key, BURST_STREAM.frequency) * f(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])),
+      );
+      const strength = f(
+        f(NOISE_STRENGTH[0]) +
+          f(unit24(key, BURST_STREAM.strength) * f(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])),
+      );
+      const noise = directionNoise(
+        f(ring * c),
+        cosPhi,
+        f(ring * s),
+        frequency,
+        mixKey(key, BURST_STREAM.noiseKey),
+      );
+      speed = f(speed * f(1 - f(f(strength * f(1 - noise)) * 0.5)));
+    }
+    velocity = [
+      f(inherited[0] + f(f(ring * speed) * c)),
+      f(inherited[1] + f(speed * cosPhi)),
+      f(inherited[2] + f(f(ring * speed) * s)),
+    ];
+  } else {
+    // Ring: (cos, sin) in the plane; heart: (sin³t, (13 cos t − 5 cos 2t − 2 cos 3t − cos 4t) / 16).
+    let x = c, y = s;
+    if (shape === 3) {
+      const c2 = f(f(2 * f(c * c)) - 1), c3 = f(c * f(f(4 * f(c * c)) - 3));
+      const c4 = f(f(2 * f(c2 * c2)) - 1);
+      x = f(f(s * s) * s);
+      y = f(f(f(f(f(13 * c) - f(5 * c2)) - f(2 * c3)) - c4) / 16);
+    }
+    velocity = [0, 1, 2].map((i) => f(inherited[i] + f(f(f(x * e1[i]) + f(y * e2[i])) * speed)));
   }
-  const velocity = [
-    f(inherited[0] + f(f(ring * speed) * c)),
-    f(inherited[1] + f(speed * cosPhi)),
-    f(inherited[2] + f(f(ring * speed) * s)),
-  ];
-  const life = sphere && n < aux
+  const life = shape === 0 && n < aux
     ? rows.splitC[r][0] + pick(mixKey(prefix, PHASE.delay + b), n, rows.splitC[r][1])
     : B[0] + pick(key, d + BURST_DRAW.life, B[1]);
   const h = mixKey(key, d + BURST_DRAW.tint) / 4294967296;
@@ -304,26 +314,25 @@ function splitChild(
 }
 
 /**
- * The spark a derived record stands for at `tick` (the shader's derived branch): its birth
- * state, style, size and whether it is drawn at all (an ember slot may hold none yet).
+ * The spark slot `slot`'s reference stands for at `tick` (the shader's derived branch), from its
+ * break's row: its birth state and style, or null when the slot holds none yet (an ember slot).
  */
 function derivedAt(
-  data: Float32Array,
-  o: number,
+  slot: number,
   tick: number,
   rows: FireworkShaderRows,
 ): (SparkState & { style: number }) | null {
-  const code = Math.round(-data[o + 11]) - 1 - DERIVED_BASE;
-  const kind = Math.floor(code / DERIVED_KIND);
-  const aux = Math.floor((code - kind * DERIVED_KIND) / EMBER_N), q = code % EMBER_N;
-  const packed = Math.round(data[o + 10]);
-  const index = packed % INDEX_SPAN, rest = Math.floor(packed / INDEX_SPAN);
-  const b = rest % 4, r = Math.floor(rest / 4) % RECIPE_SPAN;
-  const theme = Math.floor(rest / (4 * RECIPE_SPAN));
-  const prefix = (Math.round(data[o + 8]) | (Math.round(data[o + 9]) << 16)) >>> 0;
-  const children = rows.splitA[r][0];
+  const row = Math.round(rows.refs[slot * 2]) - 1;
+  const place = Math.round(rows.refs[slot * 2 + 1]);
+  const q = place % EMBER_N, index = Math.floor(place / EMBER_N) % INDEX_SPAN;
+  const kind = Math.floor(place / (EMBER_N * INDEX_SPAN));
+  const t = rows.breaks.subarray(row * BREAK_TEXELS * 4, (row + 1) * BREAK_TEXELS * 4);
+  const r = Math.round(t[16]), theme = Math.round(t[17]), b = Math.round(t[18]);
+  const aux = Math.round(t[19]);
+  const prefix = (Math.round(t[11]) | (Math.round(t[15]) << 16)) >>> 0;
+  const children = Math.max(1, rows.splitA[r][0]);
   const n = kind === DERIVED.child ? Math.floor(index / children) : index;
-  const apex = data.subarray(o, o + 3);
+  const apex = t.subarray(0, 3);
   const spark = burstSpark(
     rows,
     r,
@@ -332,31 +341,23 @@ function derivedAt(
     prefix,
     n,
     aux,
-    data.subarray(o + 4, o + 7),
-    data[o + 7],
+    t.subarray(4, 7),
+    t[7],
+    t.subarray(8, 11),
+    t.subarray(12, 15),
   );
   const motion = rows.burstB[r][2];
-  const born = data[o + 3];
+  const born = t[3];
   if (kind === DERIVED.child) {
-    const child = splitChild(
-      rows,
-      r,
-      b,
-      prefix,
-      n,
-      index - n * children,
-      apex,
-      spark.velocity,
-      spark.life,
-    );
-    const splitMotion = rows.splitA[r][3];
+    const k = index - n * children;
+    const child = splitChild(rows, r, b, prefix, n, k, apex, spark.velocity, spark.life);
     const tint = rows.splitC[r][2] > 0.5 ? SILVER_TINT : spark.tint;
     return {
       origin: child.origin,
       velocity: child.velocity,
       born: f(born + spark.life),
       life: child.life,
-      style: splitMotion * PALETTE_SIZE + tint,
+      style: rows.splitA[r][3] * PALETTE_SIZE + tint,
     };
   }
   const state = { origin: apex, velocity: spark.velocity, born, life: spark.life };
@@ -430,6 +431,10 @@ export interface FireworkShaderRows {
   splitB: Rows;
   splitC: Rows;
   themes: Rows;
+  /** Each slot's reference (two floats a slot; firework_derived_packing.ts). */
+  refs: Float32Array;
+  /** The break table's rows (firework_break_table.ts). */
+  breaks: Float32Array;
 }
 
 /**
@@ -453,8 +458,8 @@ export function fireworkHead(
   let born = data[o + 3], visible = data[o + 11];
   let style = Math.floor(data[o + 8] + 0.5);
   const packed = visible < 0 ? Math.round(-visible) - 1 : 0;
-  if (visible < 0 && packed >= DERIVED_BASE) {
-    const spark = derivedAt(data, o, tick, rows);
+  if (rows.refs[slot * 2] > 0.5) {
+    const spark = derivedAt(slot, tick, rows);
     if (!spark) return false;
     ({ origin, velocity, born, style } = spark);
     visible = spark.life;
@@ -463,15 +468,6 @@ export function fireworkHead(
     if (!spark) return false;
     ({ origin, velocity, born } = spark);
     visible = spark.life;
-  } else if (visible < 0) {
-    const q = packed % EMBER_N, n = Math.floor(packed / EMBER_N) % (EMBER_T / EMBER_N);
-    const row = Math.floor(packed / EMBER_T);
-    const key = (Math.round(data[o + 9]) | (Math.round(data[o + 10]) << 16)) >>> 0;
-    const spark = { origin, velocity, born, life: data[o + 7] };
-    const ember = dropEmber(spark, row, n, q, key, tick, rows);
-    if (!ember) return false;
-    ({ origin, velocity, born } = ember);
-    visible = ember.life;
   }
   const age = f(f(tick) - born);
   if (age < 0 || age >= visible) return false;

@@ -36,14 +36,8 @@ import {
 import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
 import { TAU } from "../../shared/dmath.ts";
 import { PALM_COS_PHI } from "../../shared/fireworks.ts";
-import {
-  DERIVED,
-  DERIVED_BASE,
-  DERIVED_KIND,
-  INDEX_SPAN,
-  MAX_RECIPES,
-  RECIPE_SPAN,
-} from "./firework_derived_packing.ts";
+import { DERIVED, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
+import { BREAK_TEXELS, ROWS_PER_LINE } from "./firework_break_table.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
@@ -67,10 +61,10 @@ export const FireworkSparkShader = {
 attribute vec4 originBorn;    // spawn point xyz, tick of age 0 (relative to the epoch)
 attribute vec4 velocityLife;  // spawn velocity xyz (m/s), max life (ticks, the colour curve's)
 attribute vec4 styleFlicker;  // style, strobe key (0 steady), size (m), visible ages [0, w)
-// An ember ring slot (w < 0) carries its trailing spark's birth state in the first two, then the
-// ember's style, its break's ember stream key in two 16-bit halves and −(1 + packed ring slot,
-// spark and trail row): the ember in that slot at any tick is derived here (shared/'s #dropEmbers).
-// A shell's trail ring slot (row ${SHELL_TRAIL_ROW}) carries the shell's birth state (born: the
+attribute vec2 derivedRef;    // a spark placed here from its break: row + 1 (0: none), its place
+// A slot with a reference (firework_derived_packing.ts) is a burst spark, a split child or an
+// ember of a burst spark, placed here from its break's row in uBreaks as shared/ places it.
+// A shell's trail ring slot (w < 0, row ${SHELL_TRAIL_ROW}) carries the shell's birth state (born: the
 // launch tick, life: its rise ticks), the trail's style and the launch's stream key before its
 // phase: the trail spark in that slot at any tick is derived here (shared/'s #spawnTrail).
 uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
@@ -83,8 +77,9 @@ uniform int uStrobeTick;    // the world's tick for the strobe; −1: steady (re
 uniform float uTailTicks;   // streak length in ticks of motion, times the class factor
 uniform float uClassTicks[${FIREWORK_CLASSES}];
 uniform float uClassYouth[${FIREWORK_CLASSES}];
-// Derived records (firework_derived_packing.ts): per recipe row and per theme and break.
-uniform vec4 uBurstA[${MAX_RECIPES}]; // shape (0 sphere, 1 palm), spread low, spread span, noise (0/1)
+// Placing from a break (firework_derived_packing.ts): its row, per recipe row, per theme and break.
+uniform highp sampler2D uBreaks;
+uniform vec4 uBurstA[${MAX_RECIPES}]; // shape (0 sphere, 1 palm, 2 ring, 3 heart), spread low, spread span, noise (0/1)
 uniform vec4 uBurstB[${MAX_RECIPES}]; // life min, life span, motion class, palette (0 theme, 1 gold, 2 crackle)
 uniform vec4 uBurstC[${MAX_RECIPES}]; // strobe (0/1), trail row (−1: none), ember motion class, −
 uniform vec4 uSplitA[${MAX_RECIPES}]; // children (0: no split), cross (0/1), carry, motion class
@@ -169,36 +164,48 @@ float directionNoise(vec3 direction, float frequency, uint key) {
   float y0 = x00 + (x10 - x00) * t.y, y1 = x01 + (x11 - x01) * t.y;
   return y0 + (y1 - y0) * t.z;
 }
-// shared/fireworks.ts's #placeBurst for spark n of a sphere or palm break, from the break's
-// keyed stream (firework_draws.ts): its velocity, lifetime, tint and strobe key. aux: the
-// break's splitting sparks (sphere) or its spark count (palm).
+// shared/fireworks.ts's #placeBurst for spark n of a break, from the break's keyed stream
+// (firework_draws.ts): its velocity, lifetime, tint and strobe key. aux: the break's splitting
+// sparks (sphere) or its spark count (the other shapes); e1, e2: a ring's or heart's plane.
 void burstSpark(int r, int theme, int b, uint prefix, int n, int aux, vec3 inherited, float base,
-    out vec3 velocity, out int life, out int tint, out int flicker) {
+    vec3 e1, vec3 e2, out vec3 velocity, out int life, out int tint, out int flicker) {
   vec4 A = uBurstA[r], B = uBurstB[r];
+  int shape = int(A.x + 0.5);
   uint key = mixKey(prefix, uint(${PHASE.burst} + b));
   uint d = uint(${BURST_SPARKS} + ${SPARK_DRAWS} * n);
   float u1 = hashUnit(key, d + ${BURST_DRAW.placement}u);
   float ua = hashUnit(key, d + ${BURST_DRAW.angle}u);
   float speed = base * (A.y + A.z * hashUnit(key, d + ${BURST_DRAW.speed}u));
-  bool sphere = A.x < 0.5;
-  float cosPhi = sphere
-    ? 1.0 - 2.0 * u1
-    : ${glf(PALM_COS_PHI[0])} + ${glf(PALM_COS_PHI[1] - PALM_COS_PHI[0])} * u1;
-  float angle = sphere ? ${glf(TAU)} * ua : ${glf(TAU)} * (float(n) + ua) / float(aux);
+  // The angle each shape turns by: sphere the azimuth, palm a frond, ring and heart a step.
+  float angle = shape == 0
+    ? ${glf(TAU)} * ua
+    : ${glf(TAU)} * (float(n) + (shape == 1 ? ua : u1)) / float(aux);
   float c = cos(angle), s = sin(angle);
-  float ring = sqrt(max(0.0, 1.0 - cosPhi * cosPhi));
-  if (sphere && A.w > 0.5) {
-    float frequency = ${glf(NOISE_FREQUENCY[0])} +
-      hashUnit(key, ${BURST_STREAM.frequency}u) * ${glf(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])};
-    float strength = ${glf(NOISE_STRENGTH[0])} +
-      hashUnit(key, ${BURST_STREAM.strength}u) * ${glf(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])};
-    float noise = directionNoise(vec3(ring * c, cosPhi, ring * s), frequency,
-      mixKey(key, ${BURST_STREAM.noiseKey}u));
-    speed *= 1.0 - strength * (1.0 - noise) * 0.5;
+  if (shape <= 1) {
+    // The spherical placement (sphere: cos φ = 1 − 2u; palm: a band of cos φ).
+    float cosPhi = shape == 0
+      ? 1.0 - 2.0 * u1
+      : ${glf(PALM_COS_PHI[0])} + ${glf(PALM_COS_PHI[1] - PALM_COS_PHI[0])} * u1;
+    float ring = sqrt(max(0.0, 1.0 - cosPhi * cosPhi));
+    if (shape == 0 && A.w > 0.5) {
+      float frequency = ${glf(NOISE_FREQUENCY[0])} +
+        hashUnit(key, ${BURST_STREAM.frequency}u) * ${glf(NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0])};
+      float strength = ${glf(NOISE_STRENGTH[0])} +
+        hashUnit(key, ${BURST_STREAM.strength}u) * ${glf(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])};
+      float noise = directionNoise(vec3(ring * c, cosPhi, ring * s), frequency,
+        mixKey(key, ${BURST_STREAM.noiseKey}u));
+      speed *= 1.0 - strength * (1.0 - noise) * 0.5;
+    }
+    velocity = inherited + vec3(ring * speed * c, speed * cosPhi, ring * speed * s);
+  } else if (shape == 2) {
+    velocity = inherited + (c * e1 + s * e2) * speed;
+  } else {
+    // Heart: x = sin³t, y = (13 cos t − 5 cos 2t − 2 cos 3t − cos 4t) / 16.
+    float c2 = 2.0 * c * c - 1.0, c3 = c * (4.0 * c * c - 3.0), c4 = 2.0 * c2 * c2 - 1.0;
+    velocity = inherited + (s * s * s * e1 + ((13.0 * c - 5.0 * c2 - 2.0 * c3 - c4) / 16.0) * e2) * speed;
   }
-  velocity = inherited + vec3(ring * speed * c, speed * cosPhi, ring * speed * s);
   // The first splitting sparks live until they split (shared/firework_plan.ts's splitDelay).
-  if (sphere && n < aux) {
+  if (shape == 0 && n < aux) {
     vec4 C = uSplitC[r];
     life = int(C.x + 0.5) + pick(mixKey(prefix, uint(${PHASE.delay} + b)), uint(n), uint(C.y + 0.5));
   } else {
@@ -214,6 +221,11 @@ void burstSpark(int r, int theme, int b, uint prefix, int n, int aux, vec3 inher
   else if (mode == 2) tint = (n & 1) == 1 ? secondary : primary;
   else tint = h < ${threshold(0.7)} ? primary : secondary;
   flicker = uBurstC[r].x > 0.5 || (tint == ${SILVER_TINT} && mode == 3) ? flickerKey(key, n) : 0;
+}
+// Texel t of a break's row.
+vec4 breakTexel(int row, int t) {
+  return texelFetch(uBreaks,
+    ivec2((row % ${ROWS_PER_LINE}) * ${BREAK_TEXELS} + t, row / ${ROWS_PER_LINE}), 0);
 }
 // shared/fireworks.ts's #splitBirth for child k of split j (its parent, spark j, dies there).
 void splitChild(int r, int b, uint prefix, int j, int k, vec3 apex, vec3 parentVelocity,
@@ -287,20 +299,23 @@ void main() {
   float size = styleFlicker.z;
   int style = int(styleFlicker.x + 0.5);
   int packedSlot = visible < 0.0 ? int(-visible + 0.5) - 1 : 0;
-  if (visible < 0.0 && packedSlot >= ${DERIVED_BASE}) {
-    // A derived record: a burst spark, a split child or an ember, placed here from its break.
-    int code = packedSlot - ${DERIVED_BASE};
-    int kind = code / ${DERIVED_KIND};
-    int aux = (code - kind * ${DERIVED_KIND}) / ${EMBER_N}, q = code % ${EMBER_N};
-    int packedIndex = int(styleFlicker.z + 0.5);
-    int index = packedIndex % ${INDEX_SPAN}, rest = packedIndex / ${INDEX_SPAN};
-    int b = rest % 4, r = (rest / 4) % ${RECIPE_SPAN}, theme = rest / (4 * ${RECIPE_SPAN});
-    uint prefix = uint(styleFlicker.x + 0.5) | (uint(styleFlicker.y + 0.5) << 16);
-    int children = int(uSplitA[r].x + 0.5);
+  if (derivedRef.x > 0.5) {
+    // Placed here from its break's row: a burst spark, a split child or an ember.
+    int row = int(derivedRef.x + 0.5) - 1;
+    int place = int(derivedRef.y + 0.5);
+    int q = place % ${EMBER_N}, index = (place / ${EMBER_N}) % ${INDEX_SPAN};
+    int kind = place / (${EMBER_N} * ${INDEX_SPAN});
+    vec4 t0 = breakTexel(row, 0), t1 = breakTexel(row, 1), t2 = breakTexel(row, 2);
+    vec4 t3 = breakTexel(row, 3), t4 = breakTexel(row, 4);
+    int r = int(t4.x + 0.5), theme = int(t4.y + 0.5), b = int(t4.z + 0.5), aux = int(t4.w + 0.5);
+    uint prefix = uint(t2.w + 0.5) | (uint(t3.w + 0.5) << 16);
+    int children = max(1, int(uSplitA[r].x + 0.5));
     int n = kind == ${DERIVED.child} ? index / children : index;
-    vec3 apex = originBorn.xyz;
+    vec3 apex = t0.xyz;
+    origin = apex;
+    born = t0.w;
     int life, tint, flicker;
-    burstSpark(r, theme, b, prefix, n, aux, velocityLife.xyz, velocityLife.w, velocity, life, tint,
+    burstSpark(r, theme, b, prefix, n, aux, t1.xyz, t1.w, t2.xyz, t3.xyz, velocity, life, tint,
       flicker);
     int motion = int(uBurstB[r].z + 0.5);
     maxLife = float(life);
@@ -360,15 +375,6 @@ void main() {
     visible = maxLife;
     key = 0;
     size = ${glf(MOTIONS[MOTION.trail].size)};
-  } else if (visible < 0.0) {
-    // Ember ring slot q of trailing spark n, its spark's birth state in the record.
-    int q = packedSlot % ${EMBER_N}, n = (packedSlot / ${EMBER_N}) % ${EMBER_T / EMBER_N};
-    int row = packedSlot / ${EMBER_T};
-    uint streamKey = uint(styleFlicker.y + 0.5) | (uint(styleFlicker.z + 0.5) << 16);
-    if (!dropEmber(row, n, q, streamKey, origin, velocity, born, maxLife)) { hide(); return; }
-    visible = maxLife;
-    key = 0;
-    size = uEmberB[row].w;
   }
   float age = uTick - born;
   if (age < 0.0 || age >= visible) { hide(); return; }

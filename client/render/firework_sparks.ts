@@ -23,20 +23,15 @@ import * as THREE from "three";
 import { BREAK_GAP_TICKS } from "../../shared/constants.ts";
 import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
 import type { World } from "../../shared/world.ts";
-import {
-  GOLD_TINT,
-  PALETTE_SIZE,
-  RAINBOW_FIRST,
-  THEME_TINTS,
-} from "../../shared/firework_colors.ts";
+import { GOLD_TINT, RAINBOW_FIRST, THEME_TINTS } from "../../shared/firework_colors.ts";
 import { THEME_TRAIL_TINT } from "../../shared/fireworks.ts";
 import { THEMES } from "../../shared/types.ts";
-import { DERIVED, derivedCode, derivedIndex, MAX_RECIPES } from "./firework_derived_packing.ts";
+import { DERIVED, derivedRef, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
+import { FireworkBreakTable, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
 import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
-import { PHASE } from "../../shared/firework_plan.ts";
 import { type Recipe, RECIPES } from "../../shared/firework_recipes.ts";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
-import { STREAM, streamKey, streamPrefix } from "../../shared/prng.ts";
+import { STREAM, streamPrefix } from "../../shared/prng.ts";
 import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
 import type { FireworkShaderRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
@@ -51,6 +46,9 @@ import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
 
 /** Floats per slot in the instance buffer. */
 export const FIREWORK_SLOT_STRIDE = 12;
+
+/** Floats per slot in the reference buffer (firework_derived_packing.ts). */
+export const REF_STRIDE = 2;
 
 /**
  * Born ticks are stored relative to an epoch (float32 holds integers exactly up to 2^24); past
@@ -123,10 +121,13 @@ function themeRows(): THREE.Vector4[] {
   return rows;
 }
 
-/** Whether a launch of `recipe` is drawn from derived records (its sparks placed on the GPU). */
-function derives(recipe: Recipe): boolean {
-  return recipe.shape === "sphere" || recipe.shape === "palm";
-}
+/** The shader's shape codes (uBurstA.x). */
+const SHAPE_CODES: Readonly<Record<Recipe["shape"], number>> = {
+  sphere: 0,
+  palm: 1,
+  ring: 2,
+  heart: 3,
+};
 
 /** GPU-evaluated firework sparks of a {@link World}. */
 export class FireworkSparks {
@@ -139,6 +140,21 @@ export class FireworkSparks {
   private readonly strobe: boolean;
   private readonly gl: WebGL2RenderingContext | null;
   private target: FireworkRecordTarget | null = null;
+  /** Each slot's reference to a break row (two floats; 0: the slot has a record of its own). */
+  private refs: FireworkRecordTarget | null = null;
+  /** The live launches' break rows (uBreaks). */
+  private readonly table = new FireworkBreakTable();
+  /** The launches holding a group of break rows, and their groups (freed when they end). */
+  private readonly owners: FireworkBlock[] = [];
+  private readonly ownerGroups: number[] = [];
+  /**
+   * Where each owner's slots are in the GPU buffers (its start as of the last update): a launch
+   * that a compaction moved and that then ended in the same step has its new start in the pool
+   * but its references still at the old one until the moves are repeated here.
+   */
+  private readonly ownerStarts: number[] = [];
+  /** A launch's references, built before they are copied into `refs` (grown, never shrunk). */
+  private refScratch = new Float32Array(4096);
   /** Records staged for the target: a run of consecutive slots is copied at once. */
   private readonly data = new Float32Array(STAGING_SLOTS * FIREWORK_SLOT_STRIDE);
   private staged = 0;
@@ -154,8 +170,10 @@ export class FireworkSparks {
   private readonly trails = new Map<Recipe, number>();
   /** A break's burst point and inherited velocity (Fireworks.burstFrame). */
   private readonly frame = new Float64Array(6);
-  /** Slots written by the last `update` (births, or everything after the world changed). */
+  /** Records written by the last `update` (shells and trail rings, or all after a change). */
   written = 0;
+  /** Slot references written by the last `update` (a new launch's slots, once). */
+  referenced = 0;
   /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
   movedUpdates = 0;
   /** Updates that followed a growth by copying the records on the GPU (instead of rewriting). */
@@ -197,10 +215,12 @@ export class FireworkSparks {
         uSplitB: { value: vectors(MAX_RECIPES) },
         uSplitC: { value: vectors(MAX_RECIPES) },
         uThemes: { value: themeRows() },
+        uBreaks: { value: this.table.texture },
         uClassSize: { value: MOTIONS.map((motion) => motion.size) },
       },
       ...ADDED_LIGHT,
     });
+    this.table.onGrow = (texture) => this.material.uniforms.uBreaks.value = texture;
     if (FIREWORK_KINDS.length > MAX_RECIPES) throw new RangeError("firework_kinds: too many");
     FIREWORK_KINDS.forEach((kind, row) => this.setRecipeRow(row, RECIPES[kind]));
     this.object = new THREE.Mesh(this.geometry, this.material);
@@ -231,8 +251,10 @@ export class FireworkSparks {
 
   /** Bytes of the records: on the GPU (or in the mirror) and staged on the CPU. */
   get bytes(): { gpu: number; cpu: number } {
-    const gpu = this.slots * FIREWORK_SLOT_STRIDE * 4;
-    return { gpu, cpu: this.data.byteLength + (this.gl ? 0 : gpu) };
+    const slots = this.slots * (FIREWORK_SLOT_STRIDE + REF_STRIDE) * 4;
+    const gpu = slots + this.table.bytes;
+    const cpu = this.data.byteLength + this.refScratch.byteLength + this.table.bytes;
+    return { gpu, cpu: cpu + (this.gl ? 0 : slots) };
   }
 
   /** The shader's uniform tables, as arrays (for fireworkHead in tests). */
@@ -249,6 +271,8 @@ export class FireworkSparks {
       splitB: rows("uSplitB"),
       splitC: rows("uSplitC"),
       themes: rows("uThemes"),
+      refs: (this.refs as FireworkRecordMirror).array,
+      breaks: this.table.data,
     };
   }
 
@@ -293,6 +317,7 @@ export class FireworkSparks {
     }
     const blocks = pool.blocks;
     this.written = 0;
+    this.referenced = 0;
     this.target!.begin();
     if (full) {
       this.system = system;
@@ -302,6 +327,9 @@ export class FireworkSparks {
       // Everything else is zero, never drawn: ended launches' gaps, and the slots beyond the
       // last block, which a later launch takes over before it spawns in all of them.
       this.target!.clear();
+      this.refs!.clear();
+      this.table.reset();
+      this.owners.length = this.ownerGroups.length = this.ownerStarts.length = 0;
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
         this.write(system, block, 0, block.size);
@@ -309,15 +337,24 @@ export class FireworkSparks {
       }
     } else {
       this.layoutVersion = pool.layoutVersion;
+      // Launches that ended: their slots' references go (before any move: their slots are where
+      // the last update left them) and their rows are free for new launches.
+      this.release(tick);
       if (moved) {
         this.movedUpdates++;
-        const moves = pool.moves, target = this.target!;
-        for (let m = 0; m < moves.length; m += 3) target.move(moves[m], moves[m + 1], moves[m + 2]);
+        const moves = pool.moves, target = this.target!, refs = this.refs!;
+        for (let m = 0; m < moves.length; m += 3) {
+          target.move(moves[m], moves[m + 1], moves[m + 2]);
+          refs.move(moves[m], moves[m + 1], moves[m + 2]);
+        }
         // What lay above the compacted blocks is garbage (stale copies of moved sparks); blocks
         // added since take it over before they spawn in all of it.
         let end = 0;
         for (let m = 0; m < moves.length; m += 3) end = Math.max(end, moves[m + 1] + moves[m + 2]);
         target.zero(end, pool.movedFromCount);
+        refs.zero(end, pool.movedFromCount);
+        // Every owner left is live: its slots are now where the pool has them.
+        for (let i = 0; i < this.owners.length; i++) this.ownerStarts[i] = this.owners[i].start;
       }
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
@@ -343,6 +380,8 @@ export class FireworkSparks {
     this.geometry.dispose();
     this.material.dispose();
     this.tables.dispose();
+    this.table.dispose();
+    this.refs?.dispose();
     this.target?.dispose();
   }
 
@@ -375,155 +414,121 @@ export class FireworkSparks {
   }
 
   /**
-   * Writes slots [from, to) of `block` (relative) from the pool's birth state. Ember rings are
-   * skipped: each trailing spark's ring is written with the spark (`writeRing`), since the
-   * shader derives its embers from it; rings are written after the other slots, so that each
-   * break's rings make one run of slots.
+   * Writes slots [from, to) of `block` (relative). A launch is written whole when it is first
+   * drawn (from 0): its shell's record with its trail ring (the shader derives each trail spark
+   * from the shell), its breaks' rows in the break table and every other slot's reference to its
+   * break (each spark, split child and ember is placed by the shader from its break when it is
+   * born there, so later births write nothing).
    */
   private write(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
-    const plan = block.plan;
-    const trail = block.recipe.trail;
-    const ring = trail?.ring ?? 0;
-    // The shell and, with it, its whole trail ring (the shader derives each trail spark from the
-    // shell); trail births later in the rise are then already written.
-    if (from === 0) {
-      this.writeSlots(system, block, 0, 1);
-      this.writeTrailRing(system, block);
-    }
-    from = Math.max(from, plan.trailEnd);
-    if (from >= to) return;
-    if (derives(block.recipe)) {
-      this.writeDerived(system, block, from, to);
-      return;
-    }
-    // A ring's or heart's sparks from their birth state, placed in shared/ when first read (the
-    // plane they lie in is not in a derived record).
-    system.placeBursts(block);
-    // The slots between the ember rings (which ascend break by break), run by run.
-    let r = from;
-    for (let b = 0; b <= plan.breaks && r < to; b++) {
-      const start = b < plan.breaks ? plan.emberStart[b] : to;
-      const end = b < plan.breaks ? start + plan.trailCount[b] * ring : to;
-      if (r < start) {
-        const stop = Math.min(to, start);
-        this.writeSlots(system, block, r, stop);
-        r = stop;
-      }
-      if (r < end) r = end;
-    }
-    if (!trail) return;
-    for (let b = 0; b < plan.breaks; b++) {
-      const first = plan.sparkStart[b];
-      const lo = Math.max(from, first), hi = Math.min(to, first + plan.trailCount[b]);
-      if (lo < hi) this.writeRings(system, block, b, lo - first, hi - first);
-    }
+    if (from !== 0 || to <= 0) return;
+    this.writeSlots(system, block, 0, 1);
+    this.writeTrailRing(system, block);
+    this.writeBreaks(system, block);
   }
 
   /**
-   * Writes slots [from, to) (relative, past the trail ring) of a sphere's or palm's launch as
-   * derived records: per break, its sparks, its split children and its trailing sparks' ember
-   * rings, each record the break's burst point, born tick, inherited velocity and base speed,
-   * the launch's stream prefix and the slot's place (firework_derived_packing.ts), from which
-   * the shader places the spark as shared/ does. Nothing is read from the pool but the shell.
+   * Takes a group of break rows for `block`, writes each break's row (its burst point, born
+   * tick, inherited velocity, base speed, plane, stream prefix, kind, theme and `aux`;
+   * firework_derived_packing.ts) and every slot's reference past the trail ring: one run of
+   * references for the whole launch.
    */
-  private writeDerived(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
+  private writeBreaks(system: Fireworks, block: FireworkBlock): void {
     const plan = block.plan, recipe = block.recipe;
-    const children = recipe.split?.children ?? 0;
-    const ring = recipe.trail?.ring ?? 0;
-    const row = FIREWORK_KINDS.indexOf(block.kind);
+    const group = this.table.allocate();
+    this.owners.push(block);
+    this.ownerGroups.push(group);
+    this.ownerStarts.push(block.start);
+    const first = group * MAX_BREAKS_PER_GROUP;
+    const kind = FIREWORK_KINDS.indexOf(block.kind);
     const theme = THEMES.indexOf(block.theme);
     const prefix = streamPrefix(system.seed, STREAM.firework, block.seq);
-    const record = this.breakRecord;
-    // Only breaks that burst: a later one's slots stay zero (never drawn) until it does.
-    for (let b = 0; b < block.bursts; b++) {
-      const sparks = plan.sparkStart[b], count = plan.sparkCount[b];
-      const kids = plan.childStart[b], kidsEnd = kids + plan.splitCount[b] * children;
-      if (to <= sparks || from >= kidsEnd) continue;
+    const children = recipe.split?.children ?? 0;
+    const ring = recipe.trail?.ring ?? 0;
+    if (this.refScratch.length < block.size * REF_STRIDE) {
+      this.refScratch = new Float32Array(
+        Math.max(block.size * REF_STRIDE, 2 * this.refScratch.length),
+      );
+    }
+    const refs = this.refScratch;
+    refs.fill(0, 0, block.size * REF_STRIDE);
+    const keep = this.keepEvery;
+    for (let b = 0; b < plan.breaks; b++) {
+      const row = first + b;
+      const t = this.table.data, o = this.table.offset(row);
       const frame = system.burstFrame(block, b, this.frame);
+      t[o] = frame[0];
+      t[o + 1] = frame[1];
+      t[o + 2] = frame[2];
+      t[o + 3] = block.tick - this.epoch + plan.riseTicks + b * BREAK_GAP_TICKS;
+      t[o + 4] = frame[3];
+      t[o + 5] = frame[4];
+      t[o + 6] = frame[5];
+      t[o + 7] = plan.sparkSpeed[b];
       for (let c = 0; c < 3; c++) {
-        record[c] = frame[c];
-        record[4 + c] = frame[3 + c];
+        t[o + 8 + c] = plan.plane[b * 6 + c];
+        t[o + 12 + c] = plan.plane[b * 6 + 3 + c];
       }
-      record[3] = block.tick - this.epoch + plan.riseTicks + b * BREAK_GAP_TICKS;
-      record[7] = plan.sparkSpeed[b];
-      record[8] = prefix & 0xffff;
-      record[9] = prefix >>> 16;
-      const aux = recipe.shape === "palm" ? count : plan.splitCount[b];
-      const index = derivedIndex(0, b, row, theme);
-      // The sparks, then the children (they follow the sparks), then the ember rings.
-      let lo = Math.max(from, sparks), hi = Math.min(to, sparks + count);
-      if (lo < hi) {
-        this.writeBreakRecords(
-          block,
-          lo,
-          hi - lo,
-          index + lo - sparks,
-          1,
-          derivedCode(DERIVED.spark, aux, 0),
-        );
+      t[o + 11] = prefix & 0xffff;
+      t[o + 15] = prefix >>> 16;
+      t[o + 16] = kind;
+      t[o + 17] = theme;
+      t[o + 18] = b;
+      t[o + 19] = recipe.shape === "sphere" ? plan.splitCount[b] : plan.sparkCount[b];
+      // Sparks, children, then each trailing spark's ember ring (derivedRef's values, counted
+      // up run by run; the largest place checked once).
+      derivedRef(DERIVED.ember, Math.max(plan.sparkCount[b], plan.splitCount[b] * children), 0);
+      const tag = row + 1;
+      let at = plan.sparkStart[b] * REF_STRIDE;
+      for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.spark; n < plan.sparkCount[b]; n++) {
+        refs[at++] = tag;
+        refs[at++] = v + EMBER_N * n;
       }
-      lo = Math.max(from, kids);
-      hi = Math.min(to, kidsEnd);
-      if (lo < hi) {
-        this.writeBreakRecords(
-          block,
-          lo,
-          hi - lo,
-          index + lo - kids,
-          1,
-          derivedCode(DERIVED.child, aux, 0),
-        );
+      at = plan.childStart[b] * REF_STRIDE;
+      const kids = plan.splitCount[b] * children;
+      for (let c = 0, v = EMBER_N * INDEX_SPAN * DERIVED.child; c < kids; c++) {
+        refs[at++] = tag;
+        refs[at++] = v + EMBER_N * c;
       }
-      // Each trailing spark written now has its ring of embers written with it (the code counts
-      // down with the ring slot).
-      lo = Math.max(from, sparks);
-      hi = Math.min(to, sparks + plan.trailCount[b]);
-      const embers = derivedCode(DERIVED.ember, aux, 0);
-      for (let n = lo - sparks; n < hi - sparks; n++) {
-        this.writeBreakRecords(block, plan.emberStart[b] + n * ring, ring, index + n, 0, embers);
+      at = plan.emberStart[b] * REF_STRIDE;
+      for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.ember; n < plan.trailCount[b]; n++) {
+        for (let q = 0; q < ring; q++) {
+          refs[at++] = tag;
+          refs[at++] = v + EMBER_N * n + q;
+        }
       }
     }
+    // Thinned out (reduced motion): every slot not a multiple of keepEvery from the launch's
+    // first, so it stays stable.
+    if (keep !== 1) {
+      for (let r = 0; r < block.size; r++) {
+        if (r % keep !== 0) refs[r * REF_STRIDE] = refs[r * REF_STRIDE + 1] = 0;
+      }
+    }
+    this.table.touch(first, plan.breaks);
+    this.refs!.write(block.start, refs, 0, block.size);
+    this.referenced += block.size;
   }
 
-  /** The floats a break's derived records share (see `writeDerived`). */
-  private readonly breakRecord = new Float32Array(10);
-
   /**
-   * Stages `count` derived records of `block` from relative slot `first`: the break's shared
-   * floats, then the k-th one's index `index + k · step` and code `code − k · (1 − step)` (a
-   * run of sparks or children counts its index up; a ring counts its slot down in the code).
+   * Launches that ended by `tick`: their slots' references are cleared (a slot in the gap they
+   * leave must not name rows another launch takes) and their groups freed.
    */
-  private writeBreakRecords(
-    block: FireworkBlock,
-    first: number,
-    count: number,
-    index: number,
-    step: number,
-    code: number,
-  ): void {
-    const data = this.data, record = this.breakRecord;
-    const keep = this.keepEvery;
-    const thin = keep !== 1;
-    const r0 = record[0], r1 = record[1], r2 = record[2], r3 = record[3], r4 = record[4];
-    const r5 = record[5], r6 = record[6], r7 = record[7], r8 = record[8], r9 = record[9];
-    const codeStep = 1 - step;
-    let o = this.stageRun(block.start + first, count);
-    for (let k = 0; k < count; k++, o += FIREWORK_SLOT_STRIDE) {
-      data[o] = r0;
-      data[o + 1] = r1;
-      data[o + 2] = r2;
-      data[o + 3] = r3;
-      data[o + 4] = r4;
-      data[o + 5] = r5;
-      data[o + 6] = r6;
-      data[o + 7] = r7;
-      data[o + 8] = r8;
-      data[o + 9] = r9;
-      data[o + 10] = index + k * step;
-      // Not drawn when thinned out (counted from the launch's first slot, so it stays stable).
-      data[o + 11] = thin && (first + k) % keep !== 0 ? 0 : code - k * codeStep;
+  private release(tick: number): void {
+    const owners = this.owners, groups = this.ownerGroups, starts = this.ownerStarts;
+    let kept = 0;
+    for (let i = 0; i < owners.length; i++) {
+      const block = owners[i];
+      if (block.endTick <= tick) {
+        this.refs!.zero(starts[i], starts[i] + block.size);
+        this.table.free(groups[i]);
+        continue;
+      }
+      owners[kept] = block;
+      starts[kept] = starts[i];
+      groups[kept++] = groups[i];
     }
-    this.written += count;
+    owners.length = groups.length = starts.length = kept;
   }
 
   /**
@@ -542,7 +547,7 @@ export class FireworkSparks {
     const palette = recipe.palette === "gold" ? 1 : recipe.palette === "crackle" ? 2 : 0;
     set(
       "uBurstA",
-      recipe.shape === "palm" ? 1 : 0,
+      SHAPE_CODES[recipe.shape],
       recipe.spread[0],
       recipe.spread[1] - recipe.spread[0],
       recipe.noise ? 1 : 0,
@@ -599,66 +604,6 @@ export class FireworkSparks {
       MOTIONS[trail.motion].size,
     );
     return index;
-  }
-
-  /**
-   * Writes the ember rings of trailing sparks [from, to) of break `b` (those spawned): per ring
-   * slot one record, the spark's birth state plus the ring slot, the ember's style and the
-   * break's ember stream key, from which the shader derives the ember in that slot at any tick
-   * (shared/'s `#dropEmbers`). The break's constants are taken once.
-   */
-  private writeRings(
-    system: Fireworks,
-    block: FireworkBlock,
-    b: number,
-    from: number,
-    to: number,
-  ): void {
-    const { origin, velocity, maxLife, style, born } = system.pool;
-    const plan = block.plan;
-    const trail = block.recipe.trail!;
-    const ring = trail.ring;
-    const data = this.data;
-    const keep = this.keepEvery;
-    // No integer division per record unless thinning (reduced motion).
-    const thin = keep !== 1;
-    const key = streamKey(system.seed, STREAM.firework, block.seq, PHASE.ember + b);
-    const keyLo = key & 0xffff, keyHi = key >>> 16;
-    const gold = block.trailTint === GOLD_TINT;
-    const t = this.trailIndex(block.recipe);
-    const code = 1 + EMBER_T * t;
-    const base = block.tick - this.epoch;
-    for (let n = from; n < to; n++) {
-      const parent = block.start + plan.sparkStart[b] + n;
-      const life = maxLife[parent];
-      if (!(life > 0)) continue;
-      const first = plan.emberStart[b] + n * ring;
-      const emberStyle = styleOf(
-        trail.motion,
-        gold ? GOLD_TINT : (style[parent] | 0) % PALETTE_SIZE,
-      );
-      const p = parent * 3;
-      const ox = origin[p], oy = origin[p + 1], oz = origin[p + 2];
-      const vx = velocity[p], vy = velocity[p + 1], vz = velocity[p + 2];
-      const bornAt = base + born[parent];
-      let o = this.stageRun(block.start + first, ring);
-      for (let q = 0; q < ring; q++, o += FIREWORK_SLOT_STRIDE) {
-        data[o] = ox;
-        data[o + 1] = oy;
-        data[o + 2] = oz;
-        data[o + 3] = bornAt;
-        data[o + 4] = vx;
-        data[o + 5] = vy;
-        data[o + 6] = vz;
-        data[o + 7] = life;
-        data[o + 8] = emberStyle;
-        data[o + 9] = keyLo;
-        data[o + 10] = keyHi;
-        // Negative: an ember ring slot (q, spark n, trail row t); 0 when thinned out.
-        data[o + 11] = thin && (first + q) % keep !== 0 ? 0 : -(code + q + EMBER_N * n);
-      }
-      this.written += ring;
-    }
   }
 
   /**
@@ -737,15 +682,22 @@ export class FireworkSparks {
   private allocate(slots: number, keep = false): void {
     // Grown before the old geometry is disposed: three deletes the GL buffers of a disposed
     // geometry's attributes, the old records' buffer among them.
-    let target: FireworkRecordTarget;
-    if (keep && this.target) target = this.target.grow(slots);
-    else {
+    const fresh = (stride: number) =>
+      this.gl
+        ? new FireworkRecordBuffer(this.gl, stride, slots)
+        : new FireworkRecordMirror(stride, slots);
+    let target: FireworkRecordTarget, refs: FireworkRecordTarget;
+    if (keep && this.target && this.refs) {
+      target = this.target.grow(slots);
+      refs = this.refs.grow(slots);
+    } else {
       this.target?.dispose();
-      target = this.gl
-        ? new FireworkRecordBuffer(this.gl, FIREWORK_SLOT_STRIDE, slots)
-        : new FireworkRecordMirror(FIREWORK_SLOT_STRIDE, slots);
+      this.refs?.dispose();
+      target = fresh(FIREWORK_SLOT_STRIDE);
+      refs = fresh(REF_STRIDE);
     }
     this.target = target;
+    this.refs = refs;
     this.geometry.dispose();
     this.geometry = streakQuadGeometry();
     this.object.geometry = this.geometry;
@@ -754,6 +706,8 @@ export class FireworkSparks {
     this.geometry.setAttribute("originBorn", new THREE.InterleavedBufferAttribute(buffer, 4, 0));
     this.geometry.setAttribute("velocityLife", new THREE.InterleavedBufferAttribute(buffer, 4, 4));
     this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
+    const refBuffer = refs.instances as THREE.InstancedInterleavedBuffer;
+    this.geometry.setAttribute("derivedRef", new THREE.InterleavedBufferAttribute(refBuffer, 2, 0));
     this.slots = slots;
   }
 }
