@@ -1,13 +1,16 @@
 /**
- * `FireworkSparkShader`: firework sparks evaluated on the GPU. Each instance carries a spark's
- * birth state, uploaded once when it is born (firework_sparks.ts); the vertex shader evaluates
+ * `FireworkSparkShader`: firework sparks placed and evaluated on the GPU. An instance carries a
+ * shell's or trail ring slot's birth state, or a reference to its break's row in the break table
+ * (firework_sparks.ts), from which the vertex shader places the burst spark, split child or ember
+ * as shared/fireworks.ts does (`burstSpark`, `splitChild`, `dropEmber`: the break's keyed draws,
+ * firework_draws.ts); it then evaluates
  * shared/'s closed form at the displayed time — position `origin + velocity·REACH[a] −
  * (0, DROP[a], 0)` from the motion table, interpolated between the world's last two ticks as the
  * CPU packing did, the colour curve sample of its style at the world's tick, the strobe, the
  * streak back along its last tick of motion (never past its birth point) and the young-burst
  * dimming (spark_packing.ts has the same rules for the CPU-packed gun and fountain) — then draws
  * the same camera-facing streak quad as `SparkStreakShader`, whose fragment stage it shares.
- * `fireworkHead` in firework_shader_math.ts mirrors the position maths in float32 for tests.
+ * `fireworkHead` in firework_shader_math.ts mirrors the maths in float32 for tests.
  */
 import { COLOR_STEPS, PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
 import { MOTION, MOTIONS } from "../../shared/firework_motion.ts";

@@ -1,23 +1,24 @@
 /**
- * Firework sparks drawn from their birth state: every slot of the world's firework pool has one
- * instance in a GPU buffer (origin, born, velocity, max life, style, strobe key, size, how long it
- * is drawn), written and uploaded once — the world lists each launch's newly spawned slot ranges
- * (`births`) — and the vertex shader (firework_spark_shader.ts) evaluates the spark at the
- * displayed time. A launch's shell is written with its whole trail ring, and the shader derives
- * the trail spark each ring slot holds at any tick from the shell and the rise tick's stream; a
- * break's sparks are written with every split child of the break (shared/ writes their birth with
- * the break, born at their split) and each trailing spark's ember ring (its birth state, the ring
- * slot, the break's ember stream key), from which the shader derives the ember each ring slot
- * holds, as shared/ does when it writes embers lazily. A frame's CPU work here is therefore in
- * proportion to the launches and breaks since the last one (one run of slots each), not to the
- * live sparks, nor to the trail sparks, children and embers born each tick; everything is copied
- * again only when the world was rebuilt (late join, fast-forward); when the pool's buffer grows
- * (its slots stay where they were) the records are copied into a larger GPU buffer on the GPU,
- * a compaction's moves are repeated on the GPU copy, and a launch that takes an ended one's gap
- * writes its births over records that are dead for good (never drawn).
- * Memory: 48 bytes per pool slot, on the GPU only: records are staged in a small array
- * (STAGING_SLOTS) and copied into their slots of the WebGL buffer (firework_records.ts); without a
- * WebGL context (tests) they go to a CPU array that holds what the GPU would.
+ * Firework sparks placed and evaluated on the GPU: every slot of the world's firework pool has one
+ * instance. A launch is written once, when it is first drawn: its shell's record (origin, born,
+ * velocity, max life, style, strobe key, size, how long it is drawn) with its whole trail ring
+ * (the shader derives the trail spark each ring slot holds at any tick from the shell and the rise
+ * tick's stream), one row per break in the break table (firework_break_table.ts) and, for every
+ * other slot, a reference to its break's row and its place (firework_derived_packing.ts): the
+ * vertex shader (firework_spark_shader.ts) places each burst spark, split child and ember from its
+ * break as shared/ does and evaluates it at the displayed time. A break, a split or an ember wave
+ * writes nothing, and nothing is read from the pool but the shell, so shared/ places a break's
+ * sparks only when something else reads them (a checkpoint). A frame's CPU work here is therefore
+ * in proportion to the launches since the last one, not to the live sparks nor to the births;
+ * everything is written again only when the world was rebuilt (late join, fast-forward); when the
+ * pool's buffer grows (its slots stay where they were) both buffers are copied into larger ones
+ * on the GPU, a compaction's moves are repeated on the GPU copies, an ended launch's references
+ * are cleared and its rows reused, and a launch that takes an ended one's gap writes over records
+ * that are dead for good (never drawn).
+ * Memory: 56 bytes per pool slot (a 48-byte record and an 8-byte reference) and 128 bytes per
+ * break row, on the GPU: records are staged in a small array (STAGING_SLOTS) and copied into their
+ * slots of the WebGL buffer (firework_records.ts); without a WebGL context (tests) they go to CPU
+ * arrays that hold what the GPU would.
  */
 import * as THREE from "three";
 import { BREAK_GAP_TICKS } from "../../shared/constants.ts";
