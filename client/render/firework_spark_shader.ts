@@ -167,14 +167,25 @@ float directionNoise(vec3 direction, float frequency, uint key) {
   float y0 = x00 + (x10 - x00) * t.y, y1 = x01 + (x11 - x01) * t.y;
   return y0 + (y1 - y0) * t.z;
 }
+// Spark n's lifetime: its life draw, or (the first splitting sparks of a sphere) its split delay
+// (shared/firework_plan.ts's splitDelay). key: the break's stream key.
+int burstLife(int r, int b, uint prefix, uint key, int n, int aux) {
+  if (uBurstA[r].x < 0.5 && n < aux) {
+    vec4 C = uSplitC[r];
+    return int(C.x + 0.5) + pick(mixKey(prefix, uint(${PHASE.delay} + b)), uint(n), uint(C.y + 0.5));
+  }
+  vec4 B = uBurstB[r];
+  return int(B.x + 0.5) +
+    pick(key, uint(${BURST_SPARKS} + ${SPARK_DRAWS} * n + ${BURST_DRAW.life}), uint(B.y + 0.5));
+}
 // shared/fireworks.ts's #placeBurst for spark n of a break, from the break's keyed stream
-// (firework_draws.ts): its velocity, lifetime, tint and strobe key. aux: the break's splitting
-// sparks (sphere) or its spark count (the other shapes); e1, e2: a ring's or heart's plane.
-void burstSpark(int r, int theme, int b, uint prefix, int n, int aux, vec3 inherited, float base,
-    vec3 e1, vec3 e2, out vec3 velocity, out int life, out int tint, out int flicker) {
+// (firework_draws.ts; key: the break's stream key): its velocity, tint and strobe key. aux: the
+// break's splitting sparks (sphere) or its spark count (the other shapes); e1, e2: a ring's or
+// heart's plane.
+void burstSpark(int r, int theme, int b, uint key, int n, int aux, vec3 inherited, float base,
+    vec3 e1, vec3 e2, out vec3 velocity, out int tint, out int flicker) {
   vec4 A = uBurstA[r], B = uBurstB[r];
   int shape = int(A.x + 0.5);
-  uint key = mixKey(prefix, uint(${PHASE.burst} + b));
   uint d = uint(${BURST_SPARKS} + ${SPARK_DRAWS} * n);
   float u1 = hashUnit(key, d + ${BURST_DRAW.placement}u);
   float ua = hashUnit(key, d + ${BURST_DRAW.angle}u);
@@ -207,13 +218,6 @@ void burstSpark(int r, int theme, int b, uint prefix, int n, int aux, vec3 inher
     float c2 = 2.0 * c * c - 1.0, c3 = c * (4.0 * c * c - 3.0), c4 = 2.0 * c2 * c2 - 1.0;
     velocity = inherited + (s * s * s * e1 + ((13.0 * c - 5.0 * c2 - 2.0 * c3 - c4) / 16.0) * e2) * speed;
   }
-  // The first splitting sparks live until they split (shared/firework_plan.ts's splitDelay).
-  if (shape == 0 && n < aux) {
-    vec4 C = uSplitC[r];
-    life = int(C.x + 0.5) + pick(mixKey(prefix, uint(${PHASE.delay} + b)), uint(n), uint(C.y + 0.5));
-  } else {
-    life = int(B.x + 0.5) + pick(key, d + ${BURST_DRAW.life}u, uint(B.y + 0.5));
-  }
   uint h = mixKey(key, d + ${BURST_DRAW.tint}u);
   vec4 T = uThemes[theme * 4 + b];
   int primary = int(T.x + 0.5), secondary = int(T.y + 0.5), mode = int(T.z + 0.5);
@@ -231,15 +235,15 @@ vec4 breakTexel(int row, int t) {
     ivec2((row % ${ROWS_PER_LINE}) * ${BREAK_TEXELS} + t, row / ${ROWS_PER_LINE}), 0);
 }
 // shared/fireworks.ts's #splitBirth for child k of split j (its parent, spark j, dies there).
-void splitChild(int r, int b, uint prefix, int j, int k, vec3 apex, vec3 parentVelocity,
-    int delay, out vec3 origin, out vec3 velocity, out int life, out uint key) {
+// The split's stream key is mixKey(prefix, PHASE.child + (b << 12) + j); the child's lifetime
+// comes from splitChildLife.
+void splitChild(int r, uint key, int k, vec3 apex, vec3 parentVelocity, int delay,
+    out vec3 origin, out vec3 velocity) {
   vec4 SA = uSplitA[r], SB = uSplitB[r];
-  int children = int(SA.x + 0.5);
   vec4 m = texelFetch(uMotion, ivec2(delay, int(uBurstB[r].z + 0.5)), 0);
   origin = apex + parentVelocity * m.r - vec3(0.0, m.g, 0.0);
   vec3 pv = parentVelocity * m.b - vec3(0.0, m.a, 0.0);
   vec3 carried = pv * SA.z;
-  key = mixKey(prefix, uint(${PHASE.child} + (b << 12) + j));
   float base = SB.x + hashUnit(key, 0u) * SB.y;
   bool crossette = SA.y > 0.5;
   if (crossette) {
@@ -260,37 +264,46 @@ void splitChild(int r, int b, uint prefix, int j, int k, vec3 apex, vec3 parentV
     float ring = sqrt(max(0.0, 1.0 - cosPhi * cosPhi)) * speed;
     velocity = carried + vec3(ring * cos(angle), speed * cosPhi, ring * sin(angle));
   }
-  uint lives = crossette ? 2u : uint(1 + ${CHILD_DRAWS} * children);
-  life = int(SB.z + 0.5) + pick(key, lives + uint(k), uint(SB.w + 0.5));
+}
+// Child k's lifetime from its split's stream (key): after the speed and directions.
+int splitChildLife(int r, uint key, int k) {
+  vec4 SA = uSplitA[r], SB = uSplitB[r];
+  uint lives = SA.y > 0.5 ? 2u : uint(1 + ${CHILD_DRAWS} * int(SA.x + 0.5));
+  return int(SB.z + 0.5) + pick(key, lives + uint(k), uint(SB.w + 0.5));
 }
 void hide() {
   // Not born yet at the world's tick, dead, or not drawn: a degenerate quad off screen.
   gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
 }
-// The ember in ring slot q of trailing spark n (born at born from origin with velocity, living
-// maxLife ticks), of trail row row and its break's ember stream streamKey: the spark drops ember m at age
-// (m + 1)·every while younger than its life; the slot holds the last m ≡ q (mod ring) dropped by
-// the world's tick. False when it holds none yet.
-bool dropEmber(int row, int n, int q, uint streamKey, inout vec3 origin, inout vec3 velocity,
-    inout float born, inout float maxLife) {
-  vec4 ea = uEmberA[row], eb = uEmberB[row];
+// The ember wave m that ring slot q of a trailing spark holds at the world's tick (the spark
+// sparkAge ticks old, living sparkLife ticks: it drops ember m at age (m + 1)·every while younger
+// than its life; the slot holds the last m ≡ q (mod ring) dropped), or −1 when none has yet.
+int emberWave(int row, int q, int sparkAge, int sparkLife) {
+  vec4 ea = uEmberA[row];
   int every = int(ea.x + 0.5), ring = int(ea.y + 0.5);
-  int sparkAge = int(uTick - born);
-  if (sparkAge < every) return false;
-  int sparkLife = int(maxLife + 0.5);
+  if (sparkAge < every) return -1;
   int dropped = min(sparkAge / every, (sparkLife + every - 1) / every - 1);
-  if (dropped <= q) return false;
-  int m = q + ring * ((dropped - 1 - q) / ring);
-  int at = (m + 1) * every;
+  if (dropped <= q) return -1;
+  return q + ring * ((dropped - 1 - q) / ring);
+}
+// Ember m of trailing spark n (born at born from origin with velocity), trail row row, its
+// break's ember stream streamKey: its birth point, velocity and born tick (its lifetime:
+// emberLife).
+void placeEmber(int row, int n, int m, uint streamKey, inout vec3 origin, inout vec3 velocity,
+    inout float born) {
+  vec4 ea = uEmberA[row], eb = uEmberB[row];
+  int at = (m + 1) * int(ea.x + 0.5);
   vec4 motion = texelFetch(uMotion, ivec2(at, int(eb.z + 0.5)), 0);
   uint index = uint((n * 256 + m) * 4);
   origin = origin + velocity * motion.r - vec3(0.0, motion.g, 0.0);
   velocity = (velocity * motion.b - vec3(0.0, motion.a, 0.0)) * ea.z + ea.w * (2.0 * vec3(
     hashUnit(streamKey, index), hashUnit(streamKey, index + 1u), hashUnit(streamKey, index + 2u)
   ) - 1.0);
-  maxLife = eb.x + float(pick(streamKey, index + 3u, uint(eb.y + 0.5)));
   born += float(at);
-  return true;
+}
+int emberLife(int row, int n, int m, uint streamKey) {
+  vec4 eb = uEmberB[row];
+  return int(eb.x + 0.5) + pick(streamKey, uint((n * 256 + m) * 4) + 3u, uint(eb.y + 0.5));
 }
 void main() {
   vec3 origin = originBorn.xyz;
@@ -304,47 +317,60 @@ void main() {
   int packedSlot = visible < 0.0 ? int(-visible + 0.5) - 1 : 0;
   if (derivedRef.x > 0.5) {
     // Placed here from its break's row: a burst spark, a split child or an ember.
-    int row = int(derivedRef.x + 0.5) - 1;
+    int breakRow = int(derivedRef.x + 0.5) - 1;
     int place = int(derivedRef.y + 0.5);
     int q = place % ${EMBER_N}, index = (place / ${EMBER_N}) % ${INDEX_SPAN};
     int kind = place / (${EMBER_N} * ${INDEX_SPAN});
-    vec4 t0 = breakTexel(row, 0), t1 = breakTexel(row, 1), t2 = breakTexel(row, 2);
-    vec4 t3 = breakTexel(row, 3), t4 = breakTexel(row, 4);
+    vec4 t0 = breakTexel(breakRow, 0), t1 = breakTexel(breakRow, 1), t2 = breakTexel(breakRow, 2);
+    vec4 t3 = breakTexel(breakRow, 3), t4 = breakTexel(breakRow, 4);
     int r = int(t4.x + 0.5), theme = int(t4.y + 0.5), b = int(t4.z + 0.5), aux = int(t4.w + 0.5);
     uint prefix = uint(t2.w + 0.5) | (uint(t3.w + 0.5) << 16);
     int children = max(1, int(uSplitA[r].x + 0.5));
     int n = kind == ${DERIVED.child} ? index / children : index;
+    int k = index - n * children;
+    uint burstKey = mixKey(prefix, uint(${PHASE.burst} + b));
+    int life = burstLife(r, b, prefix, burstKey, n, aux);
+    born = t0.w;
+    // What the slot holds at the world's tick, alive or not, from lifetimes alone: most slots of
+    // a busy sky are dead or not born yet, and are hidden before anything is placed.
+    float sparkAge = uTick - born;
+    uint childKey = 0u, emberKey = 0u;
+    int wave = -1, row = int(uBurstC[r].y + 0.5);
+    if (kind == ${DERIVED.spark}) {
+      maxLife = float(life);
+    } else if (kind == ${DERIVED.child}) {
+      childKey = mixKey(prefix, uint(${PHASE.child} + (b << 12) + n));
+      maxLife = float(splitChildLife(r, childKey, k));
+      sparkAge -= float(life);
+    } else {
+      wave = emberWave(row, q, int(sparkAge), life);
+      if (wave < 0) { hide(); return; }
+      emberKey = mixKey(prefix, uint(${PHASE.ember} + b));
+      maxLife = float(emberLife(row, n, wave, emberKey));
+      sparkAge -= float((wave + 1) * int(uEmberA[row].x + 0.5));
+    }
+    if (sparkAge < 0.0 || sparkAge >= maxLife) { hide(); return; }
     vec3 apex = t0.xyz;
     origin = apex;
-    born = t0.w;
-    int life, tint, flicker;
-    burstSpark(r, theme, b, prefix, n, aux, t1.xyz, t1.w, t2.xyz, t3.xyz, velocity, life, tint,
-      flicker);
+    int tint, flicker;
+    burstSpark(r, theme, b, burstKey, n, aux, t1.xyz, t1.w, t2.xyz, t3.xyz, velocity, tint, flicker);
     int motion = int(uBurstB[r].z + 0.5);
-    maxLife = float(life);
     key = flicker;
     style = motion * ${PALETTE_SIZE} + tint;
+    size = uClassSize[motion];
     if (kind == ${DERIVED.child}) {
-      int k = index - n * children;
-      uint childKey;
-      int childLife;
-      splitChild(r, b, prefix, n, k, apex, velocity, life, origin, velocity, childLife, childKey);
+      splitChild(r, childKey, k, apex, velocity, life, origin, velocity);
       born += float(life);
-      maxLife = float(childLife);
       int splitMotion = int(uSplitA[r].w + 0.5);
       style = splitMotion * ${PALETTE_SIZE} + (uSplitC[r].z > 0.5 ? ${SILVER_TINT} : tint);
       key = uSplitC[r].w > 0.5 ? flickerKey(childKey, k) : 0;
       size = uClassSize[splitMotion];
     } else if (kind == ${DERIVED.ember}) {
-      vec4 C = uBurstC[r];
-      if (!dropEmber(int(C.y + 0.5), n, q, mixKey(prefix, uint(${PHASE.ember} + b)), origin,
-          velocity, born, maxLife)) { hide(); return; }
-      int emberMotion = int(C.z + 0.5);
+      placeEmber(row, n, wave, emberKey, origin, velocity, born);
+      int emberMotion = int(uBurstC[r].z + 0.5);
       style = emberMotion * ${PALETTE_SIZE} + (uThemes[theme * 4 + b].w > 0.5 ? ${GOLD_TINT} : tint);
       key = 0;
       size = uClassSize[emberMotion];
-    } else {
-      size = uClassSize[motion];
     }
     visible = maxLife;
   } else if (visible < 0.0 && packedSlot / ${EMBER_T} == ${SHELL_TRAIL_ROW}) {
