@@ -16,7 +16,8 @@
  * table.dispose();
  * ```
  */
-import * as THREE from "three";
+import type * as THREE from "three";
+import { floatTexture } from "./firework_tables.ts";
 
 /** Floats per break row (8 texels of RGBA). */
 export const BREAK_TEXELS = 8;
@@ -33,7 +34,7 @@ export const MAX_GROUPS = 1 << 14;
 
 /** The texture of break rows, its free groups, and the rows written since the last upload. */
 export class FireworkBreakTable {
-  /** The rows, 4 · BREAK_TEXELS floats per row… (RGBA per texel), what the texture holds. */
+  /** The rows, BREAK_TEXELS RGBA texels (32 floats) each: what the texture holds. */
   data: Float32Array;
   texture: THREE.DataTexture;
   #groups: number;
@@ -94,18 +95,7 @@ export class FireworkBreakTable {
 
   #makeTexture(): THREE.DataTexture {
     const lines = (this.#groups * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE;
-    const texture = new THREE.DataTexture(
-      this.data,
-      BREAK_TABLE_WIDTH,
-      lines,
-      THREE.RGBAFormat,
-      THREE.FloatType,
-    );
-    texture.minFilter = THREE.NearestFilter;
-    texture.magFilter = THREE.NearestFilter;
-    texture.generateMipmaps = false;
-    texture.needsUpdate = true;
-    return texture;
+    return floatTexture(this.data, BREAK_TABLE_WIDTH, lines);
   }
 
   #grow(): void {

@@ -52,7 +52,12 @@ export interface FireworkTables {
   dispose(): void;
 }
 
-function floatTexture(data: Float32Array, width: number, height: number): THREE.DataTexture {
+/** An RGBA float texture over `data` (width × height texels), read texel by texel (nearest). */
+export function floatTexture(
+  data: Float32Array,
+  width: number,
+  height: number,
+): THREE.DataTexture {
   const texture = new THREE.DataTexture(
     data,
     width,
