@@ -254,9 +254,9 @@ export interface FireworkBlock extends Block {
    */
   readonly activeTicks: number;
   /**
-   * The recipe's numbers a step reads, copied from it as plain numbers: recipes differ in shape
-   * (some split, some trail), so reading them through the recipe in the per-launch visit costs a
-   * polymorphic lookup each. Ticks after a break its last split may come (−1: no splits), ticks
+   * The recipe's numbers a step reads, copied from it as plain numbers, so that a launch's visit
+   * reads them off the block instead of through its recipe and the recipe's split and trail
+   * (which may be null): ticks after a break its last split may come (−1: no splits), ticks
    * between ember waves (0: no trails), the longest spark life, and ember waves per break.
    */
   readonly splitLast: number;
