@@ -108,6 +108,12 @@ export class FireworkBreakTable {
     this.data = data;
     this.texture.dispose();
     this.texture = this.#makeTexture();
+    // A new texture with update ranges is uploaded only in them (three allocates it, then copies
+    // the ranges): every line holding rows in use goes up with the first.
+    const lines = Math.ceil((this.#next * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE);
+    for (let line = 0; line < lines; line++) {
+      this.texture.addUpdateRange(line * BREAK_TABLE_WIDTH * 4, BREAK_TABLE_WIDTH * 4);
+    }
     this.onGrow?.(this.texture);
   }
 }

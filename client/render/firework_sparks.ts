@@ -250,6 +250,14 @@ export class FireworkSparks {
     return this.target.array;
   }
 
+  /** Without a WebGL context, the CPU array holding the references (REF_STRIDE floats a slot). */
+  get refMirror(): Float32Array {
+    if (!(this.refs instanceof FireworkRecordMirror)) {
+      throw new Error("firework_mirror: the references are on the GPU only");
+    }
+    return this.refs.array;
+  }
+
   /** Bytes of the records: on the GPU (or in the mirror) and staged on the CPU. */
   get bytes(): { gpu: number; cpu: number } {
     const slots = this.slots * (FIREWORK_SLOT_STRIDE + REF_STRIDE) * 4;
@@ -272,7 +280,7 @@ export class FireworkSparks {
       splitB: rows("uSplitB"),
       splitC: rows("uSplitC"),
       themes: rows("uThemes"),
-      refs: (this.refs as FireworkRecordMirror).array,
+      refs: this.refMirror,
       breaks: this.table.data,
     };
   }
