@@ -49,12 +49,15 @@ Deno.test({
       }, 10_000);
       const kv = await new Kvm(nc).open(SCENE_BUCKET);
       const record = async () => (await kv.get(scene))!.json<SceneRecord>();
-      // Keep launching until the record's snapshot has moved past the settings change.
+      // Keep launching until the record's snapshot has moved past the settings change (a
+      // snapshot taken before its tick, which a slow first owner makes likely, holds the old
+      // settings).
+      const settingsTick = veteran.client.events().find((e) => e.body.type === "settings")!.tick;
       let i = 0;
-      await eventually("the stored snapshot moved forward", async () => {
+      await eventually("the stored snapshot moved past the settings change", async () => {
         veteran.client.submit({ type: "launch", x: (i++ % 10) * 4 - 20, z: 2 });
         await new Promise((r) => setTimeout(r, 150));
-        return (await record()).snapshot.tick > 0;
+        return (await record()).snapshot.tick > settingsTick;
       }, 20_000);
       const stored = await record();
       assert.ok(stored.snapshotStreamSeq > 0);
