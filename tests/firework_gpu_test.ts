@@ -3,30 +3,61 @@ import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
 import { World } from "../shared/world.ts";
 import { FireworkSparks } from "../client/render/firework_sparks.ts";
 import { fireworkHead } from "../client/render/firework_shader_math.ts";
-import { EMBER_T, SHELL_TRAIL_ROW } from "../client/render/firework_ember_packing.ts";
 import { DERIVED, INDEX_SPAN } from "../client/render/firework_derived_packing.ts";
+import {
+  BREAK_TEXELS,
+  LAUNCH_ROW,
+  MAX_BREAKS_PER_GROUP,
+} from "../client/render/firework_break_table.ts";
 import { EMBER_N } from "../client/render/firework_ember_packing.ts";
 import { createPointUniforms } from "../client/render/point_uniforms.ts";
 import * as THREE from "three";
 
-/** Largest distance (metres) allowed between the shader's float32 head and shared/'s position. */
+/**
+ * Largest distance (metres) allowed between the shader's float32 head and shared/'s position for
+ * the shell and its trail: their birth state is shared/'s own float32 numbers, copied.
+ */
 const TOLERANCE_M = 1e-4;
 /**
- * The same for a spark placed on the GPU (a derived record: a sphere's or palm's spark, child or
- * ember): its velocity is built in float32 (cos, sin, the noise blend, a split's parent carried
- * to its delay), not rounded once from shared/'s float64. 1 mm is a hundredth of a pixel at the
- * nearest burst.
+ * The same for a spark placed on the GPU from its break (a burst spark, split child or ember):
+ * its velocity is built in float32 (cos, sin, the noise blend, a split's parent carried to its
+ * delay), not rounded once from shared/'s float64. 1 mm is a hundredth of a pixel at the nearest
+ * burst.
  */
 const DERIVED_TOLERANCE_M = 1e-3;
 
-/** The tolerance for slot `i` of `gpu`: placed on the GPU from its break, or from a record. */
+/** What slot `i`'s reference names (a DERIVED value; −1: nothing). */
+function kindOf(refs: Float32Array, i: number): number {
+  return refs[i * 2] > 0.5 ? Math.floor(refs[i * 2 + 1] / (EMBER_N * INDEX_SPAN)) : -1;
+}
+
+/** Whether slot `i` is placed on the GPU from its break (not the shell or its trail). */
+function fromBreak(refs: Float32Array, i: number): boolean {
+  const kind = kindOf(refs, i);
+  return kind >= 0 && kind !== DERIVED.shell && kind !== DERIVED.trail;
+}
+
+/** The tolerance for slot `i` of `gpu`: placed from its break, or the shell or its trail. */
 function tolerance(gpu: FireworkSparks, i: number): number {
-  return gpu.shaderRows.refs[i * 2] > 0 ? DERIVED_TOLERANCE_M : TOLERANCE_M;
+  return fromBreak(gpu.shaderRows.refs, i) ? DERIVED_TOLERANCE_M : TOLERANCE_M;
 }
 
 /** Whether slot `i` of `gpu` is an ember placed on the GPU from its break. */
 function isEmber(refs: Float32Array, i: number): boolean {
-  return refs[i * 2] > 0 && Math.floor(refs[i * 2 + 1] / (EMBER_N * INDEX_SPAN)) === DERIVED.ember;
+  return kindOf(refs, i) === DERIVED.ember;
+}
+
+/**
+ * The row slot `i`'s reference names when the shader draws from it (inside the slot range of
+ * its group's launch row), else −1 (none, or a stale reference in an ended launch's gap).
+ */
+function liveRow(gpu: FireworkSparks, i: number): number {
+  const { refs, breaks } = gpu.shaderRows;
+  if (refs[i * 2] < 0.5) return -1;
+  const row = Math.round(refs[i * 2]) - 1;
+  const launch = (row - (row % MAX_BREAKS_PER_GROUP) + LAUNCH_ROW) * BREAK_TEXELS * 4;
+  const local = i - breaks[launch + 16];
+  return local >= 0 && local < breaks[launch + 17] ? row : -1;
 }
 
 function sparks(keepEvery = 1): FireworkSparks {
@@ -44,7 +75,7 @@ function sparks(keepEvery = 1): FireworkSparks {
   });
 }
 
-Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, from births only", async (t) => {
+Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm (1 mm placed from a break), written once a launch", async (t) => {
   const world = new World({ seed: 0x18, capacity: 400_000 });
   let seq = 0;
   for (let tick = 0; tick < 300; tick += 9) {
@@ -70,7 +101,6 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
     }
     await t.step(`tick ${sample}`, () => {
       const view = world.fireworks;
-      const mirror = gpu.mirror;
       const tick = world.tick - gpu.epochTick;
       // Reading the view evaluates shared/'s closed form at this tick, lives included (the pool
       // keeps them from the first read on).
@@ -78,17 +108,17 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
       const rows = gpu.shaderRows;
       for (let i = 0; i < view.count; i++) {
         const alive = life[i] > 0;
-        const drawn = fireworkHead(mirror, i, tick, 1, head, rows);
+        const drawn = fireworkHead(i, tick, 1, head, rows);
         if (isEmber(rows.refs, i)) embers += drawn ? 1 : 0;
         assert.equal(drawn, alive, `slot ${i}: drawn by the shader iff alive in shared/`);
         if (!drawn) continue;
-        // Placed on the GPU (a derived record) or born on the CPU: each kind's worst error.
-        const onGpu = rows.refs[i * 2] > 0;
+        // Placed from a break, or the shell and its trail: each kind's worst error.
+        const onGpu = fromBreak(rows.refs, i);
         let error = 0;
         for (let c = 0; c < 3; c++) {
           error = Math.max(error, Math.abs(head[c] - view.position[i * 3 + c]));
         }
-        fireworkHead(mirror, i, tick, 0, head, rows);
+        fireworkHead(i, tick, 0, head, rows);
         for (let c = 0; c < 3; c++) {
           error = Math.max(error, Math.abs(head[c] - view.previous[i * 3 + c]));
         }
@@ -101,17 +131,18 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm, fro
   }
   console.log(
     `${compared} sparks (${embers} embers, ${placed} placed on the GPU) compared, worst ` +
-      `${worst} m (placed on the GPU: ${worstPlaced} m); ${births} written`,
+      `${worst} m (placed from a break: ${worstPlaced} m); ${births} written`,
   );
   assert.ok(compared > 20_000, `${compared} sparks compared`);
-  // Embers are derived on the GPU from their trailing sparks' records (never written per wave).
+  // Embers are derived on the GPU from their trailing sparks (never written per wave).
   assert.ok(embers > 2_000, `${embers} embers compared`);
+  assert.ok(compared - placed > 2_000, `${compared - placed} shells and trail sparks compared`);
   // Sphere and palm breaks' sparks, children and embers are placed on the GPU from their break.
   assert.ok(placed > 50_000, `${placed} sparks placed on the GPU compared`);
   assert.ok(worst <= TOLERANCE_M, `worst float32 error ${worst} m`);
   assert.ok(worstPlaced <= DERIVED_TOLERANCE_M, `worst GPU-placed error ${worstPlaced} m`);
-  // Slots written follow births (a launch's spawned range per frame, each ember wave, and
-  // everything after a compaction), not the live sparks drawn each frame.
+  // Slots written follow launches (each launch's rows and references, once), not the live
+  // sparks drawn each frame.
   assert.ok(births < all / 10, `${births} slots written for ${all} spark-frames`);
   gpu.dispose();
 });
@@ -125,22 +156,23 @@ Deno.test("GPU firework sparks: an update writes only new launches, once each", 
   const kinds = ["peony", "crackle", "chrysanthemum"] as const;
   for (let seq = 1; seq <= 60; seq++) {
     const body = { type: "launch" as const, x: (seq % 9) * 8 - 36, z: 0, kind: kinds[seq % 3] };
-    world.apply({ seq, tick: seq * 3, by: "t", body });
+    // Two launches a tick: their slots lie side by side, one copy of references for both.
+    world.apply({ seq, tick: (seq >> 1) * 6, by: "t", body });
   }
   const gpu = sparks();
   gpu.bind(world);
   world.step();
   gpu.update(1); // the first update writes every slot
   const system = world.fireworkSystem;
-  let frames = 0, expectedAll = 0, bornNow = 0;
+  let frames = 0, expectedAll = 0, bornNow = 0, fewerUploads = 0;
   // Breaks this test placed in shared/ (to read their births from the pool).
   const placedHere = new WeakMap<object, number>();
   while (world.tick < 420) {
     world.step();
     gpu.update(1);
-    // Written: a new launch's shell with its trail ring (at the update after the step that
-    // applied it) and a reference to its break for every other slot; a break, a split or an
-    // ember wave writes nothing, however many sparks are born each tick.
+    // Written: a new launch's launch row and break rows (at the update after the step that
+    // applied it) and a reference for every slot; a break, a split or an ember wave writes
+    // nothing, however many sparks are born each tick.
     const expected = writtenAfterStep(world);
     // Sparks and children born at this tick (placed by the shader from their break's row; the
     // first test checks that they are drawn where shared/ has them).
@@ -157,20 +189,24 @@ Deno.test("GPU firework sparks: an update writes only new launches, once each", 
         if (maxLife[i] > 0 && block.tick + born[i] === world.tick) bornNow++;
       }
     }
-    assert.equal(gpu.written, expected.records, `tick ${world.tick}: records written`);
+    assert.equal(gpu.written, expected.rows, `tick ${world.tick}: rows written`);
     assert.equal(gpu.referenced, expected.refs, `tick ${world.tick}: references written`);
-    expectedAll += expected.records + expected.refs;
+    // One copy per run of adjacent new launches, not one a launch.
+    assert.equal(gpu.uploads, expected.runs, `tick ${world.tick}: reference uploads`);
+    if (expected.runs < expected.launches) fewerUploads++;
+    expectedAll += expected.rows + expected.refs;
     frames++;
   }
   assert.ok(expectedAll > 20_000, `${expectedAll} slots written over ${frames} frames`);
   assert.ok(bornNow > 5_000, `${bornNow} sparks and children born`);
+  assert.ok(fewerUploads > 0, `${fewerUploads} updates copied adjacent launches at once`);
   gpu.dispose();
 });
 
-Deno.test("GPU firework sparks: a growing pool's records and references are copied, only new launches written", () => {
+Deno.test("GPU firework sparks: a growing pool's references are copied, only new launches written", () => {
   // Launches faster than any ends, so the pool's buffer grows again and again: each growth copies
-  // the records (on the GPU; here the mirror's array) and writes only that frame's births, and
-  // the records equal what writing everything from scratch gives.
+  // the references (on the GPU; here the mirror's array) and writes only that frame's launches,
+  // and what is drawn equals what writing everything from scratch gives.
   const world = new World({ seed: 0x1b, capacity: 400_000 });
   const kinds = ["peony", "chrysanthemum", "crackle", "willow"] as const;
   for (let seq = 1; seq <= 40; seq++) {
@@ -190,43 +226,26 @@ Deno.test("GPU firework sparks: a growing pool's records and references are copi
     if (pool.allocated === before) continue;
     growths++;
     const expected = writtenAfterStep(world);
-    assert.equal(gpu.written, expected.records, `tick ${world.tick}: only new launches written`);
+    assert.equal(gpu.written, expected.rows, `tick ${world.tick}: only new launches written`);
     assert.equal(gpu.referenced, expected.refs, `tick ${world.tick}: only new launches referenced`);
     births += gpu.written + gpu.referenced;
     allSlots += pool.count;
     const fresh = sparks();
     fresh.bind(world);
     fresh.update(1);
-    const a = gpu.mirror, b = fresh.mirror;
-    assert.equal(a.length, b.length);
-    const shift = gpu.epochTick - fresh.epochTick;
-    for (let i = 0; i < pool.allocated; i++) {
-      const o = i * 12;
-      if (b[o + 11] === 0) {
-        // Not drawn: a slot not spawned yet, or past the blocks (zero: never written).
-        assert.equal(a[o + 11], 0, `slot ${i}: not drawn`);
-        if (i >= pool.count) assert.ok(a.subarray(o, o + 12).every((x) => x === 0), `slot ${i}`);
-        continue;
-      }
-      for (let c = 0; c < 11; c++) {
-        const x = c === 3 ? a[o + c] + shift : a[o + c];
-        assert.equal(x, b[o + c], `tick ${world.tick}, slot ${i}, float ${c}`);
-      }
-      assert.deepEqual(
-        draw(gpu, a[o + 11]),
-        draw(fresh, b[o + 11]),
-        `tick ${world.tick}, slot ${i}`,
-      );
-    }
-    // References name the same place in rows with the same numbers (the rows themselves are
-    // numbered in the order each renderer met the launches).
     const ra = gpu.shaderRows, rb = fresh.shaderRows;
-    for (let i = 0; i < pool.count; i++) {
-      const rowA = ra.refs[i * 2] - 1, rowB = rb.refs[i * 2] - 1;
+    assert.equal(ra.refs.length, rb.refs.length);
+    const shift = gpu.epochTick - fresh.epochTick;
+    // References name the same place in rows with the same numbers (the rows themselves are
+    // numbered in the order each renderer met the launches); nothing is drawn past the blocks.
+    for (let i = 0; i < pool.allocated; i++) {
+      const rowA = liveRow(gpu, i), rowB = liveRow(fresh, i);
       assert.equal(rowA >= 0, rowB >= 0, `slot ${i}: referenced`);
+      if (i >= pool.count) assert.equal(ra.refs[i * 2], 0, `slot ${i}: past the blocks`);
       if (rowA < 0) continue;
       assert.equal(ra.refs[i * 2 + 1], rb.refs[i * 2 + 1], `slot ${i}: place`);
-      for (let c = 0; c < 20; c++) {
+      const launchRow = (rowA % MAX_BREAKS_PER_GROUP) === LAUNCH_ROW;
+      for (let c = 0; c < (launchRow ? 18 : 20); c++) {
         const x = ra.breaks[rowA * 32 + c] + (c === 3 ? shift : 0);
         assert.equal(x, rb.breaks[rowB * 32 + c], `slot ${i}: row float ${c}`);
       }
@@ -241,37 +260,30 @@ Deno.test("GPU firework sparks: a growing pool's records and references are copi
 });
 
 /**
- * What a record's last float tells the shader: how long it is drawn, or for a ring slot its
- * place and its trail's constants (the trail's row is numbered in the order a FireworkSparks
- * first met the trail, so two of them may number the same trail differently).
+ * What an update right after `world`'s step writes: for each launch the step applied, its launch
+ * row and one row per break, and a reference for every slot of the launch, once; a break, a
+ * split or an ember wave writes nothing (the shader derives what is born). The references go up
+ * in one copy for each run of launches lying side by side in the pool.
  */
-function draw(gpu: FireworkSparks, code: number): unknown {
-  if (code >= 0) return code;
-  const t = Math.floor((-code - 1) / EMBER_T), slot = (-code - 1) % EMBER_T;
-  if (t === SHELL_TRAIL_ROW) return { shell: slot };
-  return { slot, a: gpu.shaderRows.a[t], b: gpu.shaderRows.b[t] };
-}
-
-/**
- * Slots an update right after `world`'s step writes: a new launch's shell with its trail ring
- * (at the update after the step that applied it), records of their own, and then a reference
- * to its break for every other slot of the launch, once; a break, a split or an ember wave
- * writes nothing (the shader places what is born from the break).
- */
-function writtenAfterStep(world: World): { records: number; refs: number } {
-  let records = 0, refs = 0;
+function writtenAfterStep(
+  world: World,
+): { rows: number; refs: number; launches: number; runs: number } {
+  let rows = 0, refs = 0, launches = 0, runs = 0, end = -1;
   for (const block of world.fireworkSystem.pool.blocks) {
     if (block.tick !== world.tick - 1) continue;
-    records += block.plan.trailEnd;
+    rows += 1 + block.plan.breaks;
     refs += block.size;
+    launches++;
+    if (block.start !== end) runs++;
+    end = block.start + block.size;
   }
-  return { records, refs };
+  return { rows, refs, launches, runs };
 }
 
 Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compaction are drawn where shared/ has them", () => {
   // A tight, always full sky of launches of every size and life: the pool puts new launches in
-  // the gaps ended ones left (their stale records must stay dark) and, when no gap holds one,
-  // compacts (the records are moved on the GPU, not written again).
+  // the gaps ended ones left (the references left there must stay dark) and, when no gap holds
+  // one, compacts (the references are moved on the GPU, not written again).
   const world = new World({ seed: 0x19, capacity: 60_000 });
   const pool = world.fireworkSystem.pool;
   const gpu = sparks();
@@ -312,14 +324,7 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
     const view = world.fireworks;
     const life = view.position && world.fireworkSystem.pool.life;
     for (let i = 0; i < view.count; i++) {
-      const drawn = fireworkHead(
-        gpu.mirror,
-        i,
-        world.tick - gpu.epochTick,
-        1,
-        head,
-        gpu.shaderRows,
-      );
+      const drawn = fireworkHead(i, world.tick - gpu.epochTick, 1, head, gpu.shaderRows);
       assert.equal(drawn, life[i] > 0, `tick ${world.tick}, slot ${i}: drawn iff alive`);
       for (let c = 0; c < 3; c++) {
         const error = Math.abs(head[c] - view.position[i * 3 + c]);
@@ -331,7 +336,7 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
   assert.ok(reused >= 50, `${reused} launches took an ended one's gap`);
   assert.ok(moved >= 1, `${moved} compactions followed by moves`);
   assert.ok(checked > 50_000, `${checked} sparks checked after a gap was taken or a compaction`);
-  // A compaction writes no record again: what is written after one is only that frame's births.
+  // A compaction writes no reference again: what is written after one is that frame's launches.
   assert.ok(writtenAfterMoves < 10_000 * moved, `${writtenAfterMoves} slots written after moves`);
   gpu.dispose();
 });
@@ -350,7 +355,7 @@ Deno.test("GPU firework sparks: reduced motion draws every other slot of a launc
   const block = world.fireworkSystem.pool.blocks[0];
   for (let i = 0; i < view.count; i++) {
     if (life[i] > 0) lit++;
-    if (fireworkHead(gpu.mirror, i, world.tick - gpu.epochTick, 1, head, gpu.shaderRows)) {
+    if (fireworkHead(i, world.tick - gpu.epochTick, 1, head, gpu.shaderRows)) {
       drawn++;
       assert.equal((i - block.start) % 2, 0);
     }

@@ -21,8 +21,10 @@ import { floatTexture } from "./firework_tables.ts";
 
 /** Floats per break row (8 texels of RGBA). */
 export const BREAK_TEXELS = 8;
-/** Rows a launch's group holds (MAX_BREAKS is 3). */
+/** Rows a launch's group holds: its breaks' (MAX_BREAKS is 3), then its launch row. */
 export const MAX_BREAKS_PER_GROUP = 4;
+/** The group's row that holds the shell and the launch's slot range (its last). */
+export const LAUNCH_ROW = MAX_BREAKS_PER_GROUP - 1;
 /** Texels per texture line: 64 rows of BREAK_TEXELS. */
 export const BREAK_TABLE_WIDTH = 512;
 /** Rows per texture line. */
@@ -89,6 +91,18 @@ export class FireworkBreakTable {
     this.texture.needsUpdate = true;
   }
 
+  /**
+   * Marks every texture line holding groups handed out for the next upload (one range a line:
+   * three uploads a range as one line of texels).
+   */
+  touchUsed(): void {
+    const lines = Math.ceil((this.#next * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE);
+    for (let line = 0; line < lines; line++) {
+      this.texture.addUpdateRange(line * BREAK_TABLE_WIDTH * 4, BREAK_TABLE_WIDTH * 4);
+    }
+    this.texture.needsUpdate = true;
+  }
+
   dispose(): void {
     this.texture.dispose();
   }
@@ -110,10 +124,7 @@ export class FireworkBreakTable {
     this.texture = this.#makeTexture();
     // A new texture with update ranges is uploaded only in them (three allocates it, then copies
     // the ranges): every line holding rows in use goes up with the first.
-    const lines = Math.ceil((this.#next * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE);
-    for (let line = 0; line < lines; line++) {
-      this.texture.addUpdateRange(line * BREAK_TABLE_WIDTH * 4, BREAK_TABLE_WIDTH * 4);
-    }
+    this.touchUsed();
     this.onGrow?.(this.texture);
   }
 }

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * const head = new Float32Array(3);
- * const drawn = fireworkHead(mirror, slot, tick, 1, head); // false: not drawn at that tick
+ * const drawn = fireworkHead(slot, tick, 1, head, sparks.shaderRows); // false: not drawn
  * ```
  */
 import {
@@ -29,11 +29,10 @@ import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts"
 import { TAU } from "../../shared/dmath.ts";
 import { PALM_COS_PHI } from "../../shared/fireworks.ts";
 import { DERIVED, INDEX_SPAN } from "./firework_derived_packing.ts";
-import { BREAK_TEXELS } from "./firework_break_table.ts";
+import { BREAK_TEXELS, LAUNCH_ROW, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
 import { AGE_STRIDE, MOTION } from "../../shared/firework_motion.ts";
-import { FIREWORK_SLOT_STRIDE } from "./firework_sparks.ts";
 import { MOTION_TEXELS } from "./firework_tables.ts";
-import { EMBER_N, EMBER_T, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
+import { EMBER_N } from "./firework_ember_packing.ts";
 import { mixKey, Rng } from "../../shared/prng.ts";
 import {
   PHASE,
@@ -372,26 +371,26 @@ function derivedAt(
 const rng = new Rng();
 
 /**
- * The state a shell trail ring record stands for at `tick` (the shader's trail branch): the
- * trail spark's birth point, velocity, born tick and life, or null when the slot holds none.
+ * The trail spark that slot `s` of a shell's trail ring holds at `tick` (the shader's trail
+ * branch), from the launch row `launch` (firework_derived_packing.ts): its birth point, velocity,
+ * born tick and life, or null when the slot holds none yet.
  */
 function trailAt(
-  data: Float32Array,
-  o: number,
+  launch: Float32Array,
+  s: number,
   tick: number,
 ): { origin: number[]; velocity: number[]; born: number; life: number } | null {
-  const s = Math.round(-data[o + 11]) - 1 - EMBER_T * SHELL_TRAIL_ROW;
   const j = Math.floor(s / TRAIL_PER_TICK), n = s - j * TRAIL_PER_TICK;
-  const last = Math.min(Math.trunc(f(tick) - data[o + 3]) - 1, Math.round(data[o + 7]) - 1);
+  const last = Math.min(Math.trunc(f(tick) - launch[3]) - 1, Math.round(launch[11]) - 1);
   if (last < j) return null;
   const k = j + TRAIL_RING_TICKS * Math.trunc((last - j) / TRAIL_RING_TICKS);
-  const launchKey = (Math.round(data[o + 9]) | (Math.round(data[o + 10]) << 16)) >>> 0;
+  const launchKey = (Math.round(launch[13]) | (Math.round(launch[14]) << 16)) >>> 0;
   rng.reseed(mixKey(launchKey, PHASE.trail + k));
   for (let i = 0; i < n * 5; i++) rng.nextU32();
   const unit = () => f(f(rng.nextU32()) / 4294967296);
   const jitter = unit(), sx = unit(), sy = unit(), sz = unit();
   const life = TRAIL_LIFE_MIN + pickU32(rng.nextU32(), TRAIL_LIFE_MAX - TRAIL_LIFE_MIN + 1);
-  const shell = data.subarray(o), shellVelocity = data.subarray(o + 4);
+  const shell = launch.subarray(0, 3), shellVelocity = launch.subarray(4, 7);
   const at = f(f(f(n + 0.5) + f(TRAIL_JITTER * f(jitter - 0.5))) / TRAIL_PER_TICK);
   const origin = [0, 0, 0];
   for (let c = 0; c < 3; c++) {
@@ -405,7 +404,7 @@ function trailAt(
     f(-f(f(TRAIL_SINK[0]) + f(f(TRAIL_SINK[1] - TRAIL_SINK[0]) * sy))),
     side(sz),
   ];
-  return { origin, velocity, born: f(data[o + 3] + (k + 1)), life };
+  return { origin, velocity, born: f(launch[3] + (k + 1)), life };
 }
 
 /** floor(h / 2^32 · span) for a 32-bit h, exact (the shader's integer form of it). */
@@ -438,35 +437,50 @@ export interface FireworkShaderRows {
 }
 
 /**
- * Writes the head (the drawn point) of the spark in slot `slot` of a FireworkSparks mirror at
- * displayed time `tick − 1 + alpha` (`tick` relative to the mirror's epoch) into `out`; returns
- * whether the shader draws it at all (alive and kept at `tick`). Ember ring slots are derived
- * from their trailing spark and derived records from their break with the renderer's uniform
- * tables (`FireworkSparks.shaderRows`), shell trail ring slots from their shell.
+ * Writes the head (the drawn point) of the spark in slot `slot` of a FireworkSparks at displayed
+ * time `tick − 1 + alpha` (`tick` relative to its epoch) into `out`; returns whether the shader
+ * draws it at all (referenced, inside its launch's range, alive and kept at `tick`). Every slot is
+ * derived from the row its reference names, with the renderer's uniform tables
+ * (`FireworkSparks.shaderRows`): the shell and its trail ring from the launch row, burst sparks,
+ * children and embers from their break's row.
  */
 export function fireworkHead(
-  data: Float32Array,
   slot: number,
   tick: number,
   alpha: number,
   out: Float32Array,
   rows: FireworkShaderRows,
 ): boolean {
-  const o = slot * FIREWORK_SLOT_STRIDE;
-  let origin: ArrayLike<number> = data.subarray(o, o + 3);
-  let velocity: ArrayLike<number> = data.subarray(o + 4, o + 7);
-  let born = data[o + 3], visible = data[o + 11];
-  let style = Math.floor(data[o + 8] + 0.5);
-  const packed = visible < 0 ? Math.round(-visible) - 1 : 0;
-  if (rows.refs[slot * 2] > 0.5) {
+  const tag = rows.refs[slot * 2];
+  if (tag < 0.5) return false;
+  const row = Math.round(tag) - 1;
+  const launchRow = row - (row % MAX_BREAKS_PER_GROUP) + LAUNCH_ROW;
+  const launch = rows.breaks.subarray(
+    launchRow * BREAK_TEXELS * 4,
+    (launchRow + 1) * BREAK_TEXELS * 4,
+  );
+  const local = slot - Math.round(launch[16]);
+  if (local < 0 || local >= Math.round(launch[17])) return false;
+  const place = Math.round(rows.refs[slot * 2 + 1]);
+  const kind = Math.floor(place / (EMBER_N * INDEX_SPAN));
+  let origin: ArrayLike<number>, velocity: ArrayLike<number>;
+  let born: number, visible: number, style: number;
+  if (kind === DERIVED.shell) {
+    origin = launch.subarray(0, 3);
+    velocity = launch.subarray(4, 7);
+    born = launch[3];
+    visible = launch[11];
+    style = Math.floor(launch[8] + 0.5);
+  } else if (kind === DERIVED.trail) {
+    const spark = trailAt(launch, Math.floor(place / EMBER_N) % INDEX_SPAN, tick);
+    if (!spark) return false;
+    ({ origin, velocity, born } = spark);
+    visible = spark.life;
+    style = Math.floor(launch[12] + 0.5);
+  } else {
     const spark = derivedAt(slot, tick, rows);
     if (!spark) return false;
     ({ origin, velocity, born, style } = spark);
-    visible = spark.life;
-  } else if (visible < 0 && Math.floor(packed / EMBER_T) === SHELL_TRAIL_ROW) {
-    const spark = trailAt(data, o, tick);
-    if (!spark) return false;
-    ({ origin, velocity, born } = spark);
     visible = spark.life;
   }
   const age = f(f(tick) - born);

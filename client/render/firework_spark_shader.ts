@@ -1,9 +1,9 @@
 /**
  * `FireworkSparkShader`: firework sparks placed and evaluated on the GPU. An instance carries a
- * shell's or trail ring slot's birth state, or a reference to its break's row in the break table
- * (firework_sparks.ts), from which the vertex shader places the burst spark, split child or ember
- * as shared/fireworks.ts does (`burstSpark`, `splitChild`, `dropEmber`: the break's keyed draws,
- * firework_draws.ts); it then evaluates
+ * reference to a row of its launch's group in the break table (firework_sparks.ts), from which
+ * the vertex shader derives the shell, the trail spark a trail ring slot holds, or the burst
+ * spark, split child or ember as shared/fireworks.ts places it (`#spawnTrail`; `burstSpark`,
+ * `splitChild`, `dropEmber`: the break's keyed draws, firework_draws.ts); it then evaluates
  * shared/'s closed form at the displayed time — position `origin + velocity·REACH[a] −
  * (0, DROP[a], 0)` from the motion table, interpolated between the world's last two ticks as the
  * CPU packing did, the colour curve sample of its style at the world's tick, the strobe, the
@@ -40,10 +40,15 @@ import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts"
 import { TAU } from "../../shared/dmath.ts";
 import { PALM_COS_PHI } from "../../shared/fireworks.ts";
 import { DERIVED, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
-import { BREAK_TEXELS, ROWS_PER_LINE } from "./firework_break_table.ts";
+import {
+  BREAK_TEXELS,
+  LAUNCH_ROW,
+  MAX_BREAKS_PER_GROUP,
+  ROWS_PER_LINE,
+} from "./firework_break_table.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
-import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
+import { EMBER_N, MAX_TRAILS } from "./firework_ember_packing.ts";
 
 /** A float literal for GLSL. */
 const glf = (v: number) => (Number.isInteger(v) ? v.toFixed(1) : String(v));
@@ -61,15 +66,12 @@ const threshold = (p: number) => `${Math.ceil(p * 4294967296)}u`;
 export const FireworkSparkShader = {
   vertexShader: /* glsl */ `
 // position.x: 0 at the tail end, 1 at the head end; position.y: -1 / +1 across.
-attribute vec4 originBorn;    // spawn point xyz, tick of age 0 (relative to the epoch)
-attribute vec4 velocityLife;  // spawn velocity xyz (m/s), max life (ticks, the colour curve's)
-attribute vec4 styleFlicker;  // style, strobe key (0 steady), size (m), visible ages [0, w)
-attribute vec2 derivedRef;    // a spark placed here from its break: row + 1 (0: none), its place
-// A slot with a reference (firework_derived_packing.ts) is a burst spark, a split child or an
-// ember of a burst spark, placed here from its break's row in uBreaks as shared/ places it.
-// A shell's trail ring slot (w < 0, row ${SHELL_TRAIL_ROW}) carries the shell's birth state (born: the
-// launch tick, life: its rise ticks), the trail's style and the launch's stream key before its
-// phase: the trail spark in that slot at any tick is derived here (shared/'s #spawnTrail).
+attribute vec2 derivedRef;    // the row it is derived from + 1 (0: nothing drawn), its place
+// A slot's reference (firework_derived_packing.ts) names the shell or a slot of its trail ring
+// (from its group's launch row: the shell's birth state, born at the launch tick and drawn for
+// its rise, the trail's style and the launch's stream key; the trail spark a ring slot holds at
+// any tick is derived here as shared/'s #spawnTrail drops it), or a burst spark, a split child
+// or an ember of a burst spark, placed here from its break's row in uBreaks as shared/ places it.
 uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
 uniform vec4 uEmberA[${MAX_TRAILS}]; // per trail row: every, ring, carry, jitter
 uniform vec4 uEmberB[${MAX_TRAILS}]; // per trail row: life min, life span, spark class, size
@@ -306,21 +308,35 @@ int emberLife(int row, int n, int m, uint streamKey) {
   return int(eb.x + 0.5) + pick(streamKey, uint((n * 256 + m) * 4) + 3u, uint(eb.y + 0.5));
 }
 void main() {
-  vec3 origin = originBorn.xyz;
-  vec3 velocity = velocityLife.xyz;
-  float born = originBorn.w;
-  float maxLife = velocityLife.w;
-  float visible = styleFlicker.w;
-  int key = int(styleFlicker.y + 0.5);
-  float size = styleFlicker.z;
-  int style = int(styleFlicker.x + 0.5);
-  int packedSlot = visible < 0.0 ? int(-visible + 0.5) - 1 : 0;
-  if (derivedRef.x > 0.5) {
+  if (derivedRef.x < 0.5) { hide(); return; }
+  int breakRow = int(derivedRef.x + 0.5) - 1;
+  // Its launch's row: a slot outside the launch's range names a row another launch took since
+  // its own ended (a gap's stale reference), and is not drawn.
+  int launchRow = breakRow - breakRow % ${MAX_BREAKS_PER_GROUP} + ${LAUNCH_ROW};
+  vec4 range = breakTexel(launchRow, 4);
+  int local = gl_InstanceID - int(range.x + 0.5);
+  if (local < 0 || local >= int(range.y + 0.5)) { hide(); return; }
+  int place = int(derivedRef.y + 0.5);
+  int q = place % ${EMBER_N}, index = (place / ${EMBER_N}) % ${INDEX_SPAN};
+  int kind = place / (${EMBER_N} * ${INDEX_SPAN});
+  vec3 origin, velocity;
+  float born, maxLife, visible, size;
+  int key, style;
+  if (kind >= ${DERIVED.shell}) {
+    // The shell, or the trail spark its ring slot holds.
+    vec4 l0 = breakTexel(launchRow, 0), l1 = breakTexel(launchRow, 1);
+    vec4 l2 = breakTexel(launchRow, 2);
+    origin = l0.xyz;
+    born = l0.w;
+    velocity = l1.xyz;
+    maxLife = l1.w;
+    style = int(l2.x + 0.5);
+    key = int(l2.y + 0.5);
+    size = l2.z;
+    visible = l2.w;
+  }
+  if (kind < ${DERIVED.shell}) {
     // Placed here from its break's row: a burst spark, a split child or an ember.
-    int breakRow = int(derivedRef.x + 0.5) - 1;
-    int place = int(derivedRef.y + 0.5);
-    int q = place % ${EMBER_N}, index = (place / ${EMBER_N}) % ${INDEX_SPAN};
-    int kind = place / (${EMBER_N} * ${INDEX_SPAN});
     vec4 t0 = breakTexel(breakRow, 0), t1 = breakTexel(breakRow, 1), t2 = breakTexel(breakRow, 2);
     vec4 t3 = breakTexel(breakRow, 3), t4 = breakTexel(breakRow, 4);
     int r = int(t4.x + 0.5), theme = int(t4.y + 0.5), b = int(t4.z + 0.5), aux = int(t4.w + 0.5);
@@ -373,16 +389,17 @@ void main() {
       size = uClassSize[emberMotion];
     }
     visible = maxLife;
-  } else if (visible < 0.0 && packedSlot / ${EMBER_T} == ${SHELL_TRAIL_ROW}) {
+  } else if (kind == ${DERIVED.trail}) {
     // Trail ring slot s = ${TRAIL_PER_TICK}·j + n: the shell drops ${TRAIL_PER_TICK} sparks on each rise tick k
     // (k < its rise) into slots ${TRAIL_PER_TICK}·(k mod ${TRAIL_RING_TICKS}) + n, born at k + 1; the slot holds
     // the last k ≡ j dropped by the world's tick.
-    int s = packedSlot - ${EMBER_T * SHELL_TRAIL_ROW};
-    int j = s / ${TRAIL_PER_TICK}, n = s - j * ${TRAIL_PER_TICK};
-    int last = min(int(uTick - born) - 1, int(maxLife + 0.5) - 1);
+    vec4 l3 = breakTexel(launchRow, 3);
+    int j = index / ${TRAIL_PER_TICK}, n = index - j * ${TRAIL_PER_TICK};
+    int last = min(int(uTick - born) - 1, int(visible + 0.5) - 1);
     if (last < j) { hide(); return; }
     int k = j + ${TRAIL_RING_TICKS} * ((last - j) / ${TRAIL_RING_TICKS});
-    uint launchKey = uint(styleFlicker.y + 0.5) | (uint(styleFlicker.z + 0.5) << 16);
+    uint launchKey = uint(l3.y + 0.5) | (uint(l3.z + 0.5) << 16);
+    style = int(l3.x + 0.5);
     uvec4 rng = sfcSeed(mixKey(launchKey, uint(${PHASE.trail} + k)));
     for (int i = 0; i < n * 5; i++) sfcNext(rng);
     float jitter = sfcUnit(rng);

@@ -1,24 +1,25 @@
 /**
  * Firework sparks placed and evaluated on the GPU: every slot of the world's firework pool has one
- * instance. A launch is written once, when it is first drawn: its shell's record (origin, born,
- * velocity, max life, style, strobe key, size, how long it is drawn) with its whole trail ring
- * (the shader derives the trail spark each ring slot holds at any tick from the shell and the rise
- * tick's stream), one row per break in the break table (firework_break_table.ts) and, for every
- * other slot, a reference to its break's row and its place (firework_derived_packing.ts): the
- * vertex shader (firework_spark_shader.ts) places each burst spark, split child and ember from its
- * break as shared/ does and evaluates it at the displayed time. A break, a split or an ember wave
- * writes nothing, and nothing is read from the pool but the shell, so shared/ places a break's
- * sparks only when something else reads them (a checkpoint). A frame's CPU work here is therefore
- * in proportion to the launches since the last one, not to the live sparks nor to the births;
- * everything is written again only when the world was rebuilt (late join, fast-forward); when the
- * pool's buffer grows (its slots stay where they were) both buffers are copied into larger ones
- * on the GPU, a compaction's moves are repeated on the GPU copies, an ended launch's references
- * are cleared and its rows reused, and a launch that takes an ended one's gap writes over records
- * that are dead for good (never drawn).
- * Memory: 56 bytes per pool slot (a 48-byte record and an 8-byte reference) and 128 bytes per
- * break row, on the GPU: records are staged in a small array (STAGING_SLOTS) and copied into their
- * slots of the WebGL buffer (firework_records.ts); without a WebGL context (tests) they go to CPU
- * arrays that hold what the GPU would.
+ * instance, which carries only a reference (two floats, firework_derived_packing.ts) to a row of
+ * its launch's group in the break table (firework_break_table.ts). A launch is written once, when
+ * it is first drawn: its launch row (the shell's birth state, its trail's style and key, its slot
+ * range), one row per break, and every slot's reference. The vertex shader
+ * (firework_spark_shader.ts) derives from them the shell, each trail ring slot's trail spark,
+ * each burst spark, split child and ember as shared/ does, and evaluates it at the displayed
+ * time. A break, a split, an ember wave or a trail spark writes nothing, and nothing is read from
+ * the pool but the shell, so shared/ places a break's sparks only when something else reads them
+ * (a checkpoint). A frame's CPU work here is therefore in proportion to the launches since the
+ * last one, not to the live sparks nor to the births: the references of a frame's new launches
+ * are staged and copied with one `bufferSubData` for each run of adjacent launches (a busy sky's
+ * launches of one tick mostly lie side by side), their rows with one texture range a launch.
+ * Everything is written again only when the world was rebuilt (late join, fast-forward); when the
+ * pool's buffer grows (its slots stay where they were) the references are copied into a larger
+ * buffer on the GPU, a compaction's moves are repeated on the GPU and the launch rows' slot
+ * ranges rewritten; an ended launch's group is reused, and its references are left as they are:
+ * a slot outside the slot range of the row it names is not drawn.
+ * Memory: 8 bytes per pool slot and 512 bytes per live launch (a group of four 128-byte rows), on
+ * the GPU; without a WebGL context (tests) the references go to a CPU array that holds what the
+ * GPU would.
  */
 import * as THREE from "three";
 import { BREAK_GAP_TICKS } from "../../shared/constants.ts";
@@ -28,12 +29,13 @@ import { GOLD_TINT, RAINBOW_FIRST, THEME_TINTS } from "../../shared/firework_col
 import { THEME_TRAIL_TINT } from "../../shared/fireworks.ts";
 import { THEMES } from "../../shared/types.ts";
 import { DERIVED, derivedRef, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
-import { FireworkBreakTable, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
+import { FireworkBreakTable, LAUNCH_ROW, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
+import { LaunchEndQueue } from "./launch_end_queue.ts";
 import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
 import { type Recipe, RECIPES } from "../../shared/firework_recipes.ts";
-import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
+import { FIREWORK_KINDS, MAX_BREAKS } from "../../shared/firework_kinds.ts";
 import { STREAM, streamPrefix } from "../../shared/prng.ts";
-import { EMBER_N, EMBER_T, MAX_TRAILS, SHELL_TRAIL_ROW } from "./firework_ember_packing.ts";
+import { EMBER_N, MAX_TRAILS } from "./firework_ember_packing.ts";
 import type { FireworkShaderRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
 import {
@@ -45,20 +47,19 @@ import { FIREWORK_CLASSES, FireworkSparkShader, THEME_ROWS } from "./firework_sp
 import type { PointUniforms } from "./point_uniforms.ts";
 import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
 
-/** Floats per slot in the instance buffer. */
-export const FIREWORK_SLOT_STRIDE = 12;
-
 /** Floats per slot in the reference buffer (firework_derived_packing.ts). */
 export const REF_STRIDE = 2;
+
+/** References staged on the CPU before a run of them is copied into the GPU buffer (2 MB). */
+const STAGE_SLOTS = 1 << 18;
+
+if (MAX_BREAKS > LAUNCH_ROW) throw new RangeError("firework_breaks: no row left for the launch");
 
 /**
  * Born ticks are stored relative to an epoch (float32 holds integers exactly up to 2^24); past
  * this many ticks after it (~19 hours at 60 Hz) the buffer is rewritten with a new epoch.
  */
 const EPOCH_SPAN = 1 << 22;
-
-/** Records staged on the CPU before they are copied into the GPU buffer (≈ 390 kB). */
-export const STAGING_SLOTS = 8192;
 
 /** Options for {@link FireworkSparks}. */
 export interface FireworkSparksOptions {
@@ -83,8 +84,8 @@ export interface FireworkSparksOptions {
   strobe?: boolean;
   renderOrder: number;
   /**
-   * The renderer's WebGL context: records go straight into a GPU buffer. Without it (tests) they
-   * go to a CPU array, `mirror`.
+   * The renderer's WebGL context: references go straight into a GPU buffer. Without it (tests)
+   * they go to a CPU array (`refMirror`).
    */
   gl?: WebGL2RenderingContext;
 }
@@ -140,28 +141,19 @@ export class FireworkSparks {
   private readonly keepEvery: number;
   private readonly strobe: boolean;
   private readonly gl: WebGL2RenderingContext | null;
-  private target: FireworkRecordTarget | null = null;
-  /** Each slot's reference to a break row (two floats; 0: the slot has a record of its own). */
+  /** Each slot's reference to a row of its launch's group (two floats; 0: nothing drawn). */
   private refs: FireworkRecordTarget | null = null;
-  /** The live launches' break rows (uBreaks). */
+  /** The live launches' rows (uBreaks). */
   private readonly table = new FireworkBreakTable();
-  /** The launches holding a group of break rows, and their groups (freed when they end). */
-  private readonly owners: FireworkBlock[] = [];
-  private readonly ownerGroups: number[] = [];
+  /** The launches holding a group of rows, with their groups, by the tick they end. */
+  private readonly owners = new LaunchEndQueue<FireworkBlock>();
   /**
-   * Where each owner's slots are in the GPU buffers (its start as of the last update): a launch
-   * that a compaction moved and that then ended in the same step has its new start in the pool
-   * but its references still at the old one until the moves are repeated here.
+   * References staged for `refs`: the run of adjacent launches' slots from `stageStart` (grown
+   * up to STAGE_SLOTS, never shrunk).
    */
-  private readonly ownerStarts: number[] = [];
-  /** A launch's references, built before they are copied into `refs` (grown, never shrunk). */
-  private refScratch = new Float32Array(4096);
-  /** Records staged for the target: a run of consecutive slots is copied at once. */
-  private readonly data = new Float32Array(STAGING_SLOTS * FIREWORK_SLOT_STRIDE);
-  private staged = 0;
-  private runSlot = 0;
-  private runFrom = 0;
-  private runCount = 0;
+  private stage = new Float32Array(4096);
+  private stageStart = 0;
+  private stageCount = 0;
   private slots = 0;
   private world: World | null = null;
   private system: Fireworks | null = null;
@@ -171,13 +163,15 @@ export class FireworkSparks {
   private readonly trails = new Map<Recipe, number>();
   /** A break's burst point and inherited velocity (Fireworks.burstFrame). */
   private readonly frame = new Float64Array(6);
-  /** Records written by the last `update` (shells and trail rings, or all after a change). */
+  /** Rows written by the last `update` (a new launch's launch row and break rows, once). */
   written = 0;
   /** Slot references written by the last `update` (a new launch's slots, once). */
   referenced = 0;
-  /** Updates that followed a compaction by moving records on the GPU (instead of rewriting). */
+  /** `bufferSubData` calls of the last `update` (one per run of adjacent new launches). */
+  uploads = 0;
+  /** Updates that followed a compaction by moving references on the GPU (not rewriting them). */
   movedUpdates = 0;
-  /** Updates that followed a growth by copying the records on the GPU (instead of rewriting). */
+  /** Updates that followed a growth by copying the references on the GPU (not rewriting them). */
   grownUpdates = 0;
 
   constructor(options: FireworkSparksOptions) {
@@ -239,17 +233,6 @@ export class FireworkSparks {
     return system ? Math.round(system.expectedLive() / this.keepEvery) : 0;
   }
 
-  /**
-   * Without a WebGL context, the CPU array holding what the GPU buffer would
-   * (FIREWORK_SLOT_STRIDE floats per pool slot).
-   */
-  get mirror(): Float32Array {
-    if (!(this.target instanceof FireworkRecordMirror)) {
-      throw new Error("firework_mirror: the records are on the GPU only");
-    }
-    return this.target.array;
-  }
-
   /** Without a WebGL context, the CPU array holding the references (REF_STRIDE floats a slot). */
   get refMirror(): Float32Array {
     if (!(this.refs instanceof FireworkRecordMirror)) {
@@ -258,11 +241,11 @@ export class FireworkSparks {
     return this.refs.array;
   }
 
-  /** Bytes of the records: on the GPU (or in the mirror) and staged on the CPU. */
+  /** Bytes of the references and rows: on the GPU (or in the mirror) and on the CPU. */
   get bytes(): { gpu: number; cpu: number } {
-    const slots = this.slots * (FIREWORK_SLOT_STRIDE + REF_STRIDE) * 4;
+    const slots = this.slots * REF_STRIDE * 4;
     const gpu = slots + this.table.bytes;
-    const cpu = this.data.byteLength + this.refScratch.byteLength + this.table.bytes;
+    const cpu = this.stage.byteLength + this.table.bytes;
     return { gpu, cpu: cpu + (this.gl ? 0 : slots) };
   }
 
@@ -297,7 +280,7 @@ export class FireworkSparks {
   }
 
   /**
-   * Writes and marks for upload what was born since the last call (or everything, after the
+   * Writes and marks for upload the launches made since the last call (or everything, after the
    * world changed) and sets the displayed time: `alpha` ∈ [0, 1] between the
    * world's tick − 1 and its tick.
    */
@@ -318,7 +301,7 @@ export class FireworkSparks {
     if (pool.allocated > this.slots) {
       if (full) this.allocate(pool.allocated);
       else {
-        // The records so far go over on the GPU; the new slots are zero (never drawn) until
+        // The references so far go over on the GPU; the new slots are zero (never drawn) until
         // written.
         this.allocate(pool.allocated, true);
         this.grownUpdates++;
@@ -327,7 +310,7 @@ export class FireworkSparks {
     const blocks = pool.blocks;
     this.written = 0;
     this.referenced = 0;
-    this.target!.begin();
+    this.uploads = 0;
     if (full) {
       this.system = system;
       this.layoutVersion = pool.layoutVersion;
@@ -335,48 +318,49 @@ export class FireworkSparks {
       this.epoch = tick;
       // Everything else is zero, never drawn: ended launches' gaps, and the slots beyond the
       // last block, which a later launch takes over before it spawns in all of them.
-      this.target!.clear();
       this.refs!.clear();
       this.table.reset();
-      this.owners.length = this.ownerGroups.length = this.ownerStarts.length = 0;
+      this.owners.clear();
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        this.write(system, block, 0, block.size);
+        this.write(system, block);
         block.births.length = 0;
       }
     } else {
       this.layoutVersion = pool.layoutVersion;
-      // Launches that ended: their slots' references go (before any move: their slots are where
-      // the last update left them) and their rows are free for new launches.
+      // Launches that ended: their groups are free for new launches (their slots' references
+      // stay: a slot outside the range of the launch row it names is not drawn).
       this.release(tick);
       if (moved) {
         this.movedUpdates++;
-        const moves = pool.moves, target = this.target!, refs = this.refs!;
-        for (let m = 0; m < moves.length; m += 3) {
-          target.move(moves[m], moves[m + 1], moves[m + 2]);
-          refs.move(moves[m], moves[m + 1], moves[m + 2]);
-        }
-        // What lay above the compacted blocks is garbage (stale copies of moved sparks); blocks
+        const moves = pool.moves, refs = this.refs!;
+        for (let m = 0; m < moves.length; m += 3) refs.move(moves[m], moves[m + 1], moves[m + 2]);
+        // What lay above the compacted blocks is stale copies of moved references; blocks
         // added since take it over before they spawn in all of it.
         let end = 0;
         for (let m = 0; m < moves.length; m += 3) end = Math.max(end, moves[m + 1] + moves[m + 2]);
-        target.zero(end, pool.movedFromCount);
         refs.zero(end, pool.movedFromCount);
-        // Every owner left is live: its slots are now where the pool has them.
-        for (let i = 0; i < this.owners.length; i++) this.ownerStarts[i] = this.owners[i].start;
+        // Every launch left is live: its launch row's range follows its slots.
+        const owners = this.owners, data = this.table.data;
+        for (let i = 0; i < owners.size; i++) {
+          const row = owners.valueAt(i) * MAX_BREAKS_PER_GROUP + LAUNCH_ROW;
+          data[this.table.offset(row) + 16] = owners.itemAt(i).start;
+        }
+        this.table.touchUsed();
       }
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
         const births = block.births;
         if (births.length === 0) continue;
+        // A launch's first births (its shell and trail ring, from slot 0) are its first update;
+        // later ones write nothing.
         for (let k = 0; k < births.length; k += 2) {
-          this.write(system, block, births[k], births[k + 1]);
+          if (births[k] === 0 && births[k + 1] > 0) this.write(system, block);
         }
         births.length = 0;
       }
     }
-    this.flush();
-    this.staged = 0;
+    this.flushStage();
     this.geometry.instanceCount = pool.count;
     const uniforms = this.material.uniforms;
     uniforms.uTick.value = tick - this.epoch;
@@ -391,80 +375,97 @@ export class FireworkSparks {
     this.tables.dispose();
     this.table.dispose();
     this.refs?.dispose();
-    this.target?.dispose();
   }
 
   /**
-   * Stages the records of pool slots [slot, slot + count) (count ≤ STAGING_SLOTS) and returns
-   * where the first starts in `data`: consecutive slots form one run, copied to the target at
-   * once (when the run breaks, the staging array is full, or the update ends).
+   * Where `size` references of the slots from `start` go in `stage` (the float index of the
+   * first): after the staged run when `start` continues it, else from 0 once the run is copied.
    */
-  private stageRun(slot: number, count: number): number {
+  private stageRun(start: number, size: number): number {
     if (
-      this.runCount === 0 || slot !== this.runSlot + this.runCount ||
-      this.staged + count > STAGING_SLOTS
-    ) {
-      this.flush();
-      if (this.staged + count > STAGING_SLOTS) this.staged = 0;
-      this.runSlot = slot;
-      this.runFrom = this.staged;
+      this.stageCount > 0 &&
+      (start !== this.stageStart + this.stageCount || this.stageCount + size > STAGE_SLOTS)
+    ) this.flushStage();
+    if (this.stageCount === 0) this.stageStart = start;
+    const at = this.stageCount * REF_STRIDE, need = at + size * REF_STRIDE;
+    if (this.stage.length < need) {
+      const grown = new Float32Array(Math.max(need, 2 * this.stage.length));
+      grown.set(this.stage.subarray(0, at));
+      this.stage = grown;
     }
-    const at = this.staged * FIREWORK_SLOT_STRIDE;
-    this.runCount += count;
-    this.staged += count;
+    this.stageCount += size;
     return at;
   }
 
-  /** Copies the staged run to the target. */
-  private flush(): void {
-    if (this.runCount === 0) return;
-    this.target!.write(this.runSlot, this.data, this.runFrom, this.runCount);
-    this.runCount = 0;
+  /** Copies the staged run of references to the GPU buffer. */
+  private flushStage(): void {
+    if (this.stageCount === 0) return;
+    this.refs!.write(this.stageStart, this.stage, 0, this.stageCount);
+    this.uploads++;
+    this.stageCount = 0;
   }
 
   /**
-   * Writes slots [from, to) of `block` (relative). A launch is written whole when it is first
-   * drawn (from 0): its shell's record with its trail ring (the shader derives each trail spark
-   * from the shell), its breaks' rows in the break table and every other slot's reference to its
-   * break (each spark, split child and ember is placed by the shader from its break when it is
-   * born there, so later births write nothing).
+   * Writes `block` whole, when it is first drawn: takes a group of rows for it, writes its
+   * launch row (the shell's birth state as the pool has it, the trail's style, the launch's
+   * stream prefix, its slot range; firework_derived_packing.ts), each break's row (its burst
+   * point, born tick, inherited velocity, base speed, plane, stream prefix, kind, theme and `aux`)
+   * and every slot's reference: the shell, its trail ring, each break's sparks, children and
+   * ember rings. Later births write nothing (the shader derives them).
    */
-  private write(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
-    if (from !== 0 || to <= 0) return;
-    this.writeSlots(system, block, 0, 1);
-    this.writeTrailRing(system, block);
-    this.writeBreaks(system, block);
-  }
-
-  /**
-   * Takes a group of break rows for `block`, writes each break's row (its burst point, born
-   * tick, inherited velocity, base speed, plane, stream prefix, kind, theme and `aux`;
-   * firework_derived_packing.ts) and every slot's reference past the trail ring: one run of
-   * references for the whole launch.
-   */
-  private writeBreaks(system: Fireworks, block: FireworkBlock): void {
+  private write(system: Fireworks, block: FireworkBlock): void {
     const plan = block.plan, recipe = block.recipe;
     const group = this.table.allocate();
-    this.owners.push(block);
-    this.ownerGroups.push(group);
-    this.ownerStarts.push(block.start);
+    this.owners.push(block, group);
     const first = group * MAX_BREAKS_PER_GROUP;
     const kind = FIREWORK_KINDS.indexOf(block.kind);
     const theme = THEMES.indexOf(block.theme);
     const prefix = streamPrefix(system.seed, STREAM.firework, block.seq);
     const children = recipe.split?.children ?? 0;
     const ring = recipe.trail?.ring ?? 0;
-    if (this.refScratch.length < block.size * REF_STRIDE) {
-      this.refScratch = new Float32Array(
-        Math.max(block.size * REF_STRIDE, 2 * this.refScratch.length),
-      );
+    const base = this.stageRun(block.start, block.size);
+    const refs = this.stage;
+    refs.fill(0, base, base + block.size * REF_STRIDE);
+    const t = this.table.data;
+    // The launch row: the shell as the pool spawned it.
+    const launchRow = first + LAUNCH_ROW;
+    {
+      const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
+      const i = block.start, p = i * 3, o = this.table.offset(launchRow);
+      t[o] = origin[p];
+      t[o + 1] = origin[p + 1];
+      t[o + 2] = origin[p + 2];
+      t[o + 3] = block.tick - this.epoch + born[i];
+      t[o + 4] = velocity[p];
+      t[o + 5] = velocity[p + 1];
+      t[o + 6] = velocity[p + 2];
+      t[o + 7] = maxLife[i];
+      t[o + 8] = style[i];
+      t[o + 9] = flicker[i];
+      t[o + 10] = size[i];
+      // Drawn until its burst puts it out.
+      t[o + 11] = maxLife[i] > 0 ? plan.riseTicks : 0;
+      t[o + 12] = styleOf(MOTION.trail, block.trailTint);
+      t[o + 13] = prefix & 0xffff;
+      t[o + 14] = prefix >>> 16;
+      t[o + 15] = 0;
+      t[o + 16] = block.start;
+      t[o + 17] = block.size;
+      t[o + 18] = t[o + 19] = 0;
+      const tag = launchRow + 1;
+      refs[base] = tag;
+      refs[base + 1] = EMBER_N * INDEX_SPAN * DERIVED.shell;
+      derivedRef(DERIVED.trail, plan.trailEnd - 1, 0); // the largest place, checked once
+      let at = base + REF_STRIDE;
+      for (let r = 1, v = EMBER_N * INDEX_SPAN * DERIVED.trail; r < plan.trailEnd; r++) {
+        refs[at++] = tag;
+        refs[at++] = v + EMBER_N * (r - 1);
+      }
     }
-    const refs = this.refScratch;
-    refs.fill(0, 0, block.size * REF_STRIDE);
-    const keep = this.keepEvery;
+    this.written++;
     for (let b = 0; b < plan.breaks; b++) {
       const row = first + b;
-      const t = this.table.data, o = this.table.offset(row);
+      const o = this.table.offset(row);
       const frame = system.burstFrame(block, b, this.frame);
       t[o] = frame[0];
       t[o + 1] = frame[1];
@@ -488,58 +489,48 @@ export class FireworkSparks {
       // up run by run; the largest place checked once).
       derivedRef(DERIVED.ember, Math.max(plan.sparkCount[b], plan.splitCount[b] * children), 0);
       const tag = row + 1;
-      let at = plan.sparkStart[b] * REF_STRIDE;
+      let at = base + plan.sparkStart[b] * REF_STRIDE;
       for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.spark; n < plan.sparkCount[b]; n++) {
         refs[at++] = tag;
         refs[at++] = v + EMBER_N * n;
       }
-      at = plan.childStart[b] * REF_STRIDE;
+      at = base + plan.childStart[b] * REF_STRIDE;
       const kids = plan.splitCount[b] * children;
       for (let c = 0, v = EMBER_N * INDEX_SPAN * DERIVED.child; c < kids; c++) {
         refs[at++] = tag;
         refs[at++] = v + EMBER_N * c;
       }
-      at = plan.emberStart[b] * REF_STRIDE;
+      at = base + plan.emberStart[b] * REF_STRIDE;
       for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.ember; n < plan.trailCount[b]; n++) {
         for (let q = 0; q < ring; q++) {
           refs[at++] = tag;
           refs[at++] = v + EMBER_N * n + q;
         }
       }
+      this.written++;
     }
     // Thinned out (reduced motion): every slot not a multiple of keepEvery from the launch's
     // first, so it stays stable.
+    const keep = this.keepEvery;
     if (keep !== 1) {
       for (let r = 0; r < block.size; r++) {
-        if (r % keep !== 0) refs[r * REF_STRIDE] = refs[r * REF_STRIDE + 1] = 0;
+        if (r % keep !== 0) refs[base + r * REF_STRIDE] = refs[base + r * REF_STRIDE + 1] = 0;
       }
     }
-    this.table.touch(first, plan.breaks);
-    this.refs!.write(block.start, refs, 0, block.size);
+    this.table.touch(first, MAX_BREAKS_PER_GROUP);
     this.referenced += block.size;
   }
 
   /**
-   * Launches that ended by `tick`: their slots' references are cleared (a slot in the gap they
-   * leave must not name rows another launch takes) and their groups freed.
+   * Launches that ended by `tick`: their groups are freed. Their slots' references stay: a slot
+   * in the gap they leave names rows another launch may take, but lies outside that launch's
+   * slot range (else that launch wrote it), so the shader does not draw it.
    */
   private release(tick: number): void {
-    const owners = this.owners, groups = this.ownerGroups, starts = this.ownerStarts;
-    let kept = 0;
-    for (let i = 0; i < owners.length; i++) {
-      const block = owners[i];
-      if (block.endTick <= tick) {
-        this.refs!.zero(starts[i], starts[i] + block.size);
-        this.table.free(groups[i]);
-        continue;
-      }
-      owners[kept] = block;
-      starts[kept] = starts[i];
-      groups[kept++] = groups[i];
+    for (let group = this.owners.popEnded(tick); group >= 0; group = this.owners.popEnded(tick)) {
+      this.table.free(group);
     }
-    owners.length = groups.length = starts.length = kept;
   }
-
   /**
    * Sets row `index` (its kind's place in FIREWORK_KINDS) of the shader's recipe uniforms from
    * `recipe`: what placing its sparks, children and embers reads beside a derived record.
@@ -616,105 +607,25 @@ export class FireworkSparks {
   }
 
   /**
-   * Writes a launch's shell trail ring, slots [1, trailEnd): one record per slot, each the
-   * shell's birth state (born: the launch tick; life: its rise), the trail's style and the
-   * launch's stream key, from which the shader derives the trail spark in that slot at any tick
-   * (shared/'s `#spawnTrail`). Written once with the shell, never per rise tick.
-   */
-  private writeTrailRing(system: Fireworks, block: FireworkBlock): void {
-    const { origin, velocity } = system.pool;
-    const data = this.data;
-    const keep = this.keepEvery;
-    const thin = keep !== 1;
-    const shell = block.start, p = shell * 3;
-    const end = block.plan.trailEnd;
-    const key = streamPrefix(system.seed, STREAM.firework, block.seq);
-    const style = styleOf(MOTION.trail, block.trailTint);
-    const bornAt = block.tick - this.epoch;
-    const rise = block.plan.riseTicks;
-    let o = this.stageRun(shell + 1, end - 1);
-    for (let r = 1; r < end; r++, o += FIREWORK_SLOT_STRIDE) {
-      data[o] = origin[p];
-      data[o + 1] = origin[p + 1];
-      data[o + 2] = origin[p + 2];
-      data[o + 3] = bornAt;
-      data[o + 4] = velocity[p];
-      data[o + 5] = velocity[p + 1];
-      data[o + 6] = velocity[p + 2];
-      data[o + 7] = rise;
-      data[o + 8] = style;
-      data[o + 9] = key & 0xffff;
-      data[o + 10] = key >>> 16;
-      // Negative: trail ring slot r − 1; 0 when thinned out.
-      data[o + 11] = thin && r % keep !== 0 ? 0 : -(1 + (r - 1) + EMBER_T * SHELL_TRAIL_ROW);
-    }
-    this.written += end - 1;
-  }
-
-  /** Writes pool slots `block.start + r` for r in [from, to) into their GPU instances. */
-  private writeSlots(system: Fireworks, block: FireworkBlock, from: number, to: number): void {
-    const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
-    const data = this.data;
-    const keep = this.keepEvery;
-    const thin = keep !== 1;
-    const base = block.tick - this.epoch;
-    const rise = block.plan.riseTicks;
-    for (let chunk = from; chunk < to; chunk += STAGING_SLOTS) {
-      const stop = Math.min(to, chunk + STAGING_SLOTS);
-      let o = this.stageRun(block.start + chunk, stop - chunk);
-      for (let r = chunk; r < stop; r++, o += FIREWORK_SLOT_STRIDE) {
-        const i = block.start + r, p = i * 3;
-        const life = maxLife[i];
-        data[o] = origin[p];
-        data[o + 1] = origin[p + 1];
-        data[o + 2] = origin[p + 2];
-        data[o + 3] = base + born[i];
-        data[o + 4] = velocity[p];
-        data[o + 5] = velocity[p + 1];
-        data[o + 6] = velocity[p + 2];
-        data[o + 7] = life;
-        data[o + 8] = style[i];
-        data[o + 9] = flicker[i];
-        data[o + 10] = size[i];
-        // Drawn while younger than its life (the shell: until its burst puts it out); never when
-        // not spawned or thinned out (counted from the launch's first slot, so it stays stable).
-        data[o + 11] = life <= 0 || (thin && r % keep !== 0) ? 0 : r === 0 ? rise : life;
-      }
-    }
-    this.written += to - from;
-  }
-
-  /**
-   * A new buffer of `slots` instances on a fresh geometry (three caches instance counts): zero,
-   * or with `keep` holding the old buffer's records in their slots (copied on the GPU).
+   * A new buffer of `slots` references on a fresh geometry (three caches instance counts): zero,
+   * or with `keep` holding the old buffer's references in their slots (copied on the GPU).
    */
   private allocate(slots: number, keep = false): void {
     // Grown before the old geometry is disposed: three deletes the GL buffers of a disposed
-    // geometry's attributes, the old records' buffer among them.
-    const fresh = (stride: number) =>
-      this.gl
-        ? new FireworkRecordBuffer(this.gl, stride, slots)
-        : new FireworkRecordMirror(stride, slots);
-    let target: FireworkRecordTarget, refs: FireworkRecordTarget;
-    if (keep && this.target && this.refs) {
-      target = this.target.grow(slots);
-      refs = this.refs.grow(slots);
-    } else {
-      this.target?.dispose();
+    // geometry's attributes, the old references' buffer among them.
+    let refs: FireworkRecordTarget;
+    if (keep && this.refs) refs = this.refs.grow(slots);
+    else {
       this.refs?.dispose();
-      target = fresh(FIREWORK_SLOT_STRIDE);
-      refs = fresh(REF_STRIDE);
+      refs = this.gl
+        ? new FireworkRecordBuffer(this.gl, REF_STRIDE, slots)
+        : new FireworkRecordMirror(REF_STRIDE, slots);
     }
-    this.target = target;
     this.refs = refs;
     this.geometry.dispose();
     this.geometry = streakQuadGeometry();
     this.object.geometry = this.geometry;
     // An interleaved view of a per-instance GL buffer is typed as an InterleavedBuffer only.
-    const buffer = target.instances as THREE.InstancedInterleavedBuffer;
-    this.geometry.setAttribute("originBorn", new THREE.InterleavedBufferAttribute(buffer, 4, 0));
-    this.geometry.setAttribute("velocityLife", new THREE.InterleavedBufferAttribute(buffer, 4, 4));
-    this.geometry.setAttribute("styleFlicker", new THREE.InterleavedBufferAttribute(buffer, 4, 8));
     const refBuffer = refs.instances as THREE.InstancedInterleavedBuffer;
     this.geometry.setAttribute("derivedRef", new THREE.InterleavedBufferAttribute(refBuffer, 2, 0));
     this.slots = slots;
