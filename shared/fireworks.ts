@@ -254,6 +254,12 @@ export interface FireworkBlock extends Block {
    */
   readonly activeTicks: number;
   /**
+   * Closed form: the next step tick at which `#advanceBlock` has something to do for it (a trail
+   * tick, a burst, a split or an ember wave), so a step visits only the launches due. Never later
+   * than that tick; an earlier visit does nothing (Infinity: nothing is left to do).
+   */
+  nextDue: number;
+  /**
    * The recipe's numbers a step reads, copied from it as plain numbers, so that a launch's visit
    * reads them off the block instead of through its recipe and the recipe's split and trail
    * (which may be null): ticks after a break its last split may come (−1: no splits), ticks
@@ -603,6 +609,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
+      nextDue: tick,
       splitLast: plan.recipe.split ? plan.recipe.split.delay[1] : -1,
       emberEvery: plan.recipe.trail ? plan.recipe.trail.every : 0,
       longestLife: longestSparkLife(plan.recipe),
@@ -640,10 +647,12 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     this.#now = tick + 1;
     if (this.closedForm) {
       // No spark moves and no death is counted: births are spawned (or only marked, for trails
-      // and embers) and launches ended.
+      // and embers) and launches ended. Only the launches with something due are visited.
       for (let b = 0; b < blocks.length; b++) {
         const block = blocks[b];
-        if (tick - block.tick < block.activeTicks) this.#advanceBlock(block, tick);
+        if (block.nextDue > tick) continue;
+        this.#advanceBlock(block, tick);
+        block.nextDue = this.#nextDue(block, tick);
       }
       this.#hashEndingBy(tick + 1);
       this.pool.expire(tick + 1);
@@ -684,6 +693,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       this.#jumpBlock(block, tick - block.tick);
       block.births.length = 0;
       block.births.push(0, block.size);
+      // Visited at the next step, which finds what is due after it.
+      block.nextDue = tick;
     }
     // Each launch's first live slot raised; stepping counts the living afresh (the spawns above
     // counted every birth). Closed form keeps no count: `live` evaluates it when asked.
@@ -1334,6 +1345,41 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.emberWaves[b] = m + 1;
       }
     }
+  }
+
+  /**
+   * The first step tick after `tick` (whose visit `block` just had) at which `#advanceBlock` acts
+   * for `block`: the next rise tick while it rises; else, over its breaks, the next burst, the
+   * next split due (`splitsDone` counts those done, in delay order) or the next ember wave
+   * (multiples of `every` after the break, below the longest spark life); Infinity when none.
+   * The same conditions `#advanceBlock` tests, so a launch is never visited later than it acts.
+   */
+  #nextDue(block: FireworkBlock, tick: number): number {
+    const k = tick - block.tick;
+    const plan = block.plan;
+    if (k + 1 < plan.riseTicks) return tick + 1;
+    const every = block.emberEvery, longest = block.longestLife;
+    let next = Infinity;
+    for (let b = 0; b < plan.breaks; b++) {
+      // k' at which break b bursts (its since is 0).
+      const apex = plan.riseTicks - 1 + b * BREAK_GAP_TICKS;
+      const since = k - apex;
+      if (since < 0) {
+        // Not burst yet: its burst comes first (later breaks' events come after theirs).
+        next = Math.min(next, apex);
+        break;
+      }
+      const done = block.splitsDone[b], order = block.splitOrder[b];
+      if (block.splitLast >= 0 && done < order.length) {
+        const delay = block.delays[b][order[done]];
+        if (delay > since && delay <= block.splitLast) next = Math.min(next, apex + delay);
+      }
+      if (every > 0) {
+        const wave = (Math.floor(since / every) + 1) * every;
+        if (wave < longest) next = Math.min(next, apex + wave);
+      }
+    }
+    return next === Infinity ? Infinity : block.tick + next;
   }
 
   /**
