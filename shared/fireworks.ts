@@ -210,10 +210,11 @@ export interface FireworkBlock extends Block {
   hi: number;
   /**
    * Slots (relative to `start`) spawned since a consumer last took them, as [from, to) pairs in
-   * spawn order (a range that continues the last one extends it). Exactly the births: a GPU
-   * renderer writes these slots and empties the list (client/render/firework_sparks.ts); one
-   * range per spawn call, so a launch whose splits go off far apart in one tick does not mark
-   * the children between them.
+   * spawn order (a range that continues the last one extends it). Exactly the births, for a
+   * consumer that writes what is born from the pool and empties the list (a closed-form launch
+   * adds at most one pair a break; the GPU renderer, which derives every spark from its launch,
+   * reads none); one range per spawn call, so a launch whose splits go off far apart in one tick
+   * does not mark the children between them.
    */
   readonly births: number[];
   /**

@@ -225,9 +225,11 @@ export class World {
 
   /**
    * The fireworks as a closed-form system, for a renderer that evaluates sparks on the GPU: the
-   * pool's birth state (origin, velocity, born, maxLife, style, flicker, size), each block's
-   * slot ranges spawned since last taken (`births`, which that renderer empties) and the version
-   * counters that say when to copy everything again. Read only, apart from those lists.
+   * launches in the order they were applied (the pool's blocks; new ones come last), the shell's
+   * birth state in the pool (origin, velocity, born, maxLife, style, flicker, size), each
+   * break's frame (`burstFrame`), each block's slot ranges spawned since last taken (`births`,
+   * for a consumer that reads births from the pool and empties them) and the version counters
+   * that say when to copy everything again. Read only, apart from those lists.
    */
   get fireworkSystem(): Fireworks {
     return this.#fireworks;

@@ -155,6 +155,9 @@ export class FireworkSparks {
   private stageStart = 0;
   private stageCount = 0;
   private slots = 0;
+  /** The newest launch written, by (tick, seq): the ones applied after it are new. */
+  private newestTick = -Infinity;
+  private newestSeq = -Infinity;
   private world: World | null = null;
   private system: Fireworks | null = null;
   private layoutVersion = -1;
@@ -321,11 +324,8 @@ export class FireworkSparks {
       this.refs!.clear();
       this.table.reset();
       this.owners.clear();
-      for (let b = 0; b < blocks.length; b++) {
-        const block = blocks[b];
-        this.write(system, block);
-        block.births.length = 0;
-      }
+      this.newestTick = this.newestSeq = -Infinity;
+      for (let b = 0; b < blocks.length; b++) this.write(system, blocks[b]);
     } else {
       this.layoutVersion = pool.layoutVersion;
       // Launches that ended: their groups are free for new launches (their slots' references
@@ -348,17 +348,11 @@ export class FireworkSparks {
         }
         this.table.touchUsed();
       }
-      for (let b = 0; b < blocks.length; b++) {
-        const block = blocks[b];
-        const births = block.births;
-        if (births.length === 0) continue;
-        // A launch's first births (its shell and trail ring, from slot 0) are its first update;
-        // later ones write nothing.
-        for (let k = 0; k < births.length; k += 2) {
-          if (births[k] === 0 && births[k + 1] > 0) this.write(system, block);
-        }
-        births.length = 0;
-      }
+      // The launches made since the last update: the pool lists its launches in the order they
+      // were applied, so they are the last ones, after the newest written so far.
+      let first = blocks.length;
+      while (first > 0 && this.isNew(blocks[first - 1])) first--;
+      for (let b = first; b < blocks.length; b++) this.write(system, blocks[b]);
     }
     this.flushStage();
     this.geometry.instanceCount = pool.count;
@@ -366,6 +360,12 @@ export class FireworkSparks {
     uniforms.uTick.value = tick - this.epoch;
     uniforms.uAlpha.value = alpha;
     uniforms.uStrobeTick.value = this.strobe ? tick : -1;
+  }
+
+  /** Whether `block` was applied after the newest launch written (in (tick, seq) order). */
+  private isNew(block: FireworkBlock): boolean {
+    return block.tick > this.newestTick ||
+      (block.tick === this.newestTick && block.seq > this.newestSeq);
   }
 
   /** Frees GPU resources. */
@@ -417,6 +417,10 @@ export class FireworkSparks {
     const plan = block.plan, recipe = block.recipe;
     const group = this.table.allocate();
     this.owners.push(block, group);
+    if (this.isNew(block)) {
+      this.newestTick = block.tick;
+      this.newestSeq = block.seq;
+    }
     const first = group * MAX_BREAKS_PER_GROUP;
     const kind = FIREWORK_KINDS.indexOf(block.kind);
     const theme = THEMES.indexOf(block.theme);
