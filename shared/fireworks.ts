@@ -478,6 +478,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    */
   override live(): number {
     if (!this.closedForm) return this.liveCount;
+    this.#catchUpAll();
     const now = this.#now, blocks = this.pool.blocks;
     let live = 0;
     for (let b = 0; b < blocks.length; b++) {
@@ -497,6 +498,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    */
   expectedLive(): number {
     if (!this.closedForm) return this.liveCount;
+    this.#catchUpAll();
     const now = this.#now, blocks = this.pool.blocks;
     let sum = 0;
     for (let b = 0; b < blocks.length; b++) sum += this.#expectedIn(blocks[b], now);
@@ -734,6 +736,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    */
   sync(): void {
     if (!this.closedForm || this.#settledAt === this.#now) return;
+    this.#catchUpAll();
     this.pool.ensureState();
     const now = this.#now;
     const blocks = this.pool.blocks;
@@ -939,6 +942,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     }
     // What each launch's evaluation reads that changes as it goes on: its range, and how far its
     // shell's trail ring and its breaks' ember rings had come.
+    this.#catchUpAll();
     const n = blocks.length;
     const waveAt = new Int32Array(n + 1);
     for (let b = 0; b < n; b++) waveAt[b + 1] = waveAt[b] + blocks[b].emberWaves.length;
@@ -1274,7 +1278,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       const trail = recipe.trail;
       if (trail && this.closedForm && !this.pool.hasState) {
         // Waves so far marked dropped, as steps would have (their range grown by the break's
-        // table, #countEmberWave), and none written: the next read writes each spark's last
+        // table, #catchUp), and none written: the next read writes each spark's last
         // ring of embers (#writeBirths), the same embers as below.
         const slots = emberWaveSlots(recipe), base = b * slots;
         const waves = Math.min(Math.floor(since / trail.every), slots);
@@ -1309,14 +1313,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     }
   }
 
-  /** Spawns what the launch emits after stepping `tick`: trail, bursts, splits, embers. */
+  /**
+   * Spawns what the launch emits after stepping `tick`: trail, bursts, splits, embers. Closed
+   * form counts the trail ticks and ember waves since its last visit first (`#catchUp`): it is
+   * visited only for its bursts and splits.
+   */
   #advanceBlock(block: FireworkBlock, tick: number): void {
     const k = tick - block.tick;
     const plan = block.plan;
-    if (k < plan.riseTicks) {
-      if (this.closedForm) this.#countTrail(block, k);
-      else this.#spawnTrail(block, k);
-    }
+    const closed = this.closedForm;
+    if (closed) this.#catchUp(block);
+    else if (k < plan.riseTicks) this.#spawnTrail(block, k);
     const sinceApex = k - (plan.riseTicks - 1);
     if (sinceApex < 0) return;
     const splitLast = block.splitLast, every = block.emberEvery, longest = block.longestLife;
@@ -1336,30 +1343,24 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         block.splitsDone[b] = done;
       }
       // Sparks drop embers only while they live: never at or beyond the longest spark life.
-      if (every > 0 && since < longest && since % every === 0) {
+      if (!closed && every > 0 && since < longest && since % every === 0) {
         const m = since / every - 1;
-        if (this.closedForm) this.#countEmberWave(block, b, m);
-        else {
-          this.#emberWave(block, b, m);
-          block.emberWritten[b] = m + 1;
-        }
-        block.emberWaves[b] = m + 1;
+        this.#emberWave(block, b, m);
+        block.emberWritten[b] = block.emberWaves[b] = m + 1;
       }
     }
   }
 
   /**
-   * The first step tick after `tick` (whose visit `block` just had) at which `#advanceBlock` acts
-   * for `block`: the next rise tick while it rises; else, over its breaks, the next burst, the
-   * next split due (`splitsDone` counts those done, in delay order) or the next ember wave
-   * (multiples of `every` after the break, below the longest spark life); Infinity when none.
-   * The same conditions `#advanceBlock` tests, so a launch is never visited later than it acts.
+   * Closed form: the first step tick after `tick` (whose visit `block` just had) at which
+   * `#advanceBlock` has a burst or a split to make for `block` (trail ticks and ember waves are
+   * counted when read, `#catchUp`): over its breaks, the next burst or the next split due
+   * (`splitsDone` counts those done, in delay order); Infinity when none. The same conditions
+   * `#advanceBlock` tests, so a launch is never visited later than it acts.
    */
   #nextDue(block: FireworkBlock, tick: number): number {
     const k = tick - block.tick;
     const plan = block.plan;
-    if (k + 1 < plan.riseTicks) return tick + 1;
-    const every = block.emberEvery, longest = block.longestLife;
     let next = Infinity;
     for (let b = 0; b < plan.breaks; b++) {
       // k' at which break b bursts (its since is 0).
@@ -1375,21 +1376,51 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         const delay = block.delays[b][order[done]];
         if (delay > since && delay <= block.splitLast) next = Math.min(next, apex + delay);
       }
-      if (every > 0) {
-        const wave = (Math.floor(since / every) + 1) * every;
-        if (wave < longest) next = Math.min(next, apex + wave);
-      }
     }
     return next === Infinity ? Infinity : block.tick + next;
   }
 
   /**
-   * Closed form: the trail sparks of rise tick `k` marked born, not written (nor their
-   * lifetimes drawn): the launch's range grown over their slots.
+   * Closed form: counts `block`'s trail ticks and ember waves up to the current tick, as its
+   * visits at every tick since the last count would have (`#spawnTrail`'s and `#emberWave`'s
+   * counts, without writing a spark): the rise ticks' trail sparks born (their ring slots' range)
+   * and, per break burst at least a tick ago, the ember waves dropped (at `every`, 2·`every`, …
+   * ticks after it, below the longest spark life; the range from the break's table). Called
+   * before anything reads them (a visit, `sync`, the counts, a hash begun), never by a hash
+   * already under way, which evaluates each launch as it was at its own tick.
    */
-  #countTrail(block: FireworkBlock, k: number): void {
-    block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
-    block.trailTicks = k + 1;
+  #catchUp(block: FireworkBlock): void {
+    const k = this.#now - 1 - block.tick;
+    if (k < 0) return;
+    const plan = block.plan;
+    const ticks = Math.min(k + 1, plan.riseTicks);
+    if (ticks > block.trailTicks) {
+      // Ring slots of the ticks counted now (the ring holds the last TRAIL_RING_TICKS).
+      let hi = block.hi;
+      for (let t = Math.max(block.trailTicks, ticks - TRAIL_RING_TICKS); t < ticks; t++) {
+        hi = Math.max(hi, trailSlot(t, TRAIL_PER_TICK));
+      }
+      block.hi = hi;
+      block.trailTicks = ticks;
+    }
+    const every = block.emberEvery;
+    if (every === 0) return;
+    const slots = block.waveSlots, his = block.emberHi, waves = block.emberWaves;
+    for (let b = 0; b < plan.breaks; b++) {
+      const since = k - (plan.riseTicks - 1) - b * BREAK_GAP_TICKS;
+      if (since < every) break;
+      const dropped = Math.min(Math.floor(since / every), slots);
+      for (let m = waves[b]; m < dropped; m++) {
+        if (his[b * slots + m] > block.hi) block.hi = his[b * slots + m];
+      }
+      if (dropped > waves[b]) waves[b] = dropped;
+    }
+  }
+
+  /** `#catchUp` of every launch. */
+  #catchUpAll(): void {
+    const blocks = this.pool.blocks;
+    for (let b = 0; b < blocks.length; b++) this.#catchUp(blocks[b]);
   }
 
   /**
@@ -1820,16 +1851,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (!this.closedForm) this.#touch(block, rel, rel + split.children);
     block.hi = Math.max(block.hi, rel + split.children);
     this.liveCount += split.children;
-  }
-
-  /**
-   * Closed form: wave `m` of break `b`'s embers marked born, not written (nor their lifetimes
-   * drawn): the launch's possibly-live range grows over the last of them, exactly as
-   * `#emberWave` would leave it (from the break's table, `#tabulateEmberWaves`).
-   */
-  #countEmberWave(block: FireworkBlock, b: number, m: number): void {
-    const hi = block.emberHi[b * block.waveSlots + m];
-    if (hi > block.hi) block.hi = hi;
   }
 
   /**
