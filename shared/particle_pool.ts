@@ -124,6 +124,13 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   readonly blocks: B[] = [];
   /** The live blocks by ascending `start`. */
   readonly #byAddress: B[] = [];
+  /**
+   * The end ticks of `blocks` and of `#byAddress`, in their orders: `expire` finds the ended
+   * blocks in these arrays of numbers without visiting every block object (a 1M sky holds ~1,400,
+   * scattered over the heap, each a cache miss per visit).
+   */
+  readonly #ends: number[] = [];
+  readonly #addressEnds: number[] = [];
   /** Where the last block added ended: the next gap is searched from here. */
   #cursor = 0;
   /** The end of the last block: slots at and beyond are garbage (gaps below are dead). */
@@ -340,11 +347,17 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     if (end > this.count) this.count = end;
     this.used += size;
     this.blocks.push(block);
+    this.#ends.push(block.endTick);
     // Into the address order (usually at the end or near the cursor).
     const list = this.#byAddress;
     const at = this.#firstFrom(start);
-    if (at === list.length) list.push(block);
-    else list.splice(at, 0, block);
+    if (at === list.length) {
+      list.push(block);
+      this.#addressEnds.push(block.endTick);
+    } else {
+      list.splice(at, 0, block);
+      this.#addressEnds.splice(at, 0, block.endTick);
+    }
     this.#cursor = end;
   }
 
@@ -388,28 +401,35 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * compaction needs it.
    */
   expire(tick: number): void {
-    const blocks = this.blocks;
-    let kept = 0;
-    let used = 0;
+    const blocks = this.blocks, ends = this.#ends, n = blocks.length;
+    let first = 0;
+    while (first < n && ends[first] > tick) first++;
+    if (first === n) return;
+    let kept = first;
+    let used = this.used;
     const gaps = this.arena !== this.capacity;
-    for (let i = 0; i < blocks.length; i++) {
-      const block = blocks[i];
-      if (block.endTick <= tick) {
+    for (let i = first; i < n; i++) {
+      if (ends[i] <= tick) {
+        const block = blocks[i];
+        used -= block.size;
         // A gap left in place reads as dead slots (zero), whatever state its sparks were last
         // evaluated in.
         if (gaps) this.#zero(this.#killed, block.start, block.start + block.size);
         continue;
       }
-      used += block.size;
-      blocks[kept++] = block;
+      ends[kept] = ends[i];
+      blocks[kept++] = blocks[i];
     }
-    if (kept === blocks.length) return;
-    blocks.length = kept;
+    blocks.length = ends.length = kept;
     this.used = used;
-    const list = this.#byAddress;
+    const list = this.#byAddress, addressEnds = this.#addressEnds;
     let left = 0;
-    for (let i = 0; i < list.length; i++) if (list[i].endTick > tick) list[left++] = list[i];
-    list.length = left;
+    for (let i = 0; i < list.length; i++) {
+      if (addressEnds[i] <= tick) continue;
+      addressEnds[left] = addressEnds[i];
+      list[left++] = list[i];
+    }
+    list.length = addressEnds.length = left;
     if (this.arena === this.capacity) this.#compact();
     else this.count = left > 0 ? list[left - 1].start + list[left - 1].size : 0;
   }
