@@ -255,12 +255,6 @@ export interface FireworkBlock extends Block {
    */
   readonly activeTicks: number;
   /**
-   * Closed form: the next step tick at which `#advanceBlock` has something to do for it (a trail
-   * tick, a burst, a split or an ember wave), so a step visits only the launches due. Never later
-   * than that tick; an earlier visit does nothing (Infinity: nothing is left to do).
-   */
-  nextDue: number;
-  /**
    * The recipe's numbers a step reads, copied from it as plain numbers, so that a launch's visit
    * reads them off the block instead of through its recipe and the recipe's split and trail
    * (which may be null): ticks after a break its last split may come (−1: no splits), ticks
@@ -612,13 +606,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       trailTicks: 0,
       trailWritten: 0,
       activeTicks: activeTicks(plan),
-      nextDue: tick,
       splitLast: plan.recipe.split ? plan.recipe.split.delay[1] : -1,
       emberEvery: plan.recipe.trail ? plan.recipe.trail.every : 0,
       longestLife: longestSparkLife(plan.recipe),
       waveSlots: emberWaveSlots(plan.recipe),
     };
     this.pool.add(block);
+    // Visited first at the step of its own tick (or the next, applied late).
+    if (this.closedForm) this.#schedule(block, Math.max(tick, this.#now));
     const { life, maxLife, style, size, color } = this.pool;
     const i = block.start;
     place(
@@ -649,13 +644,20 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const blocks = this.pool.blocks;
     this.#now = tick + 1;
     if (this.closedForm) {
-      // No spark moves and no death is counted: births are spawned (or only marked, for trails
-      // and embers) and launches ended. Only the launches with something due are visited.
-      for (let b = 0; b < blocks.length; b++) {
-        const block = blocks[b];
-        if (block.nextDue > tick) continue;
-        this.#advanceBlock(block, tick);
-        block.nextDue = this.#nextDue(block, tick);
+      // No spark moves and no death is counted: bursts and splits are marked (their sparks
+      // placed when read, trails and embers counted when read) and launches ended. Only the
+      // launches with a burst or a split due are visited.
+      const due = this.#due.get(tick);
+      if (due) {
+        this.#due.delete(tick);
+        for (let d = 0; d < due.length; d++) {
+          const block = due[d];
+          if (block.endTick <= tick) continue;
+          this.#advanceBlock(block, tick);
+          this.#schedule(block, this.#nextDue(block, tick));
+        }
+        due.length = 0;
+        this.#spareDue.push(due);
       }
       this.#hashEndingBy(tick + 1);
       this.pool.expire(tick + 1);
@@ -696,8 +698,13 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       this.#jumpBlock(block, tick - block.tick);
       block.births.length = 0;
       block.births.push(0, block.size);
-      // Visited at the next step, which finds what is due after it.
-      block.nextDue = tick;
+    }
+    // Each launch visited at the next step, which finds what is due after it.
+    this.#due.clear();
+    if (this.closedForm) {
+      for (let b = 0; b < blocks.length; b++) {
+        this.#schedule(blocks[b], tick);
+      }
     }
     // Each launch's first live slot raised; stepping counts the living afresh (the spawns above
     // counted every birth). Closed form keeps no count: `live` evaluates it when asked.
@@ -1378,6 +1385,24 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       }
     }
     return next === Infinity ? Infinity : block.tick + next;
+  }
+
+  /**
+   * Closed form: the launches with a burst or a split due at a step tick, by tick (a launch is
+   * in one list at a time: the next tick it acts at), and emptied lists kept for reuse.
+   */
+  readonly #due = new Map<number, FireworkBlock[]>();
+  readonly #spareDue: FireworkBlock[][] = [];
+
+  /** Puts `block` in the list of step tick `tick` (nothing when Infinity: no more to do). */
+  #schedule(block: FireworkBlock, tick: number): void {
+    if (tick === Infinity) return;
+    let list = this.#due.get(tick);
+    if (!list) {
+      list = this.#spareDue.pop() ?? [];
+      this.#due.set(tick, list);
+    }
+    list.push(block);
   }
 
   /**
