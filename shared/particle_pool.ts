@@ -122,14 +122,15 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * ascending and dense; with a larger slack a block may sit below older ones (in a gap it took).
    */
   readonly blocks: B[] = [];
-  /** The live blocks by ascending `start`. */
-  readonly #byAddress: B[] = [];
   /**
-   * The end ticks of `blocks` and of `#byAddress`, in their orders: `expire` finds the ended
-   * blocks in these arrays of numbers without visiting every block object (a 1M sky holds ~1,400,
-   * scattered over the heap, each a cache miss per visit).
+   * The end ticks of `blocks`, and the live blocks' first slots, slot ends and end ticks by
+   * ascending first slot (address order): `expire` finds the ended blocks and `add` the gaps in
+   * these arrays of numbers without visiting, moving or inserting block objects (a 1M sky holds
+   * ~1,400, scattered over the heap, each a cache miss per visit).
    */
   readonly #ends: number[] = [];
+  readonly #addressStarts: number[] = [];
+  readonly #addressStops: number[] = [];
   readonly #addressEnds: number[] = [];
   /** Where the last block added ended: the next gap is searched from here. */
   #cursor = 0;
@@ -349,13 +350,14 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     this.blocks.push(block);
     this.#ends.push(block.endTick);
     // Into the address order (usually at the end or near the cursor).
-    const list = this.#byAddress;
     const at = this.#firstFrom(start);
-    if (at === list.length) {
-      list.push(block);
+    if (at === this.#addressStarts.length) {
+      this.#addressStarts.push(start);
+      this.#addressStops.push(end);
       this.#addressEnds.push(block.endTick);
     } else {
-      list.splice(at, 0, block);
+      this.#addressStarts.splice(at, 0, start);
+      this.#addressStops.splice(at, 0, end);
       this.#addressEnds.splice(at, 0, block.endTick);
     }
     this.#cursor = end;
@@ -366,30 +368,30 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    * up, then from 0 (next fit); −1 when none holds it.
    */
   #fit(size: number, limit: number): number {
-    const list = this.#byAddress, n = list.length;
+    const starts = this.#addressStarts, stops = this.#addressStops, n = starts.length;
     const cursor = Math.min(this.#cursor, limit);
     const lo = this.#firstFrom(cursor);
-    let gap = lo > 0 ? Math.max(cursor, list[lo - 1].start + list[lo - 1].size) : cursor;
+    let gap = lo > 0 ? Math.max(cursor, stops[lo - 1]) : cursor;
     for (let i = lo; i < n; i++) {
-      if (list[i].start - gap >= size) return gap;
-      gap = list[i].start + list[i].size;
+      if (starts[i] - gap >= size) return gap;
+      gap = stops[i];
     }
     if (limit - gap >= size) return gap;
     gap = 0;
     for (let i = 0; i < lo; i++) {
-      if (list[i].start - gap >= size) return gap;
-      gap = list[i].start + list[i].size;
+      if (starts[i] - gap >= size) return gap;
+      gap = stops[i];
     }
-    return (lo < n ? list[lo].start : limit) - gap >= size ? gap : -1;
+    return (lo < n ? starts[lo] : limit) - gap >= size ? gap : -1;
   }
 
   /** The index in the address order of the first block starting at or above `slot`. */
   #firstFrom(slot: number): number {
-    const list = this.#byAddress;
-    let lo = 0, hi = list.length;
+    const starts = this.#addressStarts;
+    let lo = 0, hi = starts.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid].start < slot) lo = mid + 1;
+      if (starts[mid] < slot) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -422,16 +424,18 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     }
     blocks.length = ends.length = kept;
     this.used = used;
-    const list = this.#byAddress, addressEnds = this.#addressEnds;
+    const addressEnds = this.#addressEnds;
+    const starts = this.#addressStarts, stops = this.#addressStops;
     let left = 0;
-    for (let i = 0; i < list.length; i++) {
+    for (let i = 0; i < addressEnds.length; i++) {
       if (addressEnds[i] <= tick) continue;
       addressEnds[left] = addressEnds[i];
-      list[left++] = list[i];
+      starts[left] = starts[i];
+      stops[left++] = stops[i];
     }
-    list.length = addressEnds.length = left;
+    addressEnds.length = starts.length = stops.length = left;
     if (this.arena === this.capacity) this.#compact();
-    else this.count = left > 0 ? list[left - 1].start + list[left - 1].size : 0;
+    else this.count = left > 0 ? stops[left - 1] : 0;
   }
 
   /** Zeroes `arrays` over slots [from, to). */
@@ -448,13 +452,19 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     let cursor = 0;
     const moves = this.moves;
     moves.length = 0;
-    for (const block of this.#byAddress) {
+    // In address order (the order of `#addressStarts`, which the moves keep).
+    const list = this.blocks.slice().sort((a, b) => a.start - b.start);
+    const starts = this.#addressStarts, stops = this.#addressStops;
+    for (let i = 0; i < list.length; i++) {
+      const block = list[i];
       if (block.start !== cursor) {
         this.#move(block.start, cursor, block.size);
         moves.push(block.start, cursor, block.size);
         block.start = cursor;
       }
+      starts[i] = cursor;
       cursor += block.size;
+      stops[i] = cursor;
     }
     if (moves.length > 0) {
       this.movedFromCount = this.count;
