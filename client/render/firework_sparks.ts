@@ -362,6 +362,15 @@ export class FireworkSparks {
     uniforms.uStrobeTick.value = this.strobe ? tick : -1;
   }
 
+  /**
+   * Uploads the rows written since the last upload now (FireworkBreakTable.upload), not at the
+   * next draw: a frame's CPU for its new launches is then all in the frame's preparation, drawn
+   * or not. The references went up in `update`.
+   */
+  upload(renderer: THREE.WebGLRenderer): void {
+    this.table.upload(renderer);
+  }
+
   /** Whether `block` was applied after the newest launch written (in (tick, seq) order). */
   private isNew(block: FireworkBlock): boolean {
     return block.tick > this.newestTick ||

@@ -218,7 +218,9 @@ export class SceneRenderer {
   /**
    * CPU side of a frame: moves the snow (uniforms; it re-evaluates the flakes only at a rebase),
    * packs the visible particles, marks the live ranges of every particle attribute
-   * for upload and sets the interpolation uniforms. Nothing reaches the GPU until {@link draw}.
+   * for upload and sets the interpolation uniforms. The fireworks' new launches go up here (their
+   * references and rows: what a frame uploads for them, counted in this frame's CPU whether or
+   * not it is drawn); the packed particles go up at {@link draw}.
    */
   prepare(time: number, seconds: number): void {
     if (!Number.isNaN(this.pendingPixelRatio)) {
@@ -234,6 +236,7 @@ export class SceneRenderer {
       const clamped = world.tick - 1 + alpha;
       this.snow.update(clamped, this.camera);
       this.fireworks.update(alpha);
+      this.fireworks.upload(this.renderer);
       this.gun.update(alpha, world.tick);
       this.fountain.update(alpha, world.tick);
       this.fountainDrops.update(alpha, world.tick);
