@@ -3,8 +3,9 @@
  * target of live firework sparks (0, 100k, 300k, 1M by default) a fresh local World is filled by
  * launches of every kind at a steady cadence, then each animation frame steps one tick and
  * records the CPU time of simulating it (`world.step`), of preparing the frame
- * (`SceneRenderer.prepare`: snow uniforms, writing the sparks born since the last frame into the
- * GPU buffer, the gun and fountain packing) and of the upload + draw calls (three's render).
+ * (`SceneRenderer.prepare`: snow uniforms, writing and uploading the rows and slot references of
+ * the launches made since the last frame, the gun and fountain packing) and of the upload + draw
+ * calls (three's render: the packed gun and fountain).
  * Apart from those, the checkpoint hash as a client pays it: begun every CHECKPOINT_TICKS ticks
  * and, in a big sky, evaluated a part per frame (`client/checkpoint_spread.ts`). With
  * `pairWithEmpty`, an empty sky runs beside each level above 0 on a second canvas ("empty"), its
@@ -28,8 +29,8 @@ export interface SkyBenchOptions {
   /** Ticks stepped (without drawing) before measuring. */
   warmup: number;
   /**
-   * Draw every n-th measured frame (1: all). The others simulate and prepare (records written and
-   * uploaded) without a draw: on a software GPU drawing a million streaks takes minutes a frame.
+   * Draw every n-th measured frame (1: all). The others simulate and prepare (new launches
+   * written and uploaded) without a draw: on a software GPU drawing a million streaks takes minutes a frame.
    */
   drawEvery: number;
   /**
@@ -61,11 +62,11 @@ export interface SkyLevel {
   liveExact: number;
   /** Mean reserved slots over the measured frames. */
   slots: number;
-  /** Mean slots written to the GPU buffer per frame (births, or all after a move). */
+  /** Mean firework rows written to the GPU per frame (a new launch's launch row and breaks). */
   written: number;
   /**
    * Bytes of the sky's big arrays at the end: the firework pool's buffer, the renderer's GPU
-   * buffer of records and its CPU-side staging array.
+   * buffer of slot references and its row table (on the GPU and the CPU) and staging array.
    */
   bytes: number;
   /**
@@ -272,7 +273,7 @@ export async function runSkyBench(options: SkyBenchOptions): Promise<SkyBenchRes
     const median = (v: number[]) => v.length ? [...v].sort((a, b) => a - b)[v.length >> 1] : NaN;
     const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
     console.log(
-      `level ${target}: live ${level.live} (exactly ${level.liveExact} at the end), slots ${level.slots}, written/frame ${level.written}, ` +
+      `level ${target}: live ${level.live} (exactly ${level.liveExact} at the end), slots ${level.slots}, rows/frame ${level.written}, ` +
         `simulate ${median(level.simulate).toFixed(2)} ms, prepare ${
           median(level.prepare).toFixed(2)
         } ms, sim+prep ${

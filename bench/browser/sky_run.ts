@@ -105,7 +105,7 @@ console.log(
     (result.isolated ? "cross-origin isolated (µs timer)" : "not isolated (100 µs timer)"),
 );
 console.log(
-  "target live | live sparks | slots     | written/frame | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | checkpoint mean, max (slots) | arrays MB (B/live) | vs empty",
+  "target live | live sparks | slots     | rows/frame    | simulate med | prepare med | sim+prep med (p95, max)          | draw calls med | checkpoint mean, max (slots) | arrays MB (B/live) | vs empty",
 );
 let empty = NaN;
 for (const level of result.levels) {

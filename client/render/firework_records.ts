@@ -1,14 +1,15 @@
 /**
- * Where FireworkSparks' per-slot records go: straight into a WebGL buffer the renderer owns
- * (no CPU-side copy of the whole sky: births are staged in a small array and copied into their
- * slots with `bufferSubData`), or, without a WebGL context (unit tests), into a CPU array that
- * holds exactly what the GPU buffer would.
+ * Where FireworkSparks' per-slot records (its slot references, two floats a slot) go: straight
+ * into a WebGL buffer the renderer owns (no CPU-side copy of the whole sky: a frame's new
+ * launches are staged in a small array and copied into their slots with `bufferSubData`), or,
+ * without a WebGL context (unit tests), into a CPU array that holds exactly what the GPU buffer
+ * would.
  *
  * @example
  * ```ts
  * import { FireworkRecordMirror } from "./firework_records.ts";
- * const mirror = new FireworkRecordMirror(12, 4); // 4 slots of 12 floats
- * mirror.write(2, new Float32Array(12).fill(1), 0, 1); // slot 2's record
+ * const mirror = new FireworkRecordMirror(2, 4); // 4 slots of 2 floats
+ * mirror.write(2, new Float32Array(2).fill(1), 0, 1); // slot 2's record
  * const grown = mirror.grow(8); // slots 0–3 kept, 4–7 zero
  * ```
  */
@@ -93,7 +94,7 @@ export class FireworkRecordMirror implements FireworkRecordTarget {
 }
 
 /**
- * Records in a WebGL buffer written with `bufferSubData` (48 bytes a slot for 12 floats, on the
+ * Records in a WebGL buffer written with `bufferSubData` (8 bytes a slot for 2 floats, on the
  * GPU only). three draws it through a GLBufferAttribute marked as per instance.
  */
 export class FireworkRecordBuffer implements FireworkRecordTarget {
