@@ -130,7 +130,7 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm (1 m
     });
   }
   console.log(
-    `${compared} sparks (${embers} embers, ${placed} placed on the GPU) compared, worst ` +
+    `${compared} sparks (${embers} embers, ${placed} placed from their break) compared, worst ` +
       `${worst} m (placed from a break: ${worstPlaced} m); ${births} written`,
   );
   assert.ok(compared > 20_000, `${compared} sparks compared`);
