@@ -250,11 +250,6 @@ export interface FireworkBlock extends Block {
   trailTicks: number;
   trailWritten: number;
   /**
-   * Ticks after its launch during which a step may spawn or count something for it (trail,
-   * breaks, splits, ember waves); later steps skip it until it ends.
-   */
-  readonly activeTicks: number;
-  /**
    * The recipe's numbers a step reads, copied from it as plain numbers, so that a launch's visit
    * reads them off the block instead of through its recipe and the recipe's split and trail
    * (which may be null): ticks after a break its last split may come (−1: no splits), ticks
@@ -315,17 +310,6 @@ interface SlotState {
 /** The 32-bit words of a float array (the hash reads the bits). */
 function words(array: Float32Array): Uint32Array {
   return new Uint32Array(array.buffer, array.byteOffset, array.length);
-}
-
-/**
- * Ticks after a launch until which `#advanceBlock` may act: its last break's burst, last split
- * and last ember wave (at most the longest spark life after the break) all come before.
- */
-function activeTicks(plan: FireworkPlan): number {
-  const recipe = plan.recipe, split = recipe.split;
-  const longest = longestSparkLife(recipe);
-  const last = Math.max(0, split ? split.delay[1] : 0, recipe.trail ? longest - 1 : 0);
-  return plan.riseTicks + (plan.breaks - 1) * BREAK_GAP_TICKS + last;
 }
 
 /** The longest a break's spark lives: the recipe's longest life, or its latest split. */
@@ -605,7 +589,6 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
       emberHi: plan.recipe.trail ? zeros(plan.breaks * emberWaveSlots(plan.recipe)) : NO_WAVES,
       trailTicks: 0,
       trailWritten: 0,
-      activeTicks: activeTicks(plan),
       splitLast: plan.recipe.split ? plan.recipe.split.delay[1] : -1,
       emberEvery: plan.recipe.trail ? plan.recipe.trail.every : 0,
       longestLife: longestSparkLife(plan.recipe),

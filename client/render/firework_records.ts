@@ -24,8 +24,6 @@ export interface FireworkRecordTarget {
   readonly slots: number;
   /** Sets every record to zero. */
   clear(): void;
-  /** Before a frame's writes: `write` may then assume its buffer is the one bound. */
-  begin(): void;
   /** Copies `count` records from `data` (starting at record `from`) into slots [slot, slot + count). */
   write(slot: number, data: Float32Array, from: number, count: number): void;
   /** Moves the records of slots [from, from + count) to [to, to + count) (overlap allowed). */
@@ -62,8 +60,6 @@ export class FireworkRecordMirror implements FireworkRecordTarget {
     this.array.fill(0);
     this.instances.needsUpdate = true;
   }
-
-  begin(): void {}
 
   write(slot: number, data: Float32Array, from: number, count: number): void {
     const s = this.#stride;
@@ -140,15 +136,11 @@ export class FireworkRecordBuffer implements FireworkRecordTarget {
     gl.bufferData(gl.ARRAY_BUFFER, this.slots * this.#stride * 4, gl.DYNAMIC_DRAW);
   }
 
-  begin(): void {
-    this.#gl.bindBuffer(this.#gl.ARRAY_BUFFER, this.#buffer);
-  }
-
   write(slot: number, data: Float32Array, from: number, count: number): void {
     if (count <= 0) return;
     const gl = this.#gl, s = this.#stride;
-    // Bound here (a frame writes two targets, the records and the references, in turns; moves
-    // and zeroing use the COPY targets): one call per run of slots.
+    // Bound here (three binds its own buffers between frames; moves and zeroing use the COPY
+    // targets): one call per run of slots.
     gl.bindBuffer(gl.ARRAY_BUFFER, this.#buffer);
     gl.bufferSubData(gl.ARRAY_BUFFER, slot * s * 4, data, from * s, count * s);
   }
