@@ -74,7 +74,7 @@ attribute vec2 derivedRef;    // the row it is derived from + 1 (0: nothing draw
 // or an ember of a burst spark, placed here from its break's row in uBreaks as shared/ places it.
 uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
 uniform vec4 uEmberA[${MAX_TRAILS}]; // per trail row: every, ring, carry, jitter
-uniform vec4 uEmberB[${MAX_TRAILS}]; // per trail row: life min, life span, spark class, size
+uniform vec4 uEmberB[${MAX_TRAILS}]; // per trail row: life min, life span, spark class, −
 uniform highp sampler2D uColors;  // (curve sample, style): rgba
 uniform float uTick;        // the world's tick, relative to the epoch
 uniform float uAlpha;       // display time = uTick − 1 + uAlpha

@@ -28,7 +28,7 @@ import type { World } from "../../shared/world.ts";
 import { GOLD_TINT, RAINBOW_FIRST, THEME_TINTS } from "../../shared/firework_colors.ts";
 import { THEME_TRAIL_TINT } from "../../shared/fireworks.ts";
 import { THEMES } from "../../shared/types.ts";
-import { DERIVED, derivedRef, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
+import { DERIVED, derivedRef, MAX_RECIPES } from "./firework_derived_packing.ts";
 import { FireworkBreakTable, LAUNCH_ROW, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
 import { LaunchEndQueue } from "./launch_end_queue.ts";
 import { MOTION, MOTIONS, styleOf } from "../../shared/firework_motion.ts";
@@ -466,14 +466,8 @@ export class FireworkSparks {
       t[o + 17] = block.size;
       t[o + 18] = t[o + 19] = 0;
       const tag = launchRow + 1;
-      refs[base] = tag;
-      refs[base + 1] = EMBER_N * INDEX_SPAN * DERIVED.shell;
-      derivedRef(DERIVED.trail, plan.trailEnd - 1, 0); // the largest place, checked once
-      let at = base + REF_STRIDE;
-      for (let r = 1, v = EMBER_N * INDEX_SPAN * DERIVED.trail; r < plan.trailEnd; r++) {
-        refs[at++] = tag;
-        refs[at++] = v + EMBER_N * (r - 1);
-      }
+      this.reference(base, tag, DERIVED.shell, 1, 1);
+      this.reference(base + REF_STRIDE, tag, DERIVED.trail, plan.trailEnd - 1, 1);
     }
     this.written++;
     for (let b = 0; b < plan.breaks; b++) {
@@ -498,28 +492,24 @@ export class FireworkSparks {
       t[o + 17] = theme;
       t[o + 18] = b;
       t[o + 19] = recipe.shape === "sphere" ? plan.splitCount[b] : plan.sparkCount[b];
-      // Sparks, children, then each trailing spark's ember ring (derivedRef's values, counted
-      // up run by run; the largest place checked once).
-      derivedRef(DERIVED.ember, Math.max(plan.sparkCount[b], plan.splitCount[b] * children), 0);
+      // Sparks, children, then each trailing spark's ember ring.
       const tag = row + 1;
-      let at = base + plan.sparkStart[b] * REF_STRIDE;
-      for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.spark; n < plan.sparkCount[b]; n++) {
-        refs[at++] = tag;
-        refs[at++] = v + EMBER_N * n;
-      }
-      at = base + plan.childStart[b] * REF_STRIDE;
       const kids = plan.splitCount[b] * children;
-      for (let c = 0, v = EMBER_N * INDEX_SPAN * DERIVED.child; c < kids; c++) {
-        refs[at++] = tag;
-        refs[at++] = v + EMBER_N * c;
-      }
-      at = base + plan.emberStart[b] * REF_STRIDE;
-      for (let n = 0, v = EMBER_N * INDEX_SPAN * DERIVED.ember; n < plan.trailCount[b]; n++) {
-        for (let q = 0; q < ring; q++) {
-          refs[at++] = tag;
-          refs[at++] = v + EMBER_N * n + q;
-        }
-      }
+      this.reference(
+        base + plan.sparkStart[b] * REF_STRIDE,
+        tag,
+        DERIVED.spark,
+        plan.sparkCount[b],
+        1,
+      );
+      this.reference(base + plan.childStart[b] * REF_STRIDE, tag, DERIVED.child, kids, 1);
+      this.reference(
+        base + plan.emberStart[b] * REF_STRIDE,
+        tag,
+        DERIVED.ember,
+        plan.trailCount[b],
+        ring,
+      );
       this.written++;
     }
     // Thinned out (reduced motion): every slot not a multiple of keepEvery from the launch's
@@ -532,6 +522,20 @@ export class FireworkSparks {
     }
     this.table.touch(first, MAX_BREAKS_PER_GROUP);
     this.referenced += block.size;
+  }
+
+  /**
+   * Stages the references of `count` places of kind `kind` (each with `ring` ring slots) in row
+   * `tag − 1`, from float `at` of the stage: place i's ring slot q is derivedRef(kind, i, q).
+   */
+  private reference(at: number, tag: number, kind: number, count: number, ring: number): void {
+    const refs = this.stage;
+    for (let i = 0; i < count; i++) {
+      for (let q = 0; q < ring; q++) {
+        refs[at++] = tag;
+        refs[at++] = derivedRef(kind, i, q);
+      }
+    }
   }
 
   /**
@@ -614,7 +618,7 @@ export class FireworkSparks {
       trail.life[0],
       trail.life[1] - trail.life[0] + 1,
       recipe.motion,
-      MOTIONS[trail.motion].size,
+      0, // unused: an ember's size is its motion class's (uClassSize)
     );
     return index;
   }
