@@ -19,7 +19,7 @@
  */
 import type { ClusterOptions } from "../server/cluster/cluster_config.ts";
 import { startTestServer } from "./test_server.ts";
-import { natsPermissions } from "../server/cluster/nats_permissions.ts";
+import { monitorPermissions, natsPermissions } from "../server/cluster/nats_permissions.ts";
 
 /** One server of a {@link NatsCluster}. */
 export interface NatsServer {
@@ -52,8 +52,11 @@ export interface NatsCluster {
    * clients in tests connect with `{ servers: urls, ...auth }`.
    */
   auth: NatsAuth;
-  /** A user that may connect and listen to heartbeats but publish nothing. */
-  guest: NatsAuth;
+  /**
+   * The shipped `monitor` user (deploy/nats/): may listen to heartbeats, publish nothing, read
+   * nothing else.
+   */
+  monitorUser: NatsAuth;
   /**
    * A user with every permission, for tests of NATS itself (the harness, the primitives cluster
    * mode relies on) on subjects and buckets of their own; no deploy/ config has one.
@@ -166,18 +169,17 @@ function secret(): string {
  * The `authorization` block, as in deploy/nats/ (the same permission lists, from
  * server/cluster/nats_permissions.ts, so the cluster tests run with what production grants): the
  * `snowfire` user may publish on Snowfire's subjects, JetStream's API, the KV buckets and inboxes;
- * the `guest` user nothing (it may listen to heartbeats); the test-only `admin` user anything;
- * without a user, no connection.
+ * the `monitor` user nothing (it may listen to heartbeats, nothing else); the test-only `admin`
+ * user anything; without a user, no connection.
  */
-function authorization(auth: NatsAuth, guest: NatsAuth, admin: NatsAuth): string[] {
+function authorization(auth: NatsAuth, monitor: NatsAuth, admin: NatsAuth): string[] {
   return [
     `authorization {`,
     `  users = [`,
     `    { user: ${auth.user}, password: ${auth.pass},`,
     `      ${natsPermissions()} }`,
-    `    { user: ${guest.user}, password: ${guest.pass},`,
-    `      permissions: { publish: { deny: ">" },`,
-    `        subscribe: { allow: ["snowfire.beat.>", "_INBOX.>"] } } }`,
+    `    { user: ${monitor.user}, password: ${monitor.pass},`,
+    `      ${monitorPermissions()} }`,
     `    { user: ${admin.user}, password: ${admin.pass} }`,
     `  ]`,
     `}`,
@@ -190,14 +192,14 @@ function serverConfig(
   logPath: string,
   routes: number[],
   auth: NatsAuth,
-  guest: NatsAuth,
+  monitor: NatsAuth,
   admin: NatsAuth,
   route: NatsAuth,
 ): string {
   const lines = [
     `server_name: ${slot.name}`,
     `listen: 127.0.0.1:${slot.port}`,
-    ...authorization(auth, guest, admin),
+    ...authorization(auth, monitor, admin),
     `http: 127.0.0.1:${slot.monitorPort}`,
     `log_file: ${JSON.stringify(logPath)}`,
     `jetstream {`,
@@ -328,7 +330,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
   }
   const routes = clustered ? slots.map((s) => s.info.clusterPort) : [];
   const auth = { user: "snowfire", pass: secret() };
-  const guest = { user: "guest", pass: secret() };
+  const monitor = { user: "monitor", pass: secret() };
   const admin = { user: "admin", pass: secret() };
   const route = { user: "route", pass: secret() };
   for (const slot of slots) {
@@ -336,7 +338,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
     await Deno.mkdir(storeDir);
     await Deno.writeTextFile(
       slot.configPath,
-      serverConfig(slot.info, storeDir, slot.logPath, routes, auth, guest, admin, route),
+      serverConfig(slot.info, storeDir, slot.logPath, routes, auth, monitor, admin, route),
     );
     CREDENTIALS.set(slot.info.url, auth);
   }
@@ -442,7 +444,7 @@ async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsClust
   return {
     urls,
     auth,
-    guest,
+    monitorUser: monitor,
     admin,
     servers: slots.map((s) => s.info),
     nodeOptions: (nodeId, leaseTtlMs = 3000) => ({

@@ -1,6 +1,6 @@
 /**
  * A cluster closed to strangers: the harness's NATS (like deploy/nats/) lets only the Snowfire
- * user publish. A raw NATS client without credentials, and one with a guest account, try to forge
+ * user publish. A raw NATS client without credentials, and one as the shipped `monitor` user, try to forge
  * a launch, a heartbeat an hour ahead and a desync verdict; NATS refuses each, and a Snowfire
  * listener on `snowfire.>` hears none of them. Before, the harness and the shipped configs had no
  * authorization and every forged publication was delivered.
@@ -13,7 +13,7 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../testing/nats_cluster.ts";
-import { natsPermissions } from "../server/cluster/nats_permissions.ts";
+import { monitorPermissions, natsPermissions } from "../server/cluster/nats_permissions.ts";
 import { TestClient } from "../testing/test_client.ts";
 import { eventually, sleep } from "../testing/wait.ts";
 import { isLoopbackUrl } from "../server/cluster/cluster_config.ts";
@@ -98,10 +98,10 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       const answer = await rawPublish(port, '{"user":"snowfire","pass":"guess"}');
       assert.match(answer, /-ERR 'Authorization Violation'/, answer);
     });
-    await t.step("a guest may connect but publish on no Snowfire subject", async () => {
+    await t.step("the monitor user may connect but publish on no Snowfire subject", async () => {
       const answer = await rawPublish(
         port,
-        JSON.stringify({ user: nats.guest.user, pass: nats.guest.pass }),
+        JSON.stringify({ user: nats.monitorUser.user, pass: nats.monitorUser.pass }),
       );
       for (const [subject] of FORGERIES) {
         assert.ok(
@@ -147,6 +147,17 @@ Deno.test("the deploy configs grant the snowfire user the harness's lists and ta
     const path = new URL(`../deploy/nats/nats-${n}.conf`, import.meta.url);
     const text = await Deno.readTextFile(path);
     assert.ok(text.includes(natsPermissions()), `nats-${n}.conf grants ${natsPermissions()}`);
+    assert.ok(
+      text.includes(
+        `user: monitor\n      password: $NATS_MONITOR_PASSWORD\n      ${monitorPermissions()}`,
+      ),
+      `nats-${n}.conf grants monitor ${monitorPermissions()}`,
+    );
+    assert.doesNotMatch(
+      text,
+      /subscribe: \[[^\]]*_INBOX/,
+      `nats-${n}.conf: no user but snowfire reads inboxes`,
+    );
     assert.doesNotMatch(text, /CHANGE-ME|publish: ">"/, `nats-${n}.conf`);
     assert.match(text, /password: \$SNOWFIRE_NATS_ROUTE_PASSWORD/);
     assert.match(text, /routes: \$SNOWFIRE_NATS_ROUTES/);
@@ -322,6 +333,135 @@ Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
     await nc?.close();
     await node.stop();
     await owner.stop();
+    await nats.stop();
+  }
+});
+
+/**
+ * Connects over the NATS text protocol, subscribes to each of `subjects` (sid = index + 1) and
+ * reads for `readMs`: returns all it was told.
+ */
+async function rawSubscribe(
+  port: number,
+  connectJson: string,
+  subjects: readonly string[],
+  readMs: number,
+): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  let text = "";
+  const reading = (async () => {
+    const buf = new Uint8Array(65536);
+    const decoder = new TextDecoder();
+    while (true) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) return;
+      text += decoder.decode(buf.subarray(0, n), { stream: true });
+    }
+  })();
+  let out = `CONNECT ${connectJson}\r\n`;
+  subjects.forEach((subject, i) => out += `SUB ${subject} ${i + 1}\r\n`);
+  out += "PING\r\n";
+  await conn.write(new TextEncoder().encode(out));
+  await sleep(readMs);
+  conn.close();
+  await reading;
+  return text;
+}
+
+/** Subjects of the `MSG` lines in a raw session's text. */
+function delivered(text: string): string[] {
+  return [...text.matchAll(/^MSG (\S+) \d+ /gm)].map((m) => m[1]);
+}
+
+/** What a reader of NATS could learn from: inboxes (KV reads, direct gets, log pages), the log,
+ * the submits, the KV and JetStream subjects, the system account, everything. */
+const SECRETS = [
+  "_INBOX.>",
+  "snowfire.log.>",
+  "snowfire.submit.>",
+  "snowfire.>",
+  "$KV.>",
+  "$KV.snowfire_scenes.>",
+  "$JS.API.>",
+  "$SYS.>",
+  ">",
+];
+
+const READ = "each shipped NATS user reads only what it needs";
+Deno.test({ name: READ, ignore: !requireNats(READ) }, async (t) => {
+  const nats = await startNatsCluster({ size: 1 });
+  const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "read-a" });
+  const clients: TestClient[] = [];
+  try {
+    const port = nats.servers[0].port;
+    const scene = "nats-readers-1";
+    const { client } = await TestClient.join(node.url, scene);
+    clients.push(client);
+    await client.waitFor((m) => m.t === "tick", 10_000);
+    /** While a raw session listens: launches (log appends, acked on inboxes) and a late joiner
+     * (KV reads and a log page, answered on inboxes). */
+    const traffic = async () => {
+      for (let i = 0; i < 3; i++) {
+        client.submit({ type: "launch", x: i, z: 1 });
+        await sleep(250);
+      }
+      const { client: late } = await TestClient.join(node.url, scene);
+      clients.push(late);
+    };
+
+    await t.step("monitor: heartbeats only; inboxes, log, KV and the rest refused", async () => {
+      const login = JSON.stringify({ user: nats.monitorUser.user, pass: nats.monitorUser.pass });
+      const [text] = await Promise.all([
+        rawSubscribe(port, login, [...SECRETS, "snowfire.beat.>"], 2000),
+        sleep(200).then(traffic),
+      ]);
+      for (const subject of SECRETS) {
+        assert.ok(
+          text.includes(`Permissions Violation for Subscription to "${subject}"`),
+          `monitor may not read ${subject}: ${text.slice(0, 2000)}`,
+        );
+      }
+      const subjects = delivered(text);
+      assert.ok(subjects.includes(`snowfire.beat.${scene}`), `it hears heartbeats: ${subjects}`);
+      assert.deepEqual(
+        subjects.filter((s) => !s.startsWith("snowfire.beat.")),
+        [],
+        "and nothing else",
+      );
+    });
+
+    await t.step(
+      "snowfire: its own subjects, not $SYS, other applications or everything",
+      async () => {
+        const login = JSON.stringify({ user: nats.auth.user, pass: nats.auth.pass });
+        const refused = ["$SYS.>", ">", "other.app.>", "$KV.other_bucket.>"];
+        const text = await rawSubscribe(port, login, [...refused, "snowfire.beat.>"], 600);
+        for (const subject of refused) {
+          assert.ok(
+            text.includes(`Permissions Violation for Subscription to "${subject}"`),
+            `snowfire may not read ${subject}: ${text.slice(0, 2000)}`,
+          );
+        }
+        assert.ok(delivered(text).includes(`snowfire.beat.${scene}`), "it hears heartbeats");
+      },
+    );
+
+    await t.step("without a user, or with another user's password: no connection", async () => {
+      for (
+        const login of [
+          "{}",
+          JSON.stringify({ user: nats.monitorUser.user, pass: nats.auth.pass }),
+          JSON.stringify({ user: "route", pass: nats.monitorUser.pass }),
+        ]
+      ) {
+        const text = await rawSubscribe(port, login, ["snowfire.beat.>"], 300);
+        assert.match(text, /-ERR 'Authorization Violation'/, login);
+        assert.deepEqual(delivered(text), []);
+      }
+    });
+  } finally {
+    for (const c of clients) await c.close();
+    await node.stop();
     await nats.stop();
   }
 });

@@ -1,9 +1,10 @@
 /**
- * What the `snowfire` NATS user (the Snowfire nodes) may publish and subscribe to: the scene
- * subjects, JetStream's API with its acks and flow control, the KV buckets, and reply
- * inboxes; nothing else (`$SYS`, other applications' subjects). `deploy/nats/*.conf` and the test
- * harness (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still
- * match them, so the cluster tests run with exactly what production grants.
+ * What the shipped NATS users may publish and subscribe to. The `snowfire` user (the Snowfire
+ * nodes): the scene subjects, JetStream's API with its acks and flow control, the KV buckets, and
+ * reply inboxes; nothing else (`$SYS`, other applications' subjects). The `monitor` user: the
+ * heartbeats and nothing else; it publishes nothing. `deploy/nats/*.conf` and the test harness
+ * (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still match
+ * them, so the cluster tests run with exactly what production grants.
  */
 import { LEASE_BUCKET, NAME_BUCKET, SCENE_BUCKET } from "./subjects.ts";
 
@@ -38,4 +39,28 @@ export function natsPermissions(): string {
   const list = (subjects: readonly string[]) => subjects.map((s) => JSON.stringify(s)).join(", ");
   return `permissions: { publish: { allow: [${list(SNOWFIRE_PUBLISH)}] }, ` +
     `subscribe: { allow: [${list(SNOWFIRE_SUBSCRIBE)}] } }`;
+}
+
+/**
+ * Subjects the `monitor` user may subscribe to: the heartbeats (`{n, seq, w}`: a scene's tick, its
+ * last seq and the owner's wall clock), enough to see which scenes are alive and how far behind
+ * they run. Not `_INBOX.>`: every KV read, direct get and log page a node makes is answered on an
+ * inbox, so a reader of `_INBOX.>` gets the whole event log, the scene records and the
+ * server-only key and person hashes. Not the log (`snowfire.log.>`), the submits, the KV
+ * subjects, `$JS` or `$SYS`. It publishes nothing, so it needs no inbox of its own.
+ */
+export const MONITOR_SUBSCRIBE: readonly string[] = ["snowfire.beat.>"];
+
+/**
+ * The `permissions` block of the monitor user in nats-server's config syntax: publish nothing,
+ * subscribe to {@link MONITOR_SUBSCRIBE} only.
+ *
+ * @example
+ * ```ts
+ * monitorPermissions(); // 'permissions: { publish: { deny: [">"] }, subscribe: { allow: ["snowfire.beat.>"] } }'
+ * ```
+ */
+export function monitorPermissions(): string {
+  const list = MONITOR_SUBSCRIBE.map((s) => JSON.stringify(s)).join(", ");
+  return `permissions: { publish: { deny: [">"] }, subscribe: { allow: [${list}] } }`;
 }
