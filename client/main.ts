@@ -18,6 +18,7 @@ import { FrameStats } from "./debug/frame_stats.ts";
 import { FrameTimings } from "./debug/frame_timings.ts";
 import { Hud } from "./hud/hud.ts";
 import { Input } from "./input/input.ts";
+import { ViewGestures } from "./input/view_gestures.ts";
 import { Invite, sceneLink } from "./hud/invite.ts";
 import { LaunchPicker } from "./hud/launch_picker.ts";
 import { Net } from "./net/net.ts";
@@ -361,8 +362,12 @@ function start(): void {
       },
       gun: (origin, direction) =>
         replay.holdLaunch() || net.submit({ type: "gun", origin, direction }) || notConnected(),
+      resetView: () => renderer.fitView(),
+      zoom: (scale) => renderer.zoomAt(0, 0, scale),
     },
   });
+  const gestures = new ViewGestures(canvas, renderer);
+  element("reset-view").addEventListener("click", () => renderer.fitView());
   // A change made while offline waits in the panel and goes out once connected.
   const panel = new SettingsPanel((change) => net.submit({ type: "settings", settings: change }));
   hud.addEscapeTarget(panel);
@@ -446,6 +451,7 @@ function start(): void {
   globalThis.addEventListener("pagehide", () => {
     net.close();
     input.dispose();
+    gestures.dispose();
     sound.dispose();
     renderer.dispose();
   });

@@ -35,6 +35,17 @@ export interface SnowfireDebug {
   settings(): Settings | null;
   /** CSS-pixel position of a world point on the canvas, or null when behind the camera. */
   project(x: number, y: number, z: number): { x: number; y: number } | null;
+  /**
+   * The camera: position, orbit target, vertical field of view (degrees), and its up and right
+   * directions in the world (a level horizon has right.y = 0).
+   */
+  view(): {
+    position: [number, number, number];
+    target: [number, number, number];
+    fov: number;
+    up: [number, number, number];
+    right: [number, number, number];
+  };
   /** Per-frame CPU ms (simulate + upload/draw) of the latest frames, oldest first. */
   frameTimes(): number[];
   /** Forgets the recorded frame times (start of a measurement). */
@@ -149,6 +160,19 @@ export function exposeDebugHook(
       return {
         x: rect.left + ((point.x + 1) / 2) * rect.width,
         y: rect.top + ((1 - point.y) / 2) * rect.height,
+      };
+    },
+    view() {
+      const camera = renderer.camera;
+      camera.updateMatrixWorld();
+      const triple = (v: THREE.Vector3) => [v.x, v.y, v.z] as [number, number, number];
+      const e = camera.matrixWorld.elements;
+      return {
+        position: triple(camera.position),
+        target: triple(renderer.controls.target),
+        fov: camera.fov,
+        right: [e[0], e[1], e[2]],
+        up: [e[4], e[5], e[6]],
       };
     },
     frameTimes: () => timings.totals(),

@@ -2,7 +2,9 @@
  * Turns pointer and keyboard input into requests: a click or tap launches a firework that bursts
  * where it was aimed (`aim.ts`: at the clicked sky point, or above the clicked ground); a long
  * press or the G key fires the particle gun from the camera along the view. Drags are left to the
- * orbit controls.
+ * orbit controls, the wheel and pinch to `view_gestures.ts`; a second finger makes the press a
+ * gesture, never a launch. Keys: F or Enter launches ahead, G fires the gun, + and − zoom toward
+ * the middle of the view, 0 or Home go back to the starting view.
  */
 import * as THREE from "three";
 import { GUN_ORIGIN_HALF_EXTENT, GUN_ORIGIN_HEIGHT } from "../../shared/constants.ts";
@@ -13,7 +15,14 @@ export interface InputActions {
   /** A firework from ground point (x, z) bursting at height y. */
   launch(x: number, z: number, y: number): void;
   gun(origin: [number, number, number], direction: [number, number, number]): void;
+  /** Back to the starting view. */
+  resetView(): void;
+  /** Zooms toward the middle of the view by `scale` (below 1 closer). */
+  zoom(scale: number): void;
 }
+
+/** Distance scale of one + key press (− is its inverse). */
+const KEY_ZOOM_SCALE = 0.75;
 
 /** Options for {@link Input}. */
 export interface InputOptions {
@@ -101,6 +110,12 @@ export class Input {
   }
 
   private onDown(event: PointerEvent): void {
+    // A second finger: the press is a pinch or a two-finger pan, not a tap.
+    if (!event.isPrimary && this.pressId !== null) {
+      this.dragged = true;
+      clearTimeout(this.longPressTimer);
+      return;
+    }
     if (!event.isPrimary || event.button !== 0) return;
     this.pressId = event.pointerId;
     this.pressX = event.clientX;
@@ -158,6 +173,15 @@ export class Input {
     } else if (event.key === "f" || event.key === "F" || (event.key === "Enter" && !onButton)) {
       // Keyboard launch: a burst in the middle of the view.
       this.launchAtScreen(0, 0.15);
+      event.preventDefault();
+    } else if (event.key === "0" || event.key === "Home") {
+      this.options.actions.resetView();
+      event.preventDefault();
+    } else if (event.key === "+" || event.key === "=") {
+      this.options.actions.zoom(KEY_ZOOM_SCALE);
+      event.preventDefault();
+    } else if (event.key === "-" || event.key === "_") {
+      this.options.actions.zoom(1 / KEY_ZOOM_SCALE);
       event.preventDefault();
     }
   }

@@ -8,6 +8,7 @@ import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../../shared/constants.ts";
 import { STREAK_SECONDS } from "../../shared/views.ts";
 import type { World } from "../../shared/world.ts";
 import { fitDefaultView } from "./camera_fit.ts";
+import { zoomPoint, zoomToward } from "./camera_zoom.ts";
 import { ClickMarker } from "./click_marker.ts";
 import { FireworkSparks } from "./firework_sparks.ts";
 import { GlowPipeline } from "./glow_pipeline.ts";
@@ -43,6 +44,15 @@ const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 10, 0, 0, 8, 0, 6, 0, 6,
 
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
+/**
+ * Orbit limits as polar angles from straight up: the camera looks down at most 30° (from higher
+ * up the trees' tops would turn toward the screen's bottom and the sky leave the view) and up at
+ * most about 5° (the ground stays in view).
+ */
+const MIN_POLAR = THREE.MathUtils.degToRad(60);
+const MAX_POLAR = Math.PI * 0.53;
+/** A zoom stops this far from the point it heads for, metres: close enough to fill the view with the fountain. */
+const ZOOM_NEAR = 4;
 
 /** Renders the world into a canvas. */
 export class SceneRenderer {
@@ -69,6 +79,9 @@ export class SceneRenderer {
   private userMoved = false;
   private pendingPixelRatio = NaN;
   private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
+  private readonly zoomRay = new THREE.Raycaster();
+  private readonly zoomNdc = new THREE.Vector2();
+  private readonly zoomPointAt = new THREE.Vector3();
 
   constructor(options: SceneRendererOptions) {
     this.canvas = options.canvas;
@@ -91,8 +104,11 @@ export class SceneRenderer {
     this.controls = new OrbitControls(this.camera, options.canvas);
     this.controls.enableDamping = true;
     this.controls.dampingFactor = 0.08;
-    this.controls.minDistance = 12;
-    this.controls.maxPolarAngle = Math.PI * 0.53;
+    // Zoom is ours (zoomAt: toward the point under the pointer); the controls orbit and pan.
+    this.controls.enableZoom = false;
+    this.controls.minDistance = ZOOM_NEAR;
+    this.controls.minPolarAngle = MIN_POLAR;
+    this.controls.maxPolarAngle = MAX_POLAR;
     this.controls.addEventListener("change", () => this.keepCameraInBounds());
     // Until the viewer moves the camera, every resize re-fits the default view.
     this.controls.addEventListener("start", () => this.userMoved = true);
@@ -315,8 +331,38 @@ export class SceneRenderer {
     this.renderer.dispose();
   }
 
+  /**
+   * Zooms toward the scene point under NDC (x, y) by `scale` (below 1 closer): that point stays
+   * where it is on the screen. Returns the scale applied (1 at a limit).
+   */
+  zoomAt(ndcX: number, ndcY: number, scale: number): number {
+    const camera = this.camera, target = this.controls.target;
+    camera.updateMatrixWorld();
+    this.zoomNdc.set(ndcX, ndcY);
+    this.zoomRay.setFromCamera(this.zoomNdc, camera);
+    zoomPoint(this.zoomRay.ray, camera.position.distanceTo(target), this.zoomPointAt);
+    const applied = zoomToward(camera.position, target, this.zoomPointAt, scale, {
+      near: ZOOM_NEAR,
+      far: this.controls.maxDistance,
+    });
+    if (applied === 1) return 1;
+    this.userMoved = true;
+    this.keepCameraInBounds();
+    this.controls.update();
+    return applied;
+  }
+
+  /** The camera now: position, orbit target and vertical field of view (degrees). */
+  view(): { position: THREE.Vector3; target: THREE.Vector3; fov: number } {
+    return { position: this.camera.position, target: this.controls.target, fov: this.camera.fov };
+  }
+
   /** Back to the default view for this screen's shape (fits the launch area and burst heights). */
   fitView(): void {
+    // Spend what is left of a drag's glide first, so it cannot carry on from the new view.
+    this.controls.enableDamping = false;
+    this.controls.update();
+    this.controls.enableDamping = true;
     const view = fitDefaultView(this.camera.aspect);
     this.camera.fov = view.fov;
     this.camera.position.copy(view.position);
