@@ -18,7 +18,7 @@ import process from "node:process";
 import { BURST_HEIGHT_MAX, WINDOW_TICKS } from "../shared/constants.ts";
 import { COLOR_STEPS } from "../shared/firework_colors.ts";
 import { RISE_MAX } from "../shared/firework_plan.ts";
-import { Fireworks } from "../shared/fireworks.ts";
+import { Fireworks } from "../shared/fireworks/mod.ts";
 import { AGE_BASE, DROP, REACH, STYLE_COLORS, STYLE_STRIDE } from "../shared/firework_motion.ts";
 import { advanceSnapshot, initialSnapshot } from "../shared/settings.ts";
 import { World, worldFromWindow } from "../shared/world.ts";

@@ -77,7 +77,7 @@ export const LAUNCH_HALF_EXTENT = 90;
  * Burst heights (metres above the ground) a launch may ask for with its `y` field: high enough to
  * clear the fountain and the snow's densest layer; at most 62, the highest whose shell (the
  * fastest, SHELL_DECELERATION over the longest rise) keeps its trail sparks closer together than
- * their sprite (TRAIL_GAP_BOUND in fireworks.ts), and whose rise keeps FIREWORK_MAX_LIFE within
+ * their sprite (TRAIL_GAP_BOUND in fireworks/rise.ts), and whose rise keeps FIREWORK_MAX_LIFE within
  * WINDOW_TICKS (was 55). A launch without `y` bursts at a height drawn from its own random
  * stream in [BURST_HEIGHT_DEFAULT_MIN, BURST_HEIGHT_DEFAULT_MAX]: high in that range, so that a
  * BURST_SCALE-sized burst (~25 m radius) mostly clears the ground and fills the default view's sky.

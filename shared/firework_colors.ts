@@ -1,5 +1,5 @@
 /**
- * Colour over a firework particle's life, seed 002's law: with r = 1 − age/maxLife the life left,
+ * Colour over a firework particle's life, the source's law (docs/sources.md): with r = 1 − age/maxLife the life left,
  * rgb = √r · (1, 0.3 + 0.7r, 0.1 + 0.9r²) — white → yellow → orange → dark red — and
  * α = min(1, 10r), fading over the last 10 % of life. The particle's theme tint is mixed in over
  * the first TINT_RISE of life (by its motion class's `mix`). A young burst does not read as a
@@ -9,14 +9,14 @@
  */
 import type { Theme } from "./types.ts";
 
-/** Share of life after which the alpha starts to fade to 0 (seed 002: α = min(1, 10 · life left)). */
+/** Share of life after which the alpha starts to fade to 0 (docs/sources.md: α = min(1, 10 · life left)). */
 export const FADE_START = 0.9;
 
 /** Share of life over which the theme tint blends in fully. */
 const TINT_RISE = 0.12;
 
 /**
- * Writes seed 002's heat colour at `t` = age / maxLife (clamped to [0, 1]) into out[0..2],
+ * Writes the source's heat colour (docs/sources.md) at `t` = age / maxLife (clamped to [0, 1]) into out[0..2],
  * before brightness: with r = 1 − t the life left, (1, 0.3 + 0.7r, 0.1 + 0.9r²). Times the
  * brightness √r this is the seed's law exactly: white → yellow → orange → dark red.
  */
@@ -67,27 +67,6 @@ export function fireworkColor(
 
 /** Entries of the colour table minus one: `t` is sampled at multiples of 1 / COLOR_STEPS. */
 export const COLOR_STEPS = 64;
-
-/** Floats per colour table entry: heat r, g, b, brightness, tint share, alpha. */
-export const COLOR_ENTRY = 6;
-
-/** The life curve sampled at t = j / COLOR_STEPS, j = 0..COLOR_STEPS, for the hot loop. */
-export const COLOR_TABLE: Float64Array = (() => {
-  const table = new Float64Array((COLOR_STEPS + 1) * COLOR_ENTRY);
-  const rgb = [0, 0, 0];
-  for (let j = 0; j <= COLOR_STEPS; j++) {
-    const t = j / COLOR_STEPS;
-    heatColor(t, rgb);
-    const e = j * COLOR_ENTRY;
-    table[e] = rgb[0];
-    table[e + 1] = rgb[1];
-    table[e + 2] = rgb[2];
-    table[e + 3] = brightnessAt(t);
-    table[e + 4] = tintAt(t);
-    table[e + 5] = alphaAt(t);
-  }
-  return table;
-})();
 
 /** The colour table step for a particle of `age` ticks out of `maxLife`: round(t · STEPS). */
 export function colorStep(age: number, maxLife: number): number {

@@ -1,7 +1,7 @@
 /**
  * The firework kinds a launch may name. The wire carries the name; the simulation's per-kind
  * recipe (burst shape, speeds, lifetimes, drag and gravity, trails, splits, flicker) lives in
- * `fireworks.ts` / `firework_plan.ts`. A launch without a kind is a peony.
+ * `fireworks/` / `firework_plan.ts`. A launch without a kind is a peony.
  *
  * @example
  * ```ts

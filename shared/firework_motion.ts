@@ -28,7 +28,7 @@ export const SHELL_DECELERATION = 24;
 /** One motion class: drag and gravity, how much of the tint shows, and a brightness gain. */
 export interface Motion {
   readonly name: string;
-  /** Velocity kept per tick (seed 002: 0.98–0.995 for burst sparks). */
+  /** Velocity kept per tick (docs/sources.md: 0.98–0.995 for burst sparks). */
   readonly drag: number;
   /** Downward acceleration, m/s². */
   readonly gravity: number;
@@ -65,7 +65,7 @@ export const MOTIONS: readonly Motion[] = [
   { name: "shell", drag: 1, gravity: SHELL_DECELERATION, mix: 0, gain: 1, size: 0.7 },
   { name: "trail", drag: 0.9, gravity: 3, mix: 0.15, gain: 0.8, size: 0.42 },
   { name: "spark", drag: 0.982, gravity: 6.5 * BURST_SCALE, mix: 0.85, gain: 0.9, size: 0.55 },
-  // Secondary-burst children are warmer than their parent (seed 002): less tint, more heat.
+  // Secondary-burst children are warmer than their parent (docs/sources.md): less tint, more heat.
   { name: "child", drag: 0.97, gravity: 6 * BURST_SCALE, mix: 0.4, gain: 1, size: 0.45 },
   { name: "ember", drag: 0.9, gravity: 2.2 * BURST_SCALE, mix: 0.6, gain: 0.5, size: 0.35 },
   { name: "willow", drag: 0.985, gravity: 9 * BURST_SCALE, mix: 1, gain: 0.85, size: 0.5 },

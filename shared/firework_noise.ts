@@ -1,5 +1,5 @@
 /**
- * Smooth 3D value noise over burst directions (seed 002 §5.1: "3D noise over the direction,
+ * Smooth 3D value noise over burst directions (docs/sources.md, fireworks: "3D noise over the direction,
  * speed × (1 + noise · strength)", frequency 2–4, strength 0.2–0.4), so a burst has bumps and
  * hollows instead of a perfect shell. Integer hashing and + − * only: every engine agrees to the
  * bit.
@@ -11,9 +11,9 @@
  * ```
  */
 
-/** Burst noise frequency range (lattice cells per unit of direction), seed 002: 2–4. */
+/** Burst noise frequency range (lattice cells per unit of direction), docs/sources.md: 2–4. */
 export const NOISE_FREQUENCY = [2, 4] as const;
-/** Burst noise strength range, seed 002: 0.2–0.4. */
+/** Burst noise strength range, docs/sources.md: 0.2–0.4. */
 export const NOISE_STRENGTH = [0.2, 0.4] as const;
 
 /** A lattice point's value in [−1, 1] from its integer coordinates and the burst's key. */

@@ -38,9 +38,9 @@ import {
 import { BREAK_SCALE, type Recipe, RECIPES, recipeTail } from "./firework_recipes.ts";
 import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 
-/** Trail particles spawned per tick while the shell rises (seed 002: 2–3 per frame). */
+/** Trail particles spawned per tick while the shell rises (docs/sources.md: 2–3 per frame). */
 export const TRAIL_PER_TICK = 3;
-/** Trail lifetimes in ticks (seed 002: 0.3–0.5 s). */
+/** Trail lifetimes in ticks (docs/sources.md: 0.3–0.5 s). */
 export const TRAIL_LIFE_MIN = 18;
 export const TRAIL_LIFE_MAX = 30;
 /** Largest sideways drift of a shell along x and along z, m/s (the noise on its path). */
@@ -51,8 +51,7 @@ export function riseTicksFor(y: number): number {
   return Math.round(Math.sqrt((2 * y) / SHELL_DECELERATION) * TICK_RATE);
 }
 
-/** Shortest and longest rise of a shell, in ticks (bursts at BURST_HEIGHT_MIN and _MAX). */
-export const RISE_MIN = riseTicksFor(BURST_HEIGHT_MIN);
+/** Longest rise of a shell, in ticks (bursts at BURST_HEIGHT_MAX). */
 export const RISE_MAX = riseTicksFor(BURST_HEIGHT_MAX);
 
 /**

@@ -42,7 +42,7 @@ export interface SplitRecipe {
   readonly life: Range;
   readonly motion: number;
   /**
-   * Children's tint: `warm` (seed 002: secondary bursts are warmer: the parent's tint on a
+   * Children's tint: `warm` (docs/sources.md: secondary bursts are warmer: the parent's tint on a
    * warmer motion class, `child`, whose heat curve shows through more), the parent's, or silver.
    */
   readonly tint: "warm" | "same" | "silver";
@@ -72,12 +72,12 @@ export interface Recipe {
   /** Base burst speed, m/s, drawn per break. */
   readonly speed: Range;
   /**
-   * Each spark's speed is base · U(spread[0], spread[1]) (seed 002 draws speeds in 150–400, a
+   * Each spark's speed is base · U(spread[0], spread[1]) (the source, docs/sources.md, draws speeds in 150–400, a
    * 2.67× spread, so a burst is a filled ball, not a thin shell). Shapes that must stay crisp
    * (ring, heart, palm fronds, crossette stars) keep a narrow spread.
    */
   readonly spread: Range;
-  /** Whether seed 002's 3D direction noise (firework_noise.ts) shapes the burst. */
+  /** Whether the source's 3D direction noise (docs/sources.md; firework_noise.ts) shapes the burst. */
   readonly noise: boolean;
   /** Lifetimes of sparks that do not split, ticks. */
   readonly life: Range;

@@ -43,7 +43,7 @@ export * from "./firework_motion.ts";
 export * from "./firework_recipes.ts";
 export * from "./firework_plan.ts";
 export * from "./firework_draws.ts";
-export * from "./fireworks.ts";
+export * from "./fireworks/mod.ts";
 export * from "./gun.ts";
 export * from "./fountain.ts";
 export * from "./snow.ts";

@@ -6,7 +6,7 @@
 import { eventCost } from "./budget.ts";
 import { DEFAULT_SKY_CAP } from "./constants.ts";
 import { SkyFullError, TickInPastError } from "./errors.ts";
-import { Fireworks } from "./fireworks.ts";
+import { Fireworks } from "./fireworks/mod.ts";
 import { Fountain, FOUNTAIN_MAX_LIFE } from "./fountain.ts";
 import { Gun } from "./gun.ts";
 import { CheckpointHash } from "./checkpoint_hash.ts";

@@ -10,7 +10,7 @@ import { fitDefaultView } from "../client/render/camera_fit.ts";
 import { BURST_HEIGHT_DEFAULT_MAX } from "../shared/constants.ts";
 import { SHOW_HALF_EXTENT } from "../shared/show.ts";
 import { FIREWORK_KINDS, type FireworkKind } from "../shared/firework_kinds.ts";
-import { Fireworks } from "../shared/fireworks.ts";
+import { Fireworks } from "../shared/fireworks/mod.ts";
 
 const SEED = 2026;
 const VIEWS = [

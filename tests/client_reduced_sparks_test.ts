@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { packSparks, SPARK_STRIDE } from "../client/render/spark_packing.ts";
-import { Fireworks } from "../shared/fireworks.ts";
+import { Fireworks } from "../shared/fireworks/mod.ts";
 
 /**
  * `seq:offset-in-block` of every visible spark, and of those `packSparks` drew. Each slot's size

@@ -19,7 +19,7 @@ import {
 import { FIREWORK_KINDS, type FireworkKind } from "../shared/firework_kinds.ts";
 import { AGE_STRIDE, DROP, MOTION, MOTIONS } from "../shared/firework_motion.ts";
 import { RECIPES } from "../shared/firework_recipes.ts";
-import { type FireworkBlock, Fireworks, type LaunchSpec } from "../shared/fireworks.ts";
+import { type FireworkBlock, Fireworks, type LaunchSpec } from "../shared/fireworks/mod.ts";
 import type { SceneEvent } from "../shared/types.ts";
 import { World } from "../shared/world.ts";
 

@@ -24,7 +24,7 @@ import {
   type LaunchSpec,
   TRAIL_SIDE,
   TRAIL_SINK,
-} from "../shared/fireworks.ts";
+} from "../shared/fireworks/mod.ts";
 
 const SEED = 9001;
 

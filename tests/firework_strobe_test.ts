@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { packSparks, SPARK_STRIDE } from "../client/render/spark_packing.ts";
 import { strobe, STROBE_DIM } from "../shared/firework_colors.ts";
-import { Fireworks } from "../shared/fireworks.ts";
+import { Fireworks } from "../shared/fireworks/mod.ts";
 
 Deno.test("the client's packed sparks strobe exactly as shared strobe() says", () => {
   const fw = new Fireworks(31, 20_000);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
-import { Fireworks } from "../shared/fireworks.ts";
+import { Fireworks } from "../shared/fireworks/mod.ts";
 
 const SEED = 0x5eed18;
 

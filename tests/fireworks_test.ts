@@ -26,7 +26,7 @@ import {
   Fireworks,
   resolveTheme,
   TRAIL_GAP_BOUND,
-} from "../shared/fireworks.ts";
+} from "../shared/fireworks/mod.ts";
 
 const SEED = 1234;
 

@@ -1,8 +1,8 @@
 /**
  * How a slot names what the spark shader derives there: the shell, a slot of the shell's trail
  * ring, a burst spark, a split child or an ember of a burst spark, each placed from a row of its
- * launch's group in the break table (firework_break_table.ts) as shared/fireworks.ts's
- * `#spawnTrail`, `#placeBurst` and `#splitBirth` place it. firework_sparks.ts writes the
+ * launch's group in the break table (firework_break_table.ts) as shared/fireworks/'s
+ * `spawnTrail` (rise.ts), `placeBurst` (burst.ts) and `splitBirth` (split.ts) place it. firework_sparks.ts writes the
  * references and rows, firework_spark_shader.ts and firework_shader_math.ts derive them.
  *
  * A slot's reference is two floats: `row + 1` (0: nothing is drawn there), then

@@ -27,7 +27,7 @@ import {
 } from "../../shared/firework_draws.ts";
 import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
 import { TAU } from "../../shared/dmath.ts";
-import { PALM_COS_PHI } from "../../shared/fireworks.ts";
+import { PALM_COS_PHI } from "../../shared/fireworks/mod.ts";
 import { DERIVED, INDEX_SPAN } from "./firework_derived_packing.ts";
 import { BREAK_TEXELS, LAUNCH_ROW, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
 import { AGE_STRIDE, MOTION } from "../../shared/firework_motion.ts";
@@ -41,7 +41,7 @@ import {
   TRAIL_PER_TICK,
   TRAIL_RING_TICKS,
 } from "../../shared/firework_plan.ts";
-import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks.ts";
+import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks/mod.ts";
 
 const f = Math.fround;
 

@@ -2,7 +2,7 @@
  * `FireworkSparkShader`: firework sparks placed and evaluated on the GPU. An instance carries a
  * reference to a row of its launch's group in the break table (firework_sparks.ts), from which
  * the vertex shader derives the shell, the trail spark a trail ring slot holds, or the burst
- * spark, split child or ember as shared/fireworks.ts places it (`#spawnTrail`; `burstSpark`,
+ * spark, split child or ember as shared/fireworks/ places it (rise.ts `spawnTrail`; `burstSpark`,
  * `splitChild`, `dropEmber`: the break's keyed draws, firework_draws.ts); it then evaluates
  * shared/'s closed form at the displayed time — position `origin + velocity·REACH[a] −
  * (0, DROP[a], 0)` from the motion table, interpolated between the world's last two ticks as the
@@ -21,7 +21,7 @@ import {
   TRAIL_PER_TICK,
   TRAIL_RING_TICKS,
 } from "../../shared/firework_plan.ts";
-import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks.ts";
+import { TRAIL_JITTER, TRAIL_SIDE, TRAIL_SINK } from "../../shared/fireworks/mod.ts";
 import {
   AMBER_TINT,
   GOLD_TINT,
@@ -38,7 +38,7 @@ import {
 } from "../../shared/firework_draws.ts";
 import { NOISE_FREQUENCY, NOISE_STRENGTH } from "../../shared/firework_noise.ts";
 import { TAU } from "../../shared/dmath.ts";
-import { PALM_COS_PHI } from "../../shared/fireworks.ts";
+import { PALM_COS_PHI } from "../../shared/fireworks/mod.ts";
 import { DERIVED, INDEX_SPAN, MAX_RECIPES } from "./firework_derived_packing.ts";
 import {
   BREAK_TEXELS,
@@ -70,7 +70,7 @@ attribute vec2 derivedRef;    // the row it is derived from + 1 (0: nothing draw
 // A slot's reference (firework_derived_packing.ts) names the shell or a slot of its trail ring
 // (from its group's launch row: the shell's birth state, born at the launch tick and drawn for
 // its rise, the trail's style and the launch's stream key; the trail spark a ring slot holds at
-// any tick is derived here as shared/'s #spawnTrail drops it), or a burst spark, a split child
+// any tick is derived here as shared/fireworks/rise.ts drops it), or a burst spark, a split child
 // or an ember of a burst spark, placed here from its break's row in uBreaks as shared/ places it.
 uniform highp sampler2D uMotion;  // (age, class): REACH, DROP, VELOCITY_KEPT, VELOCITY_FALL
 uniform vec4 uEmberA[${MAX_TRAILS}]; // per trail row: every, ring, carry, jitter
@@ -141,7 +141,7 @@ uvec4 sfcSeed(uint key) {
 float sfcUnit(inout uvec4 s) {
   return float(sfcNext(s)) / 4294967296.0;
 }
-// shared/fireworks.ts's flickerKey: a strobe key in 1..255 for spark n of stream key.
+// shared/fireworks/sky.ts's flickerKey: a strobe key in 1..255 for spark n of stream key.
 int flickerKey(uint key, int n) {
   return 1 + int(((key + uint(n) * 0x9e3779b1u) >> 24) % 255u);
 }
@@ -180,7 +180,7 @@ int burstLife(int r, int b, uint prefix, uint key, int n, int aux) {
   return int(B.x + 0.5) +
     pick(key, uint(${BURST_SPARKS} + ${SPARK_DRAWS} * n + ${BURST_DRAW.life}), uint(B.y + 0.5));
 }
-// shared/fireworks.ts's #placeBurst for spark n of a break, from the break's keyed stream
+// shared/fireworks/burst.ts's placeBurst for spark n of a break, from the break's keyed stream
 // (firework_draws.ts; key: the break's stream key): its velocity, tint and strobe key. aux: the
 // break's splitting sparks (sphere) or its spark count (the other shapes); e1, e2: a ring's or
 // heart's plane.
@@ -236,7 +236,7 @@ vec4 breakTexel(int row, int t) {
   return texelFetch(uBreaks,
     ivec2((row % ${ROWS_PER_LINE}) * ${BREAK_TEXELS} + t, row / ${ROWS_PER_LINE}), 0);
 }
-// shared/fireworks.ts's #splitBirth for child k of split j (its parent, spark j, dies there).
+// shared/fireworks/split.ts's splitBirth for child k of split j (its parent, spark j, dies there).
 // The split's stream key is mixKey(prefix, PHASE.child + (b << 12) + j); the child's lifetime
 // comes from splitChildLife.
 void splitChild(int r, uint key, int k, vec3 apex, vec3 parentVelocity, int delay,

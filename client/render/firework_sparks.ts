@@ -23,10 +23,10 @@
  */
 import * as THREE from "three";
 import { BREAK_GAP_TICKS } from "../../shared/constants.ts";
-import type { FireworkBlock, Fireworks } from "../../shared/fireworks.ts";
+import type { FireworkBlock, Fireworks } from "../../shared/fireworks/mod.ts";
 import type { World } from "../../shared/world.ts";
 import { GOLD_TINT, RAINBOW_FIRST, THEME_TINTS } from "../../shared/firework_colors.ts";
-import { THEME_TRAIL_TINT } from "../../shared/fireworks.ts";
+import { THEME_TRAIL_TINT } from "../../shared/fireworks/mod.ts";
 import { THEMES } from "../../shared/types.ts";
 import { DERIVED, derivedRef, MAX_RECIPES } from "./firework_derived_packing.ts";
 import { FireworkBreakTable, LAUNCH_ROW, MAX_BREAKS_PER_GROUP } from "./firework_break_table.ts";
@@ -98,7 +98,7 @@ function vectors(n: number): THREE.Vector4[] {
 /**
  * Per theme (THEMES order) and break (4 each): the main and second tints, the theme's mode for
  * a spark's tint (0 by its pick, 1 rainbow, 2 alternating spark by spark, 3 silver twinkles) and
- * whether its trails are gold, as shared/fireworks.ts's launch and `#placeBurst` pick them.
+ * whether its trails are gold, as shared/fireworks/ (block.ts, burst.ts) pick them.
  */
 function themeRows(): THREE.Vector4[] {
   const rows = vectors(THEME_ROWS);

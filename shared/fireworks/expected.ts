@@ -1,0 +1,70 @@
+/**
+ * The expected number of live particles of a closed-form launch, in work proportional to its
+ * rise ticks, breaks, splits and ember waves, not to its sparks: exact for shells and splitting
+ * sparks; for trail sparks, burst sparks, split children and embers, whose lifetimes are drawn
+ * at random, the number born times the chance that a lifetime from their range outlasts their
+ * age.
+ *
+ * @example
+ * ```ts
+ * import { outlasts } from "./expected.ts";
+ * outlasts(5, 10, 20); // 1: every lifetime in 10..20 outlasts 5 ticks
+ * ```
+ */
+import { BREAK_GAP_TICKS } from "../constants.ts";
+import { TRAIL_LIFE_MAX, TRAIL_LIFE_MIN, TRAIL_PER_TICK } from "../firework_plan.ts";
+import type { FireworkBlock } from "./block.ts";
+
+/**
+ * The chance that a lifetime drawn uniformly from the integers [lo, hi] outlasts `age` ticks
+ * (a particle `age` ticks after its birth is alive while younger than its lifetime).
+ */
+export function outlasts(age: number, lo: number, hi: number): number {
+  if (age < lo) return 1;
+  if (age >= hi) return 0;
+  return (hi - age) / (hi - lo + 1);
+}
+
+/** `Fireworks.expectedLive` of one launch at tick `now` (its counts caught up). */
+export function expectedIn(block: FireworkBlock, now: number): number {
+  const plan = block.plan, recipe = block.recipe;
+  const age = now - block.tick;
+  const rise = plan.riseTicks;
+  // The shell lives until its first break puts it out.
+  let sum = age < rise ? 1 : 0;
+  // Trail sparks of rise tick k are born at age k + 1.
+  for (let k = Math.max(0, age - 1 - TRAIL_LIFE_MAX); k < block.trailTicks; k++) {
+    sum += TRAIL_PER_TICK * outlasts(age - k - 1, TRAIL_LIFE_MIN, TRAIL_LIFE_MAX);
+  }
+  const split = recipe.split, trail = recipe.trail;
+  const waveSlots = block.waveSlots;
+  for (let b = 0; b < plan.breaks; b++) {
+    const since = age - rise - b * BREAK_GAP_TICKS;
+    if (since < 0) break;
+    const count = plan.sparkCount[b], splits = plan.splitCount[b];
+    const done = block.splitsDone[b];
+    // Splitting sparks live until they split.
+    sum += splits - done;
+    sum += (count - splits) * outlasts(since, recipe.life[0], recipe.life[1]);
+    if (split) {
+      const order = block.splitOrder[b], delays = block.delays[b];
+      // Latest split first: the older ones' children are older still, and past the longest
+      // child life they are all dead.
+      for (let d = done - 1; d >= 0; d--) {
+        const childAge = since - delays[order[d]];
+        if (childAge >= split.life[1]) break;
+        sum += split.children * outlasts(childAge, split.life[0], split.life[1]);
+      }
+    }
+    if (trail) {
+      // Latest wave first, likewise.
+      for (let m = block.emberWaves[b] - 1; m >= 0; m--) {
+        const emberAge = since - (m + 1) * trail.every;
+        if (emberAge >= trail.life[1]) break;
+        sum += block.emberParents[b * waveSlots + m] *
+          outlasts(emberAge, trail.life[0], trail.life[1]);
+      }
+    }
+  }
+  return sum;
+}
