@@ -91,7 +91,7 @@ export const BURST_HEIGHT_DEFAULT_MAX = 50;
  * Every burst's size in space relative to the recipes as authored: burst speeds and burst gravity
  * are both multiplied by it, so a burst keeps its shape and timing and is this much larger. Real
  * shells break about as wide as they are high; at 1 a peony spanned ~11 % of a 1280×720 default
- * view, at 2.2 it spans about a quarter (tests/burst_scale_test.ts).
+ * view, at 2.2 it spans about a quarter (tests/unit/burst_scale_test.ts).
  */
 export const BURST_SCALE = 2.4;
 

@@ -1,6 +1,6 @@
 /**
  * Code that runs identically in Deno and, bundled by esbuild, in Node: replays fixtures and
- * probes engine maths. `tests/cross_runtime_test.ts` compares the two runtimes' outputs.
+ * probes engine maths. `tests/unit/cross_runtime_test.ts` compares the two runtimes' outputs.
  */
 import { acos, atan2, cos, exp, log, pow, sin } from "../shared/dmath.ts";
 import { Rng } from "../shared/prng.ts";

@@ -1,11 +1,13 @@
 /**
  * `deno task test [tier...] [file or deno test flag...]`: type-checks the chosen test files once,
- * runs the test tiers (testing/test_tiers.ts), each as `deno test` with the sanitizers on, and ends
- * with one summary line in deno's own format. No tier named: all four. Files named: just those.
+ * runs the test tiers (the folders of tests/: testing/test_tiers.ts), each as `deno test` with the
+ * sanitizers on, and ends with one summary line in deno's own format. No tier named: all four.
+ * Files named: just those. Counts and failures come from deno's JUnit report (`--junit-path`),
+ * not from its console output, which is passed through for people to read.
  *
- *     deno task test                      # everything
- *     deno task test:unit                 # = deno task test unit
- *     deno task test tests/prng_test.ts   # one file
+ *     deno task test                          # everything
+ *     deno task test:unit                     # = deno task test unit
+ *     deno task test tests/unit/prng_test.ts  # one file
  *     deno task test server --filter=abuse
  *
  * Order: the unit tier; then the server and cluster tiers one after the other while the browser
@@ -14,12 +16,13 @@
  * wait on the scene's clock. The cluster tier runs one file at a time: two at a time it took
  * 101-145 s instead of ~200, but beside the browser tier its timing tests failed in five CI runs of
  * six on 2026-12-01 (an idle scene not swept in time, 14 events not relayed within 20 s), and the
- * server and cluster tiers together still end about when the browser tier does. Last, one at a time with nothing
- * beside them, the files marked `// test tiers: alone`. `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
+ * server and cluster tiers together still end about when the browser tier does. Last, one at a
+ * time with nothing beside them, the files marked `// test tiers: alone`.
+ * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
  * The closing lines name every failed test with the first lines of its error, so the tail of a
  * long log says what failed and why.
  */
-import { FailureReport } from "./failure_report.ts";
+import { type Counts, parseJunit } from "./junit_report.ts";
 import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
@@ -32,29 +35,6 @@ const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser"]);
 
 /** Niceness of the browser tier while other tiers run beside it. */
 const BACKGROUND_NICENESS = "10";
-
-/** Counts from one `deno test` summary line. */
-interface Counts {
-  passed: number;
-  steps: number;
-  failed: number;
-  ignored: number;
-}
-
-/** Parses deno's closing `ok | 3 passed (4 steps) | 0 failed | 1 ignored (2s)` line. */
-function summaryOf(output: string): Counts | null {
-  // deno-lint-ignore no-control-regex
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
-  const line = plain.split("\n").reverse().find((l) => /^(ok|FAILED) \| \d+ passed/.test(l));
-  if (!line) return null;
-  const count = (pattern: RegExp) => Number(pattern.exec(line)?.[1] ?? 0);
-  return {
-    passed: count(/(\d+) passed/),
-    steps: count(/passed \((\d+) steps?\)/),
-    failed: count(/(\d+) failed/),
-    ignored: count(/(\d+) ignored/),
-  };
-}
 
 const encoder = new TextEncoder();
 
@@ -91,29 +71,15 @@ function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), { args, ...pipes }).spawn();
 }
 
-/** Runs `deno` with `args`; resolves with its exit code and the tail of its stdout. */
-async function runDeno(
-  args: string[],
-  { live, nice }: RunOptions,
-): Promise<{ code: number; output: string; report: FailureReport }> {
+/** Runs `deno` with `args`; resolves with its exit code. */
+async function runDeno(args: string[], { live, nice }: RunOptions): Promise<number> {
   const process = spawnDeno(args, nice);
   let block = "";
-  let tail = "";
-  let unread = "";
-  const report = new FailureReport();
-  const read = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
+  const read = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
     let partial = "";
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });
-      // deno test reports, and ends with its summary, on stdout.
-      if (isStdout) {
-        tail = (tail + text).slice(-4096);
-        // deno's ERRORS and FAILURES sections: what failed and why.
-        const lines = (unread + text).split("\n");
-        unread = lines.pop()!;
-        for (const line of lines) report.line(line);
-      }
       if (!live) {
         block += text;
         continue;
@@ -125,10 +91,10 @@ async function runDeno(
     }
     if (partial) writeBlock(partial);
   };
-  await Promise.all([read(process.stdout, true), read(process.stderr, false)]);
+  await Promise.all([read(process.stdout), read(process.stderr)]);
   const { code } = await process.status;
   if (!live) writeBlock(block);
-  return { code, output: tail, report };
+  return code;
 }
 
 function formatSeconds(ms: number): string {
@@ -152,8 +118,7 @@ const flags = args.filter((a) => a.startsWith("-"));
 
 if (named.length > 0) {
   // Files or folders named: run exactly those, as plain `deno test` would.
-  const { code } = await runDeno([...FLAGS, ...args], { live: true, nice: false });
-  Deno.exit(code);
+  Deno.exit(await runDeno([...FLAGS, ...args], { live: true, nice: false }));
 }
 
 const files = await testFiles(new URL("../tests/", import.meta.url));
@@ -180,9 +145,6 @@ const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
 let status = 0;
 /** Every failed test, as deno names it, with its tier and the first lines of its error. */
 const failed: { tier: Tier; name: string; why: string[] }[] = [];
-/** Lines of each failure's error in the closing summary (of leaked ops: where they started). */
-const REASON_LINES = 3;
-const LEAK_LINES = 10;
 
 async function run(step: Step | null, options: RunOptions): Promise<void> {
   if (!step) return;
@@ -192,33 +154,45 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
   }: ${step.files.map((f) => f.path.split("/").pop()).join(" ")} ==\n`;
   if (options.live) writeBlock(header);
   else writeBlock(header.replace("==\n", "== (output when done)\n"));
-  const { code, output, report } = await runDeno(
-    [
-      ...FLAGS,
-      // Where a leaked timer or op started: the cluster tier's leaks come rarely, under load
-      // (stop 26's CI and one run in eight here), and a second run is no help.
-      ...(step.tier === "cluster" ? ["--trace-leaks"] : []),
-      ...(step.parallel ? ["--parallel"] : []),
-      ...flags,
-      ...step.files.map((f) => f.path),
-    ],
-    options,
-  );
-  const total = counts.get(step.tier)!;
-  total.ms += performance.now() - started;
-  total.ran = true;
-  if (code !== 0) status = code;
-  const reasons = new Map(report.reasons().map(([name, ...why]) => [name, why]));
-  for (const name of report.failures()) {
-    failed.push({ tier: step.tier, name, why: reasons.get(name) ?? [] });
+  // deno's JUnit report says what ran, passed and failed; its console output is for people.
+  const junit = await Deno.makeTempFile({ prefix: `snowfire-${step.tier}-`, suffix: ".xml" });
+  try {
+    const code = await runDeno(
+      [
+        ...FLAGS,
+        // Where a leaked timer or op started: the cluster tier's leaks come rarely, under load
+        // (stop 26's CI and one run in eight here), and a second run is no help.
+        ...(step.tier === "cluster" ? ["--trace-leaks"] : []),
+        ...(step.parallel ? ["--parallel"] : []),
+        `--junit-path=${junit}`,
+        ...flags,
+        ...step.files.map((f) => f.path),
+      ],
+      options,
+    );
+    const total = counts.get(step.tier)!;
+    total.ms += performance.now() - started;
+    total.ran = true;
+    if (code !== 0) status = code;
+    const report = parseJunit(await Deno.readTextFile(junit).catch(() => ""));
+    for (const { name, why } of report.failures()) failed.push({ tier: step.tier, name, why });
+    const summary = report.counts();
+    for (const key of ["passed", "steps", "failed", "ignored"] as const) total[key] += summary[key];
+    if (code !== 0 && summary.failed === 0) {
+      // A module that throws outside any test has no suite in the report.
+      const missing = report.missing(step.files.map((f) => f.path));
+      failed.push({
+        tier: step.tier,
+        name: `deno test exited with code ${code} and no failed test in its report`,
+        why: missing.length > 0
+          ? [`no report from: ${missing.join(" ")} (an uncaught error? see its output above)`]
+          : ["see the output above"],
+      });
+      total.failed += Math.max(1, missing.length);
+    }
+  } finally {
+    await Deno.remove(junit).catch(() => {});
   }
-  const summary = summaryOf(output);
-  if (!summary) {
-    writeBlock(`${step.tier}: no summary (exit code ${code})`);
-    status ||= 1;
-    return;
-  }
-  for (const key of ["passed", "steps", "failed", "ignored"] as const) total[key] += summary[key];
 }
 
 const started = performance.now();
@@ -243,8 +217,12 @@ if (!inTurn && has("browser") && (has("server") || has("cluster"))) {
 }
 for (const tier of chosen) await run(stepOf(tier, true), quiet);
 
+// deno's JUnit report marks a test left out by --filter as skipped, like an ignored one.
+const IGNORED = flags.some((f) => f.startsWith("--filter")) ? "ignored or filtered out" : "ignored";
 const lines = [...counts].filter(([, c]) => c.ran).map(([tier, c]) =>
-  `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ignored in ${formatSeconds(c.ms)}`
+  `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ${IGNORED} in ${
+    formatSeconds(c.ms)
+  }`
 );
 if (failed.length > 0) {
   // Each failed test with the first lines of its error: CI shows only the tail of a long log.
@@ -252,8 +230,7 @@ if (failed.length > 0) {
     "failed tests:",
     ...failed.flatMap(({ tier, name, why }) => [
       `  ${tier}: ${name}`,
-      ...why.slice(0, why[0]?.startsWith("error: Leaks detected") ? LEAK_LINES : REASON_LINES)
-        .map((line) => `    ${line}`),
+      ...why.map((line) => `    ${line}`),
     ]),
     "",
   );

@@ -1,7 +1,7 @@
 /**
  * The scene engine's contract, one set of tests run against every `SceneLog` backend: the single
- * node's SQLite store (tests/server_scene_contract_test.ts) and the cluster's JetStream log
- * (tests/cluster_scene_contract_test.ts). Each test drives a real `SceneSequencer` over the
+ * node's SQLite store (tests/unit/server_scene_contract_test.ts) and the cluster's JetStream log
+ * (tests/cluster/cluster_scene_contract_test.ts). Each test drives a real `SceneSequencer` over the
  * backend with an injected clock and checks what the backend stored and what a reload from it
  * gives back: stamping order, sky admission, show catch-up (and launches the sky cannot hold),
  * resume, snapshot advance, desync judging, and a failed append.

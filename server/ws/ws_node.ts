@@ -222,7 +222,7 @@ export class NodeConnSocket implements ConnSocket {
 /**
  * The one private part of `ws` this engine touches (pinned version: 8.23): the receiver's parse
  * loop flag and its buffered input, which `stopReading` clears. `wsReceiver` checks their shape,
- * so a `ws` upgrade that changes them fails its test (tests/server_ws_internals_test.ts) instead
+ * so a `ws` upgrade that changes them fails its test (tests/server/server_ws_internals_test.ts) instead
  * of silently parsing an abuser's backlog again.
  */
 interface WsReceiver {

@@ -1,0 +1,193 @@
+/**
+ * Logs kept by a policy (single node): with at most 50 events per scene, older events are pruned
+ * in the background, the log API refuses what was pruned (410) and reports where the log starts,
+ * a late joiner and a replay from the first kept seq both match the veteran's hash, the database
+ * file stops growing, and a scene idle past the age limit is removed entirely. The server's
+ * clocks are injected and jumped forward, so minutes pass in an instant.
+ */
+import assert from "node:assert/strict";
+import { WINDOW_TICKS } from "../../shared/constants.ts";
+import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import { World, worldFromWindow } from "../../shared/world.ts";
+import { TestClient } from "../../testing/test_client.ts";
+import { withServer } from "../../testing/test_server.ts";
+import { eventually, sleep } from "../../testing/wait.ts";
+
+interface Page {
+  seed: number;
+  firstSeq: number;
+  lastSeq: number;
+  startTick: number;
+  exactFromTick: number;
+  events: SceneEvent[];
+  next: number | null;
+  snapshot?: WorldSnapshot;
+}
+
+const FAST = { perSecond: 200, burst: 200 };
+
+Deno.test("retention prunes old events and keeps late join and replay exact", async (t) => {
+  let offsetMs = 0;
+  await withServer({
+    now: () => Date.now() + offsetMs,
+    monotonic: () => performance.now() + offsetMs,
+    retention: { eventsPerScene: 50, hours: 1 },
+    retentionPassMs: 20,
+    roomIdleMs: 100,
+    rateLimits: { launch: FAST, settings: FAST, gun: FAST, frames: { perSecond: 500, burst: 500 } },
+  }, async (server) => {
+    const scene = "kept-by-policy";
+    const get = async (query: string) => {
+      const res = await fetch(`${server.url}/api/scenes/${scene}/log?${query}`);
+      return { status: res.status, body: await res.json() };
+    };
+    const health = async () => (await (await fetch(`${server.url}/healthz`)).json());
+    const { client: veteran, welcome } = await TestClient.join(server.url, scene);
+    let sent = 0;
+    /** Submits `n` events (wind changes and launches) and waits until the veteran has them all. */
+    const burst = async (n: number) => {
+      const before = veteran.events().length;
+      for (let i = 0; i < n; i++) {
+        sent++;
+        if (sent % 3 === 0) {
+          veteran.submit({ type: "launch", x: (sent % 20) - 10, z: 5, kind: "peony" });
+        } else {
+          veteran.submit({
+            type: "settings",
+            settings: { windSpeed: sent % 10, windDirection: (sent * 35) % 360, show: false },
+          });
+        }
+      }
+      await eventually(
+        `${n} events came back`,
+        () => veteran.events().length >= before + n,
+        10_000,
+      );
+    };
+    /** Lets `seconds` pass on the server's clocks at once, and a moment more really. */
+    const jump = async (seconds: number) => {
+      offsetMs += seconds * 1000;
+      await sleep(300);
+    };
+
+    const sizes: number[] = [];
+    await t.step("events beyond 50 are pruned from the front", async () => {
+      for (let round = 0; round < 4; round++) {
+        await burst(60);
+        await jump(80);
+      }
+      await burst(10);
+      // The room's stored snapshot moves forward on its own pass; the retention follows it.
+      await eventually("the log was pruned", async () => (await get("limit=1")).body.firstSeq > 1);
+      const head = (await get("limit=1")).body as Page;
+      assert.ok(head.startTick > 0, "a log start was recorded");
+      assert.equal(head.exactFromTick, head.startTick + WINDOW_TICKS);
+      // Kept: about the newest 50, more only where the room's stored snapshot holds them back.
+      assert.ok(head.lastSeq - head.firstSeq + 1 < 250, `kept ${head.lastSeq - head.firstSeq + 1}`);
+      const pruned = await get("from=1");
+      assert.equal(pruned.status, 410);
+      assert.equal(pruned.body.error.code, "pruned");
+      const beforeStart = await get(`tick=${head.startTick - 1}`);
+      assert.equal(beforeStart.status, 410);
+      sizes.push((await health()).stored.fileBytes);
+    });
+
+    await t.step(
+      "a late joiner and a replay from the first kept seq match the veteran",
+      async () => {
+        const { client: late, welcome: lateWelcome } = await TestClient.join(server.url, scene);
+        try {
+          const T = lateWelcome.horizon;
+          // The veteran's world: everything it received since its welcome at the scene's start.
+          const veteran0 = worldFromWindow({
+            seed: welcome.seed,
+            snapshot: welcome.snapshot,
+            events: welcome.events,
+            tick: welcome.horizon,
+          });
+          for (const event of veteran.events()) {
+            if (event.tick >= welcome.horizon) veteran0.apply(event);
+          }
+          veteran0.advanceTo(T);
+          const veteranHash = veteran0.hash();
+          const lateWorld = worldFromWindow({
+            seed: lateWelcome.seed,
+            snapshot: lateWelcome.snapshot,
+            events: lateWelcome.events,
+            tick: T,
+          });
+          assert.equal(lateWorld.hash(), veteranHash, "late joiner");
+          // A replay of the whole kept log from its start (first kept seq) on.
+          const head = (await get(`tick=0&limit=1`)).status === 410
+            ? (await get("limit=1")).body as Page
+            : null;
+          assert.ok(head, "tick 0 is pruned");
+          const first = (await get(`tick=${head.startTick}&snapshot=1&limit=5000`)).body as Page;
+          assert.equal(first.events[0].seq, first.firstSeq);
+          assert.ok(T >= first.exactFromTick, `${T} >= ${first.exactFromTick}`);
+          const replayed = new World({ seed: first.seed, snapshot: first.snapshot });
+          for (const event of first.events) if (event.tick < T) replayed.apply(event);
+          replayed.advanceTo(T);
+          assert.equal(replayed.hash(), veteranHash, "replay from the first kept seq");
+          // And the window a page's replay seeks with: the snapshot at T − W and the events on.
+          const window = (await get(`tick=${T - WINDOW_TICKS}&snapshot=1&limit=5000`)).body as Page;
+          const seeked = worldFromWindow({
+            seed: window.seed,
+            snapshot: window.snapshot!,
+            events: window.events.filter((e) => e.tick < T),
+            tick: T,
+          });
+          assert.equal(seeked.hash(), veteranHash, "replay seeking T");
+        } finally {
+          await late.close();
+        }
+      },
+    );
+
+    await t.step("the database file stops growing", async () => {
+      for (let round = 0; round < 4; round++) {
+        await burst(60);
+        await jump(80);
+        await eventually("the retention settled", async () => {
+          const head = (await get("limit=1")).body as Page;
+          return head.lastSeq - head.firstSeq < 250;
+        });
+        // Give the WAL checkpoint (every second) a chance to copy into the file.
+        await sleep(1500);
+        sizes.push((await health()).stored.fileBytes);
+      }
+      const settled = sizes.slice(2);
+      assert.ok(
+        Math.max(...settled) <= settled[0],
+        `file sizes over rounds: ${sizes.join(", ")}`,
+      );
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      assert.match(metrics, /^snowfire_stored_events \d+$/m);
+      assert.match(metrics, /^snowfire_stored_bytes \d+$/m);
+      assert.match(metrics, /^snowfire_pruned_events_total [1-9]\d*$/m);
+    });
+
+    await t.step("a scene idle past the age limit is removed entirely", async () => {
+      const idle = "idle-then-gone";
+      const { client } = await TestClient.join(server.url, idle);
+      client.submit({ type: "launch", x: 0, z: 0 });
+      await client.waitFor((m) => m.t === "event");
+      await client.close();
+      await sleep(400); // the room unloads after roomIdleMs
+      const stored = await fetch(`${server.url}/api/scenes/${idle}`);
+      await stored.body?.cancel();
+      assert.equal(stored.status, 200);
+      await jump(3700);
+      await eventually("the idle scene is gone", async () => {
+        const res = await fetch(`${server.url}/api/scenes/${idle}`);
+        await res.body?.cancel();
+        return res.status === 404;
+      });
+      // The veteran's scene is open: it stays, with its newest event.
+      const head = (await get("limit=1")).body as Page;
+      assert.ok(head.lastSeq >= sent);
+      assert.equal((await health()).ok, true);
+    });
+    await veteran.close();
+  });
+});

@@ -1,0 +1,271 @@
+import assert from "node:assert/strict";
+import { DT, FOUNTAIN_BASIN_RADIUS, WINDOW_TICKS } from "../../shared/constants.ts";
+import {
+  bounceVelocity,
+  Fountain,
+  FOUNTAIN_GRAVITY,
+  FOUNTAIN_JETS,
+  FOUNTAIN_MAX_LIFE,
+  FOUNTAIN_SURFACES,
+  POOL_LEVEL,
+} from "../../shared/fountain.ts";
+import { Hasher } from "../../shared/hash.ts";
+
+const F32 = 1e-5;
+
+function digest(f: Fountain): string {
+  const h = new Hasher();
+  f.hashInto(h);
+  return h.digest();
+}
+
+function alive(f: Fountain, slot: number): boolean {
+  return f.view.color[slot * 4 + 3] > 0;
+}
+
+/** Puts a live particle into `slot` through the render view, which is also the state. */
+function inject(
+  f: Fountain,
+  slot: number,
+  [px, py, pz]: number[],
+  [vx, vy, vz]: number[],
+): void {
+  const { position, velocity, color } = f.view;
+  position.set([px, py, pz], slot * 3);
+  velocity.set([vx, vy, vz], slot * 3);
+  color.set([1, 1, 1, 0.5], slot * 4);
+}
+
+function surface(name: string) {
+  const found = FOUNTAIN_SURFACES.find((s) => s.name === name);
+  assert.ok(found, name);
+  return found;
+}
+
+function dot(a: number[], b: number[]): number {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+Deno.test("fountain bounce obeys v' = (1 − μ)·v_t − ε·v_n", async (t) => {
+  await t.step("for a tilted plane, component by component", () => {
+    const len = Math.hypot(0.3, 1, -0.2);
+    const n = [0.3 / len, 1 / len, -0.2 / len];
+    const v = [1.5, -4, 0.7];
+    const out = new Float64Array(3);
+    bounceVelocity(v[0], v[1], v[2], n[0], n[1], n[2], 0.2, 0.4, out);
+    const vn = dot(v, n);
+    const after = [...out];
+    const afterN = dot(after, n);
+    assert.ok(Math.abs(afterN - -0.4 * vn) < 1e-12, `normal ${afterN} vs ${-0.4 * vn}`);
+    for (let k = 0; k < 3; k++) {
+      const tangentBefore = v[k] - vn * n[k];
+      const tangentAfter = after[k] - afterN * n[k];
+      assert.ok(Math.abs(tangentAfter - 0.8 * tangentBefore) < 1e-12, `tangent ${k}`);
+    }
+  });
+
+  await t.step("a velocity leaving the plane is unchanged", () => {
+    const out = new Float64Array(3);
+    bounceVelocity(1, 2, 3, 0, 1, 0, 0.5, 0.5, out);
+    assert.deepEqual([...out], [1, 2, 3]);
+  });
+
+  await t.step(
+    "a particle stepping into the upper dish bounces off its local tangent plane",
+    () => {
+      const dish = surface("upper-dish");
+      const f = new Fountain(1);
+      const slot = 5 * f.perTick; // row 5, not the row retired at tick 10
+      const p = [0.6, dish.apexY - dish.slope * 0.6 + 0.01, 0.2];
+      const v = [0.4, -3, -0.3];
+      inject(f, slot, p, v);
+      f.step(10, false);
+      // Independent expectation: gravity, move, hit the cone below, reflect about its normal.
+      const v1 = [v[0], v[1] - FOUNTAIN_GRAVITY * DT, v[2]];
+      const x = p[0] + v1[0] * DT, z = p[2] + v1[2] * DT;
+      const r = Math.hypot(x, z);
+      const len = Math.hypot(dish.slope, 1);
+      const n = [dish.slope * x / r / len, 1 / len, dish.slope * z / r / len];
+      const vn = dot(v1, n);
+      const expected = v1.map((c, k) => (1 - dish.mu) * (c - vn * n[k]) - dish.eps * vn * n[k]);
+      const got = [...f.view.velocity.subarray(slot * 3, slot * 3 + 3)];
+      for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - expected[k]) < F32, `v[${k}]`);
+      assert.ok(got[1] > 0, "bounced upwards");
+      const y = f.view.position[slot * 3 + 1];
+      assert.ok(Math.abs(y - (dish.apexY - dish.slope * r)) < F32, "sits on the dish");
+      assert.ok(alive(f, slot));
+    },
+  );
+
+  await t.step("a particle falling on the basin rim bounces off the flat plane", () => {
+    const rim = surface("basin-rim");
+    const f = new Fountain(1);
+    const slot = 3 * f.perTick + 2;
+    const p = [FOUNTAIN_BASIN_RADIUS + 0.2, rim.apexY + 0.02, 0];
+    const v = [0.5, -2.5, 1];
+    inject(f, slot, p, v);
+    f.step(20, false);
+    const vy = v[1] - FOUNTAIN_GRAVITY * DT;
+    const got = [...f.view.velocity.subarray(slot * 3, slot * 3 + 3)];
+    const expected = [(1 - rim.mu) * v[0], -rim.eps * vy, (1 - rim.mu) * v[2]];
+    for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - expected[k]) < F32, `v[${k}]`);
+    assert.ok(Math.abs(f.view.position[slot * 3 + 1] - rim.apexY) < F32);
+  });
+
+  await t.step("a particle under a dish is not caught by it", () => {
+    const dish = surface("lower-dish");
+    const f = new Fountain(1);
+    const slot = 7 * f.perTick;
+    const p = [1, dish.apexY - dish.slope - 0.3, 0];
+    inject(f, slot, p, [0, -1, 0]);
+    f.step(30, false);
+    assert.ok(f.view.velocity[slot * 3 + 1] < -1, "keeps falling");
+  });
+});
+
+Deno.test("fountain drops splash once at the pool surface, then die there", () => {
+  // Changed deliberately (issue 15: "a splash at impacts"): a drop reaching the pool fast jumps
+  // back up once as a smaller, scattered droplet; the droplet dies when it comes down again.
+  const f = new Fountain(2);
+  const slot = 4 * f.perTick + 1;
+  inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -4, 0]);
+  f.view.size[slot] = 0.07;
+  f.step(50, false);
+  assert.ok(alive(f, slot), "it splashed");
+  const vy = f.view.velocity[slot * 3 + 1];
+  assert.ok(vy > 0.5 && vy < 2, `the droplet jumps up at ${vy} m/s`);
+  assert.equal(f.view.position[slot * 3 + 1], Math.fround(POOL_LEVEL));
+  assert.ok(f.view.size[slot] < 0.05, "a smaller droplet");
+  let tick = 51;
+  while (alive(f, slot) && tick < 200) f.step(tick++, false);
+  assert.ok(tick < 120, "the droplet dies when it falls back");
+  // A slow drop does not splash.
+  inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -0.5, 0]);
+  f.view.size[slot] = 0.07;
+  f.step(tick, false);
+  assert.equal(alive(f, slot), false);
+  assert.equal(f.live(), 0);
+  assert.equal(f.view.count, 0);
+  const words = new Uint32Array(f.view.position.buffer);
+  assert.ok(words.every((w) => w === 0), "dead slots are all zero");
+  // Outside the basin the ground is a bounce plane, not a kill plane.
+  const outside = new Fountain(2);
+  inject(outside, slot, [FOUNTAIN_BASIN_RADIUS + 3, 0.01, 0], [0, -2, 0]);
+  outside.step(50, false);
+  assert.ok(alive(outside, slot));
+});
+
+Deno.test("no fountain particle outlives FOUNTAIN_MAX_LIFE", async (t) => {
+  assert.ok(FOUNTAIN_MAX_LIFE <= WINDOW_TICKS);
+
+  await t.step("a resting particle dies when its row is retired, on or off", () => {
+    for (const on of [false, true]) {
+      const f = new Fountain(3);
+      f.step(0, on); // row 0 belongs to spawn tick 0
+      const slot = f.perTick - 1;
+      inject(f, slot, [FOUNTAIN_BASIN_RADIUS + 5, 0, 0], [0, 0, 0]); // rests on the ground
+      const restingX = FOUNTAIN_BASIN_RADIUS + 5;
+      let lastAlive = 0;
+      for (let tick = 1; tick < 2 * FOUNTAIN_MAX_LIFE; tick++) {
+        f.step(tick, on);
+        // When on, the slot is later reused by a new particle at a nozzle, far from restingX.
+        if (alive(f, slot) && Math.abs(f.view.position[slot * 3] - restingX) < F32) {
+          lastAlive = tick + 1;
+        }
+      }
+      assert.equal(lastAlive, FOUNTAIN_MAX_LIFE, `on=${on}: alive until state tick ${lastAlive}`);
+    }
+  });
+
+  await t.step("a fountain switched off is empty FOUNTAIN_MAX_LIFE ticks later", () => {
+    const f = new Fountain(3);
+    for (let tick = 0; tick < 500; tick++) f.step(tick, true);
+    assert.ok(f.live() > 1000);
+    for (let tick = 500; tick < 500 + FOUNTAIN_MAX_LIFE - 1; tick++) f.step(tick, false);
+    for (let tick = 500 + FOUNTAIN_MAX_LIFE - 1; tick < 500 + FOUNTAIN_MAX_LIFE + 5; tick++) {
+      f.step(tick, false);
+      assert.equal(f.live(), 0, `tick ${tick}`);
+    }
+  });
+});
+
+Deno.test("fountain hash equals after rebuild from the window", () => {
+  const onA = (tick: number) => tick % 200 < 150;
+  const veteran = new Fountain(9);
+  for (let tick = 0; tick < 1000; tick++) veteran.step(tick, onA(tick));
+
+  // A late joiner starting empty at 600, and one with a different history from 0.
+  const joiner = new Fountain(9);
+  const other = new Fountain(9);
+  for (let tick = 0; tick < 600; tick++) other.step(tick, tick % 7 !== 0);
+  for (let tick = 600; tick < 1000; tick++) {
+    joiner.step(tick, onA(tick));
+    other.step(tick, onA(tick));
+    if (tick === 700) assert.notEqual(digest(joiner), digest(other), "differ before a full life");
+  }
+  assert.equal(digest(joiner), digest(veteran), "joiner equals veteran");
+  assert.equal(digest(other), digest(veteran), "other history equals veteran");
+});
+
+Deno.test("fountain is reproducible and keyed by seed", () => {
+  const run = (seed: number) => {
+    const f = new Fountain(seed);
+    for (let tick = 0; tick < 240; tick++) f.step(tick, true);
+    return digest(f);
+  };
+  assert.equal(run(4), run(4));
+  assert.notEqual(run(4), run(5));
+});
+
+Deno.test("fountain spawn velocities lie in each jet's thin cylindrical ring", () => {
+  const f = new Fountain(6, { perTick: 2000 });
+  f.step(0, true);
+  let slot = 0;
+  for (const jet of FOUNTAIN_JETS) {
+    const n = slot === 0
+      ? 2000 - FOUNTAIN_JETS.slice(1).reduce((sum, j) => sum + Math.floor(2000 * j.share), 0)
+      : Math.floor(2000 * jet.share);
+    let sumX = 0, sumZ = 0;
+    for (let k = 0; k < n; k++, slot++) {
+      const v = f.view.velocity.subarray(slot * 3, slot * 3 + 3);
+      const ox = v[0] - jet.vx, oz = v[2] - jet.vz;
+      const radius = Math.hypot(ox, oz);
+      assert.ok(radius >= jet.ringRadius - F32, `radius ${radius}`);
+      assert.ok(radius <= jet.ringRadius + jet.ringWidth + F32, `radius ${radius}`);
+      const vy = v[1] + FOUNTAIN_GRAVITY * DT; // one tick of gravity since the nozzle
+      assert.ok(vy >= jet.vyMin - F32 && vy <= jet.vyMax + F32, `vy ${vy}`);
+      sumX += ox / radius;
+      sumZ += oz / radius;
+    }
+    // Angles uniform around the axis: the mean unit offset is near zero.
+    assert.ok(Math.hypot(sumX, sumZ) / n < 0.12, `jet at ${jet.x},${jet.z}`);
+  }
+});
+
+Deno.test("fountain water lands on both dishes and stays in the basin", () => {
+  const f = new Fountain(8);
+  for (let tick = 0; tick < 400; tick++) f.step(tick, true);
+  const upper = surface("upper-dish"), lower = surface("lower-dish");
+  let onUpper = 0, onLower = 0, live = 0;
+  for (let i = 0; i < f.view.count; i++) {
+    if (!alive(f, i)) continue;
+    live++;
+    const x = f.view.position[i * 3], y = f.view.position[i * 3 + 1];
+    const z = f.view.position[i * 3 + 2];
+    const r = Math.hypot(x, z);
+    assert.ok(r < FOUNTAIN_BASIN_RADIUS, `escaped to r = ${r}`);
+    assert.ok(y >= POOL_LEVEL - F32, `below the pool: ${y}`);
+    if (r < upper.rMax && Math.abs(y - (upper.apexY - upper.slope * r)) < 0.01) onUpper++;
+    if (r < lower.rMax && Math.abs(y - (lower.apexY - lower.slope * r)) < 0.01) onLower++;
+  }
+  assert.equal(live, f.live());
+  assert.ok(onUpper > 10, `upper dish holds ${onUpper}`);
+  assert.ok(onLower > 500, `lower dish holds ${onLower}`);
+});
+
+Deno.test("fountain refuses a bad spawn rate or tick", () => {
+  assert.throws(() => new Fountain(1, { perTick: 0 }), /fountain_rate/);
+  assert.throws(() => new Fountain(1, { perTick: 2.5 }), /fountain_rate/);
+  assert.throws(() => new Fountain(1).step(-1, true), /fountain_tick/);
+  assert.throws(() => new Fountain(1).step(0.5, true), /fountain_tick/);
+});
