@@ -24,6 +24,9 @@ import { LaunchPicker } from "./hud/launch_picker.ts";
 import { Net } from "./net/net.ts";
 import { Playout } from "./net/playout.ts";
 import { QualityGovernor } from "./render/quality_governor.ts";
+import { fixedQuality, type QualityChoice, storedQuality, storeQuality } from "./render/quality.ts";
+import { HelpPanel } from "./hud/help_panel.ts";
+import { QualityMenu } from "./hud/quality_menu.ts";
 import { SceneRenderer } from "./render/renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
 import { SettingsPanel } from "./hud/settings_panel.ts";
@@ -121,7 +124,8 @@ function start(): void {
     const query = params.toString();
     history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}`);
   }
-  const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const motionQuery = matchMedia("(prefers-reduced-motion: reduce)");
+  const reducedMotion = motionQuery.matches;
   const touch = matchMedia("(pointer: coarse)").matches;
   canvas.setAttribute(
     "aria-label",
@@ -335,6 +339,7 @@ function start(): void {
 
   hud.sheets.addButton(element("open-picker"), element("picker-panel"));
   hud.sheets.addButton(element("open-react"), element("react-panel"));
+  hud.sheets.addButton(element("open-help"), element("help-panel"));
   hud.sheets.addDetails(element<HTMLDetailsElement>("settings"));
   hud.addEscapeFallback(hud.sheets);
   // A tap in the sky closes an open panel, and still launches (Input acts on its release).
@@ -375,11 +380,33 @@ function start(): void {
   // The mute button and M key drive the sound; the choice is remembered by the HUD.
   hud.onMuteChange((muted) => (sound.muted = muted));
   const stats = new FrameStats();
-  // Tests read pixels at a fixed resolution; everyone else gets a resolution that keeps up.
-  const governor = params.has("test") ? null : new QualityGovernor({
-    maxPixelRatio: renderer.pixelRatio,
-    minPixelRatio: Math.min(renderer.pixelRatio, 0.5),
+  // Quality (this browser's choice): Auto lets the governor step down on slow frames. Test
+  // pages read pixels at a fixed resolution, so they start at High unless a test chooses.
+  const deviceRatio = renderer.pixelRatio;
+  let qualityChoice = storedQuality(params.has("test") ? "high" : "auto");
+  let governor: QualityGovernor | null = null;
+  const applyQuality = (choice: QualityChoice) => {
+    qualityChoice = choice;
+    if (choice === "auto") {
+      governor = new QualityGovernor({
+        maxPixelRatio: deviceRatio,
+        minPixelRatio: Math.min(deviceRatio, 0.5),
+      });
+      renderer.applyQuality(governor.level);
+    } else {
+      governor = null;
+      renderer.applyQuality(fixedQuality(choice, deviceRatio));
+    }
+    qualityMenu.show(choice, renderer.qualityLevel);
+  };
+  const qualityMenu = new QualityMenu(qualityChoice, (choice) => {
+    storeQuality(choice);
+    applyQuality(choice);
   });
+  applyQuality(qualityChoice);
+  const help = new HelpPanel();
+  // Reduced motion is followed live, not only at load.
+  motionQuery.addEventListener("change", (event) => renderer.setReducedMotion(event.matches));
   const hook = exposeDebugHook({ sim, net, renderer, playout, timings, sound }, observed);
   Object.assign(hook, {
     /** The host rules as this page knows them (no key hashes ever reach a page). */
@@ -391,6 +418,10 @@ function start(): void {
     reactions: () => [...floats.seen],
     /** A person's colour as this page knows it from presence. */
     colorOf: (id: string) => hud.colorOf(id),
+    /** This browser's quality choice and what the page draws now. */
+    quality: () => ({ choice: qualityChoice, ...renderer.qualityLevel }),
+    /** Whether the renderer follows reduced motion now. */
+    reducedMotion: () => renderer.reducedMotion,
     /** Whole seconds the countdown shows now, or null. */
     countdownLeft: () =>
       CountdownDisplay.remaining(rules.current.countdown, net.clock.serverTick(performance.now())),
@@ -432,7 +463,10 @@ function start(): void {
     countdown.update(rules.current.countdown, serverTick);
     voice.update(CountdownDisplay.remaining(rules.current.countdown, serverTick));
     stats.frame(nowMs);
-    if (governor?.frame(interval)) renderer.setPixelRatio(governor.pixelRatio);
+    if (governor?.frame(interval)) {
+      renderer.applyQuality(governor.level);
+      qualityMenu.show(qualityChoice, governor.level);
+    }
     // Text for the HUD is made a few times a second, not every frame.
     if (nowMs - lastHudMs >= HUD_INTERVAL_MS) {
       lastHudMs = nowMs;
@@ -452,6 +486,7 @@ function start(): void {
     net.close();
     input.dispose();
     gestures.dispose();
+    help.dispose();
     sound.dispose();
     renderer.dispose();
   });

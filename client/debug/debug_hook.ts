@@ -69,6 +69,10 @@ export interface SnowfireDebug {
   rules?(): Readonly<Rules>;
   /** The show's latest events (seq, tick, launch point), up to 500 (set by main.ts). */
   showEvents?(): { seq: number; tick: number; x: number; z: number }[];
+  /** This browser's quality choice and what the page draws now (set by main.ts). */
+  quality?(): { choice: string; pixelRatio: number; glow: boolean; flakeShare: number };
+  /** Whether the renderer follows reduced motion now (set by main.ts). */
+  reducedMotion?(): boolean;
   /** Whole seconds the countdown shows now, or null (set by main.ts). */
   countdownLeft?(): number | null;
   /** Live burst labels (whose burst): name, colour, burst tick, showing now, pixel position. */

@@ -17,7 +17,8 @@ export class ClickMarker {
   private readonly rings: THREE.Mesh<THREE.RingGeometry, THREE.MeshBasicMaterial>[] = [];
   private readonly born = new Float64Array(RINGS).fill(-Infinity);
   private next = 0;
-  private readonly calm: boolean;
+  /** A still ring instead of a growing one (reduced motion); may change at any time. */
+  calm: boolean;
 
   /** `calm` (reduced motion) shows a still ring instead of a growing one. */
   constructor(calm: boolean) {

@@ -73,7 +73,8 @@ export class GlowPipeline {
   private readonly output = material(GlowOutputShader);
   private readonly quad = new FullScreenQuad();
   private readonly black = new THREE.DataTexture(new Uint8Array([0, 0, 0, 255]), 1, 1);
-  private readonly strength: number;
+  /** Glow strength; may change at any time (reduced motion is followed live). */
+  strength: number;
   private readonly mipTexel = new THREE.Vector2();
 
   constructor(options: GlowPipelineOptions) {
@@ -88,6 +89,11 @@ export class GlowPipeline {
     this.gather.uniforms.uTexel.value = this.mipTexel;
     this.output.uniforms.tScene.value = this.sceneTarget.texture;
     this.output.uniforms.uCeiling.value = options.highlightCeiling ?? 1e9;
+  }
+
+  /** Largest linear channel value before tone mapping (Infinity: no cap). */
+  set highlightCeiling(value: number) {
+    this.output.uniforms.uCeiling.value = Number.isFinite(value) ? value : 1e9;
   }
 
   /** Matches the renderer's CSS size and pixel ratio. */

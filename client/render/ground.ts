@@ -91,7 +91,7 @@ export class Ground {
   private readonly basinLight: THREE.PointLight;
   private readonly moon: THREE.Sprite | null;
   private readonly moonPlace: MoonPlace = { position: new THREE.Vector3(), scale: 0 };
-  private readonly twinkle: boolean;
+  private twinkle: boolean;
 
   constructor(options: GroundOptions) {
     this.twinkle = options.twinkle;
@@ -103,6 +103,13 @@ export class Ground {
     this.basinLight = this.addBasin();
     this.addTrees(random);
     this.addLights();
+  }
+
+  /** Stars twinkle and the basin light flickers (off for reduced motion); followed live. */
+  setTwinkle(on: boolean): void {
+    this.twinkle = on;
+    this.starMaterial.uniforms.uTwinkle.value = on ? 1 : 0;
+    if (!on) this.basinLight.intensity = 60;
   }
 
   /** Animates the star twinkle and the warm flicker of the basin light. */

@@ -1,11 +1,16 @@
 /**
- * Keeps the frame rate up on weak GPUs by rendering fewer pixels: over windows of about two
- * seconds it lowers the pixel ratio when frames are slow and raises it again, carefully, when
- * they are comfortably fast. The simulation is unaffected; only sharpness changes. It never goes
+ * Quality "Auto": keeps the frame rate up on weak GPUs by drawing less. Over windows of about two
+ * seconds it lowers the pixel ratio when frames are slow; once the ratio is at its floor and
+ * frames are still slow, it switches the glow off, then draws fewer flakes. When frames are
+ * comfortably fast for several windows it gives them back in the reverse order, one step at a
+ * time. The simulation is unaffected; only what this page draws changes. The ratio never goes
  * below SHARPNESS_FLOOR device pixels per CSS pixel: at 0.5 a phone showed a blocky quarter
  * resolution, which costs more in looks than it saves in time (the bloom and the sparks' fill,
  * not the pixel count, dominate a slow frame).
  */
+import { LOW_FLAKE_SHARE, type QualityLevel, SHARPNESS_FLOOR } from "./quality.ts";
+
+export { SHARPNESS_FLOOR };
 
 /** Length of one measurement window, ms. */
 const WINDOW_MS = 2_000;
@@ -15,10 +20,11 @@ const SLOW_FPS = 40;
 const FAST_FPS = 57;
 /** Consecutive fast windows needed before raising (avoids see-sawing). */
 const FAST_WINDOWS = 3;
-/** Lowest pixel ratio the governor picks, whatever its options allow (unless the device's is lower). */
-export const SHARPNESS_FLOOR = 0.75;
-/** Intervals longer than this are hiccups or a hidden tab, not rendering cost. */
-const HICCUP_MS = 1_000;
+/**
+ * Intervals longer than this are hiccups or a hidden tab, not rendering cost. Software GL draws
+ * a 1280×720 page at 1–4 fps: those frames (up to a second or two) are what Auto must see.
+ */
+const HICCUP_MS = 3_000;
 
 /** Options for {@link QualityGovernor}. */
 export interface QualityOptions {
@@ -28,9 +34,11 @@ export interface QualityOptions {
   minPixelRatio: number;
 }
 
-/** Chooses the renderer's pixel ratio from measured frame intervals. */
+/** Chooses the renderer's pixel ratio, glow and flake share from measured frame intervals. */
 export class QualityGovernor {
   private ratio: number;
+  /** Steps taken below the full effects: 1 = no glow, 2 = no glow and fewer flakes. */
+  private effectsDown = 0;
   private readonly options: QualityOptions;
   private windowMs = 0;
   private windowFrames = 0;
@@ -47,7 +55,22 @@ export class QualityGovernor {
     return this.ratio;
   }
 
-  /** Records one frame interval; returns true when the pixel ratio changed. */
+  /** Whether the glow is drawn. */
+  get glow(): boolean {
+    return this.effectsDown < 1;
+  }
+
+  /** Share of the flakes drawn. */
+  get flakeShare(): number {
+    return this.effectsDown < 2 ? 1 : LOW_FLAKE_SHARE;
+  }
+
+  /** Everything it chose, as one level. */
+  get level(): QualityLevel {
+    return { pixelRatio: this.ratio, glow: this.glow, flakeShare: this.flakeShare };
+  }
+
+  /** Records one frame interval; returns true when anything it chooses changed. */
   frame(intervalMs: number): boolean {
     if (!(intervalMs > 0) || intervalMs > HICCUP_MS) return false;
     this.windowMs += intervalMs;
@@ -60,15 +83,20 @@ export class QualityGovernor {
     if (fps < SLOW_FPS) {
       this.fastWindows = 0;
       const lower = Math.max(minPixelRatio, this.ratio * 0.8);
-      if (lower === this.ratio) return false;
-      this.ratio = lower;
+      if (lower !== this.ratio) {
+        this.ratio = lower;
+        return true;
+      }
+      if (this.effectsDown >= 2) return false;
+      this.effectsDown++;
       return true;
     }
-    if (fps > FAST_FPS && this.ratio < maxPixelRatio) {
+    if (fps > FAST_FPS && (this.effectsDown > 0 || this.ratio < maxPixelRatio)) {
       this.fastWindows++;
       if (this.fastWindows < FAST_WINDOWS) return false;
       this.fastWindows = 0;
-      this.ratio = Math.min(maxPixelRatio, this.ratio * 1.15);
+      if (this.effectsDown > 0) this.effectsDown--;
+      else this.ratio = Math.min(maxPixelRatio, this.ratio * 1.15);
       return true;
     }
     this.fastWindows = 0;

@@ -12,6 +12,7 @@ import { zoomPoint, zoomToward } from "./camera_zoom.ts";
 import { ClickMarker } from "./click_marker.ts";
 import { FireworkSparks } from "./firework_sparks.ts";
 import { GlowPipeline } from "./glow_pipeline.ts";
+import type { QualityLevel } from "./quality.ts";
 import { Ground } from "./ground.ts";
 import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
 import { SnowPoints } from "./snow_points.ts";
@@ -42,6 +43,9 @@ const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 
  */
 const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 10, 0, 0, 8, 0, 6, 0, 6, 0, 10, 0];
 
+/** Share of the flakes drawn with reduced motion (times the quality's share). */
+const REDUCED_FLAKE_SHARE = 0.35;
+
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
 /**
@@ -65,10 +69,10 @@ export class SceneRenderer {
   private readonly ground: Ground;
   private readonly snow: SnowPoints;
   private readonly viewport = { value: new THREE.Vector2(1, 1) };
-  private readonly fireworks: FireworkSparks;
-  private readonly gun: SparkStreaks;
-  private readonly fountainDrops: SparkStreaks;
-  private readonly fountain: SparkStreaks;
+  private fireworks: FireworkSparks;
+  private gun: SparkStreaks;
+  private fountainDrops: SparkStreaks;
+  private fountain: SparkStreaks;
   private readonly glow: GlowPipeline;
   private readonly canvas: HTMLCanvasElement;
   private readonly marker: ClickMarker;
@@ -79,6 +83,8 @@ export class SceneRenderer {
   private userMoved = false;
   private pendingPixelRatio = NaN;
   private readonly fog = new THREE.FogExp2(0x0b1426, 0.0065);
+  private reduced: boolean;
+  private quality: QualityLevel = { pixelRatio: 1, glow: true, flakeShare: 1 };
   private readonly zoomRay = new THREE.Raycaster();
   private readonly zoomNdc = new THREE.Vector2();
   private readonly zoomPointAt = new THREE.Vector3();
@@ -117,60 +123,19 @@ export class SceneRenderer {
     this.controls.update();
 
     const reduced = options.reducedMotion;
+    this.reduced = reduced;
     this.ground = new Ground({ twinkle: !reduced });
     this.scene.add(this.ground.group);
     this.atlas = createSnowflakeAtlas();
     this.snow = new SnowPoints({
       uniforms: this.uniforms,
       atlas: this.atlas,
-      drawShare: reduced ? 0.35 : 1,
+      drawShare: reduced ? REDUCED_FLAKE_SHARE : 1,
     });
-    const uniforms = this.uniforms, viewport = this.viewport;
-    // Fountain water: thin streaks back along the velocity, fading out, plus soft drops.
-    this.fountain = new SparkStreaks({
-      uniforms,
-      viewport,
-      glow: 0.3,
-      intensity: reduced ? 0.6 : 0.9,
-      tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
-      tailLight: 0,
-      renderOrder: 1,
-    });
-    this.fountainDrops = new SparkStreaks({
-      uniforms,
-      viewport,
-      glow: 2,
-      intensity: 0.3,
-      tail: { ticks: 0 },
-      tailLight: 1,
-      renderOrder: 1,
-    });
-    // Firework sparks, evaluated on the GPU from their births: streaks over their last ticks of
-    // motion (long where fast, points where slow); reduced motion draws half of them, dimmer.
-    this.fireworks = new FireworkSparks({
-      uniforms,
-      viewport,
-      glow: 1.7,
-      intensity: reduced ? 0.5 : 1.3,
-      tailTicks: 5,
-      classTicks: FIREWORK_TAIL_TICKS,
-      classYouth: FIREWORK_YOUTH_RADIUS,
-      tailLight: 0.2,
-      keepEvery: reduced ? 2 : 1,
-      strobe: !reduced,
-      renderOrder: 3,
-      gl: this.renderer.getContext() as WebGL2RenderingContext,
-    });
-    // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
-    this.gun = new SparkStreaks({
-      uniforms,
-      viewport,
-      glow: 1.6,
-      intensity: reduced ? 0.6 : 2,
-      tail: { ticks: 2 },
-      tailLight: 0.1,
-      renderOrder: 3,
-    });
+    this.fountain = this.makeFountain(reduced);
+    this.fountainDrops = this.makeFountainDrops();
+    this.fireworks = this.makeFireworks(reduced);
+    this.gun = this.makeGun(reduced);
     for (const object of [this.fountain.object, this.fountainDrops.object, this.snow.object]) {
       this.scene.add(object);
     }
@@ -186,6 +151,112 @@ export class SceneRenderer {
       highlightCeiling: reduced ? 0.6 : undefined,
     });
     this.resize();
+  }
+
+  // Fountain water: thin streaks back along the velocity, fading out, plus soft drops.
+  private makeFountain(reduced: boolean): SparkStreaks {
+    return new SparkStreaks({
+      uniforms: this.uniforms,
+      viewport: this.viewport,
+      glow: 0.3,
+      intensity: reduced ? 0.6 : 0.9,
+      tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
+      tailLight: 0,
+      renderOrder: 1,
+    });
+  }
+
+  private makeFountainDrops(): SparkStreaks {
+    return new SparkStreaks({
+      uniforms: this.uniforms,
+      viewport: this.viewport,
+      glow: 2,
+      intensity: 0.3,
+      tail: { ticks: 0 },
+      tailLight: 1,
+      renderOrder: 1,
+    });
+  }
+
+  // Firework sparks, evaluated on the GPU from their births: streaks over their last ticks of
+  // motion (long where fast, points where slow); reduced motion draws half of them, dimmer.
+  private makeFireworks(reduced: boolean): FireworkSparks {
+    return new FireworkSparks({
+      uniforms: this.uniforms,
+      viewport: this.viewport,
+      glow: 1.7,
+      intensity: reduced ? 0.5 : 1.3,
+      tailTicks: 5,
+      classTicks: FIREWORK_TAIL_TICKS,
+      classYouth: FIREWORK_YOUTH_RADIUS,
+      tailLight: 0.2,
+      keepEvery: reduced ? 2 : 1,
+      strobe: !reduced,
+      renderOrder: 3,
+      gl: this.renderer.getContext() as WebGL2RenderingContext,
+    });
+  }
+
+  // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
+  private makeGun(reduced: boolean): SparkStreaks {
+    return new SparkStreaks({
+      uniforms: this.uniforms,
+      viewport: this.viewport,
+      glow: 1.6,
+      intensity: reduced ? 0.6 : 2,
+      tail: { ticks: 2 },
+      tailLight: 0.1,
+      renderOrder: 3,
+    });
+  }
+
+  /** Whether the page follows `prefers-reduced-motion` now. */
+  get reducedMotion(): boolean {
+    return this.reduced;
+  }
+
+  /**
+   * Follows a change of `prefers-reduced-motion` live: fewer and dimmer sparks without strobing,
+   * fewer flakes, no twinkle, a still launch ring, a gentler glow with no white flash. The
+   * particle renderers whose look is fixed at construction are made anew and bound to the world.
+   */
+  setReducedMotion(reduced: boolean): void {
+    if (reduced === this.reduced) return;
+    this.reduced = reduced;
+    const old = [this.fireworks, this.gun, this.fountain];
+    for (const item of old) this.scene.remove(item.object);
+    this.fireworks = this.makeFireworks(reduced);
+    this.gun = this.makeGun(reduced);
+    this.fountain = this.makeFountain(reduced);
+    this.scene.add(this.fountain.object, this.fireworks.object, this.gun.object);
+    for (const item of old) item.dispose();
+    if (this.world) {
+      this.fireworks.bind(this.world);
+      this.gun.bind(this.world.gun);
+      this.fountain.bind(this.world.fountain);
+    }
+    this.ground.setTwinkle(!reduced);
+    this.marker.calm = reduced;
+    this.glow.strength = reduced ? 0.6 : 1.5;
+    this.glow.highlightCeiling = reduced ? 0.6 : Infinity;
+    this.applyFlakeShare();
+  }
+
+  /** Draws at `level` (quality: pixel ratio, glow, share of the flakes); never the simulation. */
+  applyQuality(level: QualityLevel): void {
+    this.quality = { ...level };
+    if (level.pixelRatio !== this.pixelRatio) this.setPixelRatio(level.pixelRatio);
+    this.glow.bloomEnabled = level.glow;
+    this.applyFlakeShare();
+  }
+
+  /** The quality level drawn now. */
+  get qualityLevel(): QualityLevel {
+    return { ...this.quality, pixelRatio: this.pixelRatio };
+  }
+
+  private applyFlakeShare(): void {
+    this.snow.drawShare = (this.reduced ? REDUCED_FLAKE_SHARE : 1) * this.quality.flakeShare;
   }
 
   /** How many flakes and firework sparks the last frame drew. */

@@ -162,7 +162,8 @@ export class SnowPoints {
   readonly object: THREE.Points;
   private readonly geometry = new THREE.BufferGeometry();
   private readonly material: THREE.ShaderMaterial;
-  private readonly drawShare: number;
+  /** Share of active flakes drawn (reduced motion and quality); may change at any time. */
+  drawShare: number;
   private readonly wind = new THREE.Vector2();
   private readonly centre = new THREE.Vector4();
   private readonly transition = new THREE.Vector4();

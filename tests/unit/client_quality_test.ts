@@ -38,3 +38,32 @@ Deno.test("quality governor ignores hiccups and steady middling rates", () => {
   assert.equal(run(governor, 48, 20), 0);
   assert.equal(governor.pixelRatio, 1);
 });
+
+Deno.test("quality governor switches the glow off, then thins the flakes, once the ratio is at its floor", () => {
+  const governor = new QualityGovernor({ maxPixelRatio: 1, minPixelRatio: 0.5 });
+  assert.deepEqual(governor.level, { pixelRatio: 1, glow: true, flakeShare: 1 });
+  run(governor, 20, 4.1); // two slow windows: 1 → 0.8 → 0.75
+  assert.deepEqual(governor.level, { pixelRatio: SHARPNESS_FLOOR, glow: true, flakeShare: 1 });
+  run(governor, 20, 2.05);
+  assert.deepEqual(governor.level, { pixelRatio: SHARPNESS_FLOOR, glow: false, flakeShare: 1 });
+  run(governor, 20, 2.05);
+  assert.deepEqual(governor.level, { pixelRatio: SHARPNESS_FLOOR, glow: false, flakeShare: 0.4 });
+  assert.equal(run(governor, 20, 20), 0, "nothing left to give");
+  // Fast again: the flakes come back first, then the glow, then sharpness.
+  run(governor, 60, 8.1);
+  assert.deepEqual(governor.level, { pixelRatio: SHARPNESS_FLOOR, glow: false, flakeShare: 1 });
+  run(governor, 60, 8.1);
+  assert.deepEqual(governor.level, { pixelRatio: SHARPNESS_FLOOR, glow: true, flakeShare: 1 });
+  run(governor, 60, 8.1);
+  assert.ok(governor.pixelRatio > SHARPNESS_FLOOR);
+});
+
+Deno.test("quality governor steps down at software GL's one or two frames a second", () => {
+  const governor = new QualityGovernor({ maxPixelRatio: 1, minPixelRatio: 0.5 });
+  for (let i = 0; i < 12; i++) governor.frame(1_500);
+  assert.deepEqual(governor.level, {
+    pixelRatio: SHARPNESS_FLOOR,
+    glow: false,
+    flakeShare: 0.4,
+  });
+});
