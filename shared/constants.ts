@@ -43,8 +43,9 @@ export const MAX_FLAKES = 100_000;
  * 7: the state hash's four lanes (every checkpoint `hash` an older client reports would differ).
  * 8: bursts and splits draw from keyed streams (firework_draws.ts): every spark of a break is placed
  * differently than an older client would place it.
+ * 9: the `rekey` host action and rules event (a new host link), which an older client cannot read.
  */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;

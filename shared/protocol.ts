@@ -148,6 +148,21 @@ export const RulesBodySchema = z.discriminatedUnion("do", [
     do: z.literal("host"),
     peer: PeerIdSchema,
     key: KeyHashSchema.optional(),
+    /** For a grant: the hash of the granting host's own key (server only, like `key`). */
+    from: KeyHashSchema.optional(),
+    /** For a claim: the hash of the key it proved (server only, like `key`). */
+    via: KeyHashSchema.optional(),
+  }).strict(),
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("rekey"),
+    /** The host who asked for a new host link: their older key stops working. */
+    peer: PeerIdSchema,
+    /** The hash of the new key, and of the one it replaces (server only). */
+    key: KeyHashSchema.optional(),
+    old: KeyHashSchema.optional(),
+    /** Other connections whose host rights came from the older key: they lose them. */
+    drop: z.array(PeerIdSchema).max(64),
   }).strict(),
   z.object({ type: z.literal("rules"), do: z.literal("lock"), lock: SettingsLockSchema }).strict(),
   z.object({
@@ -155,6 +170,11 @@ export const RulesBodySchema = z.discriminatedUnion("do", [
     do: z.literal("mute"),
     peer: PeerIdSchema,
     on: z.boolean(),
+    /**
+     * The hash of the person's browser token (see `HelloMessageSchema.person`), when their page
+     * sent one: the mute follows them across reconnects. Server only, like `key`.
+     */
+    person: KeyHashSchema.optional(),
   }).strict(),
   z.object({
     type: z.literal("rules"),
@@ -209,7 +229,13 @@ export type SceneEvent = z.infer<typeof SceneEventSchema>;
  */
 export const RulesSchema = z.object({
   /** SHA-256 (hex) of every host key minted; empty in a scene without a host. */
-  keys: z.array(KeyHashSchema).max(64).optional(),
+  keys: z.array(KeyHashSchema).max(256).optional(),
+  /** The hash of the founder's key (server only): never forgotten, never taken by a co-host. */
+  founder: KeyHashSchema.optional(),
+  /** Each key's minter: the hash of the granting host's key, by key hash (server only). */
+  minted: z.record(KeyHashSchema, KeyHashSchema).optional(),
+  /** The key each host connection proved or was given, by peer id (server only). */
+  hostKeys: z.record(PeerIdSchema, KeyHashSchema).optional(),
   /** Peer ids with host rights (granted, or proven with a key), oldest first. */
   hosts: z.array(PeerIdSchema),
   lock: SettingsLockSchema,
@@ -220,6 +246,8 @@ export const RulesSchema = z.object({
    * these tokens is refused with `removed`.
    */
   removedPeople: z.array(KeyHashSchema).max(1024).optional(),
+  /** Hashes of muted people's browser tokens (server only): a new connection stays muted. */
+  mutedPeople: z.array(KeyHashSchema).max(1024).optional(),
   paused: z.boolean(),
   countdown: CountdownSchema.nullable(),
 }).strict();
@@ -314,7 +342,8 @@ export type HashMessage = z.infer<typeof HashMessageSchema>;
  * host; `lock` chooses who may change settings; `mute` / `remove` act on a person by peer id;
  * `pause` holds everyone's launches but the hosts'; `countdown` schedules a finale at wall-clock
  * `at` (ms) or `in` seconds from now (one of the two), `seconds` long at `intensity` 1–5;
- * `cancel` ends it.
+ * `cancel` ends it; `rekey` ("new host link") gives the asking host a new key and makes their
+ * older one (and every copy of its link) stop working.
  */
 export const HostActionSchema = z.discriminatedUnion("do", [
   z.object({ do: z.literal("claim"), key: HostKeySchema }).strict(),
@@ -331,6 +360,7 @@ export const HostActionSchema = z.discriminatedUnion("do", [
     intensity: z.number().int().min(1).max(5),
   }).strict(),
   z.object({ do: z.literal("cancel") }).strict(),
+  z.object({ do: z.literal("rekey") }).strict(),
 ]);
 /** A host action (see HostActionSchema). */
 export type HostAction = z.infer<typeof HostActionSchema>;

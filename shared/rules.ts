@@ -13,9 +13,17 @@
  */
 import type { Rules, RulesBody, SceneEvent, WorldSnapshot } from "./types.ts";
 
-/** Most host key hashes a scene keeps (a grant past it forgets the oldest key). */
-export const MAX_HOST_KEYS = 64;
-/** Most peer ids kept as hosts (the oldest connection's rights go first). */
+/**
+ * Most host keys one host may have handed out (grants): past it, that host's oldest grant's key is
+ * forgotten, never another host's.
+ */
+export const MAX_KEYS_PER_HOST = 8;
+/**
+ * Most host key hashes a scene keeps. When full, only the founder may still grant (their grant
+ * forgets the oldest key a co-host handed out); the founder's own key is never forgotten.
+ */
+export const MAX_HOST_KEYS = 128;
+/** Most peer ids kept as hosts (the oldest connection's rights go first, never the founder's). */
 export const MAX_HOST_PEERS = 64;
 /** Most peer ids kept muted, and removed (the oldest go first past it). */
 export const MAX_LISTED_PEERS = 1024;
@@ -44,7 +52,13 @@ export function foundedSnapshot(
   const rules = rulesOf(snapshot);
   return {
     ...snapshot,
-    rules: { ...rules, keys: [keyHash], hosts: [peer] },
+    rules: {
+      ...rules,
+      keys: [keyHash],
+      founder: keyHash,
+      hostKeys: { [peer]: keyHash },
+      hosts: [peer],
+    },
   };
 }
 
@@ -60,29 +74,123 @@ function listed(list: readonly string[], item: string, max: number): string[] {
   return next.length > max ? next.slice(next.length - max) : next;
 }
 
+/** The hash of the founder's key (the first key, in a scene from before it was recorded). */
+export function founderKey(rules: Rules): string | undefined {
+  return rules.founder ?? rules.keys?.[0];
+}
+
+/** Whether `peer`'s host rights came from the founder's key (no co-host can take them). */
+export function isFounder(rules: Rules, peer: string): boolean {
+  const founder = founderKey(rules);
+  return founder !== undefined && rules.hostKeys?.[peer] === founder;
+}
+
+/** The key `peer`'s host rights came from (undefined for a host from before keys were recorded). */
+export function hostKeyOf(rules: Rules, peer: string): string | undefined {
+  return rules.hostKeys?.[peer];
+}
+
+/**
+ * Adds `peer` to the hosts (once) holding `key`: past MAX_HOST_PEERS the oldest host connection
+ * that does not hold the founder's key loses its rights.
+ */
+function withHost(rules: Rules, peer: string, key: string | undefined): Rules {
+  const hosts = rules.hosts.filter((p) => p !== peer);
+  hosts.push(peer);
+  const hostKeys = { ...rules.hostKeys };
+  if (key !== undefined) hostKeys[peer] = key;
+  const founder = founderKey(rules);
+  while (hosts.length > MAX_HOST_PEERS) {
+    const i = hosts.findIndex((p) => founder === undefined || hostKeys[p] !== founder);
+    const [gone] = hosts.splice(i < 0 ? 0 : i, 1);
+    delete hostKeys[gone];
+  }
+  return { ...rules, hosts, hostKeys };
+}
+
+/**
+ * Adds a key minted by the host holding `from`: past MAX_KEYS_PER_HOST of that host's, its
+ * oldest is forgotten; past MAX_HOST_KEYS, the oldest key a co-host minted (never the founder's).
+ */
+function withKey(rules: Rules, key: string, from: string | undefined): Rules {
+  const founder = founderKey(rules);
+  let keys = [...(rules.keys ?? []), key];
+  const minted = { ...rules.minted };
+  if (from !== undefined) minted[key] = from;
+  const forget = (i: number) => {
+    delete minted[keys[i]];
+    keys = keys.filter((_, j) => j !== i);
+  };
+  if (from !== undefined) {
+    const own = keys.filter((k) => minted[k] === from);
+    if (own.length > MAX_KEYS_PER_HOST) forget(keys.indexOf(own[0]));
+  }
+  while (keys.length > MAX_HOST_KEYS) {
+    let i = keys.findIndex((k) =>
+      k !== founder && minted[k] !== undefined && minted[k] !== founder
+    );
+    if (i < 0) i = keys.findIndex((k) => k !== founder);
+    forget(i);
+  }
+  return { ...rules, keys, minted };
+}
+
 /** The rules after a `rules` event. */
 export function applyRules(rules: Rules, body: RulesBody): Rules {
   switch (body.do) {
     case "host": {
-      const next = { ...rules, hosts: listed(rules.hosts, body.peer, MAX_HOST_PEERS) };
-      if (body.key !== undefined) next.keys = listed(rules.keys ?? [], body.key, MAX_HOST_KEYS);
+      const next = withHost(rules, body.peer, body.key ?? body.via);
+      return body.key !== undefined ? withKey(next, body.key, body.from) : next;
+    }
+    case "rekey": {
+      const drop = new Set(body.drop);
+      const hosts = rules.hosts.filter((p) => !drop.has(p));
+      if (body.key === undefined || body.old === undefined) {
+        // As a client sees it: the hashes are the server's.
+        return { ...rules, hosts };
+      }
+      const { key, old } = body;
+      const hostKeys: Record<string, string> = {};
+      for (const [p, k] of Object.entries(rules.hostKeys ?? {})) {
+        if (!drop.has(p) && k !== old) hostKeys[p] = k;
+      }
+      hostKeys[body.peer] = key;
+      const minted: Record<string, string> = {};
+      for (const [k, from] of Object.entries(rules.minted ?? {})) {
+        if (k !== old) minted[k] = from === old ? key : from;
+      }
+      if (rules.minted?.[old] !== undefined) minted[key] = rules.minted[old];
+      const keys = (rules.keys ?? []).map((k) => k === old ? key : k);
+      if (!keys.includes(key)) keys.push(key);
+      const next: Rules = { ...rules, hosts, hostKeys, minted, keys };
+      if (founderKey(rules) === old) next.founder = key;
       return next;
     }
     case "lock":
       return { ...rules, lock: body.lock };
-    case "mute":
-      return {
+    case "mute": {
+      const next = {
         ...rules,
         muted: body.on
           ? listed(rules.muted, body.peer, MAX_LISTED_PEERS)
           : rules.muted.filter((p) => p !== body.peer),
       };
+      if (body.person !== undefined) {
+        next.mutedPeople = body.on
+          ? listed(rules.mutedPeople ?? [], body.person, MAX_LISTED_PEERS)
+          : (rules.mutedPeople ?? []).filter((p) => p !== body.person);
+      }
+      return next;
+    }
     case "remove": {
+      const hostKeys = { ...rules.hostKeys };
+      delete hostKeys[body.peer];
       const next = {
         ...rules,
         removed: listed(rules.removed, body.peer, MAX_LISTED_PEERS),
         hosts: rules.hosts.filter((p) => p !== body.peer),
       };
+      if (rules.hostKeys !== undefined) next.hostKeys = hostKeys;
       if (body.person !== undefined) {
         next.removedPeople = listed(rules.removedPeople ?? [], body.person, MAX_LISTED_PEERS);
       }
@@ -113,6 +221,15 @@ export function maySetSettings(rules: Rules, peer: string): boolean {
   return rules.lock === "everyone" || !hasHost(rules) || isHost(rules, peer);
 }
 
+/**
+ * Whether `peer` (whose browser token hashes to `person`, when known) is muted: by this
+ * connection, or as the same person on any connection.
+ */
+export function isMuted(rules: Rules, peer: string, person?: string): boolean {
+  return rules.muted.includes(peer) ||
+    (person !== undefined && (rules.mutedPeople?.includes(person) ?? false));
+}
+
 /** Whether a person whose browser token hashes to `person` was removed from the scene. */
 export function isRemovedPerson(rules: Rules, person: string | undefined): boolean {
   return person !== undefined && (rules.removedPeople?.includes(person) ?? false);
@@ -123,25 +240,41 @@ export function isRemovedPerson(rules: Rules, person: string | undefined): boole
  * people's token hashes.
  */
 export function publicSnapshot(snapshot: WorldSnapshot): WorldSnapshot {
-  if (snapshot.rules?.keys === undefined && snapshot.rules?.removedPeople === undefined) {
+  const rules = snapshot.rules;
+  if (rules === undefined || !SERVER_ONLY.some((field) => rules[field] !== undefined)) {
     return snapshot;
   }
-  const { keys: _keys, removedPeople: _people, ...rules } = snapshot.rules;
-  return { ...snapshot, rules };
+  const open = { ...rules };
+  for (const field of SERVER_ONLY) delete open[field];
+  return { ...snapshot, rules: open };
 }
 
+/** The fields of the rules only the server keeps (hashes of keys and of browser tokens). */
+const SERVER_ONLY = [
+  "keys",
+  "founder",
+  "minted",
+  "hostKeys",
+  "removedPeople",
+  "mutedPeople",
+] as const;
+
 /**
- * The event as a client may see it: a host grant without its key hash, a removal without the
- * person's token hash.
+ * The event as a client may see it: a host grant without its key hashes, a removal or mute
+ * without the person's token hash, a new host link without either key's hash.
  */
 export function publicEvent(event: SceneEvent): SceneEvent {
   const body = event.body;
   if (body.type !== "rules") return event;
-  if (body.do === "host" && body.key !== undefined) {
+  if (body.do === "host" && (body.key ?? body.from ?? body.via) !== undefined) {
     return { ...event, body: { type: "rules", do: "host", peer: body.peer } };
   }
-  if (body.do === "remove" && body.person !== undefined) {
-    return { ...event, body: { type: "rules", do: "remove", peer: body.peer } };
+  if (body.do === "rekey" && (body.key ?? body.old) !== undefined) {
+    return { ...event, body: { type: "rules", do: "rekey", peer: body.peer, drop: body.drop } };
+  }
+  if ((body.do === "remove" || body.do === "mute") && body.person !== undefined) {
+    const { person: _person, ...open } = body;
+    return { ...event, body: open };
   }
   return event;
 }

@@ -81,6 +81,8 @@ function describeRules(body: RulesBody): string {
   switch (body.do) {
     case "host":
       return "made a host";
+    case "rekey":
+      return "made a new host link (the older one no longer works)";
     case "lock":
       return body.lock === "hosts"
         ? "locked the scene settings (hosts only)"

@@ -471,7 +471,7 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, { by: peer.id, body, addr: peer.address }, 0);
+    this.#forward(peer, { by: peer.id, body, addr: peer.address, person: peer.person }, 0);
     return null;
   }
 
@@ -481,11 +481,16 @@ export class SceneEdge implements RelaySource {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    // A removal carries the target's token hash when this node knows it (here, or announced).
-    const person = action.do === "remove"
-      ? this.#relay.personOf(action.peer) ?? this.#remotePersons.get(action.peer)
-      : undefined;
-    this.#forward(peer, { by: peer.id, host: action, person }, 0);
+    // An action on a person carries their token hash when this node knows it (here, or
+    // announced), and whether they are in the scene (only a present person can be made host).
+    if (!("peer" in action)) {
+      this.#forward(peer, { by: peer.id, host: action }, 0);
+      return null;
+    }
+    const person = this.#relay.personOf(action.peer) ?? this.#remotePersons.get(action.peer);
+    let present = this.#relay.present(action.peer);
+    for (const remote of this.#remote.values()) present ||= remote.peers.has(action.peer);
+    this.#forward(peer, { by: peer.id, host: action, person, present }, 0);
     return null;
   }
 

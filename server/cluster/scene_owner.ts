@@ -84,8 +84,13 @@ export interface SubmitRequest {
   /** The client's address (its fair share of the sky). */
   addr?: string;
   host?: HostAction;
-  /** For a `remove`: the hash of the target's browser token, as the forwarding edge knew it. */
+  /**
+   * For a `remove` or `mute`: the hash of the target's browser token, as the forwarding edge knew
+   * it; for a submit, the sender's (a muted person stays muted on a new connection).
+   */
   person?: string;
+  /** For a `grant`: whether the forwarding edge knew the target to be in the scene. */
+  present?: boolean;
 }
 
 /** The owner's answer to a submit: accepted (the event follows on the log) or a refusal. */
@@ -307,16 +312,13 @@ export class SceneOwner {
     let outcome;
     try {
       if (request.body !== undefined) {
-        outcome = this.#sequencer.submit(request.by, request.body, request.addr);
+        outcome = this.#sequencer.submit(request.by, request.body, request.addr, personOf(request));
       } else {
         const hosted = request.host !== undefined
-          ? this.#sequencer.host(
-            request.by,
-            request.host,
-            typeof request.person === "string" && /^[0-9a-f]{64}$/.test(request.person)
-              ? request.person
-              : undefined,
-          )
+          ? this.#sequencer.host(request.by, request.host, {
+            person: personOf(request),
+            present: request.present === true,
+          })
           : null;
         outcome = hosted?.outcome ?? null;
         if (hosted?.key !== undefined) this.#sendKey(hosted, outcome);
@@ -480,4 +482,11 @@ function unsubscribe(sub: Subscription): void {
   } catch {
     // Closed connection: the subscription is gone anyway.
   }
+}
+
+/** A request's person token hash, when it is one. */
+function personOf(request: SubmitRequest): string | undefined {
+  return typeof request.person === "string" && /^[0-9a-f]{64}$/.test(request.person)
+    ? request.person
+    : undefined;
 }

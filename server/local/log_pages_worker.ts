@@ -43,7 +43,7 @@ function prepare(db: DatabaseSync) {
     // The same page as one JSON text built by SQLite (see `encodePage`), with what it counts.
     pageJson: db.prepare(
       `SELECT count(*) AS count, min(seq) AS first, max(seq) AS last,
-         sum(body LIKE '%"do":"host"%' OR body LIKE '%"do":"remove"%') AS private,
+         sum(body LIKE '{"type":"rules"%') AS private,
          group_concat('{"seq":' || seq || ',"tick":' || tick || ',"by":' || json_quote(by) ||
            ',"body":' || body || '}', ',' ORDER BY seq) AS json
        FROM (SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ?
@@ -148,14 +148,14 @@ function snapshotAt(
 }
 
 /**
- * The rows as the JSON text of their events (the stored body is JSON text already); a host grant
- * goes without its key hash and a removal without the person's token hash (`publicEvent`), so the
- * page is public as it leaves the worker.
+ * The rules as the JSON text of their events (the stored body is JSON text already); a rules event
+ * goes without its key and person hashes (`publicEvent`), so the page is public as it leaves the
+ * worker.
  */
 function encode(rows: Record<string, unknown>[]): EncodedEvents {
   const parts = rows.map((row) => {
     const body = row.body as string;
-    if (body.includes('"do":"host"') || body.includes('"do":"remove"')) {
+    if (body.startsWith('{"type":"rules"')) {
       return JSON.stringify(publicEvent(toEvent(row)));
     }
     return `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
@@ -174,8 +174,8 @@ function encode(rows: Record<string, unknown>[]): EncodedEvents {
  * A page's events as JSON text, concatenated by SQLite in one string: the same bytes `encode`
  * builds from the rows, without a row object and three strings per event (a 5000-event page:
  * ~17 ms and 15k short-lived objects on this thread, whose collection also ran on V8's helper
- * threads, against one string). A page holding a host grant or a removal goes through `encode`
- * (those leave without their hashes).
+ * threads, against one string). A page holding a rules event goes through `encode` (those
+ * leave without their key and person hashes).
  */
 function encodePage(scene: string, fromSeq: number, limit: number): EncodedEvents {
   const row = statements!.pageJson.get(scene, fromSeq, limit) as Record<string, unknown>;

@@ -175,7 +175,7 @@ export class Room {
    */
   submit(peer: Peer, body: ClientBody): ErrorMessage | null {
     // The store's log writes before it returns: never a promise here.
-    return this.#sequencer.submit(peer.id, body, peer.address) as ErrorMessage | null;
+    return this.#sequencer.submit(peer.id, body, peer.address, peer.person) as ErrorMessage | null;
   }
 
   /** A welcomed peer takes another name (see `SceneRelay.rename`). */
@@ -185,8 +185,10 @@ export class Room {
 
   /** Checks and stamps a host action (see `decideHost`); a minted key goes to its peer alone. */
   host(peer: Peer, action: HostAction): ErrorMessage | null {
-    const person = action.do === "remove" ? this.#relay.personOf(action.peer) : undefined;
-    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action, person);
+    const target = "peer" in action
+      ? { person: this.#relay.personOf(action.peer), present: this.#relay.present(action.peer) }
+      : {};
+    const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action, target);
     if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
     return outcome as ErrorMessage | null;
   }

@@ -16,7 +16,15 @@
 import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { finaleEnd } from "../../shared/finale.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import { isHost, maySetSettings } from "../../shared/rules.ts";
+import {
+  founderKey,
+  hostKeyOf,
+  isFounder,
+  isHost,
+  isMuted,
+  MAX_HOST_KEYS,
+  maySetSettings,
+} from "../../shared/rules.ts";
 import type { ClientBody, EventBody, HostAction, Rules, RulesBody } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { hashHostKey, keyMatches, mintHostKey } from "./host_keys.ts";
@@ -41,10 +49,13 @@ export interface HostContext {
   /** Server wall-clock ms now. */
   wallMs: number;
   /**
-   * For `remove`: the hash of the target's browser token, when the server that received the
-   * action knows it (a connection here, or announced by another node); it keeps them out for good.
+   * For `remove` and `mute`: the hash of the target's browser token, when the server that
+   * received the action knows it (a connection here, or announced by another node); it keeps
+   * them out (or muted) on every connection of the same browser.
    */
   person?: string;
+  /** For `grant`: whether the target is a person in the scene now (only they can be made hosts). */
+  present?: boolean;
 }
 
 function forbidden(message: string): { refusal: ErrorMessage } {
@@ -68,7 +79,9 @@ export function decideHost(
     if (!keyMatches(rules.keys ?? [], action.key)) {
       return forbidden("that host key is not this scene's: nothing changed");
     }
-    return isHost(rules, by) ? { body: null } : { body: { type: "rules", do: "host", peer: by } };
+    return isHost(rules, by)
+      ? { body: null }
+      : { body: { type: "rules", do: "host", peer: by, via: hashHostKey(action.key) } };
   }
   if (!isHost(rules, by)) return forbidden(`only a host may ${ACTION_NAMES[action.do]}`);
   switch (action.do) {
@@ -77,21 +90,56 @@ export function decideHost(
         return forbidden("that person was removed from this scene");
       }
       if (isHost(rules, action.peer)) return { body: null };
+      if (ctx.present !== true) return forbidden("grant: that person is not in this scene now");
+      const founder = isFounder(rules, by);
+      if (!founder && (rules.keys?.length ?? 0) >= MAX_HOST_KEYS) {
+        return forbidden(
+          `this scene holds ${MAX_HOST_KEYS} host keys, its most: only its founder may grant now`,
+        );
+      }
+      const key = mintHostKey();
+      const from = hostKeyOf(rules, by) ?? (founder ? founderKey(rules) : undefined);
+      const body: RulesBody = {
+        type: "rules",
+        do: "host",
+        peer: action.peer,
+        key: hashHostKey(key),
+      };
+      if (from !== undefined) body.from = from;
+      return { body, key, keyFor: action.peer };
+    }
+    case "rekey": {
+      const old = hostKeyOf(rules, by);
+      if (old === undefined || !(rules.keys ?? []).includes(old)) {
+        return forbidden("new host link: your host rights come from no key this scene keeps");
+      }
+      const drop = rules.hosts.filter((p) => p !== by && rules.hostKeys?.[p] === old);
       const key = mintHostKey();
       return {
-        body: { type: "rules", do: "host", peer: action.peer, key: hashHostKey(key) },
+        body: { type: "rules", do: "rekey", peer: by, key: hashHostKey(key), old, drop },
         key,
-        keyFor: action.peer,
+        keyFor: by,
       };
     }
     case "lock":
       return rules.lock === action.lock
         ? { body: null }
         : { body: { type: "rules", do: "lock", lock: action.lock } };
-    case "mute":
+    case "mute": {
       if (action.on && isHost(rules, action.peer)) return forbidden("a host cannot be muted");
-      if (action.on === rules.muted.includes(action.peer)) return { body: null };
-      return { body: { type: "rules", do: "mute", peer: action.peer, on: action.on } };
+      const person = ctx.person;
+      // Already so for this connection and (when known) for the person behind it.
+      const peerMuted = rules.muted.includes(action.peer);
+      const personMuted = person === undefined || isMuted(rules, "", person);
+      if (action.on ? peerMuted && personMuted : !isMuted(rules, action.peer, person)) {
+        return { body: null };
+      }
+      return {
+        body: person !== undefined
+          ? { type: "rules", do: "mute", peer: action.peer, on: action.on, person }
+          : { type: "rules", do: "mute", peer: action.peer, on: action.on },
+      };
+    }
     case "remove":
       if (isHost(rules, action.peer)) return forbidden("a host cannot be removed");
       if (rules.removed.includes(action.peer)) return { body: null };
@@ -146,17 +194,20 @@ const ACTION_NAMES: Record<HostAction["do"], string> = {
   pause: "pause launches",
   countdown: "start a countdown",
   cancel: "cancel the countdown",
+  rekey: "make a new host link",
 };
 
 /**
  * Why the rules refuse a client's submit from `by` (null when they allow it): removed people
- * nothing; muted people no launches or volleys; paused launches but the hosts'; settings only
+ * nothing; muted people (this connection, or the same browser's `person` on any) no launches or
+ * volleys; paused launches but the hosts'; settings only
  * from hosts while the host keeps them locked.
  */
 export function refuseSubmit(
   rules: Rules,
   by: string,
   body: ClientBody | EventBody,
+  person?: string,
 ): ErrorMessage | null {
   if (rules.removed.includes(by)) return removedRefusal();
   switch (body.type) {
@@ -167,7 +218,7 @@ export function refuseSubmit(
       );
     case "launch":
     case "gun":
-      if (rules.muted.includes(by)) {
+      if (isMuted(rules, by, person)) {
         return errorMessage("muted", "a host muted your launches in this scene");
       }
       if (rules.paused && !isHost(rules, by)) {
@@ -186,9 +237,9 @@ export function refuseSubmit(
  * Why the rules refuse a quick reaction from `by` (null when they allow it): as for launches,
  * removed and muted people send none; a host's pause holds launches, not reactions.
  */
-export function refuseReaction(rules: Rules, by: string): ErrorMessage | null {
+export function refuseReaction(rules: Rules, by: string, person?: string): ErrorMessage | null {
   if (rules.removed.includes(by)) return removedRefusal();
-  if (rules.muted.includes(by)) {
+  if (isMuted(rules, by, person)) {
     return errorMessage("muted", "a host muted you in this scene: your reactions stay with you");
   }
   return null;

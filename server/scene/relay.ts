@@ -251,13 +251,18 @@ export class SceneRelay {
     return this.peers.get(peerId)?.person;
   }
 
+  /** Whether `peerId` is a welcomed connection here. */
+  present(peerId: string): boolean {
+    return this.peers.get(peerId)?.welcomed === true;
+  }
+
   /**
    * A welcomed peer's quick reaction: refused for people a host muted or removed (as their
    * launches are), else sent at once to everyone welcomed here, the sender included, and handed
    * to `onReaction` (the other nodes of a cluster). Nothing is stamped or stored.
    */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null {
-    const refusal = refuseReaction(this.#source.rules, peer.id);
+    const refusal = refuseReaction(this.#source.rules, peer.id, peer.person);
     if (refusal) return refusal;
     const frame = JSON.stringify({ t: "reaction", by: peer.id, emoji });
     this.#audience.broadcast(frame);

@@ -178,12 +178,13 @@ export class SceneSequencer {
   /**
    * Stamps `body` from `by` with the next seq and the current tick (after the show's launches
    * due) and appends it; or refuses it when the sky is full. The body is forwarded as it is.
+   * `person`: the hash of the sender's browser token, when known (a muted person stays muted).
    */
-  submit(by: string, body: ClientBody, address?: string): Submitted {
+  submit(by: string, body: ClientBody, address?: string, person?: string): Submitted {
     if (this.#failure) return Promise.reject(this.#failure.error);
     const now = this.now();
     this.catchUpShow(now);
-    const refused = refuseSubmit(this.#window.rules, by, body);
+    const refused = refuseSubmit(this.#window.rules, by, body, person);
     if (refused) return refused;
     const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
     let particles = 0;
@@ -229,17 +230,22 @@ export class SceneSequencer {
 
   /**
    * Checks a host action from `by` against the rules in force (see `decideHost`) and stamps what
-   * it decides as a `rules` event, like a submit. `person`: the hash of a `remove` target's
-   * browser token, when known (see `HostContext.person`).
+   * it decides as a `rules` event, like a submit. `target`: what the receiving server knows of
+   * the action's target (see `HostContext.person` and `HostContext.present`).
    */
-  host(by: string, action: HostAction, person?: string): HostOutcome {
+  host(
+    by: string,
+    action: HostAction,
+    target: { person?: string; present?: boolean } = {},
+  ): HostOutcome {
     if (this.#failure) return { outcome: Promise.reject(this.#failure.error) };
     const now = this.now();
     this.catchUpShow(now);
     const decision = decideHost(this.#window.rules, by, action, {
       now,
       wallMs: this.#deps.clock.wallMs(),
-      person,
+      person: target.person,
+      present: target.present,
     });
     if ("refusal" in decision) return { outcome: decision.refusal };
     if (decision.body === null) return { outcome: null };
