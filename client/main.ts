@@ -9,6 +9,7 @@
  */
 import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared/constants.ts";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { REACTIONS } from "../shared/protocol.ts";
 import type { World } from "../shared/world.ts";
 import { z } from "zod";
 import { type DebugObserved, exposeDebugHook } from "./debug/debug_hook.ts";
@@ -265,12 +266,18 @@ function start(): void {
           }
         }
       },
-      reaction(message) {
-        floats.show(
-          message.emoji,
-          message.by === observed.you ? "You" : hud.nameOf(message.by),
-          hud.colorOf(message.by) ?? "#ffffff",
-        );
+      reactions(message) {
+        for (const { by, emoji } of message.by) {
+          floats.show(
+            emoji,
+            by === observed.you ? "You" : hud.nameOf(by),
+            hud.colorOf(by) ?? "#ffffff",
+          );
+        }
+        // The others of a busy quarter second, counted: one float per reaction, "×n" under it.
+        message.more?.forEach((n, i) => {
+          if (n > 0) floats.show(REACTIONS[i], `×${n}`, "#ffffff");
+        });
       },
       presence(message) {
         if (message.kind === "leave") hostPanel.removePeer(message.peer);

@@ -372,8 +372,8 @@ export const ReactionSchema = z.enum(REACTIONS);
 export type Reaction = z.infer<typeof ReactionSchema>;
 
 /**
- * Send a quick reaction to everyone in the scene: relayed at once, never stamped or stored (no
- * part of the world or its hash). It has its own token bucket; muted and removed people are
+ * Send a quick reaction to everyone in the scene: relayed in the scene's next `reactions` frame
+ * (at once when none went lately), never stamped or stored (no part of the world or its hash). It has its own token bucket; muted and removed people are
  * refused as for launches.
  */
 export const ReactMessageSchema = z.object({
@@ -527,17 +527,21 @@ export const HostKeyMessageSchema = z.object({
 });
 export type HostKeyMessage = z.infer<typeof HostKeyMessageSchema>;
 
-/** Someone in the scene (`by`, a peer id) sent a quick reaction. Not an event: no seq, no tick. */
-export const ReactionMessageSchema = z.object({
-  t: z.literal("reaction"),
-  by: PeerIdSchema,
-  emoji: ReactionSchema,
+/**
+ * The quick reactions sent in the scene lately (not events: no seq, no tick), at most one frame a
+ * quarter second per server: the first few by whom (`by`, a peer id), and `more`, how many others
+ * sent each reaction (counts in `REACTIONS` order), when more came than a frame names.
+ */
+export const ReactionsMessageSchema = z.object({
+  t: z.literal("reactions"),
+  by: z.array(z.object({ by: PeerIdSchema, emoji: ReactionSchema })).max(8),
+  more: z.array(z.number().int().min(0)).max(REACTIONS.length).optional(),
 });
-export type ReactionMessage = z.infer<typeof ReactionMessageSchema>;
+export type ReactionsMessage = z.infer<typeof ReactionsMessageSchema>;
 
 export const ServerMessageSchema = z.discriminatedUnion("t", [
   HostKeyMessageSchema,
-  ReactionMessageSchema,
+  ReactionsMessageSchema,
   WelcomeMessageSchema,
   TickMessageSchema,
   EventMessageSchema,

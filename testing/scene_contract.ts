@@ -86,9 +86,12 @@ class Harness {
     return this;
   }
 
-  /** A host action from `by`, waited for until stored (or refused). */
-  async host(by: string, action: HostAction): Promise<ErrorMessage | null> {
-    return await settle(this.sequencer.host(by, action).outcome);
+  /**
+   * A host action from `by`, waited for until stored (or refused); its target counts as in the
+   * scene unless `present` says otherwise.
+   */
+  async host(by: string, action: HostAction, present = true): Promise<ErrorMessage | null> {
+    return await settle(this.sequencer.host(by, action, { present }).outcome);
   }
 
   /** Submits and waits until the event is stored (or refused). */
@@ -337,7 +340,9 @@ export async function runSceneContract(
   await t.step("hosts hand over rights; keys prove them again after a reload", async () => {
     const { scene, key: anaKey } = await hosted();
     const h = await new Harness(scene).at(10).open();
-    const granted = h.sequencer.host("ana", { do: "grant", peer: "bo" });
+    const absent = await h.host("ana", { do: "grant", peer: "made-up" }, false);
+    assert.equal(absent?.code, "forbidden", "only a person in the scene can be made a host");
+    const granted = h.sequencer.host("ana", { do: "grant", peer: "bo" }, { present: true });
     assert.equal(await settle(granted.outcome), null);
     assert.equal(granted.keyFor, "bo");
     assert.ok(granted.key && granted.key !== anaKey, "a key of its own");

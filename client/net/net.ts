@@ -10,7 +10,7 @@ import type {
   HostKeyMessage,
   PresenceMessage,
   Reaction,
-  ReactionMessage,
+  ReactionsMessage,
   ResyncMessage,
   StatusMessage,
   WelcomeMessage,
@@ -39,8 +39,8 @@ export interface NetHandlers {
   resync(message: ResyncMessage): void;
   /** You are a host now (`key`: your new host key, to keep). */
   host?(message: HostKeyMessage): void;
-  /** Someone in the scene (you too) sent a quick reaction. */
-  reaction?(message: ReactionMessage): void;
+  /** People in the scene (you too) sent quick reactions (at most a frame a quarter second). */
+  reactions?(message: ReactionsMessage): void;
   /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
   status?(message: StatusMessage): void;
   state(state: ConnectionState, info: ConnectionInfo): void;
@@ -306,8 +306,8 @@ export class Net {
       case "status":
         handlers.status?.(message);
         break;
-      case "reaction":
-        handlers.reaction?.(message);
+      case "reactions":
+        handlers.reactions?.(message);
         break;
       case "host":
         handlers.host?.(message);

@@ -15,7 +15,7 @@ import {
   type ErrorMessage,
   type PeerInfo,
   type Reaction,
-  ReactionSchema,
+  ReactionsMessageSchema,
 } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types.ts";
@@ -213,7 +213,7 @@ export class SceneEdge implements RelaySource {
           persons: peer.person ? { [peer.id]: peer.person } : undefined,
         }),
       onRename: (peer) => this.#publishPresence({ kind: "rename", peer: peer.info() }),
-      onReaction: (frame) => {
+      onReactions: (frame) => {
         if (deps.link.state !== "connected") return;
         deps.link.publish(
           reactionSubject(id),
@@ -611,6 +611,7 @@ export class SceneEdge implements RelaySource {
   /** One scheduler pass: the paused/live state, presence upkeep, and trimming the window. */
   pass(nowMs: number): void {
     if (!this.#ready) return;
+    this.#relay.flush();
     if (this.#hashes.length > 0) this.#sendHashes();
     if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
     if (this.#pendingSinceMs !== null && nowMs - this.#pendingSinceMs > READER_STALL_MS) {
@@ -731,11 +732,11 @@ export class SceneEdge implements RelaySource {
       callback: (err, msg) => {
         if (err) return;
         try {
-          const { node, by, emoji } = msg.json<{ node: string; by: string; emoji: string }>();
+          const { node, ...frame } = msg.json<{ node: string }>();
           if (node === this.#deps.nodeId || !this.#ready) return;
-          if (typeof by !== "string" || by.length === 0 || by.length > 64) return;
-          if (!ReactionSchema.safeParse(emoji).success) return;
-          this.#relay.broadcast(JSON.stringify({ t: "reaction", by, emoji }));
+          // Another edge's frame of its reactions (at most one a quarter second), passed on.
+          const parsed = ReactionsMessageSchema.safeParse(frame);
+          if (parsed.success) this.#relay.broadcast(JSON.stringify(parsed.data));
         } catch {
           // Malformed: ignore.
         }

@@ -39,7 +39,8 @@ export const keySubject = (scene: string): string => `snowfire.key.${scene}`;
 /** Subject edges tell each other who is present on (join, leave, periodic roster). */
 export const presenceSubject = (scene: string): string => `snowfire.presence.${scene}`;
 /**
- * Subject edges pass quick reactions on `{node, by, emoji}`: every other edge of the scene sends
- * them to its clients (core NATS, never stored).
+ * Subject edges pass quick reactions on: `{node, ...}` and a `reactions` frame, at most one per
+ * edge a quarter second; every other edge of the scene sends it to its clients (core NATS, never
+ * stored).
  */
 export const reactionSubject = (scene: string): string => `snowfire.reaction.${scene}`;

@@ -220,6 +220,7 @@ export class Room {
       return;
     }
     sequencer.pass();
+    this.#relay.flush();
     if (this.#judge.pending) {
       const relay = this.#relay;
       this.#judge.decide(nowMs, (tick) => relay.eligible(tick), (actions) => relay.act(actions));

@@ -18,6 +18,7 @@ import { isRemovedPerson, publicEvent, publicSnapshot } from "../../shared/rules
 import type { Rules, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { Audience } from "./audience.ts";
+import { ReactionTally } from "./reaction_tally.ts";
 import { refuseReaction, removedRefusal } from "./host_rules.ts";
 import type { ServerClock } from "./clock.ts";
 import type { DesyncAction } from "./desync.ts";
@@ -88,10 +89,10 @@ export interface RelayDeps {
   /** People announced by other servers (a cluster's other edges): they count against the limit. */
   others?: { readonly size: number; list(): PeerInfo[] };
   /**
-   * A reaction from a peer here was sent to everyone here (`frame`, the `reaction` message): a
-   * cluster edge passes it on to the scene's other nodes.
+   * A frame of reactions from peers here was sent to everyone here (`frame`, the `reactions`
+   * message): a cluster edge passes it on to the scene's other nodes.
    */
-  onReaction?: (frame: string) => void;
+  onReactions?: (frame: string) => void;
 }
 
 /** One scene's connections on this server. */
@@ -107,6 +108,8 @@ export class SceneRelay {
   readonly #audience: Audience<Peer>;
   /** Sent after every welcome, and to everyone when it changes (a cluster's paused sky). */
   #status: string | null = null;
+  /** Reactions from peers here waiting for the scene's next reaction frame. */
+  readonly #reactions = new ReactionTally();
   /** A listener the heartbeat dropped for backpressure leaves at once (made once, not per beat). */
   readonly #dropped = (peer: Peer) => this.leave(peer);
 
@@ -258,16 +261,28 @@ export class SceneRelay {
 
   /**
    * A welcomed peer's quick reaction: refused for people a host muted or removed (as their
-   * launches are), else sent at once to everyone welcomed here, the sender included, and handed
-   * to `onReaction` (the other nodes of a cluster). Nothing is stamped or stored.
+   * launches are), else gathered into the scene's next `reactions` frame (see `ReactionTally`),
+   * which goes to everyone welcomed here, the sender included, and to `onReactions` (the other
+   * nodes of a cluster). Nothing is stamped or stored.
    */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null {
     const refusal = refuseReaction(this.#source.rules, peer.id, peer.person);
     if (refusal) return refusal;
-    const frame = JSON.stringify({ t: "reaction", by: peer.id, emoji });
-    this.#audience.broadcast(frame);
-    this.#deps.onReaction?.(frame);
+    this.#sendReactions(this.#reactions.add(peer.id, emoji, this.#deps.clock.monotonicMs()));
     return null;
+  }
+
+  /** Sends the reactions gathered when their frame is due (the scheduler's pass calls it). */
+  flush(): void {
+    if (this.#reactions.pending) {
+      this.#sendReactions(this.#reactions.flush(this.#deps.clock.monotonicMs()));
+    }
+  }
+
+  #sendReactions(frame: string | null): void {
+    if (frame === null) return;
+    this.#audience.broadcast(frame);
+    this.#deps.onReactions?.(frame);
   }
 
   /**

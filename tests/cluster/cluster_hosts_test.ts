@@ -75,7 +75,10 @@ Deno.test({
       const cyId = cy.welcome.you.id;
       await ana.client.waitFor((m) => m.t === "presence" && m.peer.id === cyId, 10_000);
       cy.client.send({ t: "react", emoji: "🎉" });
-      await ana.client.waitFor((m) => m.t === "reaction" && m.by === cyId, 10_000);
+      await ana.client.waitFor(
+        (m) => m.t === "reactions" && m.by.some((r) => r.by === cyId),
+        10_000,
+      );
       ana.client.send({ t: "host", action: { do: "remove", peer: cyId } });
       assert.equal((await cy.client.closed).code, 1008);
       await ana.client.waitFor(

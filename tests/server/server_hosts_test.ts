@@ -11,6 +11,7 @@ import type { ServerMessage } from "../../shared/protocol.ts";
 import { applyRules, rulesOf } from "../../shared/rules.ts";
 import { hashPerson } from "../../server/scene/host_keys.ts";
 import { TestClient } from "../../testing/test_client.ts";
+import { eventually } from "../../testing/wait.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
 type HostFrame = Extract<ServerMessage, { t: "host" }>;
@@ -114,8 +115,18 @@ Deno.test("hosts steer a scene; keys reach only their holders", async (t) => {
 /** A browser's person token, as a page mints it (22 base64url characters). */
 const token = (c: string) => c.repeat(22);
 
-const reactions = (client: TestClient, by: string) =>
-  client.messages.filter((m) => m.t === "reaction" && m.by === by);
+/** Every reaction a client was told of, by whom, flattened out of the `reactions` frames. */
+const told = (client: TestClient) =>
+  client.messages.flatMap((m) => m.t === "reactions" ? m.by : []);
+const reactions = (client: TestClient, by: string) => told(client).filter((r) => r.by === by);
+/** Waits until `client` was told of `count` reactions matching `match`. */
+const toldOf = async (
+  client: TestClient,
+  match: (r: { by: string; emoji: string }) => boolean,
+  count = 1,
+) => {
+  await eventually("the reactions arrived", () => told(client).filter(match).length >= count);
+};
 
 Deno.test("reactions reach everyone within their rate; a removed person stays out", async (t) => {
   const server = await startTestServer({
@@ -139,9 +150,9 @@ Deno.test("reactions reach everyone within their rate; a removed person stays ou
       const refused = await bo.client.waitFor((m) => m.t === "error");
       assert.equal((refused as { code: string }).code, "rate_limited");
       assert.match((refused as { message: string }).message, /reactions/);
-      await ana.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
-      await cy.client.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
-      await bo.client.waitForCount((m) => m.t === "reaction" && m.by === boId, 2);
+      await toldOf(ana, (r) => r.by === boId, 2);
+      await toldOf(cy.client, (r) => r.by === boId, 2);
+      await toldOf(bo.client, (r) => r.by === boId, 2);
       assert.deepEqual(
         reactions(ana, boId).map((m) => (m as { emoji: string }).emoji),
         ["🎉", "❤️"],
@@ -159,7 +170,7 @@ Deno.test("reactions reach everyone within their rate; a removed person stays ou
       await cy.client.waitFor((m) => m.t === "error" && m.code === "muted");
       // Ana's own reaction comes back after anything cy's could have caused.
       ana.send({ t: "react", emoji: "✨" });
-      await ana.waitFor((m) => m.t === "reaction" && m.emoji === "✨");
+      await toldOf(ana, (r) => r.emoji === "✨");
       assert.equal(reactions(ana, cyId).length, 0, "nothing from the muted person");
     });
 
