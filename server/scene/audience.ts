@@ -82,15 +82,27 @@ export class Audience<L extends Listener> {
   /**
    * Tells everyone (`listener` included, so it learns the name it got) that `listener`, once
    * called `was`, took its current name; true when it had been announced. An unannounced listener
-   * is told alone (nobody else knows it is here).
+   * is told alone (nobody else knows it is here), and so is one told `alone` (the others hear it
+   * later, see `presenceRenameToOthers`).
    */
-  presenceRename(listener: L, was: string): boolean {
+  presenceRename(listener: L, was: string, alone = false): boolean {
     const frame = JSON.stringify({ t: "presence", kind: "rename", peer: listener.info(), was });
-    if (!this.#announced.has(listener)) {
+    if (alone || !this.#announced.has(listener)) {
       listener.send(frame);
-      return false;
+      return this.#announced.has(listener);
     }
     this.broadcast(frame);
+    return true;
+  }
+
+  /**
+   * Tells everyone but `listener` (who was told already) that it, once called `was`, goes by its
+   * current name; true when it is announced (else nobody else knows it is here).
+   */
+  presenceRenameToOthers(listener: L, was: string): boolean {
+    if (!this.#announced.has(listener)) return false;
+    const frame = JSON.stringify({ t: "presence", kind: "rename", peer: listener.info(), was });
+    this.broadcast(frame, listener);
     return true;
   }
 

@@ -19,6 +19,7 @@ import type { Rules, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "../errors.ts";
 import { Audience } from "./audience.ts";
 import { ReactionTally } from "./reaction_tally.ts";
+import { TokenBucket } from "./ratelimit.ts";
 import { refuseReaction, removedRefusal } from "./host_rules.ts";
 import type { ServerClock } from "./clock.ts";
 import type { DesyncAction } from "./desync.ts";
@@ -36,6 +37,13 @@ export const HASH_MAX_AGE_TICKS = 30 * TICK_RATE;
 
 /** A scene logs `history_lost` at most this often (clients can claim any `lastSeq`). */
 const HISTORY_LOST_LOG_MS = 60_000;
+
+/**
+ * A scene's presence frames to everyone (joins and renames, each a frame to every person here):
+ * 8 a second, bursts of 32. Past it a newcomer is welcomed at once but announced in turn, and a
+ * new name reaches the others in turn (its owner hears it at once).
+ */
+export const PRESENCE_PACE = Object.freeze({ perSecond: 8, burst: 32 });
 
 /** Close code for a peer whose hashes keep disagreeing with the scene's (policy violation). */
 export const CLOSE_WRONG_HASHES = CLOSE_POLICY;
@@ -75,6 +83,11 @@ export interface RelayDeps {
   maxPeers: number;
   /** At most this many people per scene are announced (welcome list, join/leave presence). */
   presenceLimit: number;
+  /**
+   * Presence frames (joins and renames) sent to everyone here: at most this rate, the rest wait
+   * their turn (default PRESENCE_PACE). Leaves follow joins, so they are bounded too.
+   */
+  presencePace?: { perSecond: number; burst: number };
   clock: ServerClock;
   stats: RelayStats;
   log: (msg: string) => void;
@@ -110,6 +123,12 @@ export class SceneRelay {
   #status: string | null = null;
   /** Reactions from peers here waiting for the scene's next reaction frame. */
   readonly #reactions = new ReactionTally();
+  /** The scene's presence frames to everyone (see PRESENCE_PACE). */
+  readonly #presence: TokenBucket;
+  /** Newcomers to announce when the presence budget allows, in arrival order. */
+  readonly #joining = new Set<Peer>();
+  /** Announced peers whose new name the others have not heard yet, with the name they knew. */
+  readonly #renaming = new Map<Peer, string>();
   /** A listener the heartbeat dropped for backpressure leaves at once (made once, not per beat). */
   readonly #dropped = (peer: Peer) => this.leave(peer);
 
@@ -118,6 +137,7 @@ export class SceneRelay {
     this.#source = source;
     this.#audience = new Audience(deps.presenceLimit);
     this.emptySinceMs = deps.clock.monotonicMs();
+    this.#presence = new TokenBucket(deps.presencePace ?? PRESENCE_PACE, this.emptySinceMs);
   }
 
   /** Welcomed connections. */
@@ -153,6 +173,8 @@ export class SceneRelay {
     if (this.peers.get(peer.id) !== peer) return;
     this.peers.delete(peer.id);
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
+    this.#joining.delete(peer);
+    this.#renaming.delete(peer);
     const announced = this.#audience.remove(peer);
     this.#deps.onLeave?.(peer, announced);
   }
@@ -172,9 +194,15 @@ export class SceneRelay {
     }
     if (name !== undefined) peer.name = name;
     if (lastSeq !== undefined && lastSeq > this.#source.lastSeq) this.#historyLost(peer, lastSeq);
-    const others = this.#deps.others?.size ?? 0;
-    const announce = this.#audience.announced().length + others < this.#deps.presenceLimit &&
-      this.#audience.announce(peer);
+    // Announced at once (so its own welcome lists it) while the scene's presence budget allows
+    // and nobody waits; else in turn (see `flush`).
+    let announce = false;
+    if (this.#roomToAnnounce()) {
+      const nowMs = this.#deps.clock.monotonicMs();
+      if (this.#joining.size === 0 && this.#presence.take(nowMs) === 0) {
+        announce = this.#audience.announce(peer);
+      } else this.#joining.add(peer);
+    }
     // Checked like any reply: the welcome counts against the slow-reader budget.
     peer.sendChecked(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#status !== null) peer.send(this.#status);
@@ -183,6 +211,21 @@ export class SceneRelay {
       this.#deps.onAnnounce?.(peer);
     }
     return null;
+  }
+
+  /** Whether fewer people than the presence limit are announced (here and on other servers). */
+  #roomToAnnounce(): boolean {
+    const others = this.#deps.others?.size ?? 0;
+    return this.#audience.announced().length + others < this.#deps.presenceLimit;
+  }
+
+  /** Announces a welcomed newcomer who waited for the presence budget, when there is room. */
+  #announce(peer: Peer): void {
+    if (peer.gone || !peer.welcomed || !this.#roomToAnnounce()) return;
+    if (this.#audience.announce(peer)) {
+      this.#audience.presenceJoin(peer);
+      this.#deps.onAnnounce?.(peer);
+    }
   }
 
   /**
@@ -195,7 +238,18 @@ export class SceneRelay {
     if (!peer.welcomed || (name === was && generated === peer.generated)) return;
     peer.name = name;
     peer.generated = generated;
-    if (this.#audience.presenceRename(peer, was)) this.#deps.onRename?.(peer, was);
+    const nowMs = this.#deps.clock.monotonicMs();
+    if (!this.#renaming.has(peer) && this.#presence.peek(nowMs) === 0) {
+      if (this.#audience.presenceRename(peer, was)) {
+        this.#presence.take(nowMs);
+        this.#deps.onRename?.(peer, was);
+      }
+      return;
+    }
+    // Over the scene's presence budget: its owner hears it now, the others in turn.
+    if (this.#audience.presenceRename(peer, was, true) && !this.#renaming.has(peer)) {
+      this.#renaming.set(peer, was);
+    }
   }
 
   /** Answers `ping` with the scene's fractional tick. */
@@ -272,10 +326,22 @@ export class SceneRelay {
     return null;
   }
 
-  /** Sends the reactions gathered when their frame is due (the scheduler's pass calls it). */
+  /**
+   * Sends what waited for the scene's budgets (the scheduler's pass calls it): the reactions
+   * gathered when their frame is due, newcomers' joins and new names as presence tokens allow.
+   */
   flush(): void {
-    if (this.#reactions.pending) {
-      this.#sendReactions(this.#reactions.flush(this.#deps.clock.monotonicMs()));
+    const nowMs = this.#deps.clock.monotonicMs();
+    if (this.#reactions.pending) this.#sendReactions(this.#reactions.flush(nowMs));
+    for (const peer of this.#joining) {
+      if (this.#presence.take(nowMs) > 0) return;
+      this.#joining.delete(peer);
+      this.#announce(peer);
+    }
+    for (const [peer, was] of this.#renaming) {
+      if (this.#presence.take(nowMs) > 0) return;
+      this.#renaming.delete(peer);
+      if (this.#audience.presenceRenameToOthers(peer, was)) this.#deps.onRename?.(peer, was);
     }
   }
 
