@@ -9,11 +9,11 @@
  */
 // test tiers: alone
 import assert from "node:assert/strict";
-import { REACTION_FRAME_MS } from "../server/scene/reaction_tally.ts";
-import { reactInChild } from "../testing/reactor.ts";
-import { startTestServer } from "../testing/test_server.ts";
-import { describeWindow, Victim } from "../testing/victim.ts";
-import { eventually, sleep } from "../testing/wait.ts";
+import { REACTION_FRAME_MS } from "../../server/scene/reaction_tally.ts";
+import { reactInChild } from "../../testing/reactor.ts";
+import { startTestServer } from "../../testing/test_server.ts";
+import { describeWindow, Victim } from "../../testing/victim.ts";
+import { eventually, sleep } from "../../testing/wait.ts";
 
 const SOCKETS = 250;
 const ADDRESSES = 50;

@@ -5,10 +5,10 @@
  * mute follows the browser's person token to a new connection.
  */
 import assert from "node:assert/strict";
-import type { ServerMessage } from "../shared/protocol.ts";
-import { MAX_KEYS_PER_HOST } from "../shared/rules.ts";
-import { TestClient } from "../testing/test_client.ts";
-import { startTestServer } from "../testing/test_server.ts";
+import type { ServerMessage } from "../../shared/protocol.ts";
+import { MAX_KEYS_PER_HOST } from "../../shared/rules.ts";
+import { TestClient } from "../../testing/test_client.ts";
+import { startTestServer } from "../../testing/test_server.ts";
 
 type HostFrame = Extract<ServerMessage, { t: "host" }>;
 const isHostFrame = (m: ServerMessage): m is HostFrame => m.t === "host";

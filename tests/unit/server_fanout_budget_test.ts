@@ -4,14 +4,14 @@
  * and joins and renames go to everyone at the scene's presence rate, the rest in turn.
  */
 import assert from "node:assert/strict";
-import type { ServerMessage } from "../shared/protocol.ts";
-import { initialSnapshot } from "../shared/settings.ts";
-import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
-import { ServerClock } from "../server/scene/clock.ts";
-import { EventWindow } from "../server/scene/event_window.ts";
-import { Peer } from "../server/scene/peer.ts";
-import { REACTION_FRAME_MS, REACTION_NAMED } from "../server/scene/reaction_tally.ts";
-import { SceneRelay } from "../server/scene/relay.ts";
+import type { ServerMessage } from "../../shared/protocol.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
+import { DEFAULT_RATE_LIMITS } from "../../server/config.ts";
+import { ServerClock } from "../../server/scene/clock.ts";
+import { EventWindow } from "../../server/scene/event_window.ts";
+import { Peer } from "../../server/scene/peer.ts";
+import { REACTION_FRAME_MS, REACTION_NAMED } from "../../server/scene/reaction_tally.ts";
+import { SceneRelay } from "../../server/scene/relay.ts";
 
 class Socket {
   readonly sent: ServerMessage[] = [];
