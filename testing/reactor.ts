@@ -1,9 +1,10 @@
 /**
  * A crowd reacting in one scene, as its own process (so its sockets do not share the test's event
- * loop): `deno run -A testing/reactor.ts URL SCENE SOCKETS ADDRESSES EVERY_MS MS`. It opens
- * SOCKETS WebSockets to SCENE from ADDRESSES loopback source addresses (127.0.0.2 onwards, round
- * robin; Linux routes all of 127/8 to loopback), says hello on each, and then each socket sends a
- * quick reaction every EVERY_MS for MS ms, reading everything the server sends. Prints one JSON
+ * loop): `deno run -A testing/reactor.ts URL SCENE SOCKETS ADDRESSES EVERY_MS MS IDLE_MS`. It
+ * opens SOCKETS WebSockets to SCENE from ADDRESSES loopback source addresses (127.0.0.2 onwards,
+ * round robin; Linux routes all of 127/8 to loopback) and says hello on each; once all are in, the
+ * crowd sits IDLE_MS, then each socket sends a quick reaction every EVERY_MS for MS ms, then the
+ * crowd sits IDLE_MS again before it leaves; it reads everything the server sends throughout. Prints one JSON
  * line: sockets welcomed, reactions sent, frames received (and of those, reaction frames: counted
  * after the crowd is in, as `reaction` or `reactions`).
  */
@@ -32,10 +33,13 @@ export async function react(
   addresses: number,
   everyMs: number,
   ms: number,
+  idleMs = 0,
 ): Promise<CrowdResult> {
   const result: CrowdResult = { welcomed: 0, sent: 0, received: 0, reactionFrames: 0 };
   const wsUrl = `${url.replace(/^http/, "ws")}/s/${scene}/ws`;
   const open: WebSocket[] = [];
+  /** Reaction frames count only while the crowd reacts. */
+  let reacting = false;
   await Promise.all(Array.from({ length: sockets }, (_, i) =>
     new Promise<void>((resolve) => {
       const socket = new WebSocket(wsUrl, {
@@ -47,7 +51,7 @@ export async function react(
       socket.on("message", (data: unknown) => {
         result.received++;
         const text = String(data);
-        if (text.startsWith('{"t":"reaction')) result.reactionFrames++;
+        if (reacting && text.startsWith('{"t":"reaction')) result.reactionFrames++;
         if (text.startsWith('{"t":"welcome"')) {
           result.welcomed++;
           resolve();
@@ -57,6 +61,8 @@ export async function react(
       socket.on("close", () => resolve());
     })));
   const emoji = ["🎉", "❤️", "😮", "👏", "✨"];
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  reacting = true;
   const until = performance.now() + ms;
   const timers = open.map((socket, i) =>
     setTimeout(function tick() {
@@ -70,6 +76,8 @@ export async function react(
   );
   await new Promise((resolve) => setTimeout(resolve, ms));
   for (const timer of timers) clearTimeout(timer);
+  reacting = false;
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
   await Promise.all(open.map((socket) =>
     new Promise<void>((resolve) => {
       if (socket.readyState === WebSocket.CLOSED) return resolve();
@@ -88,17 +96,17 @@ export async function reactInChild(
   addresses: number,
   everyMs: number,
   ms: number,
+  idleMs = 0,
 ): Promise<CrowdResult> {
   return await runNicedChild(
     new URL(import.meta.url),
-    [url, scene, String(sockets), String(addresses), String(everyMs), String(ms)],
+    [url, scene, ...[sockets, addresses, everyMs, ms, idleMs].map(String)],
     "reactor",
   );
 }
 
 if (import.meta.main) {
-  const [url, scene, sockets, addresses, everyMs, ms] = Deno.args;
-  console.log(JSON.stringify(
-    await react(url, scene, Number(sockets), Number(addresses), Number(everyMs), Number(ms)),
-  ));
+  const [url, scene, ...numbers] = Deno.args;
+  const [sockets, addresses, everyMs, ms, idleMs] = numbers.map(Number);
+  console.log(JSON.stringify(await react(url, scene, sockets, addresses, everyMs, ms, idleMs)));
 }
