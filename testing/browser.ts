@@ -145,23 +145,40 @@ export async function drawnScreenshot(
   path: string,
   clip?: { x: number; y: number; width: number; height: number },
 ): Promise<void> {
-  const drewBefore = await page.evaluate(() => snowfire.isDrawing());
+  const drewBefore = await drawFrame(page);
   try {
-    await page.evaluate(() =>
-      new Promise<void>((shown) => {
-        snowfire.setDrawing(true);
-        requestAnimationFrame(() =>
-          requestAnimationFrame(() => {
-            snowfire.setDrawing(false);
-            shown();
-          })
-        );
-      })
-    );
     await page.screenshot({ path, clip });
   } finally {
     await page.evaluate((on) => snowfire.setDrawing(on), drewBefore);
   }
+}
+
+/**
+ * Draws one frame of a page that does not draw (`draw: false`) and stops drawing again; the canvas
+ * keeps that frame for pixel reads (`testing/browser_pixels.ts`). Resolves with whether the page
+ * drew before, for the caller to restore with `snowfire.setDrawing`.
+ *
+ * @example
+ * ```ts ignore
+ * const drewBefore = await drawFrame(page);
+ * const bright = await brightPixelsAround(page, 640, 360, 100);
+ * await page.evaluate((on) => snowfire.setDrawing(on), drewBefore);
+ * ```
+ */
+export async function drawFrame(page: Page): Promise<boolean> {
+  const drewBefore = await page.evaluate(() => snowfire.isDrawing());
+  await page.evaluate(() =>
+    new Promise<void>((shown) => {
+      snowfire.setDrawing(true);
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          snowfire.setDrawing(false);
+          shown();
+        })
+      );
+    })
+  );
+  return drewBefore;
 }
 
 /** Waits until the page's client is connected and simulating. */

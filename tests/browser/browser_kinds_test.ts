@@ -1,13 +1,17 @@
 /**
  * Every firework kind drawn in headless Chromium at 1280×720: a launch of each kind bursts on
  * screen and is saved mid-burst to `tests/output/kind-<kind>.png` (a close crop) for people to
- * look at. Kinds go up four at a time side by side, so a crop may show a neighbour's edge; the particle gun's tracer stream goes to `tests/output/gun.png`. No console problems.
+ * look at. Kinds go up four at a time side by side, so a crop may show a neighbour's edge. The
+ * particle gun's tracers are drawn (the frame has more bright pixels with the gun's layer than
+ * without) and go to `tests/output/gun.png`. No console problems.
  */
 import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { type LaunchShape, planFirework } from "../../shared/firework_plan.ts";
+import { brightPixelsAround } from "../../testing/browser_pixels.ts";
 import {
   browserTest,
+  drawFrame,
   drawnScreenshot,
   launchBrowser,
   openScene,
@@ -23,6 +27,10 @@ const CROP = 220;
 /** Kinds launched together, and the metres between them (a crop shows its neighbours' edges). */
 const WAVE = 4;
 const SPACING = 24;
+/** Luminance (of 255) a pixel must pass to count as lit by a tracer. */
+const TRACER_LIGHT = 100;
+/** Fewest pixels the gun's layer must light at its held frame (a second into the volley). */
+const MIN_TRACER_PIXELS = 50;
 
 browserTest(
   "browser kinds: each kind bursts on screen (screenshots in tests/output/)",
@@ -129,6 +137,21 @@ browserTest(
             timeout: 40_000,
           });
           await drawnScreenshot(page, "tests/output/gun.png");
+          // The tracers are drawn: the held frame has more bright pixels with the gun's layer
+          // than without it (the same frame, the same tick).
+          const bright = () => brightPixelsAround(page, WIDTH / 2, HEIGHT / 2, WIDTH, TRACER_LIGHT);
+          const withGun = await bright();
+          await page.evaluate(() => snowfire.setLayerVisible("gun", false));
+          try {
+            await drawFrame(page);
+            const withoutGun = await bright();
+            assert.ok(
+              withGun - withoutGun >= MIN_TRACER_PIXELS,
+              `the gun's tracers are drawn: ${withGun} bright pixels with them, ${withoutGun} without`,
+            );
+          } finally {
+            await page.evaluate(() => snowfire.setLayerVisible("gun", true));
+          }
         } finally {
           await page.evaluate(() => snowfire.holdDisplay(false));
         }
