@@ -7,7 +7,7 @@
  */
 import { DEFAULT_RATE_LIMITS } from "../server/config.ts";
 import { ServerClock } from "../server/scene/clock.ts";
-import { Metrics } from "../server/metrics.ts";
+import { Metrics } from "../server/scene/metrics.ts";
 import { Peer } from "../server/scene/peer.ts";
 import { Room } from "../server/local/room.ts";
 import { SceneStore } from "../server/local/store.ts";

@@ -16,38 +16,8 @@ import {
   type RetentionPolicy,
 } from "./scene/retention_policy.ts";
 
-/** A token bucket: `perSecond` tokens refill each second, at most `burst` are banked. */
-export interface RateLimit {
-  perSecond: number;
-  burst: number;
-}
-
-/** Per-connection limits, one bucket per kind of message. */
-export interface RateLimits {
-  launch: RateLimit;
-  gun: RateLimit;
-  settings: RateLimit;
-  /** Quick reactions (relayed to everyone, never stored). */
-  reaction: RateLimit;
-  /** Every frame, whatever its kind: bounds the work one connection can cause. */
-  frames: RateLimit;
-  /**
-   * The abuse budget: every invalid frame (binary, not JSON, failing the schema, before hello)
-   * and every frame over the `frames` rate takes a token; a connection without tokens is closed
-   * with 1008. Refusals of valid messages (a launch over its rate, a full sky) take none.
-   */
-  refused: RateLimit;
-}
-
-/** Limits generous enough for a person clicking fast, tight enough to stop a script. */
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
-  launch: { perSecond: 4, burst: 8 },
-  gun: { perSecond: 10, burst: 20 },
-  settings: { perSecond: 2, burst: 6 },
-  reaction: { perSecond: 2, burst: 6 },
-  frames: { perSecond: 60, burst: 120 },
-  refused: { perSecond: 1, burst: 20 },
-});
+import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimits } from "./scene/ratelimit.ts";
+export { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimits } from "./scene/ratelimit.ts";
 
 /** What `startServer` accepts. Only `dataDir` is required. */
 export interface ServerOptions {

@@ -10,7 +10,7 @@ import { NatsLink } from "./cluster/nats_link.ts";
 import { Rooms } from "./local/rooms.ts";
 import { KeptRooms } from "./local/kept_rooms.ts";
 import { SceneStore } from "./local/store.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "./scene/metrics.ts";
 import type { ServerClock } from "./scene/clock.ts";
 import type { HashArbiter } from "./scene/hash_arbiter.ts";
 import type { SceneHost } from "./scene/scene_host.ts";

@@ -11,7 +11,7 @@ import { AddressBudgets } from "./scene/ratelimit.ts";
 import { listen, type Listener } from "./ws/ws_engine.ts";
 import { ServerClock } from "./scene/clock.ts";
 import { HashArbiter } from "./scene/hash_arbiter.ts";
-import { Metrics } from "./metrics.ts";
+import { Metrics } from "./scene/metrics.ts";
 import type { PeerSocket } from "./scene/peer.ts";
 import { PassScheduler } from "./scene/scheduler.ts";
 import { openSceneHost } from "./open_scene_host.ts";

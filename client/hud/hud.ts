@@ -20,19 +20,15 @@ import {
   retryText,
 } from "./event_text.ts";
 import type { ConnectionInfo, ConnectionState } from "../net/net.ts";
-import { Sheets } from "./sheets.ts";
+import { type Closable, Sheets } from "./sheets.ts";
+
+export type { Closable } from "./sheets.ts";
 import { Toasts } from "./toasts.ts";
 
 /** Settings changes by one person this close together fold into one toast, ms. */
 const SETTINGS_FOLD_MS = 1_000;
 /** Where the muted preference is remembered. */
 const MUTED_KEY = "snowfire.muted";
-
-/** Something Escape can close. */
-export interface Closable {
-  readonly isOpen: boolean;
-  close(): void;
-}
 
 /** DOM-backed HUD; every method is cheap enough to call from the frame loop. */
 export class Hud {

@@ -4,7 +4,6 @@
  * launches, so the first tap in the sky is never spent on closing a panel. A `<details>` panel
  * (the scene settings) takes part too.
  */
-import type { Closable } from "./hud.ts";
 
 /** A panel and the control that opens it. */
 interface Sheet {
@@ -12,6 +11,12 @@ interface Sheet {
   readonly panel: HTMLElement;
   isOpen(): boolean;
   setOpen(open: boolean): void;
+}
+
+/** Something Escape can close. */
+export interface Closable {
+  readonly isOpen: boolean;
+  close(): void;
 }
 
 /**

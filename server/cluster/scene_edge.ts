@@ -22,7 +22,7 @@ import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
-import type { Metrics } from "../metrics.ts";
+import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
 import { type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
@@ -51,7 +51,7 @@ import {
   resyncSubject,
   submitSubject,
 } from "./subjects.ts";
-import { errorMessage as refusal } from "../errors.ts";
+import { errorMessage as refusal } from "../scene/errors.ts";
 import { foundedSnapshot } from "../../shared/rules.ts";
 import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";

@@ -27,7 +27,7 @@ import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { SceneSequencer, type SequencerStats } from "../scene/sequencer.ts";
 import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import { pruneSceneLog } from "./stream_retention.ts";
-import { errorMessage as refusal } from "../errors.ts";
+import { errorMessage as refusal } from "../scene/errors.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import { JetStreamSceneLog, SceneGoneError, type SceneIdentity } from "./jetstream_log.ts";
 import { acquireLease, isLeaseLost, type Lease, releaseLease, renewLease } from "./lease.ts";

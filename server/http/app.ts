@@ -6,31 +6,49 @@
 import { type Context, Hono } from "hono";
 import { SceneId } from "../../shared/protocol.ts";
 import { sceneSlug } from "./scene_slug.ts";
-import type { ServerConfig } from "../config.ts";
-import { attachConnection, type HelloDeadlines } from "../ws/connection.ts";
+import { attachConnection, type ConnectionConfig, type HelloDeadlines } from "../ws/connection.ts";
 import {
   errorMessage,
   HttpError,
   StorageDamagedError,
   StorageUnavailableError,
-} from "../errors.ts";
-import type { Metrics } from "../metrics.ts";
+} from "../scene/errors.ts";
+import type { Metrics } from "../scene/metrics.ts";
 import type { SceneHost } from "../scene/scene_host.ts";
 import { registerLogApi } from "./log_api.ts";
 import { storageMetrics } from "../local/storage_metrics.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
-import { AddressBudgets } from "../scene/ratelimit.ts";
+import { AddressBudgets, type RateLimit } from "../scene/ratelimit.ts";
 import { readBudget } from "./read_budget.ts";
-import { ReadSlots, readSlots } from "./read_slots.ts";
+import { type ReadSlotLimits, ReadSlots, readSlots } from "./read_slots.ts";
 import { RefusalPacer } from "./refusal_pacer.ts";
 
 export { LOG_PAGE_MAX } from "./log_api.ts";
 
+/**
+ * What the routes read of the server's configuration (`ServerConfig` in `server/config.ts`, which
+ * reads the environment, has all of it).
+ */
+export interface AppConfig extends ConnectionConfig {
+  /** Where the page's files are. */
+  staticDir: string;
+  /** Development: the source map is served, nothing is cached. */
+  dev: boolean;
+  /** Origins besides the server's own host allowed to open WebSockets (`*`: any). */
+  allowedOrigins: string[];
+  /** Per client address: HTTP reads of the API. */
+  httpReads: RateLimit;
+  /** Log pages read at once, and queued. */
+  logReads: ReadSlotLimits;
+  /** Per client address: events stored (launches, gun shots, settings) per minute. */
+  eventsPerMinute: number;
+}
+
 /** What the routes need. */
 export interface AppContext {
-  config: ServerConfig;
+  config: AppConfig;
   /** Where scenes live (the single node's store, or NATS): the routes never ask which. */
   scenes: SceneHost;
   metrics: Metrics;

@@ -10,37 +10,17 @@
 import type { Env, Hono } from "hono";
 import type { LogPage } from "../../shared/protocol.ts";
 import { publicEvent } from "../../shared/rules.ts";
-import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
-import { HttpError } from "../errors.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import { HttpError } from "../scene/errors.ts";
 import { logPageBody } from "./log_page_body.ts";
-import type { EncodedEvents, PageRequest, PageStart } from "../local/log_pages.ts";
+import type { EncodedEvents, LogPageResult, PageRequest, PageStart } from "../scene/log_page.ts";
+
+export type { LogPageResult } from "../scene/log_page.ts";
 
 /** Events per page when the request names no `limit`. */
 export const LOG_PAGE_DEFAULT = 1000;
 /** Most events one page returns; a larger `limit` is refused. */
 export const LOG_PAGE_MAX = 5000;
-
-/**
- * What a page reader returns (the local worker's and the cluster's readers both do). The local
- * worker's events come as JSON text ({@link EncodedEvents}), spliced into the response as is.
- */
-export interface LogPageResult {
-  events: SceneEvent[] | EncodedEvents;
-  firstSeq: number;
-  lastSeq: number;
-  startTick: number;
-  snapshot?: WorldSnapshot;
-  /**
-   * The scene's seed and epoch when the reader looked them up with the page (null: no such
-   * scene); then `describe` is not asked. The local worker does; encoded events are public.
-   */
-  scene?: { seed: number; epoch: number } | null;
-  /**
-   * The whole response body, when the reader built it (`PageRequest.body`; the local worker
-   * does, with `logPageBody`): UTF-8 JSON, gzip-compressed when `gzip`.
-   */
-  body?: { bytes: Uint8Array<ArrayBuffer>; gzip: boolean };
-}
 
 /** What the route needs. */
 export interface LogApiDeps {

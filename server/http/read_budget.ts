@@ -8,7 +8,7 @@
  * holds.
  */
 import type { MiddlewareHandler } from "hono";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../scene/errors.ts";
 import type { AddressBudgets } from "../scene/ratelimit.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 import { RefusalPacer } from "./refusal_pacer.ts";

@@ -6,7 +6,7 @@
  * one address costs the server a few small refusals a second, however many connections it holds.
  */
 import type { MiddlewareHandler } from "hono";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../scene/errors.ts";
 import { addressKey } from "../scene/ratelimit.ts";
 import { REFUSAL_PAUSE_MS, RefusalPacer } from "./refusal_pacer.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";

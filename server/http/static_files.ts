@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { extname, join, normalize, sep } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync } from "node:zlib";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../scene/errors.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

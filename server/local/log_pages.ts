@@ -3,64 +3,17 @@
  * connection (`log_pages_worker.ts`): a page of the log API never runs a query on the server's
  * thread, so heartbeats and stamping do not wait for a tool paging through an hour of history.
  */
-import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
-import { StorageDamagedError, StorageUnavailableError } from "../errors.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import type { EncodedEvents, LogPageResult, PageRequest } from "../scene/log_page.ts";
+import { StorageDamagedError, StorageUnavailableError } from "../scene/errors.ts";
 
-/** Where a page starts: at a seq, or at the first event with tick ≥ `tick`. */
-export type PageStart = { seq: number } | { tick: number };
+export type { EncodedEvents, PageRequest, PageStart } from "../scene/log_page.ts";
 
-/** One page of a scene's log, as the worker reads it. */
-export interface LogPage {
-  /** Events in seq order (at most the limit asked for). */
-  events: SceneEvent[];
-  /** The first seq still kept (the next seq when the log is empty). */
-  firstSeq: number;
-  /** The last seq stored (0 when none ever was). */
-  lastSeq: number;
-  /** The log's start: events before this tick were pruned (0 when nothing was). */
-  startTick: number;
-  /** With a `tick` start and `snapshot`: the settings and wind in force at that tick. */
-  snapshot?: WorldSnapshot;
-  /**
-   * With encoded events: the scene's seed and epoch, read with the page (null when no scene by
-   * that id is stored), so the log API asks the server's thread nothing.
-   */
-  scene?: { seed: number; epoch: number } | null;
-  /** With `PageRequest.body`: the response body (absent when there is no such scene). */
-  body?: { bytes: Uint8Array<ArrayBuffer>; gzip: boolean };
-}
-
-/** Asks for one page. */
-export interface PageRequest {
-  scene: string;
-  start: PageStart;
-  limit: number;
-  /** Also compute the snapshot at the start tick (only with a tick start). */
-  snapshot?: boolean;
-  /**
-   * Build the log API's whole response body too (`logPageBody`), gzip-compressed when `gzip`
-   * (only with encoded events).
-   */
-  body?: { gzip: boolean };
-}
-
-/**
- * A page's events as the UTF-8 JSON of their array, built on the worker from the stored rows and
- * transferred (not copied): the server's thread neither rebuilds the objects, nor serializes
- * them, nor encodes the text (for a 5000-event page those cost it tens of ms, and 20 readers
- * stalled other scenes' heartbeats). Host grants are already public (no key hash).
- */
-export interface EncodedEvents {
-  /** UTF-8 of `[{"seq":…,"tick":…,"by":…,"body":…},…]` */
-  json: Uint8Array;
-  count: number;
-  /** Seq of the first and last event (undefined when `count` is 0). */
-  firstSeq?: number;
-  lastSeq?: number;
-}
+/** One page of a scene's log, as the worker reads it: its events as objects. */
+export type LogPage = LogPageResult & { events: SceneEvent[] };
 
 /** A {@link LogPage} whose events come as JSON text. */
-export type EncodedLogPage = Omit<LogPage, "events"> & { events: EncodedEvents };
+export type EncodedLogPage = LogPageResult & { events: EncodedEvents };
 
 /** What the worker answers. */
 export type PageReply =

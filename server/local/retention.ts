@@ -18,6 +18,8 @@ import {
   idlePastRetention,
   type RetentionPolicy,
 } from "../scene/retention_policy.ts";
+import type { StorageStats } from "../scene/scene_host.ts";
+export type { StorageStats } from "../scene/scene_host.ts";
 
 /** Options of {@link Retention}. */
 export interface RetentionOptions {
@@ -31,20 +33,6 @@ export interface RetentionOptions {
   log?: (msg: string) => void;
   /** Most events one slice deletes. Default 256. */
   sliceRows?: number;
-}
-
-/** What `/healthz` and `/metrics` show. */
-export interface StorageStats {
-  /** Events stored, all scenes. */
-  events: number;
-  /** Bytes of the database in use (its pages minus the free list). */
-  bytes: number;
-  /** Size of the database file. */
-  fileBytes: number;
-  /** Events pruned since the start. */
-  pruned: number;
-  /** Scenes removed since the start. */
-  scenesRemoved: number;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ClientBody, HostAction, Settings, WorldSnapshot } from "../../shar
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
-import type { Metrics } from "../metrics.ts";
+import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
 import { SceneRelay } from "../scene/relay.ts";
 import { SceneSequencer } from "../scene/sequencer.ts";

@@ -8,8 +8,8 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ServerClock } from "../scene/clock.ts";
-import { StorageUnavailableError } from "../errors.ts";
-import type { Metrics } from "../metrics.ts";
+import { StorageUnavailableError } from "../scene/errors.ts";
+import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
 import {

@@ -8,7 +8,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
-import { StorageDamagedError, StorageUnavailableError } from "../errors.ts";
+import { StorageDamagedError, StorageUnavailableError } from "../scene/errors.ts";
 
 /** Options of {@link SceneStore}. */
 export interface StoreOptions {

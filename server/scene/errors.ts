@@ -2,7 +2,7 @@
  * Refusals: the HTTP layer turns `HttpError`s into `{error: {code, message}}` responses; the
  * WebSocket layer sends `errorMessage` frames.
  */
-import type { ErrorCode, ErrorMessage } from "../shared/protocol.ts";
+import type { ErrorCode, ErrorMessage } from "../../shared/protocol.ts";
 
 /** An error with an HTTP status, a machine-readable code and a human message. */
 export class HttpError extends Error {

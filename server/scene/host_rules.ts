@@ -26,7 +26,7 @@ import {
   maySetSettings,
 } from "../../shared/rules.ts";
 import type { ClientBody, EventBody, HostAction, Rules, RulesBody } from "../../shared/types.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "./errors.ts";
 import { hashHostKey, keyMatches, mintHostKey } from "./host_keys.ts";
 
 /** A countdown must end at least this far ahead (a second), and at most a day ahead. */

@@ -16,9 +16,9 @@
  * and is judged by what the process holds only.
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
-import type { RateLimits } from "../config.ts";
+import type { RateLimits } from "./ratelimit.ts";
 import { TokenBucket } from "./ratelimit.ts";
-import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
+import { CLOSE_TRY_LATER } from "./close_codes.ts";
 
 /** What a peer needs from its socket (a real WebSocket, or a fake in unit tests). */
 export interface PeerSocket {

@@ -16,7 +16,7 @@ import {
 import type { ErrorMessage, PeerInfo, Reaction, WelcomeMessage } from "../../shared/protocol.ts";
 import { isRemovedPerson, publicEvent, publicSnapshot } from "../../shared/rules.ts";
 import type { Rules, SceneEvent } from "../../shared/types.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "./errors.ts";
 import { Audience } from "./audience.ts";
 import { ReactionTally } from "./reaction_tally.ts";
 import { TokenBucket } from "./ratelimit.ts";
@@ -25,7 +25,7 @@ import type { ServerClock } from "./clock.ts";
 import type { DesyncAction } from "./desync.ts";
 import type { WelcomeWindow } from "./event_window.ts";
 import type { Peer } from "./peer.ts";
-import { CLOSE_POLICY } from "../ws/ws_socket.ts";
+import { CLOSE_POLICY } from "./close_codes.ts";
 
 /**
  * Hash reports for ticks this far behind the horizon are ignored: the window a true hash is

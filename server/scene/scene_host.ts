@@ -4,12 +4,24 @@
  * routes and the server call only this, so neither knows which mode it runs in.
  */
 import type { SceneEvent, Settings } from "../../shared/types.ts";
-import type { SceneEndpoint } from "../ws/connection.ts";
+import type { LogPageResult, PageRequest } from "./log_page.ts";
 import type { PeerSocket } from "./peer.ts";
+import type { SceneEndpoint } from "./scene_endpoint.ts";
 import type { SceneRefusal } from "./scene_limits.ts";
-import type { PageRequest } from "../local/log_pages.ts";
-import type { LogPageResult } from "../http/log_api.ts";
-import type { StorageStats } from "../local/retention.ts";
+
+/** Stored events and bytes, what `/healthz` and `/metrics` show. */
+export interface StorageStats {
+  /** Events stored, all scenes. */
+  events: number;
+  /** Bytes of the database in use (its pages minus the free list). */
+  bytes: number;
+  /** Size of the database file. */
+  fileBytes: number;
+  /** Events pruned since the start. */
+  pruned: number;
+  /** Scenes removed since the start. */
+  scenesRemoved: number;
+}
 
 /** What `/api/scenes/:id` reports. */
 export interface SceneInfo {

@@ -3,9 +3,9 @@
  * loaded on this process, and per client address a token bucket for creating new scenes. The
  * refusals read the same in both modes.
  */
-import type { RateLimit } from "../config.ts";
+import type { RateLimit } from "./ratelimit.ts";
 import { AddressBudgets } from "./ratelimit.ts";
-import { CLOSE_POLICY, CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
+import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./close_codes.ts";
 
 /** Scene limits. */
 export interface SceneLimits {

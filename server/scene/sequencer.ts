@@ -29,7 +29,7 @@ import type {
 import { decideHost, refuseSubmit } from "./host_rules.ts";
 import { hashHostKey, mintHostKey } from "./host_keys.ts";
 import { SceneClock, type ServerClock } from "./clock.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "./errors.ts";
 import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
 import { FairShare } from "./fair_share.ts";

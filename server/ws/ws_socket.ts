@@ -32,16 +32,12 @@ export interface ConnSocket {
   listen(handlers: ConnSocketHandlers): void;
 }
 
-/** Close code: normal closure. */
-export const CLOSE_NORMAL = 1000;
-/** Close code: server going away (shutdown). */
-export const CLOSE_GOING_AWAY = 1001;
-/** Close code: policy violation (too many refused frames, no hello in time, over a budget). */
-export const CLOSE_POLICY = 1008;
-/** Close code: a frame over the size limit. */
-export const CLOSE_TOO_BIG = 1009;
-/** Close code: try again later (room full, too many scenes, reader too slow). */
-export const CLOSE_TRY_LATER = 1013;
+export {
+  CLOSE_GOING_AWAY,
+  CLOSE_POLICY,
+  CLOSE_TOO_BIG,
+  CLOSE_TRY_LATER,
+} from "../scene/close_codes.ts";
 
 /** Close reasons are at most 123 bytes of UTF-8; ours are ASCII, cut to fit. */
 export function closeReason(reason: string): string {

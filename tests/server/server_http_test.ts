@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { SceneId } from "../../shared/protocol.ts";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { Metrics } from "../../server/metrics.ts";
+import { Metrics } from "../../server/scene/metrics.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { withServer } from "../../testing/test_server.ts";
 import { eventually, sleep } from "../../testing/wait.ts";

@@ -3,7 +3,7 @@
  * 1001 before the process exits, run after run.
  */
 import assert from "node:assert/strict";
-import { StorageUnavailableError } from "../../server/errors.ts";
+import { StorageUnavailableError } from "../../server/scene/errors.ts";
 import { Room } from "../../server/local/room.ts";
 import { WS_ENGINES } from "../../server/ws/ws_engine.ts";
 import { TestClient } from "../../testing/test_client.ts";

@@ -1,6 +1,6 @@
 /** The /metrics text: every family once, with HELP and TYPE, values read when rendered. */
 import assert from "node:assert/strict";
-import { Metrics } from "../../server/metrics.ts";
+import { Metrics } from "../../server/scene/metrics.ts";
 
 Deno.test("metrics render every family with help, type and current values", () => {
   const m = new Metrics();

@@ -6,7 +6,7 @@ import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { ServerClock } from "../../server/scene/clock.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/config.ts";
-import { Metrics } from "../../server/metrics.ts";
+import { Metrics } from "../../server/scene/metrics.ts";
 import { Peer } from "../../server/scene/peer.ts";
 import { Room } from "../../server/local/room.ts";
 import { SceneStore } from "../../server/local/store.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { SceneEvent } from "../../shared/types.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import { ServerClock } from "../../server/scene/clock.ts";
-import { Metrics } from "../../server/metrics.ts";
+import { Metrics } from "../../server/scene/metrics.ts";
 import { Rooms } from "../../server/local/rooms.ts";
 import { SceneStore } from "../../server/local/store.ts";
 

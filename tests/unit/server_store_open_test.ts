@@ -1,6 +1,6 @@
 /** Opening the SQLite store: a file that is not a database is refused as damaged (by errcode). */
 import assert from "node:assert/strict";
-import { StorageDamagedError } from "../../server/errors.ts";
+import { StorageDamagedError } from "../../server/scene/errors.ts";
 import { SceneStore } from "../../server/local/store.ts";
 
 Deno.test("a scenes.db that is not a database is refused as damaged, not opened", async () => {
