@@ -43,9 +43,9 @@ Deno.test("import graph reads static, type-only, re-exported and dynamic imports
     "server/scene/peer.ts",
   );
   assert.equal(resolveImport("tests/unit/x_test.ts", "../../shared/prng.ts"), "shared/prng.ts");
-  assert.equal(resolveImport("server/main.ts", "./config.ts"), "server/config.ts");
-  assert.equal(resolveImport("server/main.ts", "hono"), null);
-  assert.equal(resolveImport("server/main.ts", "npm:hono"), null);
+  assert.equal(resolveImport("server/server.ts", "./config.ts"), "server/config.ts");
+  assert.equal(resolveImport("server/server.ts", "hono"), null);
+  assert.equal(resolveImport("server/server.ts", "npm:hono"), null);
 });
 
 Deno.test("import graph floors: shared < server/scene < ws, local, cluster, http < server/*.ts", () => {
@@ -63,7 +63,7 @@ Deno.test("import graph floors: shared < server/scene < ws, local, cluster, http
     "server/ws/connection.ts": ["server/config.ts", "server/scene/peer.ts", "server/http/app.ts"],
     "server/config.ts": ["server/ws/ws_types.ts"],
     "shared/rules.ts": ["server/scene/peer.ts"],
-    "tests/unit/a_test.ts": ["server/main.ts"],
+    "tests/unit/a_test.ts": ["server/server.ts"],
   });
   assert.deepEqual(upwardArrows(graph), [
     { from: "server/scene/relay.ts", to: "server/ws/ws_socket.ts" },
@@ -99,8 +99,8 @@ Deno.test("the house has no import circle and no arrow back up a floor of server
   const graph = await readGraph(new URL("../../", import.meta.url));
   assert.ok(graph.size > 300, `${graph.size} modules read`);
   assert.ok(
-    graph.get("server/main.ts")?.has("server/server.ts"),
-    "server/main.ts imports server.ts",
+    graph.get("server/server.ts")?.has("server/config.ts"),
+    "server/server.ts imports config.ts",
   );
   assert.deepEqual(circles(graph), []);
   assert.deepEqual(upwardArrows(graph), []);
