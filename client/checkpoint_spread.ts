@@ -1,30 +1,42 @@
 /**
- * How a client spreads a big sky's checkpoint hash over frames (`World.beginHash`): a sky with few
- * firework slots to evaluate is hashed at once; a bigger one a part per frame, in proportion to the
- * ticks the frame stepped, so that it is done within `SPREAD_TICKS` ticks, before the next
- * checkpoint (`CHECKPOINT_TICKS`, 60) whatever the frame rate.
+ * How a client spreads a checkpoint hash (`World.beginCheckpoint`) over frames: in slices of
+ * `CHECKPOINT_SLICE_SLOTS` firework slots while the frame's time lasts, at least one slice a
+ * frame, never more than `CHECKPOINT_SLICE_MS` of it. The work a frame does for the hash is
+ * bounded in milliseconds, whatever the ticks the frame stepped: a slow frame does not make the
+ * next one slower (no catch-up spiral). A hash still under way at the next checkpoint is finished
+ * there (a checkpoint at a million sparks is ~10–20 ms of evaluation, docs/checkpoint.md).
  *
  * @example
  * ```ts
- * import { spreadBudget } from "./checkpoint_spread.ts";
+ * import { workCheckpoint } from "./checkpoint_spread.ts";
+ * import { World } from "../shared/world.ts";
  *
- * spreadBudget(3_000_000, 1); // 75,000 slots this frame: done in 40 frames of one tick
- * spreadBudget(8_000, 1); // Infinity: a small sky is hashed at once
+ * const world = new World({ seed: 1 });
+ * const job = world.beginCheckpoint();
+ * const clock = () => performance.now();
+ * workCheckpoint(job, clock() + 4, clock); // the digest: an empty sky is done in one slice
  * ```
  */
+import type { CheckpointHash } from "../shared/checkpoint_hash.ts";
+
+/** Firework slots evaluated between two looks at the clock (~1–2 ms at 0.1–0.2 µs a slot). */
+export const CHECKPOINT_SLICE_SLOTS = 8_192;
+
+/** The most of a frame a checkpoint hash takes, ms, even when the frame has more time left. */
+export const CHECKPOINT_SLICE_MS = 4;
 
 /**
- * Firework slots above which a checkpoint is hashed over the next frames instead of at once. A
- * hash costs ~0.2–0.5 µs a slot in Chromium, with the embers dropped since the last one written
- * first: 10k slots (a few launches) a few ms, a sky of 100k sparks ~95 ms, a million ~0.3 s.
+ * Works on `job` until `deadline` (by `clock`), at most CHECKPOINT_SLICE_MS and at least one
+ * slice; returns the digest once done, else null.
  */
-export const SPREAD_ABOVE_SLOTS = 10_000;
-
-/** Ticks over which a big sky's checkpoint hash is spread. */
-export const SPREAD_TICKS = 40;
-
-/** Slots of a checkpoint of `slots` to evaluate in a frame that stepped `stepped` ticks. */
-export function spreadBudget(slots: number, stepped: number): number {
-  if (slots <= SPREAD_ABOVE_SLOTS) return Infinity;
-  return Math.ceil((slots * Math.max(1, stepped)) / SPREAD_TICKS);
+export function workCheckpoint(
+  job: CheckpointHash,
+  deadline: number,
+  clock: () => number,
+): string | null {
+  const started = clock();
+  const until = Math.min(deadline, started + CHECKPOINT_SLICE_MS);
+  let digest = job.work(CHECKPOINT_SLICE_SLOTS);
+  while (digest === null && clock() < until) digest = job.work(CHECKPOINT_SLICE_SLOTS);
+  return digest;
 }

@@ -9,7 +9,7 @@ import type { WelcomeMessage } from "../shared/protocol.ts";
 import { advanceSnapshot } from "../shared/settings.ts";
 import type { SceneEvent, WorldSnapshot } from "../shared/types.ts";
 import type { CheckpointHash } from "../shared/checkpoint_hash.ts";
-import { spreadBudget } from "./checkpoint_spread.ts";
+import { workCheckpoint } from "./checkpoint_spread.ts";
 import { type World, worldFromWindow } from "../shared/world.ts";
 
 /** Why the local event stream can no longer be trusted. */
@@ -43,7 +43,7 @@ export class Sim {
   private readonly checkpoints = new Map<number, string>();
   private latest: SceneEvent | null = null;
   private checkpointEvery = CHECKPOINT_TICKS;
-  /** A big sky's checkpoint hash under way (`World.beginHash`). */
+  /** The checkpoint hash under way (`World.beginCheckpoint`), finished over frames. */
   private pending: CheckpointHash | null = null;
   private readonly handlers: SimHandlers;
 
@@ -169,10 +169,11 @@ export class Sim {
       if (world.tick % this.checkpointEvery === 0) this.beginCheckpoint(world);
       if (clock() - started > budgetMs) break;
     }
-    // A big sky's checkpoint is hashed a part per frame (checkpoint_spread.ts).
+    // The checkpoint under way gets what is left of the frame's time, at least one slice and at
+    // most a few ms, however many ticks were stepped (checkpoint_spread.ts).
     const pending = this.pending;
     if (pending) {
-      const hash = pending.work(spreadBudget(pending.slots, stepped));
+      const hash = workCheckpoint(pending, started + budgetMs, clock);
       if (hash !== null) this.recordCheckpoint(pending.tick, hash);
     }
     if (stepped > 0) this.trimLog(world.tick);
@@ -180,15 +181,13 @@ export class Sim {
   }
 
   /**
-   * The world reached a checkpoint tick: a small sky is hashed at once, a big one begun (and
-   * finished over the next frames by `advance`: `checkpoint_spread.ts`); one still under way is
-   * finished first.
+   * The world reached a checkpoint tick: its checkpoint hash is begun, and worked on in the time
+   * left of each frame by `advance` (`checkpoint_spread.ts`; a small sky's is done in the first
+   * slice); one still under way is finished first.
    */
   private beginCheckpoint(world: World): void {
     this.finishCheckpoint();
-    const job = world.beginHash();
-    if (spreadBudget(job.slots, 1) === Infinity) this.recordCheckpoint(job.tick, job.finish());
-    else this.pending = job;
+    this.pending = world.beginCheckpoint();
   }
 
   /** Finishes and reports the checkpoint hash under way, if any. */

@@ -190,14 +190,37 @@ export class World {
    * One at a time: beginning another (or calling `hash()`) finishes this one first.
    */
   beginHash(): CheckpointHash {
+    return this.#begin(false);
+  }
+
+  /** `beginHash` (every launch evaluated) or, `sampled`, `beginCheckpoint`. */
+  #begin(sampled: boolean): CheckpointHash {
     this.#checkpoint?.finish();
     const h = new Hasher();
     this.#hashHead(h);
-    const slots = this.#fireworks.beginHash(h);
+    const slots = sampled ? this.#fireworks.beginCheckpoint(h) : this.#fireworks.beginHash(h);
     const tail = new WordRecorder();
     this.#hashTail(tail);
     this.#checkpoint = new CheckpointHash(this.#tick, slots, h, this.#fireworks, tail);
     return this.#checkpoint;
+  }
+
+  /**
+   * The checkpoint hash at `tick`: what clients report and the server's desync judge computes
+   * (docs/checkpoint.md). Up to CHECKPOINT_SAMPLE_SLOTS reserved firework slots it is `hash()`;
+   * above, every launch's row (what its sparks are derived from) and a rotating sample of launches
+   * evaluated in full, so that at a million sparks it costs a fraction of `hash()`.
+   */
+  checkpointHash(): string {
+    return this.beginCheckpoint().finish();
+  }
+
+  /**
+   * Begins `checkpointHash` at `tick` as a {@link CheckpointHash} (see `beginHash`): its digest
+   * is the one `checkpointHash()` gives now.
+   */
+  beginCheckpoint(): CheckpointHash {
+    return this.#begin(true);
   }
 
   /** The seed, the tick, the settings and the wind accumulators. */

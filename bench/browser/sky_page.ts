@@ -6,8 +6,8 @@
  * (`SceneRenderer.prepare`: snow uniforms, writing and uploading the rows and slot references of
  * the launches made since the last frame, the gun and fountain packing) and of the upload + draw
  * calls (three's render: the packed gun and fountain).
- * Apart from those, the checkpoint hash as a client pays it: begun every CHECKPOINT_TICKS ticks
- * and, in a big sky, evaluated a part per frame (`client/checkpoint_spread.ts`). With
+ * And the checkpoint hash as a client pays it: begun every CHECKPOINT_TICKS ticks and worked on
+ * in the frame's time left (`client/checkpoint_spread.ts`). With
  * `pairWithEmpty`, an empty sky runs beside each level above 0 on a second canvas ("empty"), its
  * frame timed in the same animation frames as the level's.
  */
@@ -16,7 +16,7 @@ import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { SceneRenderer } from "../../client/render/renderer.ts";
-import { spreadBudget } from "../../client/checkpoint_spread.ts";
+import { workCheckpoint } from "../../client/checkpoint_spread.ts";
 import type { CheckpointHash } from "../../shared/checkpoint_hash.ts";
 import { CHECKPOINT_TICKS } from "../../shared/constants.ts";
 
@@ -178,13 +178,15 @@ function measureFrame(sky: Sky, now: number, options: SkyBenchOptions): void {
   const draw = frame % Math.max(1, options.drawEvery) === 0;
   if (draw) renderer.draw();
   const drawn = performance.now();
-  // As client/sim.ts: a checkpoint begun at its tick, a big one finished over later frames.
+  // As client/sim.ts: a checkpoint begun at its tick, worked on in the frame's time left (the
+  // client's least frame budget, 8 ms), a big one finished over later frames.
   if (world.tick % CHECKPOINT_TICKS === 0) {
     sky.pending?.finish();
-    sky.pending = world.beginHash();
+    sky.pending = world.beginCheckpoint();
     level.checkpointSlots = sky.pending.slots;
   }
-  if (sky.pending?.work(spreadBudget(sky.pending.slots, 1)) != null) sky.pending = null;
+  const clock = () => performance.now();
+  if (sky.pending && workCheckpoint(sky.pending, started + 8, clock) !== null) sky.pending = null;
   const hashed = performance.now();
   if (frame > 0) {
     level.simulate.push(stepped - started);

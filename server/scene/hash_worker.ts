@@ -1,5 +1,6 @@
 /**
- * Worker that computes a scene's true state hash at a checkpoint tick from the window (the
+ * Worker that computes a scene's true checkpoint hash (`World.checkpointHash`, what clients
+ * report) at a checkpoint tick from the window (the
  * snapshot at T − W and the events since), exactly as a late joiner's client builds its world.
  * A busy window takes ~45 ms: off the server's thread, no heartbeat waits for it. Protocol: the
  * server posts `{id, job}` and gets `{id, hash}` or `{id, error}` back.
@@ -18,7 +19,7 @@ self.onmessage = (e: MessageEvent<{ id: number; job: HashJob }>) => {
       tick: job.tick,
       capacity: job.capacity,
     });
-    self.postMessage({ id, hash: world.hash() });
+    self.postMessage({ id, hash: world.checkpointHash() });
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message });
   }

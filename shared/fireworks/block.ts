@@ -109,6 +109,11 @@ export interface FireworkBlock extends Block {
   readonly emberEvery: number;
   readonly longestLife: number;
   readonly waveSlots: number;
+  /**
+   * The words of the launch's row that never change once it is launched (what its sparks are
+   * derived from), made at the first checkpoint that hashes it (launch_hash.ts); null before.
+   */
+  row: Uint32Array | null;
 }
 
 /** What a launch body carries besides its ground point (the LaunchBody fits). */
@@ -232,6 +237,7 @@ export function newBlock(
     emberEvery: plan.recipe.trail ? plan.recipe.trail.every : 0,
     longestLife: longestSparkLife(plan.recipe),
     waveSlots: emberWaveSlots(plan.recipe),
+    row: null,
   };
 }
 

@@ -301,6 +301,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   }
 
   /**
+   * `beginHash` for a checkpoint: in a big sky (more than CHECKPOINT_SAMPLE_SLOTS reserved)
+   * every launch's row, then a rotating k-th of the launches evaluated in full
+   * (`checkpointRotation`, launch_hash.ts); in a smaller one the same as `beginHash`.
+   */
+  beginCheckpoint(h: Hasher): number {
+    return this.#hash.begin(h, true);
+  }
+
+  /**
    * Evaluates and hashes launches of the hash under way, in order, until `slotBudget` slots have
    * been evaluated (at least one launch); returns true once every launch is in (or none was
    * under way).

@@ -16,8 +16,12 @@
  * h.digest(); // 16 hex chars
  * ```
  */
+import { CHECKPOINT_TICKS } from "../constants.ts";
+import { FIREWORK_KINDS } from "../firework_kinds.ts";
 import type { Hasher } from "../hash.ts";
+import { THEMES } from "../types.ts";
 import { WordRecorder } from "../word_recorder.ts";
+import type { ParticlePool } from "../particle_pool.ts";
 import type { FireworkBlock } from "./block.ts";
 import { evaluate, raiseLoIn } from "./closed_form.ts";
 import { catchUpAll } from "./schedule.ts";
@@ -49,6 +53,76 @@ interface PendingHash {
  */
 const MAX_SPARE_RECORDERS = 64;
 
+/**
+ * Reserved firework slots up to which a checkpoint evaluates every launch (its digest is then
+ * `World.hash`'s); above, it evaluates one launch in `checkpointRotation` (docs/checkpoint.md).
+ */
+export const CHECKPOINT_SAMPLE_SLOTS = 1 << 18;
+
+/** The most launches a checkpoint's rotation may skip between two full evaluations of one. */
+export const CHECKPOINT_MAX_ROTATION = 16;
+
+/**
+ * How many checkpoints a launch waits between two full evaluations in a sky of `used` reserved
+ * slots: 1 up to CHECKPOINT_SAMPLE_SLOTS, else the power of two that brings the slots evaluated
+ * under it, at most CHECKPOINT_MAX_ROTATION. A function of the live launches alone (the slots
+ * they reserve), so every client and the server pick the same.
+ *
+ * @example
+ * ```ts
+ * import { checkpointRotation } from "./launch_hash.ts";
+ * checkpointRotation(100_000); // 1: every launch, every checkpoint
+ * checkpointRotation(3_100_000); // 16
+ * ```
+ */
+export function checkpointRotation(used: number): number {
+  let k = 1;
+  while (k < CHECKPOINT_MAX_ROTATION && used > CHECKPOINT_SAMPLE_SLOTS * k) k *= 2;
+  return k;
+}
+
+/**
+ * Whether launch `seq` is evaluated in full at the checkpoint at `tick` under rotation `k`: each
+ * launch every k-th checkpoint (CHECKPOINT_TICKS apart), a k-th of the launches at each. A
+ * launch's turn is its seq scattered (Fibonacci hashing), so that launches made in a pattern
+ * (every eighth a willow, say) do not all take the same turn.
+ */
+export function sampledAt(seq: number, tick: number, k: number): boolean {
+  return ((Math.imul(seq, 0x9e3779b1) >>> 16) + Math.floor(tick / CHECKPOINT_TICKS)) % k === 0;
+}
+
+/**
+ * The words of `block`'s row that never change once it is launched: seq, tick, size, kind,
+ * theme and tints, the plan's numbers (rise, drift and shell speed; per break the spark counts,
+ * base speed, offset and plane), each splitting spark's delay, and the shell's birth state
+ * (origin and velocity, written at its launch, from which every burst point follows).
+ */
+function rowOf(block: FireworkBlock, pool: ParticlePool<FireworkBlock>): Uint32Array {
+  const plan = block.plan;
+  const words = rowWords.reset();
+  words.int(block.seq).int(block.tick).int(block.size);
+  words.u32(FIREWORK_KINDS.indexOf(block.kind)).u32(THEMES.indexOf(block.theme));
+  words.u32(block.trailTint).u32(plan.riseTicks).u32(plan.breaks);
+  words.f64(plan.shellSpeed).f64(plan.driftX).f64(plan.driftZ).f64(plan.driftReach);
+  const p = block.start * 3;
+  const { origin, velocity } = pool;
+  words.f32(origin[p]).f32(origin[p + 1]).f32(origin[p + 2]);
+  words.f32(velocity[p]).f32(velocity[p + 1]).f32(velocity[p + 2]);
+  for (let b = 0; b < plan.breaks; b++) {
+    words.u32(plan.sparkCount[b]).u32(plan.splitCount[b]).u32(plan.trailCount[b]);
+    words.u32(block.primary[b]).u32(block.secondary[b]);
+    words.f64(plan.sparkSpeed[b]);
+    for (let i = b * 3; i < b * 3 + 3; i++) words.f64(plan.offset[i]);
+    for (let i = b * 6; i < b * 6 + 6; i++) words.f64(plan.plane[i]);
+    const delays = block.delays[b];
+    for (let j = 0; j < delays.length; j++) words.u32(delays[j]);
+  }
+  return words.copy();
+}
+
+/** The words of the row being made (`rowOf`). */
+const rowWords = new WordRecorder();
+
 /** The launches' hash under way (at most one) of a sky. */
 export class LaunchHash {
   readonly #sky: Sky;
@@ -73,10 +147,10 @@ export class LaunchHash {
    * later calls while the world steps on. Stepping mode hashes its pool's state at once.
    * Returns the slots left to evaluate.
    */
-  begin(h: Hasher): number {
+  begin(h: Hasher, sampled = false): number {
     if (this.#pending) throw new Error("fireworks_hash: a hash is already under way");
     const sky = this.#sky;
-    const blocks = sky.pool.blocks;
+    let blocks = sky.pool.blocks;
     h.u32(blocks.length);
     if (!sky.closedForm) {
       // Only the possibly-live range: below `lo` every slot is dead for good, from `hi` on none
@@ -89,6 +163,14 @@ export class LaunchHash {
     // What each launch's evaluation reads that changes as it goes on: its range, and how far its
     // shell's trail ring and its breaks' ember rings had come.
     catchUpAll(sky);
+    const k = sampled ? checkpointRotation(sky.pool.used) : 1;
+    if (k > 1) {
+      // A big sky's checkpoint: every launch's row, then a k-th of the launches in full.
+      h.u32(k);
+      for (let b = 0; b < blocks.length; b++) this.#hashRow(blocks[b], h);
+      blocks = blocks.filter((block) => sampledAt(block.seq, sky.now, k));
+      h.u32(blocks.length);
+    }
     const n = blocks.length;
     const waveAt = new Int32Array(n + 1);
     for (let b = 0; b < n; b++) waveAt[b + 1] = waveAt[b] + blocks[b].emberWaves.length;
@@ -169,6 +251,19 @@ export class LaunchHash {
       slots += pending.hi[k] - pending.lo[k];
     }
     return slots;
+  }
+
+  /**
+   * Hashes what every spark of `block` is derived from, without evaluating or placing any: the
+   * launch's row (`rowOf`), then how far it has come (its range's end, breaks burst, trail
+   * ticks, per break splits done and ember waves, counted as of now).
+   */
+  #hashRow(block: FireworkBlock, h: Hasher): void {
+    const row = block.row ?? (block.row = rowOf(block, this.#sky.pool));
+    h.words(row, 0, row.length);
+    h.u32(block.hi).u32(block.bursts).u32(block.trailTicks);
+    const splitsDone = block.splitsDone, emberWaves = block.emberWaves;
+    for (let b = 0; b < splitsDone.length; b++) h.u32(splitsDone[b]).u32(emberWaves[b]);
   }
 
   /**

@@ -83,7 +83,7 @@ Deno.test({
           tick,
           snapshot: honest.welcome.snapshot,
           events: eventsOf(honest.welcome, honest.client).filter((e) => e.tick < tick),
-        }).hash();
+        }).checkpointHash();
         const lie = "0123456789abcdef" === truth ? "fedcba9876543210" : "0123456789abcdef";
         liarA.client.send({ t: "hash", tick, h: lie });
         liarB.client.send({ t: "hash", tick, h: lie });

@@ -135,7 +135,7 @@ Deno.test({
           tick,
           snapshot: w.snapshot,
           events: eventsOf(w, client).filter((e) => e.tick < tick),
-        }).hash();
+        }).checkpointHash();
       const hashA = hash(ja.welcome, ja.client);
       assert.equal(hash(jb.welcome, jb.client), hashA);
       assert.equal(hash(jc.welcome, jc.client), hashA);

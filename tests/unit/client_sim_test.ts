@@ -4,7 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { Sim } from "../../client/sim.ts";
-import { SPREAD_ABOVE_SLOTS, SPREAD_TICKS, spreadBudget } from "../../client/checkpoint_spread.ts";
+import {
+  CHECKPOINT_SLICE_MS,
+  CHECKPOINT_SLICE_SLOTS,
+  workCheckpoint,
+} from "../../client/checkpoint_spread.ts";
 import { Playout } from "../../client/net/playout.ts";
 import { ClockSync } from "../../client/net/clock_sync.ts";
 import { CHECKPOINT_TICKS, DEFAULT_SKY_CAP, WINDOW_TICKS } from "../../shared/constants.ts";
@@ -160,50 +164,73 @@ Deno.test("sim hashes a big sky's checkpoint over the next frames, as the world 
   // 120 launches in the first 30 ticks, trailing embers by the third checkpoint (tick 180): far
   // more firework slots than one frame should hash.
   const events = Array.from({ length: 120 }, (_, i) => launch(i + 1, Math.floor(i / 4)));
-  const checkpoints: [number, string][] = [];
-  const sim = newSim(checkpoints);
-  sim.welcome(welcome(1, events.filter((e) => e.tick < 1)));
-  for (const event of events.filter((e) => e.tick >= 1)) {
-    assert.equal(sim.receiveEvent(event), null);
-  }
-  sim.heartbeat(1000);
   const reference = new World({ seed: SEED });
   for (const event of events) reference.apply(event);
   const at = 3 * CHECKPOINT_TICKS;
   reference.advanceTo(at);
-  const expected = reference.hash();
-  const job = reference.beginHash();
-  assert.ok(job.slots > 200_000, `a big sky: ${job.slots} slots`);
+  const expected = reference.checkpointHash();
+  const job = reference.beginCheckpoint();
+  assert.ok(job.slots > 10 * CHECKPOINT_SLICE_SLOTS, `a big sky: ${job.slots} slots`);
   assert.equal(job.finish(), expected);
 
-  // Then a frame a tick: the checkpoint is begun at its tick and reported some frames later.
-  sim.advance(at - 1, Infinity, noClock);
-  assert.equal(checkpoints.length, 2, "the smaller skies at ticks 60 and 120 were hashed at once");
-  for (let frame = 0; checkpoints.length === 2; frame++) {
-    sim.advance(at + frame, Infinity, noClock);
-    if (frame === 0) assert.equal(sim.hashAt(at), undefined, "under way");
-  }
-  assert.deepEqual(checkpoints[2], [at, expected]);
-  assert.equal(sim.hashAt(at), expected);
-  const late = sim.world!.tick - at;
-  assert.ok(late > 10 && late <= 40, `reported ${late} ticks after its tick`);
+  /** Frames until the checkpoint at `at` is reported, stepping `ticks` ticks a frame. */
+  const framesToReport = (ticks: number) => {
+    const checkpoints: [number, string][] = [];
+    const sim = newSim(checkpoints);
+    sim.welcome(welcome(1, events.filter((e) => e.tick < 1)));
+    for (const event of events.filter((e) => e.tick >= 1)) {
+      assert.equal(sim.receiveEvent(event), null);
+    }
+    sim.heartbeat(1000);
+    sim.advance(at - 1, Infinity, noClock);
+    assert.equal(checkpoints.length, 2, "the smaller skies at ticks 60 and 120 were done at once");
+    // A clock that moves 1 ms each time it is read: stepping and hashing both spend frame time.
+    let now = 0;
+    const clock = () => now++;
+    let frames = 0;
+    while (checkpoints.length === 2) {
+      sim.advance(at + frames * ticks, 8, clock);
+      if (frames++ === 0) assert.equal(sim.hashAt(at), undefined, "under way");
+    }
+    assert.deepEqual(checkpoints[2], [at, expected]);
+    assert.equal(sim.hashAt(at), expected);
+    return frames;
+  };
+  // The hash's part of a frame is time, not ticks: a frame stepping three ticks hashes no more.
+  const oneTick = framesToReport(1);
+  assert.ok(oneTick > 3, `over ${oneTick} frames`);
+  assert.equal(framesToReport(3), oneTick);
 
   // The next one begun, then a fast-forward (far ahead) finishes it first.
+  const checkpoints: [number, string][] = [];
+  const sim = newSim(checkpoints);
+  sim.welcome(welcome(1, events.filter((e) => e.tick < 1)));
+  for (const event of events.filter((e) => e.tick >= 1)) sim.receiveEvent(event);
+  sim.heartbeat(1000);
   const next = at + CHECKPOINT_TICKS;
+  let now = 0;
+  const clock = () => now++;
   sim.advance(next - 1, Infinity, noClock);
-  sim.advance(next, Infinity, noClock);
-  assert.equal(checkpoints.length, 3, "under way");
-  sim.advance(next + WINDOW_TICKS + 2 * CHECKPOINT_TICKS, Infinity, noClock);
+  sim.advance(next, 8, clock);
+  assert.equal(sim.hashAt(next), undefined, "under way");
+  sim.advance(next + WINDOW_TICKS + 2 * CHECKPOINT_TICKS, 8, clock);
   reference.advanceTo(next);
-  assert.deepEqual(checkpoints[3], [next, reference.hash()]);
+  assert.equal(sim.hashAt(next), reference.checkpointHash());
 });
 
-Deno.test("spreadBudget hashes a small sky at once and a big one over SPREAD_TICKS ticks", () => {
-  assert.equal(spreadBudget(SPREAD_ABOVE_SLOTS, 1), Infinity);
-  assert.equal(spreadBudget(4_000_000, 1), 4_000_000 / SPREAD_TICKS);
-  // A slow frame that stepped two ticks does two ticks' part; one that stepped none still works.
-  assert.equal(spreadBudget(4_000_000, 2), (2 * 4_000_000) / SPREAD_TICKS);
-  assert.equal(spreadBudget(4_000_000, 0), 4_000_000 / SPREAD_TICKS);
-  // Done before the next checkpoint.
-  assert.ok(SPREAD_TICKS < CHECKPOINT_TICKS);
+Deno.test("workCheckpoint works at least a slice and at most CHECKPOINT_SLICE_MS", () => {
+  const events = Array.from({ length: 120 }, (_, i) => launch(i + 1, Math.floor(i / 4)));
+  const world = new World({ seed: SEED });
+  for (const event of events) world.apply(event);
+  world.advanceTo(3 * CHECKPOINT_TICKS);
+  const job = world.beginCheckpoint();
+  let now = 0, reads = 0;
+  const clock = () => (reads++, now);
+  // A deadline already past: one slice.
+  assert.equal(workCheckpoint(job, -1, clock), null);
+  assert.equal(reads, 2, "read once to start, once after the slice");
+  // Plenty of frame time left, but the clock moves 1 ms a read: CHECKPOINT_SLICE_MS of slices.
+  reads = 0;
+  assert.equal(workCheckpoint(job, 1000, () => (reads++, now++)), null);
+  assert.equal(reads, CHECKPOINT_SLICE_MS + 1);
 });
