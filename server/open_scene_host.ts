@@ -59,7 +59,12 @@ export async function openSceneHost(
       retention: { policy: config.retention, passMs: config.retentionPassMs },
     });
   }
-  const store = new SceneStore(config.dataDir, { maxBytes: config.dbMaxBytes, log: config.log });
+  const store = new SceneStore(config.dataDir, {
+    maxBytes: config.dbMaxBytes,
+    log: config.log,
+    retentionHours: config.retention.hours,
+    now: config.now,
+  });
   store.startCheckpointer(CHECKPOINT_EVERY_MS, config.log);
   const rooms = new Rooms({ ...common, store }, config.roomIdleMs, limits);
   // Logs kept by the retention policy; log API pages read on a worker.
@@ -69,5 +74,6 @@ export async function openSceneHost(
     passMs: config.retentionPassMs,
     now: config.now,
     log: config.log,
+    freed: (scene, bytes) => store.freed(scene, bytes),
   });
 }

@@ -76,14 +76,42 @@ export class TestClient {
     return client;
   }
 
-  /** Connects and says hello; resolves with the welcome. */
+  /**
+   * Opens `/s/:scene/ws` from the loopback address `localAddress` (e.g. `127.0.0.42`; npm `ws`
+   * over `node:net`, which binds it), so a test can speak as many addresses.
+   */
+  static async connectFrom(
+    baseUrl: string,
+    scene: string,
+    localAddress: string,
+  ): Promise<TestClient> {
+    const url = `${baseUrl.replace(/^http/, "ws")}/s/${scene}/ws`;
+    const { WebSocket: NodeWebSocket } = await import("ws");
+    const socket = new NodeWebSocket(url, { localAddress }) as unknown as WebSocket;
+    const client = new TestClient(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error(`could not open ${url}`)), {
+        once: true,
+      });
+    });
+    return client;
+  }
+
+  /**
+   * Connects (from `hello.from`, a loopback address, when given) and says hello; resolves with
+   * the welcome.
+   */
   static async join(
     baseUrl: string,
     scene: string,
-    hello: { name?: string; lastSeq?: number; person?: string } = {},
+    hello: { name?: string; lastSeq?: number; person?: string; from?: string } = {},
   ): Promise<{ client: TestClient; welcome: Extract<ServerMessage, { t: "welcome" }> }> {
-    const client = await TestClient.connect(baseUrl, scene);
-    client.send({ t: "hello", ...hello });
+    const { from, ...said } = hello;
+    const client = from === undefined
+      ? await TestClient.connect(baseUrl, scene)
+      : await TestClient.connectFrom(baseUrl, scene, from);
+    client.send({ t: "hello", ...said });
     let welcome;
     try {
       welcome = await client.waitFor((m) => m.t === "welcome", JOIN_TIMEOUT_MS);

@@ -25,6 +25,8 @@ export interface KeptRoomsOptions {
   /** Wall clock, ms. */
   now: () => number;
   log: (msg: string) => void;
+  /** Told what the retention pruned (see `RetentionOptions.freed`). */
+  freed?: (scene: string, bytes: number) => void;
 }
 
 /**
@@ -52,6 +54,7 @@ export class KeptRooms implements SceneHost {
       now: options.now,
       loaded: (id) => rooms.isLoaded(id),
       log: options.log,
+      freed: options.freed,
     });
     this.#retention.start(options.passMs);
     this.#pages = new LogPages(path);

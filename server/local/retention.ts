@@ -10,6 +10,7 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { TICK_MS } from "../../shared/constants.ts";
+import { ROW_BYTES_SQL } from "./storage_budget.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
 import type { EventBody, WorldSnapshot } from "../../shared/types.ts";
 import {
@@ -31,6 +32,11 @@ export interface RetentionOptions {
   /** True while a scene is loaded (it is never removed then). */
   loaded: (scene: string) => boolean;
   log?: (msg: string) => void;
+  /**
+   * Told what each slice pruned from a scene, in `rowBytes` (`Infinity`: the scene is gone), so
+   * the store's shares count it (see `SceneStore.freed`).
+   */
+  freed?: (scene: string, bytes: number) => void;
   /** Most events one slice deletes. Default 256. */
   sliceRows?: number;
 }
@@ -87,6 +93,9 @@ export class Retention {
          ON CONFLICT (scene) DO UPDATE SET tick = excluded.tick, snapshot = excluded.snapshot`,
       ),
       deleteBefore: db.prepare("DELETE FROM events WHERE scene = ? AND tick < ?"),
+      bytesBefore: db.prepare(
+        `SELECT ${ROW_BYTES_SQL} AS bytes FROM events WHERE scene = ? AND tick < ?`,
+      ),
       deleteScene: db.prepare("DELETE FROM scenes WHERE id = ?"),
       deleteStart: db.prepare("DELETE FROM log_starts WHERE scene = ?"),
       pages: db.prepare(
@@ -203,9 +212,11 @@ export class Retention {
       }
     }
     snapshot = { ...snapshot, tick: Math.max(snapshot.tick, to) };
+    let freed = 0;
     this.#db.exec("BEGIN IMMEDIATE");
     try {
       s.upsertStart.run(scene, to, JSON.stringify(snapshot));
+      if (this.#o.freed) freed = Number((s.bytesBefore.get(scene, to) as { bytes: number }).bytes);
       const removed = Number(s.deleteBefore.run(scene, to).changes);
       this.#stats.pruned += removed;
       // The row goes with the last events: while any remain the id stays taken, so a scene
@@ -216,6 +227,7 @@ export class Retention {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw e;
     }
+    this.#o.freed?.(scene, freed);
     return true;
   }
 
@@ -235,6 +247,7 @@ export class Retention {
   #dropRow(scene: string): void {
     this.#s.deleteStart.run(scene);
     this.#s.deleteScene.run(scene);
+    this.#o.freed?.(scene, Infinity);
     this.#stats.scenesRemoved++;
     this.#o.log?.(`retention: scene ${scene} was idle past the retention and is removed`);
   }

@@ -140,7 +140,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     const storage = this.#store.health();
     return {
       ok: storage.ok,
-      ...(storage.ok ? {} : { reason: storage.reason }),
+      ...(storage.ok ? {} : { code: storage.code, reason: storage.reason }),
       scenes: this.size,
       connections: this.connections(),
     };
@@ -248,9 +248,12 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     try {
       room.persist();
     } catch (e) {
-      this.#deps.log(
-        `error: scene ${id} could not be persisted at unload: ${(e as Error).stack ?? e}`,
-      );
+      // Storage faults are logged by the store when they start (not once per scene).
+      if (!(e instanceof StorageUnavailableError)) {
+        this.#deps.log(
+          `error: scene ${id} could not be persisted at unload: ${(e as Error).stack ?? e}`,
+        );
+      }
     }
     this.#rooms.delete(id);
   }

@@ -3,26 +3,42 @@
  * the snapshot kept at or before T − W, the last tick it promised, its show cursor and the
  * settings in force after every stored event; `events` the event log. An event is written
  * (committed) before it is broadcast.
+ *
+ * The store bounds itself: `maxBytes` (DB_MAX_MB) covers the database, its WAL and the shm (see
+ * storage_budget.ts); each scene and each spender holds at most a share of it (storage_shares.ts).
+ * When writes fail (a full disk, the budget reached) it says so once, refuses writes with
+ * `StorageUnavailableError`, reports it in `health()` (also when it starts on a full disk), and
+ * probes every second until writes work again (see write_probe.ts), then says so once.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { StorageDamagedError, StorageUnavailableError } from "../scene/errors.ts";
+import { ROW_BYTES_SQL, rowBytes, type StorageBudget, storageBudget } from "./storage_budget.ts";
+import { StorageShares } from "./storage_shares.ts";
+import { fileSize, probeDisk } from "./write_probe.ts";
 
 /** Options of {@link SceneStore}. */
 export interface StoreOptions {
   /**
-   * Most bytes the database file may hold (SQLite `max_page_count`); past it, writes fail like on
-   * a full disk. Default: no cap.
+   * Most bytes the database, its WAL and shm may hold together (split by `storageBudget`); past
+   * it, writes fail like on a full disk. Default: no cap.
    */
   maxBytes?: number;
   /** Where state changes (writes failing, writes working again) are logged. */
   log?: (msg: string) => void;
+  /** Hours a spender's stored bytes count against its share (the retention's age limit). */
+  retentionHours?: number;
+  /** Wall clock, ms (spenders' hourly buckets). Default `Date.now`. */
+  now?: () => number;
 }
 
-/** SQLite's page size here (the default); `maxBytes` is rounded down to whole pages. */
-const PAGE_BYTES = 4096;
+/** While writes fail, how often the store checks whether they work again. */
+export const RECOVERY_PROBE_MS = 1000;
+
+/** A WAL full for this long is a fault (before, its writes are refused as back-pressure). */
+const WAL_STUCK_MS = 3000;
 
 /** Primary SQLite result codes that mean "the storage cannot take this write right now". */
 const STORAGE_FAULTS: ReadonlyMap<number, string> = new Map([
@@ -34,6 +50,17 @@ const STORAGE_FAULTS: ReadonlyMap<number, string> = new Map([
   [14, "SQLITE_CANTOPEN"],
   [26, "SQLITE_NOTADB"],
 ]);
+
+/** SQLite's messages for the faults of {@link STORAGE_FAULTS} (`sqlite3_errstr`). */
+const FAULT_MESSAGES: readonly [RegExp, string][] = [
+  [/^database is locked/, "SQLITE_BUSY"],
+  [/^attempt to write a readonly database/, "SQLITE_READONLY"],
+  [/^disk I\/O error/, "SQLITE_IOERR"],
+  [/^database disk image is malformed/, "SQLITE_CORRUPT"],
+  [/^database or disk is full/, "SQLITE_FULL"],
+  [/^unable to open database file/, "SQLITE_CANTOPEN"],
+  [/^file is not a database/, "SQLITE_NOTADB"],
+];
 
 /** One row of `scenes`. */
 export interface SceneRow {
@@ -68,10 +95,22 @@ export class SceneStore {
   #checkpointer: Worker | undefined;
 
   readonly #log: (msg: string) => void;
-  /** The size budget (`maxBytes`), if any. */
-  #maxBytes: number | undefined;
+  /** The size budget (`maxBytes`) split between the files, if any. */
+  #budget: StorageBudget | undefined;
+  /** The scenes' and spenders' shares of the budget (with one). */
+  #shares: StorageShares | undefined;
+  #selectSceneBytes: StatementSync | undefined;
+  /** The WAL's size when last looked at, and writes since. */
+  #walSize = 0;
+  #writesSinceWalCheck = 0;
+  /** When the checkpointer was last asked for a checkpoint (monotonic ms). */
+  #checkpointAskedMs = -Infinity;
+  /** Since when (monotonic ms) the WAL has been full, or null. */
+  #walFullSince: number | null = null;
   /** Why the last write failed, or null while writes work. */
   #writeFault: string | null = null;
+  /** While writes fail: the timer of the probe that sees them work again. */
+  #recovery: ReturnType<typeof setInterval> | undefined;
   /** Damage a read ran into (corrupt page, I/O error), or null. It does not heal by itself. */
   #damage: string | null = null;
 
@@ -96,10 +135,16 @@ export class SceneStore {
       }
       throw e;
     }
-    this.#maxBytes = options.maxBytes;
     if (options.maxBytes !== undefined) {
-      const pages = Math.max(1, Math.floor(options.maxBytes / PAGE_BYTES));
-      this.#db.exec(`PRAGMA max_page_count = ${pages}`);
+      const budget = storageBudget(options.maxBytes);
+      this.#budget = budget;
+      this.#db.exec(`PRAGMA max_page_count = ${budget.maxPages}`);
+      this.#db.exec(`PRAGMA journal_size_limit = ${budget.journalSizeLimit}`);
+      this.#shares = new StorageShares({
+        maxPages: budget.maxPages,
+        windowHours: options.retentionHours ?? 72,
+        now: options.now ?? Date.now,
+      });
     }
     // WAL + synchronous=NORMAL: a commit survives the process being killed (the WAL is written
     // before the call returns); only an OS crash can lose the last commits. ~25 µs per event.
@@ -129,6 +174,7 @@ export class SceneStore {
         PRIMARY KEY (scene, seq)
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS events_by_tick ON events (scene, tick);
+      CREATE TABLE IF NOT EXISTS store_probe (id INTEGER PRIMARY KEY, at REAL NOT NULL);
     `);
     this.#keepSettingsInForce();
     this.#insertScene = this.#db.prepare(
@@ -160,7 +206,21 @@ export class SceneStore {
     this.#mergeSettings = this.#db.prepare(
       "UPDATE scenes SET settings = json_patch(settings, ?) WHERE id = ? AND settings IS NOT NULL",
     );
+    this.#probeWrite = this.#db.prepare(
+      "INSERT OR REPLACE INTO store_probe (id, at) VALUES (1, ?)",
+    );
+    if (this.#budget) {
+      this.#selectSceneBytes = this.#db.prepare(
+        `SELECT ${ROW_BYTES_SQL} AS bytes FROM events WHERE scene = ?`,
+      );
+    }
+    // A store opened on a full disk (or over its budget) says so from the start: /healthz must
+    // not answer ok while every launch fails.
+    const fault = this.#probe();
+    if (fault !== null) this.#fault(fault);
   }
+
+  readonly #probeWrite: StatementSync;
 
   /**
    * The `scenes.settings` column: every appended `settings` event is merged into its scene's
@@ -190,7 +250,6 @@ export class SceneStore {
           JSON.stringify(snapshot),
           JSON.stringify(snapshot.settings),
         ),
-      (r) => Number(r.changes) === 1,
     );
     return Number(result.changes) === 1;
   }
@@ -239,14 +298,38 @@ export class SceneStore {
     return settings;
   }
 
-  /** Commits one event; throws if its seq is already taken (never silently reuses a seq). */
-  appendEvent(scene: string, event: SceneEvent): void {
+  /**
+   * Commits one event; throws if its seq is already taken (never silently reuses a seq).
+   * `spender`: whose share of the storage it spends (a network prefix; none for the show's
+   * events, which spend only the scene's). Over the scene's or the spender's share it throws
+   * `StorageUnavailableError` without marking the store as failing: others still write.
+   */
+  appendEvent(scene: string, event: SceneEvent, spender?: string): void {
     const body = event.body;
+    const json = JSON.stringify(body);
+    const shares = this.#shares;
+    const bytes = shares ? rowBytes(scene, event.by, json) : 0;
+    if (shares) {
+      const over = shares.over(scene, spender, bytes, () => this.#sceneBytes(scene));
+      if (over !== null) {
+        if (over.first) {
+          const who = over.who === "scene" ? `scene ${scene}` : `spender ${spender}`;
+          this.#log(`store: ${who} reached its storage share (${mb(over.limit)} MB)`);
+        }
+        throw new StorageUnavailableError(
+          over.who === "scene"
+            ? `this scene has stored its share of the server's storage (${
+              mb(over.limit)
+            } MB); older events are pruned as they age`
+            : `your network has stored its share of the server's storage (${mb(over.limit)} MB)`,
+        );
+      }
+    }
     if (body.type !== "settings") {
       this.#write(
-        () => this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(body)),
-        () => true,
+        () => this.#insertEvent.run(scene, event.seq, event.tick, event.by, json),
       );
+      shares?.spent(scene, spender, bytes);
       return;
     }
     // The event and the settings in force change together or not at all (a savepoint: the
@@ -254,7 +337,7 @@ export class SceneStore {
     this.#write(() => {
       this.#db.exec("SAVEPOINT settings_event");
       try {
-        this.#insertEvent.run(scene, event.seq, event.tick, event.by, JSON.stringify(body));
+        this.#insertEvent.run(scene, event.seq, event.tick, event.by, json);
         this.#mergeSettings.run(JSON.stringify(body.settings), scene);
         this.#db.exec("RELEASE settings_event");
       } catch (e) {
@@ -268,7 +351,19 @@ export class SceneStore {
         }
         throw e;
       }
-    }, () => true);
+    });
+    shares?.spent(scene, spender, bytes);
+  }
+
+  /** The retention pruned `bytes` (by `rowBytes`) of `scene`'s events; `Infinity`: all. */
+  freed(scene: string, bytes: number): void {
+    this.#shares?.freed(scene, bytes);
+  }
+
+  /** What `scene`'s stored events cost, by `rowBytes`. */
+  #sceneBytes(scene: string): number {
+    const row = this.#selectSceneBytes?.get(scene) as { bytes: number } | undefined;
+    return Math.ceil(Number(row?.bytes ?? 0));
   }
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
@@ -318,16 +413,26 @@ export class SceneStore {
    * Whether the database answers and takes writes: reads one row of each table (cheap: one path
    * from each b-tree's root) and reports the last write failure, if writes are failing.
    */
-  health(): { ok: true } | { ok: false; reason: string } {
-    if (this.#damage !== null) return { ok: false, reason: `database damaged: ${this.#damage}` };
+  health(): { ok: true } | { ok: false; code: string; reason: string } {
+    if (this.#damage !== null) {
+      return { ok: false, code: "storage_damaged", reason: `database damaged: ${this.#damage}` };
+    }
     try {
       this.#db.prepare("SELECT id FROM scenes ORDER BY id DESC LIMIT 1").get();
       this.#db.prepare("SELECT seq FROM events ORDER BY scene DESC, seq DESC LIMIT 1").get();
     } catch (e) {
-      return { ok: false, reason: `reading failed: ${(e as Error).message}` };
+      return {
+        ok: false,
+        code: "storage_unavailable",
+        reason: `reading failed: ${(e as Error).message}`,
+      };
     }
     if (this.#writeFault !== null) {
-      return { ok: false, reason: `writes failing: ${this.#writeFault}` };
+      return {
+        ok: false,
+        code: "storage_unavailable",
+        reason: `writes failing: ${this.#writeFault}`,
+      };
     }
     return { ok: true };
   }
@@ -367,44 +472,147 @@ export class SceneStore {
 
   /**
    * Runs `fn` (a write); storage faults become StorageUnavailableError and are logged once. The
-   * fault is over when `grew` says the write added a row: an in-place update can still succeed on
-   * a full disk, so it proves nothing (and would make the state flap).
+   * fault is over when the recovery probe says so (an in-place update can still succeed on a full
+   * disk, so a write that works proves nothing).
    */
-  #write<T>(fn: () => T, grew: (result: T) => boolean = () => false): T {
+  #write<T>(fn: () => T): T {
+    // While writes fail, none is tried until the recovery probe sees room again: on a full disk
+    // some small writes still fit in the WAL's old space, and letting them through would flap
+    // the state (and the log) with every write.
+    if (this.#writeFault !== null) {
+      throw new StorageUnavailableError(`the server cannot save right now (${this.#writeFault})`);
+    }
+    const walFull = this.#walFull();
+    if (walFull !== null) {
+      // A full WAL is back-pressure while the checkpointer catches up; one that stays full
+      // (checkpoints failing, a reader holding it) is a fault.
+      const now = performance.now();
+      this.#walFullSince ??= now;
+      if (now - this.#walFullSince >= WAL_STUCK_MS) this.#fault(walFull);
+      throw new StorageUnavailableError(
+        this.#writeFault === null
+          ? "the server is writing its log to disk; try again in a moment"
+          : `the server cannot save right now (${walFull})`,
+      );
+    }
+    this.#walFullSince = null;
     let result: T;
     try {
       result = fn();
     } catch (e) {
-      const errcode = (e as { errcode?: unknown }).errcode;
-      const fault = typeof errcode === "number" ? STORAGE_FAULTS.get(errcode & 0xff) : undefined;
-      if (fault === undefined) throw e;
-      let reason = `${fault}: ${(e as Error).message}`;
-      if (fault === "SQLITE_FULL" && this.#atBudget()) {
-        reason += `; the database reached its size budget of ${
-          (this.#maxBytes! / (1024 * 1024)).toFixed(1)
-        } MB (DB_MAX_MB)`;
-      }
-      if (this.#writeFault === null) {
-        this.#log(`error: store: writes failing (${reason}); launches get storage_unavailable`);
-      }
-      this.#writeFault = reason;
+      const reason = this.#faultOf(e);
+      if (reason === undefined) throw e;
+      this.#fault(reason);
       throw new StorageUnavailableError(`the server cannot save right now (${reason})`, {
         cause: e,
       });
     }
-    if (this.#writeFault !== null && grew(result)) {
-      this.#writeFault = null;
-      this.#log("store: writes work again");
-    }
     return result;
   }
 
-  /** True when the file has grown to its `maxBytes` (not the disk being full). */
-  #atBudget(): boolean {
-    if (this.#maxBytes === undefined) return false;
+  /** What a failed write's error says about the storage, or undefined when it is no fault. */
+  #faultOf(e: unknown): string | undefined {
+    const errcode = (e as { errcode?: unknown } | null)?.errcode;
+    // `exec` (COMMIT, RELEASE) throws without a code here: SQLite's message names the fault.
+    const fault = typeof errcode === "number"
+      ? STORAGE_FAULTS.get(errcode & 0xff)
+      : FAULT_MESSAGES.find(([pattern]) => pattern.test(String((e as Error)?.message)))?.[1];
+    if (fault === undefined) return undefined;
+    let reason = `${fault}: ${(e as Error).message}`;
+    if (fault === "SQLITE_FULL" && this.#atBudget()) {
+      reason += `; the database reached its size budget of ${
+        mb(this.#budget!.maxBytes)
+      } MB (DB_MAX_MB)`;
+    }
+    return reason;
+  }
+
+  /** Writes fail for `reason`: logged once, `/healthz` says so, the recovery probe starts. */
+  #fault(reason: string): void {
+    if (this.#writeFault === null) {
+      this.#log(`error: store: writes failing (${reason}); launches get storage_unavailable`);
+    }
+    this.#writeFault = reason;
+    if (this.#recovery !== undefined || !this.#db.isOpen) return;
+    this.#recovery = setInterval(() => {
+      this.#askCheckpoint("truncate");
+      const fault = this.#probe();
+      if (fault === null) this.#recovered();
+      else this.#writeFault = fault;
+    }, RECOVERY_PROBE_MS);
+    Deno.unrefTimer(this.#recovery);
+  }
+
+  /** Asks the checkpointer for a checkpoint now (at most every 10 ms). */
+  #askCheckpoint(kind: "checkpoint" | "truncate"): void {
+    const now = performance.now();
+    if (now - this.#checkpointAskedMs < 10) return;
+    this.#checkpointAskedMs = now;
+    this.#checkpointer?.postMessage(kind);
+  }
+
+  #recovered(): void {
+    clearInterval(this.#recovery);
+    this.#recovery = undefined;
+    if (this.#writeFault === null) return;
+    this.#writeFault = null;
+    this.#log("store: writes work again");
+  }
+
+  /**
+   * Whether a write would work now, without storing anything a reader sees: the disk takes a
+   * probe file, the WAL is below its part and the database has pages left within the budget,
+   * and SQLite commits a one-row write. Null when it would; else why not.
+   */
+  #probe(): string | null {
+    const disk = probeDisk(this.#path);
+    if (disk !== null) return disk;
+    const walFull = this.#walFull(true);
+    if (walFull !== null) return walFull;
+    if (this.#atBudget()) {
+      return `the database reached its size budget of ${mb(this.#budget!.maxBytes)} MB (DB_MAX_MB)`;
+    }
     try {
-      const row = this.#db.prepare("PRAGMA page_count").get() as { page_count: number };
-      return (row.page_count + 1) * PAGE_BYTES > this.#maxBytes;
+      this.#probeWrite.run(Date.now());
+    } catch (e) {
+      const reason = this.#faultOf(e);
+      if (reason === undefined) throw e;
+      return reason;
+    }
+    return null;
+  }
+
+  /**
+   * Why the WAL can take no more (it reached its part of the budget), or null. The file's size
+   * is looked at every 8th write while it is small, at every write once it passes a quarter of
+   * its part; from there the checkpointer is asked for a checkpoint at once, past half for one
+   * that truncates the file.
+   */
+  #walFull(now = false): string | null {
+    const budget = this.#budget;
+    if (budget === undefined) return null;
+    if (
+      now || ++this.#writesSinceWalCheck >= 8 || this.#walSize >= budget.journalSizeLimit
+    ) {
+      this.#writesSinceWalCheck = 0;
+      this.#walSize = fileSize(`${this.#path}-wal`);
+      if (this.#walSize >= budget.walPressureBytes) this.#askCheckpoint("truncate");
+      else if (this.#walSize >= budget.journalSizeLimit) this.#askCheckpoint("checkpoint");
+    }
+    if (this.#walSize < budget.walBytes) return null;
+    return `the write-ahead log reached its part of the size budget (${mb(budget.walBytes)} of ${
+      mb(budget.maxBytes)
+    } MB, DB_MAX_MB) and waits for a checkpoint`;
+  }
+
+  /** True when the database has no page left within its budget (not the disk being full). */
+  #atBudget(): boolean {
+    if (this.#budget === undefined) return false;
+    try {
+      const row = this.#db.prepare(
+        "SELECT page_count, freelist_count FROM pragma_page_count, pragma_freelist_count",
+      ).get() as { page_count: number; freelist_count: number };
+      return row.page_count + 2 >= this.#budget.maxPages && row.freelist_count < 2;
     } catch {
       return false;
     }
@@ -436,12 +644,19 @@ export class SceneStore {
     worker.onmessage = (e: MessageEvent) => {
       if (e.data !== "stopped") log(`store: ${e.data}`);
     };
-    worker.postMessage({ path: this.#path, intervalMs });
+    worker.postMessage({
+      path: this.#path,
+      intervalMs,
+      journalSizeLimit: this.#budget?.journalSizeLimit,
+      truncateBytes: this.#budget?.walPressureBytes,
+    });
     this.#checkpointer = worker;
   }
 
   /** Stops the checkpoint worker (after its current checkpoint) and closes the database. */
   async close(): Promise<void> {
+    clearInterval(this.#recovery);
+    this.#recovery = undefined;
     const worker = this.#checkpointer;
     this.#checkpointer = undefined;
     if (worker) {
@@ -465,4 +680,9 @@ function toEvent(row: Record<string, unknown>): SceneEvent {
     by: row.by as string,
     body: JSON.parse(row.body as string) as EventBody,
   };
+}
+
+/** Bytes as MB with one decimal (what messages and the log show). */
+function mb(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }

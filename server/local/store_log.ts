@@ -37,8 +37,8 @@ export class StoreSceneLog implements SceneLog {
     };
   }
 
-  append(event: SceneEvent): void {
-    this.#store.appendEvent(this.#scene, event);
+  append(event: SceneEvent, spender?: string): void {
+    this.#store.appendEvent(this.#scene, event, spender);
   }
 
   saveProgress(promised: number, showCursor: number): void {

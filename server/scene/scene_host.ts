@@ -38,7 +38,9 @@ export interface SceneInfo {
 export interface HostHealth {
   /** False when this node cannot serve scenes (storage damaged or failing, NATS unreachable). */
   ok: boolean;
-  /** Why not, when not ok. */
+  /** Why not, when not ok: a code (`storage_unavailable`, `storage_damaged`, ...) ... */
+  code?: string;
+  /** ... and the human reason. */
   reason?: string;
   /** Scenes open here and connections across them. */
   scenes: number;

@@ -18,9 +18,11 @@ export type Written = void | Promise<void>;
 export interface SceneLog {
   /**
    * Appends a stamped event; it must be durable before anyone hears of it. Appends complete in
-   * the order they were made; once one fails, every later one fails too.
+   * the order they were made; once one fails, every later one fails too. `spender`: whose share
+   * of the storage it spends (the sender's network key; none for the show's events), for a log
+   * that keeps shares (the single node's store).
    */
-  append(event: SceneEvent): Written;
+  append(event: SceneEvent, spender?: string): Written;
   /** Records the highest tick promised to clients and the first tick whose show is not out. */
   saveProgress(promised: number, showCursor: number): Written;
   /** Replaces the stored snapshot (kept at or before T − W); it covers events up to `coveredSeq`. */

@@ -220,7 +220,7 @@ export class SceneSequencer {
     }
     let written: Written;
     try {
-      written = this.#append(event, particles, endTick, false);
+      written = this.#append(event, particles, endTick, false, address);
     } catch (e) {
       if (particles > 0) this.#fair.release(by, address, particles, endTick);
       throw e;
@@ -382,10 +382,16 @@ export class SceneSequencer {
    * it in; the reservation is given back at once when the write fails. Returns the write's
    * completion (see `Written`).
    */
-  #append(event: SceneEvent, particles: number, endTick: number, show: boolean): Written {
+  #append(
+    event: SceneEvent,
+    particles: number,
+    endTick: number,
+    show: boolean,
+    spender?: string,
+  ): Written {
     let written: Written;
     try {
-      written = this.#deps.log.append(event);
+      written = this.#deps.log.append(event, spender);
     } catch (e) {
       this.#ledger.release(particles, endTick, event.tick);
       throw e;
