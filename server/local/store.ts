@@ -491,7 +491,7 @@ export class SceneStore {
       if (now - this.#walFullSince >= WAL_STUCK_MS) this.#fault(walFull);
       throw new StorageUnavailableError(
         this.#writeFault === null
-          ? "the server is writing its log to disk; try again in a moment"
+          ? "the server is still writing earlier events to disk (its write-ahead log is full)"
           : `the server cannot save right now (${walFull})`,
       );
     }

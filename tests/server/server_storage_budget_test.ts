@@ -1,5 +1,6 @@
 /**
- * Storage with defaults: the database has a size budget unless told otherwise, and each address a
+ * Storage with defaults: the database has a size budget unless told otherwise (one scene and one
+ * network hold at most a share of it), and each address a
  * budget of events stored per minute; both refuse with a code and a message saying which budget.
  */
 import assert from "node:assert/strict";
@@ -9,10 +10,15 @@ import {
   optionsFromEnv,
   resolveConfig,
 } from "../../server/config.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
+import { StorageUnavailableError } from "../../server/errors.ts";
+import { SceneStore } from "../../server/local/store.ts";
 import { TestClient } from "../../testing/test_client.ts";
+import { sleep } from "../../testing/wait.ts";
 import { withServer } from "../../testing/test_server.ts";
 
 const fast = { perSecond: 5000, burst: 5000 };
+const MB = 1024 * 1024;
 
 Deno.test("the database has a 1 GiB budget by default; DB_MAX_MB sets another", () => {
   const config = resolveConfig({ dataDir: "/tmp/x" });
@@ -25,30 +31,80 @@ Deno.test("the database has a 1 GiB budget by default; DB_MAX_MB sets another", 
   assert.equal(resolveConfig(env).eventsPerMinute, 60);
 });
 
-Deno.test("a database at its budget refuses with storage_unavailable naming the budget", async () => {
-  await withServer({
-    dbMaxBytes: 64 * 1024,
-    rateLimits: { settings: fast, frames: fast },
-    refusalNoticeMs: 0,
-    eventsPerMinute: 1e6,
-  }, async (server) => {
-    const { client } = await TestClient.join(server.url, "budget-db-1");
-    let sent = 0;
-    while (!client.errors().some((e) => e.code === "storage_unavailable")) {
-      assert.ok(sent < 5000, "the capped database never filled up");
-      for (let i = 0; i < 100; i++, sent++) {
-        client.submit({ type: "settings", settings: { snow: sent % 2 ? 0.25 : 0.75 } });
+Deno.test("a scene and a spender hold their shares; the whole budget names DB_MAX_MB; files stay within it", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "snowfire-budget-" });
+  const logged: string[] = [];
+  const store = new SceneStore(dataDir, { maxBytes: 2 * MB, log: (m) => logged.push(m) });
+  store.startCheckpointer(20, (m) => logged.push(m));
+  const seqs = new Map<string, number>();
+  // Events of ~640 bytes (a long sender id): the budget fills in a few thousand commits.
+  const BY = "p".repeat(600);
+  /** Appends launches to `scene` for `spender` until one is refused; returns its message. */
+  const fill = async (scene: string, spender: string): Promise<string> => {
+    while (!seqs.has(scene)) {
+      try {
+        store.createScene(scene, 1, Date.now(), initialSnapshot());
+        seqs.set(scene, 0);
+      } catch (e) {
+        assert.match((e as Error).message, /write-ahead log is full/);
+        await sleep(5);
       }
-      await client.waitForCount((m) => m.t === "event" || m.t === "error", sent, 10_000);
     }
-    const refusal = client.errors().find((e) => e.code === "storage_unavailable")!;
+    for (let i = 0;; i++) {
+      const seq = (seqs.get(scene) ?? 0) + 1;
+      try {
+        store.appendEvent(scene, {
+          seq,
+          tick: seq,
+          by: BY,
+          body: { type: "launch", x: i % 7, z: 1, theme: "rainbow" },
+        }, spender);
+        seqs.set(scene, seq);
+      } catch (e) {
+        assert.ok(e instanceof StorageUnavailableError, String(e));
+        // Back-pressure while the checkpointer catches up: wait for it.
+        if (/write-ahead log is full/.test(e.message)) {
+          await sleep(5);
+          continue;
+        }
+        return e.message;
+      }
+      assert.ok(i < 100_000, "never refused");
+    }
+  };
+  try {
+    const scene = await fill("share-1", "203.0.113.0/24");
+    assert.match(scene, /^this scene has stored its share of the server's storage \(0\.2 MB\)/);
+    assert.equal(store.health().ok, true, "one scene at its share is no storage failure");
+    // The same network in more scenes: its own share (a quarter) ends it.
+    let spender = "";
+    for (let n = 2; n < 9 && !spender.includes("network"); n++) {
+      spender = await fill(`share-${n}`, "203.0.113.0/24");
+    }
+    assert.match(spender, /^your network has stored its share of the server's storage \(0\.4 MB\)/);
+    // Many scenes from many networks fill the whole budget.
+    let whole = "";
+    for (let n = 0; n < 40 && !whole.includes("DB_MAX_MB"); n++) {
+      whole = await fill(`many-${n}`, `198.51.${n}.0/24`);
+    }
     assert.match(
-      refusal.message,
-      /SQLITE_FULL.*the database reached its size budget of 0\.1 MB \(DB_MAX_MB\)\); nothing changed/,
+      whole,
+      /SQLITE_FULL.*the database reached its size budget of 2\.0 MB \(DB_MAX_MB\)/,
     );
-    console.log(`db budget: ${client.events().length} events stored, then: ${refusal.message}`);
-    await client.close();
-  });
+    const health = store.health();
+    assert.equal(health.ok, false);
+    assert.equal(!health.ok && health.code, "storage_unavailable");
+    assert.equal(logged.filter((m) => m.includes("writes failing")).length, 1, logged.join("\n"));
+    let files = 0;
+    for (const suffix of ["", "-wal", "-shm"]) {
+      files += (await Deno.stat(`${dataDir}/scenes.db${suffix}`).catch(() => ({ size: 0 }))).size;
+    }
+    console.log(`db budget 2 MB: ${whole}; db+wal+shm ${(files / MB).toFixed(2)} MB`);
+    assert.ok(files <= 2 * MB, `files within the budget: ${files}`);
+  } finally {
+    await store.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
 });
 
 Deno.test("an address gets eventsPerMinute stored events, shared by its connections", async () => {

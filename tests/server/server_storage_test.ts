@@ -43,6 +43,31 @@ async function storedScene(scene: string, launches: number): Promise<string> {
   return dataDir;
 }
 
+/** Stores events of scenes `ballast-*` in `dataDir` until the database file holds `bytes`. */
+async function ballast(dataDir: string, bytes: number): Promise<void> {
+  const store = new SceneStore(dataDir);
+  const db = new DatabaseSync(`${dataDir}/scenes.db`);
+  try {
+    const pages = db.prepare("PRAGMA page_count");
+    for (let n = 0; (pages.get() as { page_count: number }).page_count * 4096 < bytes; n++) {
+      const scene = `ballast-${n}`;
+      store.createScene(scene, n, Date.now(), initialSnapshot());
+      for (let seq = 1; seq <= 200; seq++) {
+        store.appendEvent(scene, {
+          seq,
+          tick: seq,
+          by: "p1",
+          body: { type: "launch", x: 1, z: 2 },
+        });
+      }
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+  } finally {
+    db.close();
+    await store.close();
+  }
+}
+
 /** All stored events of a scene, through the paginated log API. */
 async function fullLog(url: string, scene: string): Promise<SceneEvent[]> {
   const all: SceneEvent[] = [];
@@ -147,14 +172,17 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
   const scene = "full-disk-1";
   const dataDir = await Deno.makeTempDir({ prefix: "snowfire-full-" });
   // The disk is emulated by capping the database file with SQLite's max_page_count (DB_MAX_MB):
-  // writes past it fail with SQLITE_FULL, exactly as on a full disk, without root or a tmpfs.
+  // writes past it fail with SQLITE_FULL, exactly as on a full disk, without root or a tmpfs
+  // (server_full_disk_test.ts fills a real one). Other scenes' events already fill most of the
+  // budget, so this scene reaches the budget before its own share of it.
+  await ballast(dataDir, 700 * 1024);
   const fast = "5000/5000";
   // Every refusal answered (not coalesced), so each message gets its event or its error.
   const env = { RATE_SETTINGS: fast, RATE_FRAMES: fast, RATE_LAUNCH: fast, REFUSAL_NOTICE_MS: "0" };
   let server = await startTestServer({
     process: true,
     dataDir,
-    env: { ...env, DB_MAX_MB: "0.06" },
+    env: { ...env, DB_MAX_MB: "1" },
   });
   const seen: SceneEvent[] = [];
   try {
@@ -162,7 +190,10 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
     const bystander = await TestClient.join(server.url, "full-disk-2");
     client.submit({ type: "settings", settings: { show: false } });
     let sent = 0;
-    while (!client.errors().some((e) => e.code === "storage_unavailable")) {
+    // Refusals while the WAL waits for a checkpoint (back-pressure) come first, then the fault.
+    const failing = (e: { code: string; message: string }) =>
+      e.code === "storage_unavailable" && /cannot save right now/.test(e.message);
+    while (!client.errors().some(failing)) {
       assert.ok(sent < 5000, "the capped database never filled up");
       for (let i = 0; i < 100; i++, sent++) {
         client.submit({ type: "settings", settings: { snow: sent % 2 ? 0.25 : 0.75 } });
@@ -170,7 +201,7 @@ Deno.test("a full disk refuses launches with storage_unavailable, loses nothing 
       await client.waitForCount((m) => m.t === "event" || m.t === "error", sent, 10_000);
     }
     seen.push(...client.events().map(({ t: _t, ...event }) => event));
-    const refusal = client.errors().find((e) => e.code === "storage_unavailable")!;
+    const refusal = client.errors().find(failing)!;
     assert.match(refusal.message, /cannot save right now \(SQLITE_FULL/);
     assert.ok(seen.length > 50, `only ${seen.length} events fit`);
 

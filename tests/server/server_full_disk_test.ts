@@ -13,10 +13,10 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { ServerMessage } from "../shared/protocol.ts";
-import { TestClient } from "../testing/test_client.ts";
-import { startTestServer, type TestServerProcess } from "../testing/test_server.ts";
-import { eventually, sleep } from "../testing/wait.ts";
+import type { ServerMessage } from "../../shared/protocol.ts";
+import { TestClient } from "../../testing/test_client.ts";
+import { startTestServer, type TestServerProcess } from "../../testing/test_server.ts";
+import { eventually, sleep } from "../../testing/wait.ts";
 
 const MB = 1024 * 1024;
 const FAST = "5000/5000";
