@@ -11,7 +11,7 @@ import {
   resolveConfig,
 } from "../../server/config.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import { StorageUnavailableError } from "../../server/errors.ts";
+import { StorageUnavailableError } from "../../server/scene/errors.ts";
 import { SceneStore } from "../../server/local/store.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { sleep } from "../../testing/wait.ts";
