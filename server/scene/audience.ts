@@ -3,16 +3,20 @@
  * and the people announced by presence. It does not care who stamps the events it carries.
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
+import { SharedFrame } from "./shared_frame.ts";
 
 /** Every this many heartbeats, each socket's unsent backlog is checked against the cap. */
 const BACKPRESSURE_EVERY = 4;
 
 /** What the audience needs from a connection. */
 export interface Listener {
-  /** Sends a text frame (nothing once the listener is gone). */
-  send(text: string): void;
+  /**
+   * Sends a text frame (nothing once the listener is gone); a broadcast passes the same
+   * `SharedFrame` to every listener, so it is encoded once for all of them.
+   */
+  send(frame: string | SharedFrame): void;
   /** Like `send`, but first drops the listener when its socket is too far behind. */
-  sendChecked(text: string): void;
+  sendChecked(frame: string | SharedFrame): void;
   /** True once dropped or closed. */
   readonly gone: boolean;
   /** Position in the audience (kept by the audience; -1 when not in it). */
@@ -114,11 +118,12 @@ export class Audience<L extends Listener> {
     return true;
   }
 
-  /** Sends `text` to every welcomed listener except `except`. */
+  /** Sends `text` to every welcomed listener except `except` (one `SharedFrame` for all). */
   broadcast(text: string, except?: L): void {
     const listeners = this.#listeners;
+    const frame = new SharedFrame(text);
     for (let i = 0; i < listeners.length; i++) {
-      if (listeners[i] !== except) listeners[i].send(text);
+      if (listeners[i] !== except) listeners[i].send(frame);
     }
   }
 
@@ -129,16 +134,17 @@ export class Audience<L extends Listener> {
    */
   heartbeat(text: string, dropped: (listener: L) => void): void {
     const listeners = this.#listeners;
+    const frame = new SharedFrame(text);
     if (this.#beats++ % BACKPRESSURE_EVERY === 0) {
       // Backwards, so that a dropped listener's swap-remove only moves an already visited one.
       for (let i = listeners.length - 1; i >= 0; i--) {
         const listener = listeners[i];
-        listener.sendChecked(text);
+        listener.sendChecked(frame);
         // A dropped reader may never finish the close handshake: it leaves now.
         if (listener.gone) dropped(listener);
       }
     } else {
-      for (let i = 0; i < listeners.length; i++) listeners[i].send(text);
+      for (let i = 0; i < listeners.length; i++) listeners[i].send(frame);
     }
   }
 

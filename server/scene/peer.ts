@@ -19,6 +19,7 @@ import type { PeerInfo } from "../../shared/protocol.ts";
 import type { RateLimits } from "./ratelimit.ts";
 import { TokenBucket } from "./ratelimit.ts";
 import { CLOSE_TRY_LATER } from "./close_codes.ts";
+import type { SharedFrame } from "./shared_frame.ts";
 
 /** What a peer needs from its socket (a real WebSocket, or a fake in unit tests). */
 export interface PeerSocket {
@@ -31,6 +32,11 @@ export interface PeerSocket {
    */
   undrained?(): { bytes: number; confirmed: number };
   send(data: string): void;
+  /**
+   * Sends a frame many sockets send alike, encoded once for all of them (`SharedFrame`); absent
+   * on sockets that only take text (then `send(frame.text)`).
+   */
+  sendShared?(frame: SharedFrame): void;
   /** `hard`: an abuser; stop reading and drop the TCP connection soon (engines that can). */
   close(code?: number, reason?: string, hard?: boolean): void;
 }
@@ -166,10 +172,16 @@ export class Peer {
       : { id: this.id, name: this.name, color: this.color };
   }
 
-  /** Sends a text frame (unless the peer is gone). */
-  send(text: string): void {
-    if (this.gone || this.socket.readyState !== OPEN) return;
-    this.socket.send(text);
+  /**
+   * Sends a text frame (unless the peer is gone): a string of its own, or a broadcast's
+   * `SharedFrame`, which the socket encodes once for everyone who gets it.
+   */
+  send(frame: string | SharedFrame): void {
+    const socket = this.socket;
+    if (this.gone || socket.readyState !== OPEN) return;
+    if (typeof frame === "string") socket.send(frame);
+    else if (socket.sendShared) socket.sendShared(frame);
+    else socket.send(frame.text);
     this.#stats.messagesSent++;
   }
 
@@ -185,7 +197,7 @@ export class Peer {
    * one period, so the buffer stays bounded while the hot path for events skips the extra call
    * into the runtime.
    */
-  sendChecked(text: string): void {
+  sendChecked(text: string | SharedFrame): void {
     if (this.gone) return;
     // The byte cap is on what the process holds: what the kernel holds is bounded by it, and a
     // big welcome in flight to a reader on a slow link is not yet confirmed.

@@ -4,6 +4,7 @@
  * size (denoland/deno#15809), and a socket cannot be dropped without the peer's close reply. The
  * `ws` engine (`ws_node.ts`) is the default for that reason; this one stays for comparison.
  */
+import type { SharedFrame } from "../scene/shared_frame.ts";
 import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
 import { closeReason } from "./ws_socket.ts";
 import type { FetchHandler, Listener, ListenOptions } from "./ws_types.ts";
@@ -38,6 +39,11 @@ export class DenoConnSocket implements ConnSocket {
     const state = this.#ws.readyState;
     if (state === OPEN) this.#ws.send(text);
     else if (state === CONNECTING) this.#whenOpen(() => this.#ws.send(text));
+  }
+
+  /** The runtime frames every send natively: a shared frame goes as its text. */
+  sendShared(frame: SharedFrame): void {
+    this.send(frame.text);
   }
 
   close(code: number, reason: string): void {

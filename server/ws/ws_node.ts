@@ -11,7 +11,9 @@ import process from "node:process";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import { type WebSocket, WebSocketServer } from "ws";
+import type { SharedFrame } from "../scene/shared_frame.ts";
 import type { ConnSocket, ConnSocketHandlers } from "./ws_socket.ts";
+import { textFrame } from "./text_frame.ts";
 import { closeReason } from "./ws_socket.ts";
 import type { FetchHandler, Listener, ListenOptions, Upgrade } from "./ws_types.ts";
 import { GuardedListener } from "./guarded_listener.ts";
@@ -99,6 +101,22 @@ export class NodeConnSocket implements ConnSocket {
     if (ws) {
       if (ws.readyState === OPEN) ws.send(text);
     } else if (!this.#ended && !this.#pendingClose) (this.#early ??= []).push(text);
+  }
+
+  /**
+   * Writes the frame's bytes, built once for every socket (`textFrame`), straight to the TCP
+   * connection: what `ws.send` would write, without encoding and framing the text again per
+   * socket (measured: a third of the CPU of a 1000-peer fan-out). Safe beside `ws`'s own writes
+   * because its sender writes each frame whole and synchronously and never queues (no
+   * compression, no Blobs here); nothing is written once `ws` is closing.
+   */
+  sendShared(frame: SharedFrame): void {
+    const ws = this.#ws;
+    const tcp = this.#tcp;
+    if (!ws || !tcp) return this.send(frame.text);
+    if (ws.readyState !== OPEN) return;
+    this.#sent += frame.text.length;
+    tcp.write(frame.wire ??= textFrame(frame.text));
   }
 
   close(code: number, reason: string, hard = false): void {

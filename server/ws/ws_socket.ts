@@ -3,6 +3,7 @@
  * (`ws_deno.ts` wraps `Deno.upgradeWebSocket`, `ws_node.ts` wraps npm `ws` on `node:http`).
  * Text arrives as a string; a binary frame arrives only as its size, since it is refused unread.
  */
+import type { SharedFrame } from "../scene/shared_frame.ts";
 
 /** Callbacks a connection installs on its socket. */
 export interface ConnSocketHandlers {
@@ -22,6 +23,11 @@ export interface ConnSocket {
   readonly bufferedAmount: number;
   /** Sends a text frame; a socket not yet open sends it as soon as it opens. */
   send(text: string): void;
+  /**
+   * Sends a frame that many sockets send alike (a broadcast): an engine that frames in JavaScript
+   * encodes it once (`frame.wire`) and writes the same bytes to every socket.
+   */
+  sendShared(frame: SharedFrame): void;
   /**
    * Starts the closing handshake. `hard` is for abusers: stop reading from them, and drop the TCP
    * connection shortly after the close frame instead of waiting for their reply (engines that

@@ -2,20 +2,25 @@
 import assert from "node:assert/strict";
 import type { PeerInfo } from "../../shared/protocol.ts";
 import { Audience, type Listener } from "../../server/scene/audience.ts";
+import { SharedFrame } from "../../server/scene/shared_frame.ts";
 
 class FakeListener implements Listener {
   readonly sent: string[] = [];
+  /** Every frame as passed in: a broadcast's `SharedFrame` objects, or strings. */
+  readonly frames: (string | SharedFrame)[] = [];
   audienceIndex = -1;
   gone = false;
   /** Set to make the next checked send drop this listener (a full socket). */
   slow = false;
   constructor(readonly id: string) {}
-  send(text: string): void {
-    if (!this.gone) this.sent.push(text);
+  send(frame: string | SharedFrame): void {
+    if (this.gone) return;
+    this.frames.push(frame);
+    this.sent.push(typeof frame === "string" ? frame : frame.text);
   }
-  sendChecked(text: string): void {
+  sendChecked(frame: string | SharedFrame): void {
     if (this.slow) this.gone = true;
-    else this.send(text);
+    else this.send(frame);
   }
   info(): PeerInfo {
     return { id: this.id, name: this.id, color: "#fff" };
@@ -77,4 +82,28 @@ Deno.test("audience heartbeats check backpressure every few beats and report dro
   for (let n = 2; n <= 4; n++) audience.heartbeat(`{"t":"tick","n":${n}}`, onDrop);
   assert.equal(fast.sent.length, 4);
   assert.equal(audience.size, 1);
+});
+
+Deno.test("audience passes every listener the same shared frame for a broadcast and a heartbeat", () => {
+  const audience = new Audience<FakeListener>(8);
+  const listeners = ["a", "b", "c", "d", "e"].map((id) => new FakeListener(id));
+  for (const l of listeners) audience.add(l);
+  audience.broadcast('{"t":"event","seq":1}', listeners[1]);
+  // Two beats: the first checks every socket's backlog (sendChecked), the second does not.
+  audience.heartbeat('{"t":"tick","n":60}', () => {});
+  audience.heartbeat('{"t":"tick","n":120}', () => {});
+  const shared = (l: FakeListener) => l.frames.map((f) => f instanceof SharedFrame ? f : null);
+  const [event, beat1, beat2] = shared(listeners[0]);
+  assert.ok(event && beat1 && beat2, "broadcasts come as shared frames");
+  assert.deepEqual(
+    [event.text, beat1.text, beat2.text],
+    ['{"t":"event","seq":1}', '{"t":"tick","n":60}', '{"t":"tick","n":120}'],
+  );
+  for (const l of listeners) {
+    assert.deepEqual(
+      shared(l),
+      l.id === "b" ? [beat1, beat2] : [event, beat1, beat2],
+      `${l.id} got the very same frame objects, each once`,
+    );
+  }
 });
