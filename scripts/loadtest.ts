@@ -9,9 +9,13 @@
  *
  * Options:
  *   --scenario a|b|c|ramp|idle   repeatable or comma-separated (default: all)
- *   --target snowfire|snowfire-deno|raw|both|all
+ *   --target snowfire|snowfire-deno|raw|raw-node|both|all|baselines, or a comma-separated list
  *                                (default both = raw + snowfire; all adds snowfire-deno, Snowfire
- *                                with WS_ENGINE=deno; raw runs first in each scenario)
+ *                                with WS_ENGINE=deno; baselines = raw, raw-node (a bare npm `ws`
+ *                                broadcast run by Node, scripts/raw_ws_server.mjs) and snowfire;
+ *                                baselines run first in each round). With --repeat N the table
+ *                                also lists server CPU per frame sent, Snowfire / each baseline,
+ *                                ratio taken within each round, min / median / max
  *   --cluster                    also run each scenario on a cluster: 3 nats-server processes and
  *                                --cluster-nodes Snowfire nodes (default 2), clients spread over
  *                                the nodes; with it the default is `--scenario b --target snowfire`
@@ -42,6 +46,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { renderTable } from "./load/report.ts";
 import { renderClusterTable } from "./load/cluster_report.ts";
+import { cpuRounds, renderCpuRounds } from "./load/cpu_rounds.ts";
 import { runScenario, SCENARIOS } from "./load/scenarios.ts";
 import type { LoadOptions, ScenarioName, ScenarioResult } from "./load/scenarios.ts";
 import { SNOWFIRE_LOAD_ENV } from "./load/target.ts";
@@ -102,7 +107,7 @@ const { values } = parseArgs({
 if (values.help) {
   console.log(
     "usage: deno task loadtest [--scenario a|b|c|ramp|idle] " +
-      "[--target snowfire|snowfire-deno|raw|both|all] " +
+      "[--target snowfire|snowfire-deno|raw|raw-node|both|all|baselines] " +
       "[--cluster [--cluster-nodes N]] (options: see the top of scripts/loadtest.ts)",
   );
   Deno.exit(0);
@@ -116,15 +121,21 @@ const scenarios = (values.scenario ?? defaultScenarios).flatMap((s) => s.split("
   return s as ScenarioName;
 });
 const targetOption = values.target ?? (values.cluster ? "snowfire" : "both");
-const targets: TargetName[] = targetOption === "both"
-  ? ["raw", "snowfire"]
-  : targetOption === "all"
-  ? ["raw", "snowfire-deno", "snowfire"]
-  : targetOption === "snowfire" || targetOption === "raw" || targetOption === "snowfire-deno"
-  ? [targetOption]
-  : fail(
-    "bad_option",
-    `--target must be snowfire, snowfire-deno, raw, both or all, got ${targetOption}`,
+/** Target presets; otherwise a comma-separated list of target names, run in that order. */
+const TARGET_PRESETS: Record<string, TargetName[]> = {
+  both: ["raw", "snowfire"],
+  all: ["raw", "snowfire-deno", "snowfire"],
+  baselines: ["raw", "raw-node", "snowfire"],
+};
+const SINGLE_TARGETS: readonly string[] = ["snowfire", "snowfire-deno", "raw", "raw-node"];
+const targets: TargetName[] = TARGET_PRESETS[targetOption]
+  ? [...TARGET_PRESETS[targetOption]]
+  : targetOption.split(",").map((name) =>
+    SINGLE_TARGETS.includes(name) ? name as TargetName : fail(
+      "bad_option",
+      `--target must be snowfire, snowfire-deno, raw, raw-node, a comma-separated list of ` +
+        `those, both, all or baselines; got ${targetOption}`,
+    )
   );
 if (values.cluster) targets.push("cluster");
 
@@ -213,6 +224,8 @@ for (const scenario of scenarios) {
 }
 
 console.log(renderTable(results));
+const rounds = cpuRounds(results);
+console.log(renderCpuRounds(rounds));
 if (values.cluster) console.log(renderClusterTable(results));
 const busy = results.flatMap((r) => [r.load, ...(r.ramp?.steps.map((step) => step.load) ?? [])])
   .filter((load) => load !== undefined && load.backgroundCpu > 0.5);
@@ -226,7 +239,11 @@ if (busy.length > 0 && options.priority.realtime === undefined) {
 await Deno.mkdir(dirname(outPath), { recursive: true });
 await Deno.writeTextFile(
   outPath,
-  JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), options, results }, null, 2) +
+  JSON.stringify(
+    { startedAt, finishedAt: new Date().toISOString(), options, cpuRounds: rounds, results },
+    null,
+    2,
+  ) +
     "\n",
 );
 console.log(`\nloadtest: wrote ${outPath}`);

@@ -6,7 +6,7 @@ import { sleep } from "./clock.ts";
 import { readRssKiB } from "./proc.ts";
 import { Session } from "./session.ts";
 import type { ConnectSummary, LoadMeasurement, Priority, Timing } from "./session.ts";
-import { startTarget } from "./target.ts";
+import { RAW_TARGETS, startTarget } from "./target.ts";
 import type { Target, TargetName } from "./target.ts";
 import { natsDelta, startClusterTarget } from "./cluster_target.ts";
 import type { ClusterTarget, NatsCounters } from "./cluster_target.ts";
@@ -156,7 +156,7 @@ export async function runScenario(
     })
     : await startTarget(
       targetName,
-      targetName === "raw" ? {} : options.snowfireEnv,
+      RAW_TARGETS.includes(targetName) ? {} : options.snowfireEnv,
       options.serverFlags,
     );
   const result: ScenarioResult = {

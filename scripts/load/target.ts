@@ -1,6 +1,7 @@
 /**
  * The servers under test, each started as a child process on a free loopback port: Snowfire's
- * own `server/main.ts` (with a temporary DATA_DIR and raised limits) or the raw baseline.
+ * own `server/main.ts` (with a temporary DATA_DIR and raised limits) or a raw baseline: a bare
+ * `Deno.upgradeWebSocket` broadcast (`raw`) or a bare npm `ws` broadcast run by Node (`raw-node`).
  */
 import { join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -8,9 +9,19 @@ import { sleep } from "./clock.ts";
 
 const ROOT = fromFileUrl(new URL("../..", import.meta.url));
 
-/** Which server to load: one Snowfire process, the raw baseline, or a Snowfire cluster over NATS
+/** Which server to load: one Snowfire process, a raw baseline, or a Snowfire cluster over NATS
  * (`cluster_target.ts`). */
-export type TargetName = "snowfire" | "snowfire-deno" | "raw" | "cluster";
+export type TargetName = "snowfire" | "snowfire-deno" | "raw" | "raw-node" | "cluster";
+
+/** The raw baselines: no Snowfire environment, no Deno flags for `raw-node` (Node runs it). */
+export const RAW_TARGETS: readonly TargetName[] = ["raw", "raw-node"];
+
+/** The command line that runs a baseline or a Snowfire server. */
+function serverCommand(name: TargetName, denoFlags: string[]): { command: string; args: string[] } {
+  if (name === "raw-node") return { command: "node", args: ["scripts/raw_ws_server.mjs"] };
+  const script = name === "raw" ? "scripts/raw_server.ts" : "server/main.ts";
+  return { command: Deno.execPath(), args: ["run", "-A", ...denoFlags, script] };
+}
 
 /**
  * Environment for Snowfire under load. The sky cap is raised because 50 launches/s keep far more
@@ -85,9 +96,9 @@ export async function startTarget(
   }
   Object.assign(env, overrides);
   if (name === "cluster") throw new Error("a cluster target starts with startClusterTarget");
-  const script = name === "raw" ? "scripts/raw_server.ts" : "server/main.ts";
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...denoFlags, script],
+  const { command, args } = serverCommand(name, denoFlags);
+  const child = new Deno.Command(command, {
+    args,
     cwd: ROOT,
     env,
     stdin: "null",
