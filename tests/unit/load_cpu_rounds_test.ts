@@ -1,9 +1,9 @@
 /** The load test's CPU-per-frame ratios are taken within each round, and summarised per pair. */
 import assert from "node:assert/strict";
-import { cpuPerFrameUs, cpuRounds, renderCpuRounds } from "../scripts/load/cpu_rounds.ts";
-import type { ScenarioResult } from "../scripts/load/scenarios.ts";
-import type { LoadMeasurement } from "../scripts/load/session.ts";
-import type { TargetName } from "../scripts/load/target.ts";
+import { cpuPerFrameUs, cpuRounds, renderCpuRounds } from "../../scripts/load/cpu_rounds.ts";
+import type { ScenarioResult } from "../../scripts/load/scenarios.ts";
+import type { LoadMeasurement } from "../../scripts/load/session.ts";
+import type { TargetName } from "../../scripts/load/target.ts";
 
 function attempt(target: TargetName, serverCpu: number, frames = 30_000): ScenarioResult {
   return {
