@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { startTestServer } from "../../testing/test_server.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { maskedFrame, rawUpgrade, TEXT } from "../../testing/raw_ws.ts";
-import { sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/config.ts";
 import {
   CLOSE_SLOW_CONSUMER,
@@ -169,8 +169,11 @@ Deno.test("a ws-engine peer that never reads is dropped although the kernel hold
     // holds nothing (bufferedAmount 0) and only the missing confirmation shows the peer is stuck.
     raw = await rawUpgrade(port, "drain-kernel-1");
     await raw.write(maskedFrame(TEXT, new TextEncoder().encode('{"t":"hello"}')));
-    const until = performance.now() + 20_000;
-    while (await dropped() === 0 && performance.now() < until) await sleep(100);
+    await eventually(
+      "the never-reading peer is dropped as slow",
+      async () => await dropped() > 0,
+      20_000,
+    );
     assert.equal(await dropped(), 1, "the never-reading peer was dropped as slow");
     // The reading client (whose WebSocket answers the confirmations) is still served.
     const before = client.messages.length;

@@ -173,7 +173,11 @@ Deno.test("retention prunes old events and keeps late join and replay exact", as
       client.submit({ type: "launch", x: 0, z: 0 });
       await client.waitFor((m) => m.t === "event");
       await client.close();
-      await sleep(400); // the room unloads after roomIdleMs
+      // The room unloads after roomIdleMs: only the veteran's scene stays loaded.
+      await eventually("the idle room unloads", async () => {
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        return /^snowfire_scenes_loaded 1$/m.test(metrics);
+      });
       const stored = await fetch(`${server.url}/api/scenes/${idle}`);
       await stored.body?.cancel();
       assert.equal(stored.status, 200);
