@@ -11,12 +11,7 @@
  * below a heartbeat it got, however the two kinds of message race through NATS.
  */
 import { TICK_RATE } from "../../shared/constants.ts";
-import {
-  type ErrorMessage,
-  type PeerInfo,
-  type Reaction,
-  ReactionsMessageSchema,
-} from "../../shared/protocol.ts";
+import { type ErrorMessage, type Reaction, ReactionsMessageSchema } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
@@ -36,8 +31,6 @@ import {
   paused,
   RESERVE_AHEAD_TICKS,
   type SceneOwner,
-  type SubmitReply,
-  type SubmitRequest,
 } from "./scene_owner.ts";
 import { createRecord, getRecord, type SceneRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
@@ -49,14 +42,12 @@ import {
   presenceSubject,
   reactionSubject,
   resyncSubject,
-  submitSubject,
 } from "./subjects.ts";
-import { errorMessage as refusal } from "../scene/errors.ts";
 import { foundedSnapshot } from "../../shared/rules.ts";
 import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
-import { isNoResponders } from "./nats_errors.ts";
-import { SubmitOrder } from "./submit_order.ts";
+import { EdgePresence, type PresenceNote } from "./edge_presence.ts";
+import { EdgeSubmits } from "./edge_submits.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /**
@@ -67,10 +58,6 @@ export const BEAT_AHEAD_MAX_TICKS = RESERVE_AHEAD_TICKS + 5 * TICK_RATE;
 
 /** Without a heartbeat for this long the sky counts as paused (the owner beats every ~50 ms). */
 export const PAUSE_AFTER_MS = 600;
-/** Each edge publishes its announced people this often, so other nodes converge… */
-const ROSTER_EVERY_MS = 2000;
-/** …and forgets another node's people when its roster stops for this long (the node died). */
-const ROSTER_EXPIRY_MS = 3 * ROSTER_EVERY_MS;
 /** A resuming client that saw events this node has not relayed waits at most this long for them. */
 const AHEAD_WAIT_MS = 2000;
 /** A heartbeat held this long for events the log reader has not delivered means it is stuck. */
@@ -84,21 +71,6 @@ const READER_STALL_MS = 1500;
 const HASH_BATCH_MAX = 1000;
 /** An edge opening reads the record again at most this many times when a purge overtook it. */
 const OPEN_ATTEMPTS = 6;
-/**
- * A submit that found no owner is asked again this many times… (2 s in all: a new scene's first
- * owner is chosen on the first pass after a client came, and 1 s was not always enough for it
- * on a loaded CI machine, where a launch made at once came back `paused`.)
- */
-const SUBMIT_RETRIES = 8;
-/** …this far apart. */
-const SUBMIT_RETRY_MS = 250;
-/** A submit waits this long for the owner's answer. */
-const SUBMIT_TIMEOUT_MS = 2500;
-/** A person's submits that may wait behind one being asked again; more are refused `paused`. */
-const SUBMITS_HELD_MAX = 16;
-/** What `#request` answers for a submit it will ask again later. */
-const RETRYING = Symbol("retrying");
-
 /** What an edge needs. */
 export interface EdgeDeps {
   link: NatsLink;
@@ -115,23 +87,14 @@ export interface EdgeDeps {
   log: (msg: string) => void;
 }
 
-const encoder = new TextEncoder();
-
 /** A scene's local audience and relay on this node. */
 export class SceneEdge implements RelaySource {
   readonly id: string;
   readonly #deps: EdgeDeps;
   /** Welcomes, fan-out, presence and verdicts for the local clients (as on a single node). */
   readonly #relay: SceneRelay;
-  /** People announced by other nodes' edges of this scene, by node. */
-  readonly #remote = new Map<string, { peers: Map<string, PeerInfo>; seenMs: number }>();
-  #remoteCount = 0;
-  /**
-   * Hashes of browser tokens of people on other nodes, by peer id, as their edges told them (never
-   * sent to clients): a host here removing one of them keeps that person out for good.
-   */
-  readonly #remotePersons = new Map<string, string>();
-  #lastRosterMs = -Infinity;
+  /** The scene's people on other nodes, as their edges announce them. */
+  readonly #presence: EdgePresence;
   /** The stored snapshot and the events relayed since (welcomes and resumes come from here). */
   #window = new EventWindow(initialSnapshot());
   readonly #subs: Subscription[] = [];
@@ -141,10 +104,8 @@ export class SceneEdge implements RelaySource {
   #localOwner: SceneOwner | undefined;
   /** Hash reports waiting for the next pass's message to a remote owner: [peer, tick, hash]. */
   #hashes: [string, number, string][] = [];
-  /** Pending submit retries (cleared on close). */
-  readonly #retries = new Set<ReturnType<typeof setTimeout>>();
-  /** Each person's submits in their order while one of them is asked again. */
-  readonly #order = new SubmitOrder<Peer, SubmitRequest>();
+  /** Submits and host actions on their way to the owner. */
+  readonly #submits: EdgeSubmits;
   #reader: LogReader | undefined;
   /** The scene's lease holder as last read from the leases bucket (checked answers name it). */
   #owner: string | undefined;
@@ -187,7 +148,15 @@ export class SceneEdge implements RelaySource {
   constructor(id: string, deps: EdgeDeps) {
     this.id = id;
     this.#deps = deps;
-    const remote = this.#remote;
+    this.#presence = new EdgePresence({
+      scene: id,
+      nodeId: deps.nodeId,
+      link: deps.link,
+      clock: deps.clock,
+      presenceLimit: deps.presenceLimit,
+      relay: () => this.#relay,
+    });
+    const presence = this.#presence;
     this.#relay = new SceneRelay({
       scene: id,
       skyCap: deps.skyCap,
@@ -204,15 +173,15 @@ export class SceneEdge implements RelaySource {
         }
       },
       onLeave: (peer, announced) => {
-        if (announced) this.#publishPresence({ kind: "leave", peer: peer.info() });
+        if (announced) presence.publish({ kind: "leave", peer: peer.info() });
       },
       onAnnounce: (peer) =>
-        this.#publishPresence({
+        presence.publish({
           kind: "join",
           peer: peer.info(),
           persons: peer.person ? { [peer.id]: peer.person } : undefined,
         }),
-      onRename: (peer) => this.#publishPresence({ kind: "rename", peer: peer.info() }),
+      onRename: (peer) => presence.publish({ kind: "rename", peer: peer.info() }),
       onReactions: (frame) => {
         if (deps.link.state !== "connected") return;
         deps.link.publish(
@@ -220,15 +189,18 @@ export class SceneEdge implements RelaySource {
           `{"node":${JSON.stringify(deps.nodeId)},${frame.slice(1)}`,
         );
       },
-      others: {
-        get size() {
-          let n = 0;
-          for (const r of remote.values()) n += r.peers.size;
-          return n;
-        },
-        list: () => [...remote.values()].flatMap((r) => [...r.peers.values()]),
-      },
+      others: presence.others,
     }, this);
+    this.#submits = new EdgeSubmits({
+      scene: id,
+      link: deps.link,
+      metrics: deps.metrics,
+      cluster: deps.cluster,
+      log: deps.log,
+      localOwner: () => this.#localOwner?.active ? this.#localOwner : null,
+      fromOwner: (owner) => this.#fromOwner(owner, false),
+      closed: () => this.#closed,
+    });
     this.lastBeatMs = deps.clock.monotonicMs();
     this.ready = this.#open();
     this.ready.catch((e) => {
@@ -466,12 +438,12 @@ export class SceneEdge implements RelaySource {
     // limits bound them.)
     if (
       (this.#paused && this.#heardOwner) || this.#deps.link.state !== "connected" ||
-      (this.#order.retried(peer) && this.#order.waiting(peer) >= SUBMITS_HELD_MAX)
+      this.#submits.full(peer)
     ) {
       this.#deps.cluster.submitsPaused++;
       return paused();
     }
-    this.#forward(peer, { by: peer.id, body, addr: peer.address, person: peer.person }, 0);
+    this.#submits.forward(peer, { by: peer.id, body, addr: peer.address, person: peer.person });
     return null;
   }
 
@@ -484,102 +456,18 @@ export class SceneEdge implements RelaySource {
     // An action on a person carries their token hash when this node knows it (here, or
     // announced), and whether they are in the scene (only a present person can be made host).
     if (!("peer" in action)) {
-      this.#forward(peer, { by: peer.id, host: action }, 0);
+      this.#submits.forward(peer, { by: peer.id, host: action });
       return null;
     }
-    const person = this.#relay.personOf(action.peer) ?? this.#remotePersons.get(action.peer);
-    let present = this.#relay.present(action.peer);
-    for (const remote of this.#remote.values()) present ||= remote.peers.has(action.peer);
-    this.#forward(peer, { by: peer.id, host: action, person, present }, 0);
+    const person = this.#relay.personOf(action.peer) ?? this.#presence.personOf(action.peer);
+    const present = this.#relay.present(action.peer) || this.#presence.present(action.peer);
+    this.#submits.forward(peer, { by: peer.id, host: action, person, present });
     return null;
   }
 
   /** Relays a quick reaction here and to the scene's other nodes (see `SceneRelay.react`). */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null {
     return this.#relay.react(peer, emoji);
-  }
-
-  /**
-   * Requests the owner's stamp: in process when this node owns the scene, else over NATS. With no
-   * owner subscribed yet (a new scene's first moments, a hand-over) it asks again a few times,
-   * 250 ms apart, before refusing with `paused`.
-   */
-  #forward(peer: Peer, request: SubmitRequest, attempt: number, next = false): void {
-    // Behind the person's submit in flight (which may yet be asked again): it waits its turn
-    // (`SubmitOrder`), unless it is the one whose turn it is or is being asked again.
-    if (attempt === 0 && !next && this.#order.hold(peer, request)) return;
-    const owner = this.#localOwner?.active ? this.#localOwner : null;
-    const answer = owner ? owner.submit(request) : this.#request(peer, request, attempt);
-    // In process the owner stamped it (or refused it) already, before any later submit can reach
-    // it: the next may go now rather than after the event is stored.
-    if (owner) this.#settled(peer, request);
-    answer.then((reply) => {
-      if (reply === RETRYING) return;
-      if (!owner) this.#settled(peer, request);
-      if (reply === null) return;
-      if ("ok" in reply) return;
-      this.#deps.metrics.refuse(reply.code);
-      peer.send(JSON.stringify(reply));
-    }).catch((e) => {
-      if (!owner) this.#settled(peer, request);
-      this.#deps.log(`error: scene ${this.id}: submit reply: ${(e as Error).message}`);
-    });
-  }
-
-  /** `request` has its answer: the person's next submit waiting behind it goes now. */
-  #settled(peer: Peer, request: SubmitRequest): void {
-    if (peer.gone || this.#closed) {
-      this.#order.drop(peer);
-      return;
-    }
-    const next = this.#order.settled(peer, request);
-    if (next) this.#forward(peer, next, 0, true);
-  }
-
-  /**
-   * Asks the owner on another node (see `#forward`); null: no answer to pass on; RETRYING: it
-   * is asked again later.
-   */
-  #request(
-    peer: Peer,
-    request: SubmitRequest,
-    attempt: number,
-  ): Promise<SubmitReply | null | typeof RETRYING> {
-    const data = encoder.encode(JSON.stringify(request));
-    return this.#deps.link.nc.request(submitSubject(this.id), data, {
-      timeout: SUBMIT_TIMEOUT_MS,
-    }).then(
-      // An answer counts only when it names the lease holder: a forged refusal goes nowhere.
-      async (msg): Promise<SubmitReply | null> => {
-        const { owner, ...reply } = msg.json<SubmitReply & Partial<FromOwner>>();
-        return await this.#fromOwner(owner, false) ? reply as SubmitReply : null;
-      },
-      (e): SubmitReply | null | typeof RETRYING => {
-        // No responders: no owner right now, nothing was stamped. A timeout: the owner may have
-        // stamped it and only the answer was lost; then the event arrives like any other.
-        if (isNoResponders(e)) {
-          if (attempt < SUBMIT_RETRIES && !peer.gone && !this.#closed) {
-            // The person's later submits keep waiting for this one (their order is kept).
-            this.#order.retrying(peer, request);
-            this.#deps.cluster.submitRetries++;
-            const timer = setTimeout(() => {
-              this.#retries.delete(timer);
-              this.#forward(peer, request, attempt + 1);
-            }, SUBMIT_RETRY_MS);
-            this.#retries.add(timer);
-            return RETRYING;
-          }
-          this.#deps.cluster.submitsPaused++;
-          return paused();
-        }
-        this.#deps.cluster.submitsPaused++;
-        return refusal(
-          "paused",
-          "the sky did not answer in time; if your launch went through you will see it, " +
-            "otherwise try again in a moment",
-        );
-      },
-    );
   }
 
   /** A welcomed local peer takes another name; the other nodes hear of it (`onRename`). */
@@ -592,10 +480,8 @@ export class SceneEdge implements RelaySource {
    * rosters every 2 s; at most the presence limit): candidates known taken are skipped without
    * asking the names bucket (`claimName` decides the rest; see docs/cluster.md, "Names").
    */
-  *namesElsewhere(): Iterable<string> {
-    for (const remote of this.#remote.values()) {
-      for (const person of remote.peers.values()) yield person.name;
-    }
+  namesElsewhere(): Iterable<string> {
+    return this.#presence.names();
   }
 
   /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
@@ -631,21 +517,7 @@ export class SceneEdge implements RelaySource {
       this.#relay.status(paused ? statusFrame(true) : null);
       if (!paused) this.#relay.broadcast(statusFrame(false));
     }
-    if (nowMs - this.#lastRosterMs >= ROSTER_EVERY_MS) {
-      this.#lastRosterMs = nowMs;
-      const announced = this.#relay.announced();
-      if (announced.length > 0) {
-        const persons: Record<string, string> = {};
-        for (const info of announced) {
-          const person = this.#relay.personOf(info.id);
-          if (person) persons[info.id] = person;
-        }
-        this.#publishPresence({ kind: "roster", peers: announced, persons });
-      }
-      for (const [node, remote] of this.#remote) {
-        if (nowMs - remote.seenMs > ROSTER_EXPIRY_MS) this.#reconcile(node, []);
-      }
-    }
+    this.#presence.pass(nowMs);
     const target = this.#window.trimTarget(this.#promised);
     if (target !== undefined) this.#window.advance(target);
   }
@@ -662,9 +534,7 @@ export class SceneEdge implements RelaySource {
   async close(code: number, reason: string): Promise<void> {
     this.#closed = true;
     this.#firstHello.resolve();
-    for (const timer of this.#retries) clearTimeout(timer);
-    this.#retries.clear();
-    this.#order.clear();
+    this.#submits.close();
     for (const sub of this.#subs) unsubscribe(sub);
     this.#unsubscribeBeats();
     this.#relay.close(code, reason);
@@ -722,7 +592,7 @@ export class SceneEdge implements RelaySource {
       callback: (err, msg) => {
         if (err) return;
         try {
-          this.#onPresence(msg.json<PresenceNote>());
+          this.#presence.receive(msg.json<PresenceNote>());
         } catch {
           // Malformed: ignore.
         }
@@ -807,78 +677,6 @@ export class SceneEdge implements RelaySource {
     return false;
   }
 
-  #publishPresence(note: Omit<PresenceNote, "node">): void {
-    if (this.#deps.link.state !== "connected") return;
-    this.#deps.link.publish(
-      presenceSubject(this.id),
-      JSON.stringify({ node: this.#deps.nodeId, ...note }),
-    );
-  }
-
-  #onPresence(note: PresenceNote): void {
-    if (note.node === this.#deps.nodeId) return;
-    if (note.persons && typeof note.persons === "object") {
-      for (const [id, person] of Object.entries(note.persons)) {
-        // Bounded like the announced people (a roster lists at most the presence limit).
-        if (this.#remotePersons.size >= 4 * this.#deps.presenceLimit) break;
-        if (typeof person === "string" && /^[0-9a-f]{64}$/.test(person)) {
-          this.#remotePersons.set(id, person);
-        }
-      }
-    }
-    if (note.kind === "leave" && note.peer) this.#remotePersons.delete(note.peer.id);
-    const remote = this.#remote.get(note.node);
-    const known = remote ? [...remote.peers.values()] : [];
-    if (note.kind === "roster") this.#reconcile(note.node, note.peers ?? []);
-    else if (note.kind === "join" && note.peer) this.#reconcile(note.node, [...known, note.peer]);
-    else if (note.kind === "leave" && note.peer) {
-      this.#reconcile(note.node, known.filter((p) => p.id !== note.peer!.id));
-    } else if (note.kind === "rename" && note.peer) {
-      // Someone not announced here (over the limit) stays unannounced under the new name.
-      const renamed = note.peer;
-      this.#reconcile(note.node, known.map((p) => p.id === renamed.id ? renamed : p));
-    }
-  }
-
-  /**
-   * Makes `node`'s announced people here equal `peers` (within the limit), telling clients: a
-   * leave, a join, or a rename for a known id whose name changed (a missed rename note is caught
-   * up by the next roster).
-   */
-  #reconcile(node: string, peers: PeerInfo[]): void {
-    let remote = this.#remote.get(node);
-    if (!remote) {
-      remote = { peers: new Map(), seenMs: 0 };
-      this.#remote.set(node, remote);
-    }
-    remote.seenMs = this.#deps.clock.monotonicMs();
-    const wanted = new Map(peers.map((p) => [p.id, p]));
-    for (const [id, info] of remote.peers) {
-      if (wanted.has(id)) continue;
-      remote.peers.delete(id);
-      this.#remotePersons.delete(id);
-      this.#remoteCount--;
-      this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "leave", peer: info }));
-    }
-    for (const [id, info] of wanted) {
-      const known = remote.peers.get(id);
-      if (known) {
-        if (known.name !== info.name || known.gen !== info.gen) {
-          remote.peers.set(id, info);
-          this.#relay.broadcast(
-            JSON.stringify({ t: "presence", kind: "rename", peer: info, was: known.name }),
-          );
-        }
-        continue;
-      }
-      if (this.#relay.announced().length + this.#remoteCount >= this.#deps.presenceLimit) break;
-      remote.peers.set(id, info);
-      this.#remoteCount++;
-      this.#relay.broadcast(JSON.stringify({ t: "presence", kind: "join", peer: info }));
-    }
-    if (remote.peers.size === 0) this.#remote.delete(node);
-  }
-
   #onEntry({ entry }: StoredEntry): void {
     const nowMs = this.#deps.clock.monotonicMs();
     this.lastBeatMs = nowMs;
@@ -941,18 +739,6 @@ export class SceneEdge implements RelaySource {
 }
 
 /** A presence note between edges of one scene. */
-interface PresenceNote {
-  node: string;
-  kind: "join" | "leave" | "rename" | "roster";
-  peer?: PeerInfo;
-  peers?: PeerInfo[];
-  /**
-   * The hashes of these people's browser tokens (see `Peer.person`), by peer id: between nodes
-   * only, never to clients, so a host on any node can remove a person for good.
-   */
-  persons?: Record<string, string>;
-}
-
 function statusFrame(paused: boolean): string {
   return JSON.stringify(
     paused
