@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { type LaunchShape, planFirework } from "../../shared/firework_plan.ts";
 import {
   browserTest,
   drawnScreenshot,
@@ -240,7 +241,15 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
       await a.waitForFunction((seq) => (snowfire.lastEvent()?.seq ?? 0) > seq, before, {
         timeout: 20_000,
       });
-      await new Promise((r) => setTimeout(r, 3000));
+      // Half a second (30 ticks) past the burst, while a label would show (it lasts ~2 s).
+      const event = (await a.evaluate(() => snowfire.lastEvent()))!;
+      const seed = await a.evaluate(() => snowfire.seed());
+      assert.equal(event.body.type, "launch");
+      const burstTick = event.tick + planFirework(seed, event.seq, event.body as LaunchShape)
+        .riseTicks;
+      await a.waitForFunction((at) => snowfire.renderTime() >= at, burstTick + 30, {
+        timeout: 20_000,
+      });
       assert.deepEqual(await a.evaluate(() => snowfire.burstLabels?.() ?? []), []);
     });
     for (const page of pages) assert.deepEqual(page.problems, []);
