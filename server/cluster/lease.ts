@@ -1,10 +1,13 @@
 /**
  * A scene lease in the `snowfire_leases` KV bucket, whose TTL is the lease TTL: `create` takes a
  * free (or expired) lease, `update` by revision renews it. A node that cannot renew within the
- * TTL has lost the scene; the log's fencing stops it writing even before it notices.
+ * TTL has lost the scene; the log's fencing stops it writing even before it notices. A holder
+ * whose process NATS no longer knows (see `holderGone`) loses it at once: a killed owner's scenes
+ * are taken over in well under a second after its heartbeats stop, not a TTL later.
  */
 import type { NatsLink } from "./nats_link.ts";
 import { isStreamNotFound, isWrongLastSequence } from "./nats_errors.ts";
+import { holderGone } from "./node_liveness.ts";
 
 const encoder = new TextEncoder();
 
@@ -14,7 +17,10 @@ export interface Lease {
   revision: number;
 }
 
-/** Takes the scene's lease when nobody holds it (or we still do); null when another node does. */
+/**
+ * Takes the scene's lease when nobody holds it (or we still do, or its holder's process is gone
+ * from NATS); null when another live node does.
+ */
 export async function acquireLease(
   link: NatsLink,
   scene: string,
@@ -27,9 +33,13 @@ export async function acquireLease(
     // Refused: the key holds a lease (a deleted or expired one would have been replaced).
     if (!isWrongLastSequence(e)) throw e;
   }
-  // Held: by us (say after a step-down that kept it), which we may take back by revision.
   const entry = await link.leases.get(scene);
-  if (entry && entry.operation === "PUT" && entry.string() === nodeId) {
+  if (!entry || entry.operation !== "PUT") return null;
+  const holder = entry.string();
+  // Held: by us (say after a step-down that kept it), which we may take back by revision; or by
+  // a process NATS no longer knows (killed: its lease would outlive it by up to a TTL), which
+  // we replace by revision (if it renewed meanwhile, it is alive and keeps it).
+  if (holder === nodeId || await holderGone(link.nc, holder)) {
     try {
       const revision = await link.leases.update(scene, encoder.encode(nodeId), entry.revision);
       return { scene, revision };

@@ -7,6 +7,8 @@
  * second, 40 of the 70 NATS messages a second of a quiet load test.)
  */
 import type { KV } from "@nats-io/kv";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { isNoResponders } from "./nats_errors.ts";
 
 /** Key prefix of a process's liveness in the leases bucket (no scene id starts with `_`). */
 const PREFIX = "_node.";
@@ -80,5 +82,53 @@ export class NodeLiveness {
     } catch {
       // NATS unreachable: the TTL frees it.
     }
+  }
+}
+
+/** Subject on which a node process answers while it is connected to NATS (see {@link answerAlive}). */
+export function aliveSubject(nodeId: string): string {
+  return `snowfire.alive.${nodeId}`;
+}
+
+/**
+ * Answers every request on {@link aliveSubject}`(nodeId)` with an empty reply, for as long as this
+ * connection lives: NATS drops the subscription the moment the process dies (kill -9 closes its
+ * socket), so a request then meets "no responders" at once, long before any TTL runs out.
+ *
+ * @example
+ * ```ts ignore
+ * const sub = answerAlive(link.nc, "node-a");
+ * sub.unsubscribe(); // on close
+ * ```
+ */
+export function answerAlive(nc: NatsConnection, nodeId: string): Subscription {
+  return nc.subscribe(aliveSubject(nodeId), {
+    callback: (_err, msg) => {
+      msg.respond();
+    },
+  });
+}
+
+/**
+ * True only when NATS says nobody answers for node `nodeId`: no process of that id is connected
+ * (it died, or lost NATS). A slow or failed answer is not taken for death: false then (the lease
+ * TTL still decides). Safe to act on either way: the log's fencing deposes an owner that was only
+ * cut off, and a new owner starts above every horizon the old one reserved.
+ *
+ * @example
+ * ```ts ignore
+ * if (await holderGone(link.nc, "node-a")) await link.leases.delete(scene, { previousSeq });
+ * ```
+ */
+export async function holderGone(
+  nc: NatsConnection,
+  nodeId: string,
+  timeoutMs = 500,
+): Promise<boolean> {
+  try {
+    await nc.request(aliveSubject(nodeId), undefined, { timeout: timeoutMs });
+    return false;
+  } catch (e) {
+    return isNoResponders(e);
   }
 }
