@@ -27,6 +27,7 @@ import { Playout } from "./net/playout.ts";
 import { QualityGovernor } from "./render/quality_governor.ts";
 import { fixedQuality, type QualityChoice, storedQuality, storeQuality } from "./render/quality.ts";
 import { HelpPanel } from "./hud/help_panel.ts";
+import { showEmbedView } from "./hud/embed_view.ts";
 import { QualityMenu } from "./hud/quality_menu.ts";
 import { SceneRenderer } from "./render/renderer.ts";
 import { sceneIdFromPath, sceneSocketUrl } from "./scene_id.ts";
@@ -128,6 +129,7 @@ function start(): void {
   const motionQuery = matchMedia("(prefers-reduced-motion: reduce)");
   const reducedMotion = motionQuery.matches;
   const touch = matchMedia("(pointer: coarse)").matches;
+  showEmbedView(params, sceneId, touch);
   canvas.setAttribute(
     "aria-label",
     touch

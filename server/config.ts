@@ -35,6 +35,8 @@ export interface ServerOptions {
   allowedOrigins?: string[];
   /** Directory served under `/static/` and holding `index.html`. Default the repo's `static/`. */
   staticDir?: string;
+  /** Origins allowed to embed the pages in a frame (CSP frame-ancestors). Default none. */
+  frameAncestors?: string[];
   /** Overrides of the per-connection token buckets. */
   rateLimits?: Partial<RateLimits>;
   /** Wall clock in ms (read once per server start to place the monotonic clock). */
@@ -137,6 +139,7 @@ export interface ServerConfig {
   skyCap: number;
   maxPeers: number;
   allowedOrigins: string[];
+  frameAncestors: string[];
   staticDir: string;
   rateLimits: RateLimits;
   now: () => number;
@@ -178,6 +181,22 @@ export const DEFAULT_DB_MAX_BYTES = 1024 * 1024 * 1024;
 /** Largest accepted client frame in bytes. */
 export const MAX_FRAME_BYTES = 4096;
 
+/**
+ * FRAME_ANCESTORS as CSP sources: each an `http(s)://host[:port]` origin (the host may start with
+ * `*.`) or `'self'`; anything else (a path, a `;`, a bare word) is refused by name.
+ */
+function checkFrameAncestors(sources: string[]): string[] {
+  for (const source of sources) {
+    const origin = /^https?:\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/i.test(source);
+    if (!origin && source !== "'self'") {
+      throw new RangeError(
+        `frameAncestors: "${source}" is not an origin like https://blog.example or 'self'`,
+      );
+    }
+  }
+  return [...sources];
+}
+
 /** Fills in defaults; throws a RangeError naming the option when a value makes no sense. */
 export function resolveConfig(options: ServerOptions): ServerConfig {
   const config: ServerConfig = {
@@ -187,6 +206,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     skyCap: options.skyCap ?? DEFAULT_SKY_CAP,
     maxPeers: options.maxPeers ?? 2000,
     allowedOrigins: options.allowedOrigins ?? [],
+    frameAncestors: checkFrameAncestors(options.frameAncestors ?? []),
     staticDir: options.staticDir ?? fileURLToPath(new URL("../static", import.meta.url)),
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     now: options.now ?? Date.now,
@@ -290,7 +310,8 @@ function parseInteger(name: string, text: string): number {
 }
 
 /**
- * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS
+ * Options from environment variables: PORT, HOST, DATA_DIR, SKY_CAP, MAX_PEERS, ALLOWED_ORIGINS,
+ * FRAME_ANCESTORS
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
  * REFUSAL_NOTICE_MS, MAX_SCENES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, HTTP_IDLE_MS,
  * HEADERS_TIMEOUT_MS, EVENTS_PER_MINUTE, DB_MAX_MB, RATE_NEW_SCENES, RATE_CONNECTIONS,
@@ -309,6 +330,8 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
   if (maxPeers) options.maxPeers = parseInteger("MAX_PEERS", maxPeers);
   const origins = env("ALLOWED_ORIGINS");
   if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
+  const ancestors = env("FRAME_ANCESTORS");
+  if (ancestors) options.frameAncestors = ancestors.split(/[\s,]+/).filter(Boolean);
   const heartbeatMs = env("HEARTBEAT_MS");
   if (heartbeatMs) options.heartbeatMs = Number(heartbeatMs);
   const presenceLimit = env("PRESENCE_LIMIT");
@@ -379,7 +402,8 @@ export function describeConfig(config: ServerConfig): string {
     `http idle ${config.httpIdleMs} ms, headers ${config.headersTimeoutMs} ms; ` +
     `per address: http reads ${rate(config.httpReads)}, events ${config.eventsPerMinute}/min; ` +
     `log pages read at once: ${config.logReads.perAddress} per address, ${config.logReads.total} in all`,
-    `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"}`,
+    `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"} ` +
+    `frameAncestors=${config.frameAncestors.join(",") || "(no site may embed a scene)"}`,
     `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes}` +
     (config.dev ? " dev (source maps served)" : ""),
     `retention: ${config.retention.hours} h, ${config.retention.eventsPerScene} events per scene`,

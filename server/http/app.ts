@@ -66,7 +66,13 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   const app = new Hono<{ Bindings: ServerEnv }>();
   const { config, scenes, metrics } = ctx;
   const files = new StaticFiles(config.staticDir, { dev: config.dev });
-  app.use("*", securityHeaders([ERROR_PAGE_STYLE_HASH]));
+  app.use(
+    "*",
+    securityHeaders({
+      inlineStyles: [ERROR_PAGE_STYLE_HASH],
+      frameAncestors: config.frameAncestors,
+    }),
+  );
   // Every route that reads the database spends the address's read budget first. Refusals of
   // both kinds are answered paced per address (a few a second, whatever its connections).
   const pacer = new RefusalPacer();

@@ -198,6 +198,8 @@ Deno.test("HTTP hygiene: security headers, hashed immutable bundle, compression,
             const policy = csp(res);
             assert.deepEqual(policy.get("script-src"), ["'self'"], path);
             assert.deepEqual(policy.get("frame-ancestors"), ["'none'"], path);
+            assert.equal(res.headers.get("x-frame-options"), "DENY", path);
+            assert.equal(res.headers.get("referrer-policy"), "no-referrer", path);
             assert.deepEqual(policy.get("object-src"), ["'none'"], path);
             const host = new URL(server.url).host;
             assert.deepEqual(policy.get("connect-src"), [
@@ -211,6 +213,22 @@ Deno.test("HTTP hygiene: security headers, hashed immutable bundle, compression,
           }
         },
       );
+      await t.step("FRAME_ANCESTORS names the sites that may embed a scene", async () => {
+        await withServer(
+          { staticDir, frameAncestors: ["https://blog.example", "https://*.friends.example"] },
+          async (embeddable) => {
+            const res = await fetch(`${embeddable.url}/s/${scene}?embed=1`);
+            await res.body?.cancel();
+            assert.deepEqual(csp(res).get("frame-ancestors"), [
+              "https://blog.example",
+              "https://*.friends.example",
+            ]);
+            // X-Frame-Options cannot name sites: it is left out rather than contradict the CSP.
+            assert.equal(res.headers.get("x-frame-options"), null);
+            assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+          },
+        );
+      });
       await t.step("the error page's inline style is allowed by the CSP's hash", async () => {
         const res = await fetch(`${server.url}/nowhere`, { headers: { accept: "text/html" } });
         const html = await res.text();

@@ -21,3 +21,22 @@ Deno.test("config reads the environment and rejects nonsense", () => {
   assert.throws(() => resolveConfig({ dataDir: "x", port: -1 }), RangeError);
   assert.throws(() => resolveConfig({ dataDir: "x", heartbeatMs: 80 }), RangeError);
 });
+
+Deno.test("config takes FRAME_ANCESTORS as origins, none by default, and refuses anything else", () => {
+  assert.deepEqual(resolveConfig({ dataDir: "x" }).frameAncestors, []);
+  const env: Record<string, string> = {
+    FRAME_ANCESTORS: "https://blog.example, https://*.friends.example:8443 'self'",
+  };
+  assert.deepEqual(resolveConfig(optionsFromEnv((n) => env[n])).frameAncestors, [
+    "https://blog.example",
+    "https://*.friends.example:8443",
+    "'self'",
+  ]);
+  for (const bad of ["blog.example", "https://a.example/path", "https://a.example; script-src *"]) {
+    assert.throws(
+      () => resolveConfig({ dataDir: "x", frameAncestors: [bad] }),
+      /frameAncestors/,
+      bad,
+    );
+  }
+});
