@@ -38,6 +38,8 @@ export interface AppConfig extends ConnectionConfig {
   dev: boolean;
   /** Origins besides the server's own host allowed to open WebSockets (`*`: any). */
   allowedOrigins: string[];
+  /** Origins allowed to frame the pages (FRAME_ANCESTORS; none: no framing). */
+  frameAncestors: string[];
   /** Per client address: HTTP reads of the API. */
   httpReads: RateLimit;
   /** Log pages read at once, and queued. */
