@@ -20,7 +20,7 @@ import { storageMetrics } from "../local/storage_metrics.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
-import { AddressBudgets, type RateLimit } from "../scene/ratelimit.ts";
+import { AddressBudgets, networkBudget, type RateLimit } from "../scene/ratelimit.ts";
 import { readBudget } from "./read_budget.ts";
 import { type ReadSlotLimits, ReadSlots, readSlots } from "./read_slots.ts";
 import { RefusalPacer } from "./refusal_pacer.ts";
@@ -90,11 +90,10 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
     "/api/scenes/:id/log",
     readSlots(new ReadSlots(config.logReads), (code) => metrics.refuse(code), pacer),
   );
-  // Events stored per address, whatever the connection (a minute's worth as the burst).
-  const eventBudget = new AddressBudgets({
-    perSecond: config.eventsPerMinute / 60,
-    burst: config.eventsPerMinute,
-  });
+  // Events stored per address and per network, whatever the connection (a minute's worth as the
+  // burst).
+  const perAddress = { perSecond: config.eventsPerMinute / 60, burst: config.eventsPerMinute };
+  const eventBudget = new AddressBudgets(perAddress, networkBudget(perAddress));
 
   // A fresh id, not stored (GET and HEAD alike): the scene comes to exist when someone joins.
   app.get("/", async (c) => c.redirect(`/s/${await scenes.freshId()}`, 302));

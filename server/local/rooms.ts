@@ -8,11 +8,12 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ServerClock } from "../scene/clock.ts";
-import { StorageUnavailableError } from "../scene/errors.ts";
+import { errorMessage, StorageUnavailableError } from "../scene/errors.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
 import {
+  largestHolderScene,
   longestEmpty,
   SceneGate,
   type SceneLimits,
@@ -82,14 +83,22 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
 
   /**
    * Whether `address` may open scene `id` now: null when it may, else why not. A scene that is
-   * not loaded needs room under `maxScenes` (an empty room is unloaded to make it); one that does
-   * not exist yet also needs a token from the address's new-scene budget, taken when `take`.
+   * not loaded needs room under `maxScenes` (an empty room is unloaded to make it, else, when
+   * `take`, a scene of the network holding the most when it holds two more than the newcomer's);
+   * one that does not exist yet also needs a token from the address's (and its network's)
+   * new-scene budget, taken when `take`.
    */
   admission(id: string, address: string, take: boolean): SceneRefusal | null {
     if (this.#rooms.has(id)) return null;
+    const stored = this.#store.getScene(id) !== undefined;
+    // Over its new-scene budget nobody makes room for it.
+    const over = stored ? null : this.#gate.newScene(address, this.#clock.monotonicMs(), false);
+    if (over) return over;
     const busy = this.#gate.capacity(this.#rooms.size);
-    if (busy && !this.#unloadOneEmpty()) return busy;
-    if (this.#store.getScene(id)) return null;
+    if (busy && !this.#unloadOneEmpty() && !this.#unloadForNetwork(address, busy, take)) {
+      return busy;
+    }
+    if (stored) return null;
     return this.#gate.newScene(address, this.#clock.monotonicMs(), take);
   }
 
@@ -241,6 +250,29 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     const oldest = longestEmpty(this.#rooms);
     if (!oldest) return false;
     this.#unload(oldest[0], oldest[1]);
+    return true;
+  }
+
+  /**
+   * The server is full: unloads a scene of the network holding the most (see
+   * `largestHolderScene`), telling its people why (`server_busy`, then close 1013); false when the
+   * newcomer's network is (about) as large a holder as any.
+   */
+  #unloadForNetwork(address: string, busy: SceneRefusal, take: boolean): boolean {
+    const id = largestHolderScene(this.#rooms, address);
+    // Only a WebSocket upgrade (`take`) unloads; a page load only asks whether it could.
+    if (id === undefined || !take) return id !== undefined;
+    const room = this.#rooms.get(id)!;
+    const notice = JSON.stringify(errorMessage(
+      "server_busy",
+      `this server is full (${this.#gate.limits.maxScenes} scenes) and your network holds the ` +
+        "most of them: this scene closed to make room for someone else's; try again later",
+    ));
+    for (const peer of room.peers.values()) peer.send(notice);
+    this.#metrics.scenesUnloadedForNetwork++;
+    this.#deps.log(`scene ${id} unloaded: the server is full and its network holds the most`);
+    room.close(busy.closeCode, "the server is full: a scene of your network closed");
+    this.#rooms.delete(id);
     return true;
   }
 

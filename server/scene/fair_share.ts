@@ -1,10 +1,12 @@
 /**
  * A fair share of the sky. Besides the sky's cap (the `SkyLedger`), nobody may hold more than
- * their share of it: an address may hold at most `cap / n`, n counting the addresses that hold
- * room now or asked for some in the last CONTEND_TICKS (a refused launch still counts: it is how
- * a waiting guest shrinks the others' shares), and a person their address's share over the people
- * contending from it. Alone, that is the whole sky; fifty sockets from one address beside one guest share
- * it by address, half and half. Someone holding nothing is judged by the sky's cap alone, so a
+ * their share of it: a network (IPv4 /24, IPv6 /64) may hold at most `cap / n`, n counting the
+ * networks that hold room now or asked for some in the last CONTEND_TICKS (a refused launch still
+ * counts: it is how a waiting guest shrinks the others' shares); an address its network's share
+ * over the addresses contending in it; a person (browser token, else connection) their address's
+ * share over the people contending from it. Alone, that is the whole sky; fifty sockets from
+ * forty-nine addresses of one network beside one guest from another share it by network, half and
+ * half. Someone holding nothing is judged by the sky's cap alone, so a
  * share smaller than one launch never locks a person out. The show is nobody's.
  *
  * @example
@@ -15,6 +17,8 @@
  * fair.admit("p1", "10.0.0.1", 600, 90, 0); // retry ticks: over half the sky
  * ```
  */
+
+import { addressKey, networkKey } from "./ratelimit.ts";
 
 /** Asking for room counts a person or address as a contender for this long (5 s). */
 export const CONTEND_TICKS = 300;
@@ -87,26 +91,102 @@ class Holdings {
   }
 }
 
-/** Per-holder sky room, by address and by person within it. */
+/** One level of holders (networks, addresses in a network, people at an address). */
+class Level {
+  readonly held = new Map<string, Holdings>();
+  /** When each holder last asked for room. */
+  readonly asked = new Map<string, number>();
+  /** Each holder's parent at the level above (none at the top). */
+  readonly parentOf = new Map<string, string>();
+
+  /**
+   * Drops ended reservations and stale asks (and the parents of holders gone); returns how many
+   * contenders are left under `parent` (all of them when undefined).
+   */
+  contenders(tick: number, parent?: string): number {
+    for (const [key, held] of this.held) {
+      held.expire(tick);
+      if (held.empty) this.held.delete(key);
+    }
+    let n = 0;
+    for (const [key, at] of this.asked) {
+      if (tick - at > CONTEND_TICKS) {
+        this.asked.delete(key);
+        if (!this.held.has(key)) this.parentOf.delete(key);
+      }
+    }
+    for (const key of this.held.keys()) {
+      if (parent === undefined || this.parentOf.get(key) === parent) n++;
+    }
+    for (const key of this.asked.keys()) {
+      if (!this.held.has(key) && (parent === undefined || this.parentOf.get(key) === parent)) n++;
+    }
+    return n;
+  }
+
+  wait(key: string, particles: number, share: number, tick: number): number {
+    const held = this.held.get(key);
+    return held ? held.wait(particles, share, tick) : 0;
+  }
+
+  add(key: string, particles: number, endTick: number): void {
+    let held = this.held.get(key);
+    if (!held) this.held.set(key, held = new Holdings());
+    held.add(particles, endTick);
+  }
+
+  remove(key: string, particles: number, endTick: number): void {
+    const held = this.held.get(key);
+    if (!held) return;
+    held.remove(particles, endTick);
+    if (held.empty) this.held.delete(key);
+  }
+}
+
+/** Where a holder is: its network, its address and the person (their keys at each level). */
+interface Place {
+  network: string;
+  address: string;
+  person: string;
+}
+
+/**
+ * Per-holder sky room, by network (IPv4 /24, IPv6 /64), by address within it and by person
+ * (browser token, else connection) at the address.
+ */
 export class FairShare {
   readonly cap: number;
-  readonly #people = new Map<string, Holdings>();
-  readonly #addresses = new Map<string, Holdings>();
-  /** When each person / address last asked for room. */
-  readonly #peopleAsked = new Map<string, number>();
-  readonly #addressesAsked = new Map<string, number>();
-  /** Each person's address (a person whose address is unknown is an address of their own). */
-  readonly #addressOf = new Map<string, string>();
+  readonly #networks = new Level();
+  readonly #addresses = new Level();
+  readonly #people = new Level();
+  /** Where each sender (peer id) was last seen. */
+  readonly #placeOf = new Map<string, Place>();
 
   constructor(cap: number) {
     this.cap = cap;
   }
 
+  /** The keys `by` (from `address`, with browser token hash `person`, when known) holds under. */
+  #place(by: string, address: string | undefined, person: string | undefined): Place {
+    const place = address === undefined
+      ? { network: `peer:${by}`, address: `peer:${by}`, person: `peer:${by}` }
+      : {
+        network: networkKey(address),
+        address: addressKey(address),
+        person: person === undefined ? `peer:${by}` : `person:${person}`,
+      };
+    this.#placeOf.set(by, place);
+    this.#addresses.parentOf.set(place.address, place.network);
+    this.#people.parentOf.set(place.person, place.address);
+    return place;
+  }
+
   /**
-   * Whether `by` (from `address`, when known) may take `particles` more now at `tick`: null
-   * when it may (the room is recorded), else the ticks until its share allows it. An address's
-   * share is `cap / addresses contending`; a person's is their address's share over the people
-   * contending from it.
+   * Whether `by` (from `address`, with browser token hash `person`, when known) may take
+   * `particles` more now at `tick`: null when it may (the room is recorded), else the ticks until
+   * its share allows it. A network's share is `cap / networks contending`; an address's, its
+   * network's share over the addresses contending in it; a person's, their address's share over
+   * the people contending from it.
    */
   admit(
     by: string,
@@ -114,96 +194,53 @@ export class FairShare {
     particles: number,
     endTick: number,
     tick: number,
+    person?: string,
   ): number | null {
-    const place = address ?? `peer:${by}`;
-    this.#addressOf.set(by, place);
-    this.#peopleAsked.set(by, tick);
-    this.#addressesAsked.set(place, tick);
-    const addresses = FairShare.#contenders(this.#addresses, this.#addressesAsked, tick);
-    FairShare.#contenders(this.#people, this.#peopleAsked, tick, this.#addressOf);
-    const addressShare = this.cap / Math.max(1, addresses);
-    let here = 0;
-    for (const person of this.#peopleAsked.keys()) {
-      if (this.#addressOf.get(person) === place) here++;
-    }
-    for (const person of this.#people.keys()) {
-      if (!this.#peopleAsked.has(person) && this.#addressOf.get(person) === place) here++;
-    }
-    const personShare = addressShare / Math.max(1, here);
+    const place = this.#place(by, address, person);
+    this.#networks.asked.set(place.network, tick);
+    this.#addresses.asked.set(place.address, tick);
+    this.#people.asked.set(place.person, tick);
+    const networkShare = this.cap / Math.max(1, this.#networks.contenders(tick));
+    const addressShare = networkShare /
+      Math.max(1, this.#addresses.contenders(tick, place.network));
+    const personShare = addressShare / Math.max(1, this.#people.contenders(tick, place.address));
     const wait = Math.max(
-      FairShare.#wait(this.#addresses.get(place), particles, addressShare, tick),
-      FairShare.#wait(this.#people.get(by), particles, personShare, tick),
+      this.#networks.wait(place.network, particles, networkShare, tick),
+      this.#addresses.wait(place.address, particles, addressShare, tick),
+      this.#people.wait(place.person, particles, personShare, tick),
     );
     if (wait > 0) return wait;
-    FairShare.#add(this.#people, by, particles, endTick);
-    FairShare.#add(this.#addresses, place, particles, endTick);
+    this.#networks.add(place.network, particles, endTick);
+    this.#addresses.add(place.address, particles, endTick);
+    this.#people.add(place.person, particles, endTick);
     return null;
   }
 
   /** Records room held by a stored event (a reload; its address is not known). */
   restore(by: string, particles: number, endTick: number, tick: number): void {
     if (endTick <= tick) return;
-    const place = this.#addressOf.get(by) ?? `peer:${by}`;
-    this.#addressOf.set(by, place);
-    FairShare.#add(this.#people, by, particles, endTick);
-    FairShare.#add(this.#addresses, place, particles, endTick);
+    const place = this.#placeOf.get(by) ?? this.#place(by, undefined, undefined);
+    this.#networks.add(place.network, particles, endTick);
+    this.#addresses.add(place.address, particles, endTick);
+    this.#people.add(place.person, particles, endTick);
   }
 
   /** Gives back room whose event was never stored. */
-  release(by: string, address: string | undefined, particles: number, endTick: number): void {
-    FairShare.#remove(this.#people, by, particles, endTick);
-    FairShare.#remove(this.#addresses, address ?? `peer:${by}`, particles, endTick);
-  }
-
-  /** Addresses holding room or asking for it at `tick` (after an `admit` at that tick). */
-  holders(tick: number): number {
-    return FairShare.#contenders(this.#addresses, this.#addressesAsked, tick);
-  }
-
-  /**
-   * Drops ended reservations and stale asks (and, for people, forgotten addresses); returns
-   * how many contenders are left.
-   */
-  static #contenders(
-    map: Map<string, Holdings>,
-    asked: Map<string, number>,
-    tick: number,
-    addressOf?: Map<string, string>,
-  ): number {
-    for (const [key, held] of map) {
-      held.expire(tick);
-      if (held.empty) map.delete(key);
-    }
-    let n = map.size;
-    for (const [key, at] of asked) {
-      if (tick - at > CONTEND_TICKS) {
-        asked.delete(key);
-        if (!map.has(key)) addressOf?.delete(key);
-      } else if (!map.has(key)) n++;
-    }
-    return n;
-  }
-
-  /** Ticks until `held` leaves room for `particles` under `share` (nobody holding nothing waits). */
-  static #wait(held: Holdings | undefined, particles: number, share: number, tick: number): number {
-    return held ? held.wait(particles, share, tick) : 0;
-  }
-
-  static #add(map: Map<string, Holdings>, key: string, particles: number, endTick: number): void {
-    let held = map.get(key);
-    if (!held) map.set(key, held = new Holdings());
-    held.add(particles, endTick);
-  }
-
-  static #remove(
-    map: Map<string, Holdings>,
-    key: string,
+  release(
+    by: string,
+    address: string | undefined,
     particles: number,
     endTick: number,
+    person?: string,
   ): void {
-    const held = map.get(key);
-    if (!held) return;
-    held.remove(particles, endTick);
-    if (held.empty) map.delete(key);
+    const place = this.#place(by, address, person);
+    this.#networks.remove(place.network, particles, endTick);
+    this.#addresses.remove(place.address, particles, endTick);
+    this.#people.remove(place.person, particles, endTick);
+  }
+
+  /** Networks holding room or asking for it at `tick` (after an `admit` at that tick). */
+  holders(tick: number): number {
+    return this.#networks.contenders(tick);
   }
 }

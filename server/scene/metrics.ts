@@ -3,6 +3,8 @@
 /** Everything `/metrics` reports. Counters only go up; gauges are read when rendered. */
 export class Metrics {
   scenesCreated = 0;
+  /** Scenes a full server unloaded to make room for a newcomer from another network. */
+  scenesUnloadedForNetwork = 0;
   connectionsOpened = 0;
   eventsClient = 0;
   eventsShow = 0;
@@ -113,6 +115,12 @@ const FAMILIES: readonly Family[] = [
     samples: (_, g) => g.scenesStored === undefined ? [] : [["", g.scenesStored]],
   },
   one("snowfire_scenes_created_total", "counter", "Scenes created.", (m) => m.scenesCreated),
+  one(
+    "snowfire_scenes_unloaded_for_network_total",
+    "counter",
+    "Scenes a full server unloaded for a newcomer from another network (the largest holder's).",
+    (m) => m.scenesUnloadedForNetwork,
+  ),
   one("snowfire_connections", "gauge", "Open WebSocket connections.", (_, g) => g.connections),
   one(
     "snowfire_connections_total",

@@ -85,33 +85,51 @@ const ADDRESS_SWEEP_MS = 60_000;
 
 /**
  * One token bucket per client address (IPv6 by /64), for budgets that follow a person across
- * connections: new WebSocket connections, new scenes.
+ * connections: new WebSocket connections, new scenes, stored events; for the last two also one
+ * per network (IPv4 /24), so that many addresses of one network cannot multiply them.
  */
 export class AddressBudgets {
   readonly #limit: RateLimit;
+  readonly #network: RateLimit | undefined;
   readonly #buckets = new Map<string, TokenBucket>();
   #lastSweepMs = -Infinity;
 
-  constructor(limit: RateLimit) {
+  /**
+   * `limit` per address; with `network`, also that budget per network (IPv4 /24, IPv6 /64), so
+   * many addresses of one network share it (see NETWORK_BUDGET_FACTOR).
+   */
+  constructor(limit: RateLimit, network?: RateLimit) {
     this.#limit = limit;
+    this.#network = network;
   }
 
-  /** Addresses currently remembered. */
+  /** Addresses (and networks) currently remembered. */
   get size(): number {
     return this.#buckets.size;
   }
 
-  /**
-   * Takes `cost` tokens for `address` (`peek`: only looks); 0 when granted, else ms to wait.
-   */
-  take(address: string, nowMs: number, peek = false, cost = 1): number {
-    const key = addressKey(address);
+  #bucket(key: string, limit: RateLimit, nowMs: number): TokenBucket {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
-      bucket = new TokenBucket(this.#limit, nowMs);
+      bucket = new TokenBucket(limit, nowMs);
       this.#buckets.set(key, bucket);
     }
-    return peek ? bucket.peek(nowMs) : bucket.take(nowMs, cost);
+    return bucket;
+  }
+
+  /**
+   * Takes `cost` tokens for `address` (`peek`: only looks), and as many for its network when
+   * budgeted by network; 0 when granted (both), else ms to wait (nothing is taken).
+   */
+  take(address: string, nowMs: number, peek = false, cost = 1): number {
+    const own = this.#bucket(addressKey(address), this.#limit, nowMs);
+    if (this.#network === undefined) return peek ? own.peek(nowMs) : own.take(nowMs, cost);
+    const network = this.#bucket(`net:${networkKey(address)}`, this.#network, nowMs);
+    const wait = Math.max(own.peek(nowMs), network.peek(nowMs));
+    if (peek || wait > 0) return wait;
+    const ownWait = own.take(nowMs, cost);
+    if (ownWait > 0) return ownWait;
+    return network.take(nowMs, cost);
   }
 
   /** Forgets addresses whose buckets are full again (bounded memory). */
@@ -122,6 +140,36 @@ export class AddressBudgets {
       if (bucket.full(nowMs)) this.#buckets.delete(key);
     }
   }
+}
+
+/**
+ * A network's budget (IPv4 /24, IPv6 /64) as a multiple of one address's: many addresses of one
+ * network together spend at most twice what one address may.
+ */
+export const NETWORK_BUDGET_FACTOR = 2;
+
+/** The budget of a network whose addresses each have `limit` (see NETWORK_BUDGET_FACTOR). */
+export function networkBudget(limit: RateLimit): RateLimit {
+  return {
+    perSecond: limit.perSecond * NETWORK_BUDGET_FACTOR,
+    burst: limit.burst * NETWORK_BUDGET_FACTOR,
+  };
+}
+
+/**
+ * The network a client address belongs to, for budgets by network: IPv4 by its /24, IPv6 by its
+ * /64 (as `addressKey`); anything else (a test's made-up place) as it is.
+ *
+ * @example
+ * ```ts
+ * import { networkKey } from "./ratelimit.ts";
+ * console.log(networkKey("192.0.2.77")); // "192.0.2.0/24"
+ * ```
+ */
+export function networkKey(address: string): string {
+  const key = addressKey(address);
+  const v4 = /^(\d+\.\d+\.\d+)\.\d+$/.exec(key);
+  return v4 ? `${v4[1]}.0/24` : key;
 }
 
 /** The key a client address is budgeted under: IPv4 as is, IPv6 by its /64 prefix. */

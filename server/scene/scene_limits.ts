@@ -1,10 +1,11 @@
 /**
  * Scene limits, shared by the single-node rooms and the cluster's scenes: at most `maxScenes`
- * loaded on this process, and per client address a token bucket for creating new scenes. The
- * refusals read the same in both modes.
+ * loaded on this process (a full server makes room for a newcomer's network by unloading a scene of
+ * the network holding the most, see `largestHolderScene`), and per client address and per network
+ * a token bucket for creating new scenes. The refusals read the same in both modes.
  */
 import type { RateLimit } from "./ratelimit.ts";
-import { AddressBudgets } from "./ratelimit.ts";
+import { AddressBudgets, networkBudget, networkKey } from "./ratelimit.ts";
 import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./close_codes.ts";
 
 /** Scene limits. */
@@ -46,7 +47,7 @@ export class SceneGate {
 
   constructor(limits: SceneLimits) {
     this.limits = limits;
-    this.#newScenes = new AddressBudgets(limits.newScenes);
+    this.#newScenes = new AddressBudgets(limits.newScenes, networkBudget(limits.newScenes));
   }
 
   /** The refusal when `loaded` scenes fill the cap, else null. */
@@ -67,7 +68,9 @@ export class SceneGate {
     return {
       status: 429,
       code: "rate_limited",
-      message: `too many new scenes from your address; try again in ${Math.ceil(wait / 1000)} s`,
+      message: `too many new scenes from your address or its network; try again in ${
+        Math.ceil(wait / 1000)
+      } s`,
       closeCode: CLOSE_POLICY,
       retryAfterMs: Math.ceil(wait),
     };
@@ -97,4 +100,61 @@ export function longestEmpty<T extends { emptySinceMs: number | null }>(
     if (since !== null && (!oldest || since < oldest[1].emptySinceMs!)) oldest = entry;
   }
   return oldest;
+}
+
+/** A loaded scene as the loaded-scene share sees it: the addresses of the people in it. */
+export interface HeldScene {
+  readonly peers: { values(): Iterable<{ readonly address: string | undefined }> };
+}
+
+/**
+ * The loaded-scene share of a full server: which scene to unload so that a newcomer from
+ * `address` may open one, or undefined (refuse the newcomer). A scene is held by a network (IPv4
+ * /24, IPv6 /64) when everyone in it comes from that network; a scene people from several
+ * networks share is nobody's and never unloaded for this. The network holding the most scenes
+ * gives up one (the one with the fewest people in it) when it holds at least two more than the
+ * newcomer's network: a full server still admits a newcomer from an unseen network, and no network
+ * can take the last scene from one that holds as many.
+ *
+ * @example
+ * ```ts
+ * const one = (address: string) => ({ peers: new Map([["p", { address }]]) });
+ * const scenes = new Map([["a", one("10.0.0.1")], ["b", one("10.0.0.2")]]);
+ * largestHolderScene(scenes, "192.0.2.1"); // "a": 10.0.0.0/24 holds two, the newcomer none
+ * largestHolderScene(scenes, "10.0.0.3"); // undefined: the newcomer's network is the largest
+ * ```
+ */
+export function largestHolderScene(
+  scenes: Iterable<[string, HeldScene]>,
+  address: string,
+): string | undefined {
+  const held = new Map<string, { count: number; smallest: string; people: number }>();
+  for (const [id, scene] of scenes) {
+    let network: string | undefined;
+    let people = 0;
+    let shared = false;
+    for (const peer of scene.peers.values()) {
+      people++;
+      const key = peer.address === undefined ? undefined : networkKey(peer.address);
+      if (key === undefined || (network !== undefined && key !== network)) {
+        shared = true;
+        break;
+      }
+      network = key;
+    }
+    if (shared || network === undefined) continue;
+    const entry = held.get(network);
+    if (!entry) held.set(network, { count: 1, smallest: id, people });
+    else {
+      entry.count++;
+      if (people < entry.people) {
+        entry.smallest = id;
+        entry.people = people;
+      }
+    }
+  }
+  let largest: { count: number; smallest: string } | undefined;
+  for (const entry of held.values()) if (!largest || entry.count > largest.count) largest = entry;
+  const mine = held.get(networkKey(address))?.count ?? 0;
+  return largest && largest.count >= mine + 2 ? largest.smallest : undefined;
 }

@@ -191,18 +191,20 @@ export class SceneSequencer {
     let endTick = 0;
     if (body.type !== "settings") {
       const cost = eventCost(this.seed, event);
-      const wait = this.#fair.admit(by, address, cost.particles, cost.endTick, now);
+      const wait = this.#fair.admit(by, address, cost.particles, cost.endTick, now, person);
       if (wait !== null) {
         return errorMessage(
           "sky_full",
-          `your share of the sky is full (launches from ${this.#fair.holders(now)} places share ` +
+          `your share of the sky is full (launches from ${
+            this.#fair.holders(now)
+          } networks share ` +
             "it equally); try again shortly",
           Math.ceil(wait * TICK_MS),
         );
       }
       const admission = this.#ledger.admit(cost.particles, cost.endTick, now);
       if (!admission.ok) {
-        this.#fair.release(by, address, cost.particles, cost.endTick);
+        this.#fair.release(by, address, cost.particles, cost.endTick, person);
         if (admission.retryAfterTicks === null) {
           return errorMessage(
             "sky_full",
@@ -222,7 +224,7 @@ export class SceneSequencer {
     try {
       written = this.#append(event, particles, endTick, false, address);
     } catch (e) {
-      if (particles > 0) this.#fair.release(by, address, particles, endTick);
+      if (particles > 0) this.#fair.release(by, address, particles, endTick, person);
       throw e;
     }
     return written === undefined ? null : written;

@@ -34,7 +34,7 @@ import { NAME_MAX_LENGTH } from "../../shared/constants.ts";
 import { Peer, type PeerStats } from "../scene/peer.ts";
 import type { SceneEndpoint } from "../scene/scene_endpoint.ts";
 import type { ConnSocket } from "./ws_socket.ts";
-import type { AddressBudgets } from "../scene/ratelimit.ts";
+import { type AddressBudgets, NETWORK_BUDGET_FACTOR } from "../scene/ratelimit.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_LATER } from "./ws_socket.ts";
 
 export type { SceneEndpoint } from "../scene/scene_endpoint.ts";
@@ -430,7 +430,8 @@ function dispatch(
       const wait = peer.take(type, nowMs);
       if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
       if (origin) {
-        // The address's budget of stored events: looked at first, spent only once stored.
+        // The address's (and its network's) budget of stored events: looked at first, spent only
+        // once stored.
         origin.events.sweep(nowMs);
         const spent = origin.events.take(origin.address, nowMs, true);
         if (spent > 0) {
@@ -438,7 +439,8 @@ function dispatch(
             Kind.EventBudget,
             error(
               "rate_limited",
-              `your address stored its budget of ${origin.eventsPerMinute} events a minute; ` +
+              `your address stored its budget of ${origin.eventsPerMinute} events a minute ` +
+                `(or its network, ${NETWORK_BUDGET_FACTOR}x that); ` +
                 `nothing was stored, try again in ${Math.ceil(spent / 1000)} s`,
               spent,
             ),

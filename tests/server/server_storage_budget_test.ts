@@ -124,7 +124,7 @@ Deno.test("an address gets eventsPerMinute stored events, shared by its connecti
     assert.equal(refusal.code, "rate_limited");
     assert.match(
       refusal.message,
-      /^your address stored its budget of 10 events a minute; nothing was stored, try again in [1-6] s/,
+      /^your address stored its budget of 10 events a minute \(or its network, 2x that\); nothing was stored, try again in [1-6] s/,
     );
     assert.ok(refusal.retryAfterMs! > 0 && refusal.retryAfterMs! <= 6000);
     a.submit({ type: "launch", x: 9, z: 9 });

@@ -91,3 +91,32 @@ Deno.test("fair share: room ends at each reservation's own end, whatever order i
   // Now A holds 500: more waits until the earliest end that frees enough (the 400).
   assert.equal(fair.admit("p1", "A", 100, 500, 151), 400 - 151);
 });
+
+Deno.test("forty-nine addresses of one network leave a guest from another its network's half", () => {
+  // Issue 33, failure 6: against 49 addresses (127.0.0.2–50, one /24) a guest from elsewhere got
+  // 12 of 94 big launches when shares were by address (1/50 of the sky each).
+  const { seq, at } = sequencer();
+  let guest = 0, guestTried = 0, attack = 0;
+  for (let tick = 0; tick < 1800; tick += 15) {
+    at(tick);
+    for (let a = 0; a < 49; a++) {
+      const body = { type: "launch", x: (a % 40) - 20, z: 5, kind: "willow" } as const;
+      if (seq.submit(`a${a}`, body, `127.0.0.${2 + a}`) === null) attack++;
+    }
+    if (tick < 600) continue;
+    guestTried++;
+    const body = { type: "launch", x: 0, z: -5, kind: "willow" } as const;
+    if (seq.submit("guest", body, "127.0.1.2") === null) guest++;
+  }
+  assert.ok(guest >= guestTried * 0.9, `guest ${guest} of ${guestTried}`);
+  assert.ok(attack > 0, "the network still has its half");
+});
+
+Deno.test("fair share: one browser's tabs are one person at their address", () => {
+  const fair = new FairShare(1000);
+  fair.admit("tab1", "10.0.0.1", 350, 50, 0, "aa");
+  fair.admit("other", "10.0.0.1", 100, 50, 0, "bb");
+  // Two people at the address, 500 each: the second tab takes from its person's 500.
+  assert.equal(fair.admit("tab2", "10.0.0.1", 100, 50, 1, "aa"), null, "450 of 500");
+  assert.notEqual(fair.admit("tab2", "10.0.0.1", 100, 50, 1, "aa"), null, "over the person's 500");
+});
