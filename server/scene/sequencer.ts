@@ -33,6 +33,7 @@ import { errorMessage } from "./errors.ts";
 import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
 import { FairShare } from "./fair_share.ts";
+import { networkKey } from "./ratelimit.ts";
 import type { LoadedScene, SceneLog, Written } from "./scene_log.ts";
 
 export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS, type WelcomeWindow } from "./event_window.ts";
@@ -222,7 +223,9 @@ export class SceneSequencer {
     }
     let written: Written;
     try {
-      written = this.#append(event, particles, endTick, false, address);
+      // The sender's network spends its share of the storage (as the address budgets count it).
+      const spender = address === undefined ? undefined : networkKey(address);
+      written = this.#append(event, particles, endTick, false, spender);
     } catch (e) {
       if (particles > 0) this.#fair.release(by, address, particles, endTick, person);
       throw e;
