@@ -1,6 +1,6 @@
 /**
  * The fountain: a tall central jet and a ring of arcing jets in a round basin at the origin.
- * Water (white, as in seed 004) falls on two shallow conical dishes (an upper and a lower tier),
+ * Water (white, as in the source: docs/sources.md, fountain) falls on two shallow conical dishes (an upper and a lower tier),
  * slides off their edges and splashes at the pool surface: a drop that reaches the pool jumps
  * back up once as a smaller splash droplet, scattered at random, and dies when it falls back. Storage is a ring of rows, one row per spawn tick, so the layout
  * (and the hash) depends only on the last FOUNTAIN_MAX_LIFE ticks of on/off input.
@@ -131,7 +131,7 @@ export const FOUNTAIN_JETS: readonly Jet[] = Object.freeze([
   ...ringJets(),
 ]);
 
-/** Water colour: white (seed 004), shaded per drop. */
+/** Water colour: white (docs/sources.md, fountain), shaded per drop. */
 const WATER_RGB = [1, 1, 1] as const;
 /** Drop diameters (metres): a fresh drop's range, and a splash droplet's. */
 const DROP_SIZE = [0.05, 0.09] as const;

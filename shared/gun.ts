@@ -1,6 +1,6 @@
 /**
  * The particle gun: a stream of bright tracers from a viewer's camera along its view direction
- * (seed 001), fired over GUN_SPAWN_TICKS ticks with a tight spread. Shots fly straight and fast
+ * (docs/sources.md, the particle system and the gun), fired over GUN_SPAWN_TICKS ticks with a tight spread. Shots fly straight and fast
  * (no drag, slight gravity) and die when they leave the scene's bounding box or at their maximum
  * life. The camera is usually outside the box (the default views stand back 130–195 m): shots from
  * there fly in and are in play until they are outside the box and moving away from it.

@@ -1,14 +1,15 @@
 /**
- * Snow: a 120 m cube of flakes over the ground (seed 000's snow region is a cube), each falling
- * at its own constant speed, drifting sideways and in depth at its own constant velocity (seed
- * 003: v = V0 + FRAND · V_VARIATION, so windless snow does not fall straight down), carried by
- * the wind (scaled by a per-flake factor) and swaying gently. A flake's position is a closed form
- * of the fractional tick and the wind's integral, so nothing is ever stepped: a late joiner, a
- * renderer between ticks and the state hash all evaluate the same formula.
+ * Snow: a 120 m cube of flakes over the ground (the source's snow region is a cube:
+ * docs/sources.md, snow), each falling at its own constant speed, drifting sideways and in depth
+ * at its own constant velocity (v = V0 + a random variation per axis, so windless snow does not
+ * fall straight down), carried by the wind (scaled by a per-flake factor) and swaying gently.
+ * A flake's position is a closed form of the fractional tick and the wind's integral, so nothing
+ * is ever stepped: a late joiner, a renderer between ticks and the state hash all evaluate the
+ * same formula.
  *
  * The field is periodic: x and z wrap with the scene's width, y with SNOW_HEIGHT. The renderer
  * draws each flake at its periodic image nearest the camera (client/render/snow_points.ts), so
- * the viewer stands inside the snowfall wherever the camera is, as in seed 000.
+ * the viewer stands inside the snowfall wherever the camera is (docs/sources.md, snow).
  */
 import { DT, MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
 import { cos, sin, TAU } from "./dmath.ts";
@@ -27,7 +28,7 @@ import type { SnowView } from "./views.ts";
 
 /**
  * Height of the snow box, metres: flakes fall from here to the ground (y = 0) and wrap. As tall
- * as the scene is wide (seed 000's cube), so the snowfall reaches above the default cameras
+ * as the scene is wide (the source's cube, docs/sources.md), so the snowfall reaches above the default cameras
  * (57–90 m up) and every burst height.
  */
 export const SNOW_HEIGHT = 120;
@@ -41,20 +42,20 @@ export const SNOW_SWAY_AMPLITUDE = [0.1, 0.6] as const;
 export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
 /**
  * Largest windless drift along x and along z, m/s: each flake's drift is uniform in ±this per
- * axis (seed 003's FRAND · V_VARIATION).
+ * axis (the source's random variation per axis, docs/sources.md).
  */
 export const SNOW_DRIFT = 0.35;
 /**
  * Range of the flake sprite diameter, metres: a flake a few metres away is tens of pixels
- * (seed 000's flakes are 0.3 % of its snow box; these are 0.07–0.17 %).
+ * (the source's flakes are 0.3 % of its snow box; these are 0.07–0.17 %: docs/sources.md).
  */
 export const SNOW_SIZE = [0.08, 0.2] as const;
 /**
  * Range of the tumbling speed, radians per second, about the flake's own x and y axes alike
- * (seed 000: RotationSpeed = 5.0–5.9, added to both RotationX and RotationY).
+ * (docs/sources.md, snow: 5.0–5.9 rad/s, added to both angles).
  */
 export const SNOW_SPIN = [5, 5.9] as const;
-/** Number of flake sprite variants (seed 000: six textures, snow1–6). */
+/** Number of flake sprite variants (docs/sources.md, snow: six textures). */
 export const SNOW_VARIANTS = 6;
 /** `hashInto` hashes every `SNOW_HASH_STRIDE`-th active flake. */
 export const SNOW_HASH_STRIDE = 64;

@@ -1,9 +1,9 @@
 /**
- * The snowfall as one `THREE.Points`, with the viewer inside it (seed 000): each flake is drawn
+ * The snowfall as one `THREE.Points`, with the viewer inside it (docs/sources.md, snow): each flake is drawn
  * at its periodic image nearest a box around the camera (the world's snow field wraps every
  * scene width sideways and every SNOW_HEIGHT vertically), so flakes surround the camera and fill
  * the whole view, the sky above the bursts included. Flakes tumble about their own x and y axes
- * (seed 000: no billboarding), drawn from a six-shape atlas and sized by distance.
+ * (no billboarding: docs/sources.md, snow), drawn from a six-shape atlas and sized by distance.
  *
  * The world's closed form is evaluated on the CPU only at a base tick (every few seconds, and
  * when the wind or the intensity changes); the vertex shader carries it forward with the elapsed
@@ -102,9 +102,9 @@ varying vec2 vAngles;
 varying float vVariant;
 varying float vFade;
 void main() {
-  // The flake is a square in its own plane, turned by a about x then b about y (seed 000's
-  // yaw · pitch): its edges project to U = (cos b, 0) and V = (sin a sin b, cos a) on the
-  // screen. Solve p = s U + t V for the flake's own coordinates (s, t).
+  // The flake is a square in its own plane, turned by a about x then b about y (the source
+  // turns about y first, and about its base: docs/sources.md, snow): its edges project to
+  // U = (cos b, 0) and V = (sin a sin b, cos a) on the screen. Solve p = s U + t V for the flake's own coordinates (s, t).
   vec2 p = (gl_PointCoord - 0.5) * 1.4142;
   float ca = cos(vAngles.x), sa = sin(vAngles.x);
   float cb = cos(vAngles.y), sb = sin(vAngles.y);

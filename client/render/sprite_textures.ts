@@ -1,6 +1,6 @@
 /**
  * Procedural sprite textures drawn on a canvas at start-up (no image downloads): a 3×2 atlas of
- * snowflake shapes, one per flake variant 0..5 (seed 000 has six flake textures, snow1–6).
+ * snowflake shapes, one per flake variant 0..5 (the source has six flake textures: docs/sources.md, snow).
  */
 import * as THREE from "three";
 
