@@ -1,9 +1,11 @@
 /**
- * Log API pages in cluster mode, read from the JetStream stream by direct gets only (no consumer
- * per request): a page starts at a seq or at a tick (binary search over the scene's subject:
- * seq and tick never decrease along it), and the snapshot at a tick is the last keyframe at or
- * before it plus the settings events stored between (at most one snapshot step of events, about
- * 10 s of the scene; about a minute past the newest keyframe). Where the kept log starts is
+ * Log API pages in cluster mode, read from the JetStream stream: a page starts at a seq or at a
+ * tick, found by binary search with direct gets over the scene's subject (seq and tick never
+ * decrease along it); its events are then read in one batch by an ordered consumer from there
+ * (`readRange`), not one direct get each (nats-server 2.9 has no batched direct get; 2.11's
+ * `batch` would need it). The snapshot at a tick is the last keyframe at or before it plus the
+ * settings events stored between (at most one snapshot step of events, about 10 s of the scene;
+ * about a minute past the newest keyframe), read the same way. Where the kept log starts is
  * {@link logStart}: the keyframe the retention purged up to.
  */
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
@@ -18,9 +20,17 @@ import {
   isEvent,
   lastEntry,
   type LogEntry,
+  LogRangeGoneError,
   nextEntry,
+  readRange,
   type StoredEntry,
 } from "./stream_log.ts";
+
+/**
+ * Pages of at most this many events are read by direct gets (one request each); longer ones by
+ * an ordered consumer, whose setup costs a few requests but which then streams the entries.
+ */
+const DIRECT_PAGE_MAX = 16;
 
 /** Where a scene's kept log starts. */
 export interface LogStart {
@@ -85,14 +95,14 @@ export async function clusterLogPage(
     const fromSeq = Math.max(start.seq, firstSeq);
     const at = await firstEntryAt(link, scene, bySeq, fromSeq, last);
     if (at !== null) {
-      page.events = await eventsFrom(link, scene, at, last, limit, (e) => e.seq >= fromSeq);
+      page.events = await pageEvents(link, scene, at, last, limit, (e) => e.seq >= fromSeq);
     }
     return page;
   }
   // A tick before the start is refused by the route (410); nothing to read.
   if (start.tick < kept.tick) return page;
   const at = await firstEntryAt(link, scene, byTick, start.tick, last);
-  if (at !== null) page.events = await eventsFrom(link, scene, at, last, limit);
+  if (at !== null) page.events = await pageEvents(link, scene, at, last, limit);
   if (request.snapshot) page.snapshot = await snapshotAt(link, scene, kept, start.tick, last);
   return page;
 }
@@ -112,16 +122,69 @@ async function snapshotAt(
   const base = key && key.keyframe.snapshot.tick >= kept.tick
     ? key.keyframe.snapshot
     : kept.snapshot;
-  let at = key && base === key.keyframe.snapshot ? key.keyframe.streamSeq + 1 : 1;
+  const from = key && base === key.keyframe.snapshot ? key.keyframe.streamSeq + 1 : 1;
+  // The entries between, up to the first at or past the tick, in one read.
+  const between = await readEntries(link, scene, from, last, (s) => s.entry.tick >= tick);
   const settings: SceneEvent[] = [];
-  while (at <= last.streamSeq) {
-    const next = await nextEntry(link, scene, at);
-    if (!next || next.streamSeq > last.streamSeq || next.entry.tick >= tick) break;
-    if (
-      isEvent(next.entry) &&
-      (next.entry.body.type === "settings" || next.entry.body.type === "rules")
-    ) settings.push(next.entry);
-    at = next.streamSeq + 1;
+  for (const { entry } of between) {
+    if (entry.tick >= tick) break;
+    if (isEvent(entry) && (entry.body.type === "settings" || entry.body.type === "rules")) {
+      settings.push(entry);
+    }
   }
   return advanceSnapshot(base, settings, tick);
+}
+
+/**
+ * Up to `limit` events `want` accepts, from stream sequence `from` up to `last`: by direct gets
+ * for a short page, else in one ordered read.
+ */
+async function pageEvents(
+  link: NatsLink,
+  scene: string,
+  from: number,
+  last: StoredEntry,
+  limit: number,
+  want: (event: SceneEvent) => boolean = () => true,
+): Promise<SceneEvent[]> {
+  if (limit <= DIRECT_PAGE_MAX) return await eventsFrom(link, scene, from, last, limit, want);
+  let wanted = 0;
+  const entries = await readEntries(link, scene, from, last, ({ entry }) => {
+    if (isEvent(entry) && want(entry)) wanted++;
+    return wanted >= limit;
+  });
+  const events: SceneEvent[] = [];
+  for (const { entry } of entries) {
+    if (events.length === limit) break;
+    if (isEvent(entry) && want(entry)) events.push(entry);
+  }
+  return events;
+}
+
+/**
+ * The scene's entries from `from` up to `last` (or the first `enough` accepts), in one ordered
+ * read. Entries purged while read (the retention moved the log's front): what is left, entry by
+ * entry, as before batching.
+ */
+async function readEntries(
+  link: NatsLink,
+  scene: string,
+  from: number,
+  last: StoredEntry,
+  enough: (stored: StoredEntry) => boolean,
+): Promise<StoredEntry[]> {
+  try {
+    return await readRange(link, scene, from, last, enough);
+  } catch (e) {
+    if (!(e instanceof LogRangeGoneError)) throw e;
+    const entries: StoredEntry[] = [];
+    for (let at = from; at <= last.streamSeq;) {
+      const next = await nextEntry(link, scene, at);
+      if (!next || next.streamSeq > last.streamSeq) break;
+      entries.push(next);
+      if (enough(next)) break;
+      at = next.streamSeq + 1;
+    }
+    return entries;
+  }
 }

@@ -74,7 +74,7 @@ export interface SceneHost {
   readLog(id: string, from: number, limit: number): SceneEvent[] | Promise<SceneEvent[]>;
   /**
    * One page of the log API (seq or tick start, where the kept log starts, the snapshot at a
-   * tick): on the single node read on a worker, in cluster mode by direct gets from the stream.
+   * tick): on the single node read on a worker, in cluster mode by one ordered read of the stream.
    */
   readLogPage(request: PageRequest): Promise<LogPageResult>;
   /**
