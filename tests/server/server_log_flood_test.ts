@@ -42,7 +42,7 @@ const EVENTS = 30_000;
  * 2–4 the ratio is 0.8–1.25x; on this shared machine the other sessions' processes take the
  * cores for 100–600 ms at a time, whichever window they fall in,
  * hence more and shorter alternating windows, and a second measurement after a miss (see
- * docs/measurements.md).
+ * docs/performance.md).
  */
 Deno.test("20 concurrent log readers leave another scene's heartbeats within 1.5x quiet", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "snowfire-logflood-" });
