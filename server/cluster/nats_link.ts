@@ -8,6 +8,8 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   jetstreamManager,
+  StorageType,
+  type StreamConfig,
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { type ClusterOptions, isLoopbackUrl } from "./cluster_config.ts";
@@ -187,10 +189,10 @@ function cancelLateRequests(nc: NatsConnection): void {
 }
 
 async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {
-  const config = {
+  const config: Partial<StreamConfig> & { name: string } = {
     name: LOG_STREAM,
     subjects: ["snowfire.log.>"],
-    storage: "file" as const,
+    storage: StorageType.File,
     num_replicas: replicas,
     max_age: LOG_MAX_AGE_NS,
     // Nobody may rewrite history: no single message is deleted. Purges stay allowed: a scene's
@@ -204,8 +206,7 @@ async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<vo
     if (!isStreamNotFound(e)) throw e;
   }
   try {
-    // deno-lint-ignore no-explicit-any
-    await jsm.streams.add(config as any);
+    await jsm.streams.add(config);
   } catch (e) {
     // Another node created it at the same moment.
     if (!isStreamNameInUse(e)) throw e;
