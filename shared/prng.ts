@@ -157,6 +157,28 @@ export class Rng {
   }
 
   /**
+   * Writes the next `n` 32-bit unsigned integers into `out` from index `at` (the same numbers as
+   * `n` calls of `nextU32`), for a loop that reads many words without a call per word.
+   */
+  fillU32(out: Uint32Array, at: number, n: number): this {
+    const s = this.#s;
+    let a = s[0], b = s[1], c = s[2], d = s[3];
+    for (let i = at; i < at + n; i++) {
+      const t = (((a + b) | 0) + d) | 0;
+      d = (d + 1) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (((c << 21) | (c >>> 11)) + t) | 0;
+      out[i] = t;
+    }
+    s[0] = a;
+    s[1] = b;
+    s[2] = c;
+    s[3] = d;
+    return this;
+  }
+
+  /**
    * Writes the next `n` uniforms in [0, 1) into `out` from index `at` (the same numbers as `n`
    * calls of `next`), for a loop that reads many draws without a call per draw.
    */

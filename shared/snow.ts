@@ -12,7 +12,7 @@
  * the viewer stands inside the snowfall wherever the camera is (docs/sources.md, snow).
  */
 import { DT, MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
-import { cos, sin, TAU } from "./dmath.ts";
+import { cosSinArray, TAU } from "./dmath.ts";
 import type { Hasher } from "./hash.ts";
 import { wordsOf } from "./hash.ts";
 import { Rng, STREAM, streamKey } from "./prng.ts";
@@ -69,6 +69,13 @@ const STAGGER_BYTES = 64;
 const FIELDS = 16;
 
 const UNIT32 = 1 / 4294967296;
+
+/** Flakes drawn per chunk (`#drawFlakes`), and the chunk's words, headings, cosines and sines. */
+const DRAW_CHUNK = 4096;
+const drawWords = new Uint32Array(DRAW_CHUNK * 10);
+const drawHeading = new Float64Array(DRAW_CHUNK);
+const drawCos = new Float64Array(DRAW_CHUNK);
+const drawSin = new Float64Array(DRAW_CHUNK);
 const UNIT16 = 1 / 65536;
 
 /** The low 16 bits of a word as a uniform number in [0, 1). */
@@ -185,35 +192,44 @@ export class Snow implements SnowView {
     // Exactly 10 words per flake from one stream (reseeding a stream per flake costs 12 warm-up
     // rounds each). Positions take a whole 32-bit word; the other constants need far less
     // resolution and share words as 16-bit halves. Late joiners build 100k flakes, so this loop is
-    // on their critical path.
+    // on their critical path: the words are drawn a chunk of flakes at a time (`fillU32`) and the
+    // sway headings' cosines and sines in one pass (`cosSinArray`), the same bits as one flake
+    // after another with `nextU32`, `cos` and `sin`.
     const rng = new Rng(streamKey(this.seed, STREAM.snow));
     const SPAN_X = 2 * SCENE_HALF_EXTENT;
-    for (let i = 0; i < this.capacity; i++) {
-      originX[i] = rng.nextU32() * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
-      originY[i] = rng.nextU32() * UNIT32 * SNOW_HEIGHT;
-      originZ[i] = rng.nextU32() * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
-      let word = rng.nextU32();
-      fallPerTick[i] = between(SNOW_FALL_SPEED, low16(word)) * DT;
-      windFactor[i] = between(SNOW_WIND_FACTOR, high16(word));
-      word = rng.nextU32();
-      const amplitude = between(SNOW_SWAY_AMPLITUDE, low16(word));
-      const heading = high16(word) * TAU;
-      swayX[i] = amplitude * cos(heading);
-      swayZ[i] = amplitude * sin(heading);
-      word = rng.nextU32();
-      swayFrequency[i] = DT / between(SNOW_SWAY_PERIOD, low16(word));
-      swayPhase[i] = high16(word);
-      word = rng.nextU32();
-      size[i] = between(SNOW_SIZE, low16(word));
-      spin[i] = between(SNOW_SPIN, high16(word));
-      word = rng.nextU32();
-      variant[i] = Math.floor(low16(word) * SNOW_VARIANTS);
-      phase[i] = high16(word) * TAU;
-      word = rng.nextU32();
-      driftX[i] = (2 * low16(word) - 1) * SNOW_DRIFT * DT;
-      driftZ[i] = (2 * high16(word) - 1) * SNOW_DRIFT * DT;
-      word = rng.nextU32();
-      phaseY[i] = low16(word) * TAU;
+    const words = drawWords, heading = drawHeading, c = drawCos, s = drawSin;
+    for (let first = 0; first < this.capacity; first += DRAW_CHUNK) {
+      const n = Math.min(DRAW_CHUNK, this.capacity - first);
+      rng.fillU32(words, 0, n * 10);
+      for (let k = 0; k < n; k++) heading[k] = high16(words[k * 10 + 4]) * TAU;
+      cosSinArray(heading, n, c, s);
+      for (let k = 0, w = 0; k < n; k++, w += 10) {
+        const i = first + k;
+        originX[i] = words[w] * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
+        originY[i] = words[w + 1] * UNIT32 * SNOW_HEIGHT;
+        originZ[i] = words[w + 2] * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
+        let word = words[w + 3];
+        fallPerTick[i] = between(SNOW_FALL_SPEED, low16(word)) * DT;
+        windFactor[i] = between(SNOW_WIND_FACTOR, high16(word));
+        word = words[w + 4];
+        const amplitude = between(SNOW_SWAY_AMPLITUDE, low16(word));
+        swayX[i] = amplitude * c[k];
+        swayZ[i] = amplitude * s[k];
+        word = words[w + 5];
+        swayFrequency[i] = DT / between(SNOW_SWAY_PERIOD, low16(word));
+        swayPhase[i] = high16(word);
+        word = words[w + 6];
+        size[i] = between(SNOW_SIZE, low16(word));
+        spin[i] = between(SNOW_SPIN, high16(word));
+        word = words[w + 7];
+        variant[i] = Math.floor(low16(word) * SNOW_VARIANTS);
+        phase[i] = high16(word) * TAU;
+        word = words[w + 8];
+        driftX[i] = (2 * low16(word) - 1) * SNOW_DRIFT * DT;
+        driftZ[i] = (2 * high16(word) - 1) * SNOW_DRIFT * DT;
+        word = words[w + 9];
+        phaseY[i] = low16(word) * TAU;
+      }
     }
   }
 

@@ -60,11 +60,6 @@ export class WordRecorder extends Hasher {
     throw new Error("word_recorder: replay the words into a Hasher for a digest");
   }
 
-  /** A copy of the recorded words. */
-  copy(): Uint32Array {
-    return this.#words.slice(0, this.#length);
-  }
-
   /** Mixes the recorded words, in order, into `h`. */
   replayInto(h: Hasher): void {
     h.words(this.#words, 0, this.#length);

@@ -221,28 +221,6 @@ export function raiseLoIn(block: FireworkBlock, life: Float32Array, shift: numbe
 }
 
 /**
- * Closed form: `lo` raised to the launch's first live slot `steps` ticks after it, read from
- * the births (its embers and trail written first): alive is what `evaluate`'s life says —
- * the shell until its apex, any other slot born, not yet `maxLife` old — without evaluating
- * the slots' positions and colours.
- */
-export function raiseLoAt(sky: Sky, block: FireworkBlock, steps: number): void {
-  writeBirths(sky, block);
-  const { maxLife, born } = sky.pool;
-  const start = block.start, hi = block.hi;
-  let lo = block.lo;
-  if (lo === 0 && lo < hi) {
-    if (steps < block.plan.riseTicks) return;
-    lo = 1;
-  }
-  for (; lo < hi; lo++) {
-    const full = maxLife[start + lo], age = steps - born[start + lo];
-    if (full > 0 && age >= 0 && age < full) break;
-  }
-  block.lo = lo;
-}
-
-/**
  * The stepping hot loop over slots [from, to): one tick of age, the closed-form position and
  * the colour of live slots. Returns the slots that died.
  */

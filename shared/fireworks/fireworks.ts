@@ -27,7 +27,7 @@ import type { ThemeSetting } from "../types.ts";
 import type { FireworkView } from "../views.ts";
 import { type FireworkBlock, type LaunchSpec, newBlock, touch } from "./block.ts";
 import { burstFrame, writeBursts } from "./burst.ts";
-import { evaluate, evaluateInto, integrateRange, raiseLoAt, raiseLoIn } from "./closed_form.ts";
+import { evaluate, evaluateInto, integrateRange, raiseLoIn } from "./closed_form.ts";
 import { writeBirths } from "./births.ts";
 import { expectedIn } from "./expected.ts";
 import { jumpBlock } from "./jump.ts";
@@ -237,16 +237,15 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     if (this.closedForm) {
       for (let b = 0; b < blocks.length; b++) schedule(sky, blocks[b], tick);
     }
-    // Each launch's first live slot raised; stepping counts the living afresh (the spawns above
-    // counted every birth). Closed form keeps no count: `live` evaluates it when asked.
+    // Stepping: each launch's first live slot raised and the living counted afresh (the spawns
+    // above counted every birth). Closed form keeps no count (`live` evaluates it when asked) and
+    // leaves each launch's range from its shell: the first read evaluates it and raises `lo` to
+    // its first live slot, as a veteran's read does (a jump writes no burst, ember or trail birth,
+    // so a late joiner pays for none of them until it reads them: at a million sparks, most of
+    // the join).
     let live = 0;
-    for (let b = 0; b < blocks.length; b++) {
+    for (let b = 0; b < blocks.length && !this.closedForm; b++) {
       const block = blocks[b];
-      if (this.closedForm) {
-        // From the births alone (the pool keeps no state unless read).
-        raiseLoAt(sky, block, tick - block.tick);
-        continue;
-      }
       const life = this.pool.life;
       raiseLoIn(block, life, 0);
       for (let i = block.start + block.lo; i < block.start + block.hi; i++) {

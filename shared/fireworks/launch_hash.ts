@@ -99,29 +99,65 @@ export function sampledAt(seq: number, tick: number, k: number): boolean {
  */
 function rowOf(block: FireworkBlock, pool: ParticlePool<FireworkBlock>): Uint32Array {
   const plan = block.plan;
-  const words = rowWords.reset();
-  words.int(block.seq).int(block.tick).int(block.size);
-  words.u32(FIREWORK_KINDS.indexOf(block.kind)).u32(THEMES.indexOf(block.theme));
-  words.u32(block.trailTint).u32(plan.riseTicks).u32(plan.breaks);
-  words.f64(plan.shellSpeed).f64(plan.driftX).f64(plan.driftZ).f64(plan.driftReach);
+  let splits = 0;
+  for (let b = 0; b < plan.breaks; b++) splits += block.delays[b].length;
+  const row = new Uint32Array(ROW_WORDS + plan.breaks * BREAK_ROW_WORDS + splits);
+  let at = 0;
+  const u32 = (word: number) => {
+    row[at++] = word;
+  };
+  const int = (n: number) => {
+    u32(n >>> 0);
+    u32(Math.floor(n / 4294967296) >>> 0);
+  };
+  const f64 = (x: number) => {
+    rowF64[0] = x;
+    u32(rowF64Words[0]);
+    u32(rowF64Words[1]);
+  };
+  const f32 = (x: number) => {
+    rowF32[0] = x;
+    u32(rowF32Words[0]);
+  };
+  int(block.seq);
+  int(block.tick);
+  int(block.size);
+  u32(FIREWORK_KINDS.indexOf(block.kind));
+  u32(THEMES.indexOf(block.theme));
+  u32(block.trailTint);
+  u32(plan.riseTicks);
+  u32(plan.breaks);
+  f64(plan.shellSpeed);
+  f64(plan.driftX);
+  f64(plan.driftZ);
+  f64(plan.driftReach);
   const p = block.start * 3;
   const { origin, velocity } = pool;
-  words.f32(origin[p]).f32(origin[p + 1]).f32(origin[p + 2]);
-  words.f32(velocity[p]).f32(velocity[p + 1]).f32(velocity[p + 2]);
+  for (let c = 0; c < 3; c++) f32(origin[p + c]);
+  for (let c = 0; c < 3; c++) f32(velocity[p + c]);
   for (let b = 0; b < plan.breaks; b++) {
-    words.u32(plan.sparkCount[b]).u32(plan.splitCount[b]).u32(plan.trailCount[b]);
-    words.u32(block.primary[b]).u32(block.secondary[b]);
-    words.f64(plan.sparkSpeed[b]);
-    for (let i = b * 3; i < b * 3 + 3; i++) words.f64(plan.offset[i]);
-    for (let i = b * 6; i < b * 6 + 6; i++) words.f64(plan.plane[i]);
+    u32(plan.sparkCount[b]);
+    u32(plan.splitCount[b]);
+    u32(plan.trailCount[b]);
+    u32(block.primary[b]);
+    u32(block.secondary[b]);
+    f64(plan.sparkSpeed[b]);
+    for (let i = b * 3; i < b * 3 + 3; i++) f64(plan.offset[i]);
+    for (let i = b * 6; i < b * 6 + 6; i++) f64(plan.plane[i]);
     const delays = block.delays[b];
-    for (let j = 0; j < delays.length; j++) words.u32(delays[j]);
+    for (let j = 0; j < delays.length; j++) u32(delays[j]);
   }
-  return words.copy();
+  return row;
 }
 
-/** The words of the row being made (`rowOf`). */
-const rowWords = new WordRecorder();
+/** A row's words before its breaks', and each break's besides its splits' delays. */
+const ROW_WORDS = 3 * 2 + 5 + 4 * 2 + 6;
+const BREAK_ROW_WORDS = 5 + 10 * 2;
+/** The bits of a float64 and of a float32 (`rowOf`). */
+const rowF64 = new Float64Array(1);
+const rowF64Words = new Uint32Array(rowF64.buffer);
+const rowF32 = new Float32Array(1);
+const rowF32Words = new Uint32Array(rowF32.buffer);
 
 /** The launches' hash under way (at most one) of a sky. */
 export class LaunchHash {

@@ -126,9 +126,9 @@ Deno.test("closed-form fireworks hash the same whether their bursts are placed e
 });
 
 Deno.test("closed-form jump leaves each launch's live range where stepping and a hash leave it", () => {
-  // A hash raises each launch's first live slot (`lo`) from the evaluated lives; a jump raises it
-  // from the births alone and marks ember waves without writing them. Both must agree, or a late
-  // joiner visits (and hashes) different ranges from the veteran's.
+  // A hash raises each launch's first live slot (`lo`) from the evaluated lives; a jump marks
+  // ember waves without writing them and leaves `lo` to the joiner's first read. After it they
+  // must agree, or a late joiner visits (and hashes) different ranges from the veteran's.
   const stepped = new Fireworks(SEED, 200_000, { closedForm: true });
   let risen = 0;
   for (let tick = 0; tick < 700; tick++) {
@@ -140,6 +140,8 @@ Deno.test("closed-form jump leaves each launch's live range where stepping and a
     const jumped = new Fireworks(SEED, 2_000_000, { closedForm: true });
     for (let t = 0; t <= tick; t++) launchAt(jumped, t);
     jumped.jumpTo(tick + 1);
+    // A jump writes no birth and leaves each range from its shell; the first read raises it.
+    jumped.hashInto(new Hasher());
     const a = stepped.pool.blocks, b = jumped.pool.blocks;
     assert.equal(b.length, a.length, `launches at ${tick + 1}`);
     risen += a.filter((block) => block.lo > 0).length;

@@ -64,6 +64,16 @@ Deno.test("prng fill and skip draw the numbers next would", () => {
   assert.deepEqual(got, expected.slice(0, 8));
 });
 
+Deno.test("prng fillU32 draws the words nextU32 would, and the stream goes on after it", () => {
+  const key = streamKey(7, STREAM.snow);
+  const out = new Uint32Array(1005);
+  const filled = new Rng(key).fillU32(out, 5, 1000);
+  const one = new Rng(key);
+  for (let i = 5; i < 1005; i++) assert.equal(out[i], one.nextU32(), `word ${i}`);
+  assert.equal(filled.nextU32(), one.nextU32());
+  assert.deepEqual([...out.subarray(0, 5)], [0, 0, 0, 0, 0], "nothing before `at`");
+});
+
 Deno.test("prng draws are uniform in [0, 1) and ranges stay in bounds", () => {
   const rng = new Rng(streamKey(1, STREAM.snow, 0));
   const counts = bucketCounts(() => rng.next(), 1_000_000);
