@@ -69,6 +69,10 @@ export interface SkyLevel {
    * buffer of slot references and its row table (on the GPU and the CPU) and staging array.
    */
   bytes: number;
+  /** Bytes of the renderer's GPU buffers and textures for the fireworks, at the end. */
+  gpuBytes: number;
+  /** Ticks stepped between the level's `skyMark` start and end (the measured frames and frame 0). */
+  ticks: number;
   /**
    * With `pairWithEmpty`: an empty sky's simulate and prepare (ms), measured in the same
    * animation frames as this level's (the two in turns first).
@@ -148,6 +152,10 @@ function makeSky(canvas: HTMLCanvasElement, target: number, options: SkyBenchOpt
     // The frame's code warmed up too (compiled by the JIT before it is timed: the first level,
     // the empty sky, would otherwise time the renderer's first, slower tiers).
     if (i >= options.warmup - WARM_FRAMES) renderer.prepare(world.tick - 0.5, i / 60);
+    // And the checkpoint's (a client hashes from its first checkpoint on).
+    if (i >= options.warmup - WARM_FRAMES && world.tick % CHECKPOINT_TICKS === 0) {
+      world.checkpointHash();
+    }
   }
   const level: SkyLevel = {
     target,
@@ -161,6 +169,8 @@ function makeSky(canvas: HTMLCanvasElement, target: number, options: SkyBenchOpt
     slots: 0,
     written: 0,
     bytes: 0,
+    gpuBytes: 0,
+    ticks: 0,
   };
   return { world, renderer, level, keepSky, pending: null, frame: 0 };
 }
@@ -211,6 +221,7 @@ function finishSky(sky: Sky, frames: number): SkyLevel {
   const records = (renderer as unknown as { fireworks: { bytes: { gpu: number; cpu: number } } })
     .fireworks.bytes;
   level.bytes = world.fireworkSystem.pool.bytes + records.gpu + records.cpu;
+  level.gpuBytes = records.gpu;
   renderer.dispose();
   return level;
 }
@@ -228,6 +239,7 @@ function runLevel(
 ): Promise<SkyLevel> {
   const sky = makeSky(canvas, target, options);
   const empty = emptyCanvas ? makeSky(emptyCanvas, 0, options) : null;
+  const startTick = sky.world.tick;
   return new Promise((resolve, reject) => {
     const run = (now: number) => {
       try {
@@ -240,20 +252,34 @@ function runLevel(
           return;
         }
         if (options.profile) console.profileEnd(`sky ${target}`);
-        const level = finishSky(sky, options.frames);
-        if (empty) {
-          const paired = finishSky(empty, options.frames);
-          level.paired = { simulate: paired.simulate, prepare: paired.prepare };
-        }
-        resolve(level);
+        sky.level.ticks = sky.world.tick - startTick;
+        // The runner reads the page's whole main-thread CPU (and heap) here and at the start.
+        skyMark(`end ${target}`).then(() => {
+          const level = finishSky(sky, options.frames);
+          if (empty) {
+            const paired = finishSky(empty, options.frames);
+            level.paired = { simulate: paired.simulate, prepare: paired.prepare };
+          }
+          resolve(level);
+        }, reject);
       } catch (error) {
         sky.renderer.dispose();
         empty?.renderer.dispose();
         reject(error);
       }
     };
-    requestAnimationFrame(run);
+    skyMark(`start ${target}`).then(() => requestAnimationFrame(run), reject);
   });
+}
+
+/**
+ * Tells the runner (bench/browser/sky_run.ts, a function it exposes to the page) where a level's
+ * measured frames start and end, so that it reads the page's whole main-thread CPU
+ * (`Performance.getMetrics` TaskDuration) and heap there; a no-op without a runner.
+ */
+function skyMark(label: string): Promise<void> {
+  const mark = (globalThis as unknown as { skyMark?: (label: string) => Promise<void> }).skyMark;
+  return mark ? mark(label) : Promise.resolve();
 }
 
 /** Runs every target in turn in this page. */
