@@ -56,6 +56,9 @@ const HTML = `
     <input id="host-link" readonly aria-label="Host link" />
     <button id="host-link-copy" type="button">Copy host link</button>
   </div>
+  <button id="host-rekey" type="button"
+    title="A new host link for you: your older one stops working, wherever it was shared">New host
+    link</button>
 </section>`;
 
 /** The host panel and the settings rule line. */
@@ -102,6 +105,7 @@ export class HostPanel {
     element("host-grant").addEventListener("click", () => {
       if (person()) this.send({ do: "grant", peer: person() });
     });
+    element("host-rekey").addEventListener("click", () => this.send({ do: "rekey" }));
     element("host-link-copy").addEventListener("click", () => {
       const input = element<HTMLInputElement>("host-link");
       navigator.clipboard?.writeText(input.value).catch(() => input.select());

@@ -15,11 +15,13 @@ import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
 import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
 import {
+  largestHolderScene,
   longestEmpty,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
   UNLIMITED_SCENES,
+  unloadedForNetwork,
 } from "../scene/scene_limits.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
@@ -229,7 +231,9 @@ export class ClusterScenes implements SceneHost {
   async admission(id: string, address: string, take: boolean): Promise<SceneRefusal | null> {
     if (this.#edges.has(id)) return null;
     const busy = this.#gate.capacity(this.#edges.size);
-    if (busy && !this.#closeOneEmpty()) return busy;
+    if (busy && !this.#closeOneEmpty() && !this.#closeForNetwork(address, busy, take)) {
+      return busy;
+    }
     // Without NATS nothing can be stored: the socket opens, and its edge tells it the sky is
     // paused and to try again (what a client of a known scene hears too).
     if (this.#deps.link.state !== "connected") return null;
@@ -251,11 +255,35 @@ export class ClusterScenes implements SceneHost {
     return true;
   }
 
-  #closeEdge(id: string, edge: SceneEdge, reason: string): void {
+  /**
+   * This node is full: closes a scene of the network holding the most here (see
+   * `largestHolderScene`), telling its people why; false when the newcomer's network holds (about)
+   * as many. Only a WebSocket upgrade (`take`) closes one; a page load only asks.
+   */
+  #closeForNetwork(address: string, busy: SceneRefusal, take: boolean): boolean {
+    const id = largestHolderScene(this.#edges, address);
+    if (id === undefined || !take) return id !== undefined;
+    const edge = this.#edges.get(id)!;
+    const notice = JSON.stringify(unloadedForNetwork(this.#gate.limits.maxScenes));
+    for (const peer of edge.peers.values()) peer.send(notice);
+    this.#deps.metrics.scenesUnloadedForNetwork++;
+    this.#deps.log(
+      `cluster: scene ${id} closed here: the node is full and its network holds the most`,
+    );
+    this.#closeEdge(
+      id,
+      edge,
+      "the node is full: its network holds the most scenes",
+      busy.closeCode,
+    );
+    return true;
+  }
+
+  #closeEdge(id: string, edge: SceneEdge, reason: string, code = 1001): void {
     this.#edges.delete(id);
     this.#owners.get(id)?.stepDown(reason);
     this.#owners.delete(id);
-    edge.close(1001, "idle").catch(() => {});
+    edge.close(code, code === 1001 ? "idle" : reason).catch(() => {});
   }
 
   /** The edge for `id`, opened when needed (a new scene is stored by its first hello). */

@@ -8,7 +8,7 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ServerClock } from "../scene/clock.ts";
-import { errorMessage, StorageUnavailableError } from "../scene/errors.ts";
+import { StorageUnavailableError } from "../scene/errors.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
@@ -19,6 +19,7 @@ import {
   type SceneLimits,
   type SceneRefusal,
   UNLIMITED_SCENES,
+  unloadedForNetwork,
 } from "../scene/scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
@@ -263,11 +264,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     // Only a WebSocket upgrade (`take`) unloads; a page load only asks whether it could.
     if (id === undefined || !take) return id !== undefined;
     const room = this.#rooms.get(id)!;
-    const notice = JSON.stringify(errorMessage(
-      "server_busy",
-      `this server is full (${this.#gate.limits.maxScenes} scenes) and your network holds the ` +
-        "most of them: this scene closed to make room for someone else's; try again later",
-    ));
+    const notice = JSON.stringify(unloadedForNetwork(this.#gate.limits.maxScenes));
     for (const peer of room.peers.values()) peer.send(notice);
     this.#metrics.scenesUnloadedForNetwork++;
     this.#deps.log(`scene ${id} unloaded: the server is full and its network holds the most`);

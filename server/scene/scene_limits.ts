@@ -4,6 +4,8 @@
  * the network holding the most, see `largestHolderScene`), and per client address and per network
  * a token bucket for creating new scenes. The refusals read the same in both modes.
  */
+import type { ErrorMessage } from "../../shared/protocol.ts";
+import { errorMessage } from "./errors.ts";
 import type { RateLimit } from "./ratelimit.ts";
 import { AddressBudgets, networkBudget, networkKey } from "./ratelimit.ts";
 import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./close_codes.ts";
@@ -157,4 +159,16 @@ export function largestHolderScene(
   for (const entry of held.values()) if (!largest || entry.count > largest.count) largest = entry;
   const mine = held.get(networkKey(address))?.count ?? 0;
   return largest && largest.count >= mine + 2 ? largest.smallest : undefined;
+}
+
+/**
+ * What the people of a scene unloaded for a newcomer's network are told (see
+ * `largestHolderScene`) before their sockets close with 1013.
+ */
+export function unloadedForNetwork(maxScenes: number): ErrorMessage {
+  return errorMessage(
+    "server_busy",
+    `this server is full (${maxScenes} scenes) and your network holds the most of them: this ` +
+      "scene closed to make room for someone else's; try again later",
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * Hosts and countdowns end to end in headless Chromium (pages that read no pixels: no drawing).
  * The scene's creator locks the settings and the guest's settings panel says why its controls
- * are disabled; the host schedules a countdown 20 s ahead; both pages show the same remaining
+ * are disabled; a new host link replaces the host's old one; the host schedules a countdown 20 s ahead; both pages show the same remaining
  * seconds (within 1 s) and, after zero, the same finale launches at the same ticks (the ones
  * shared/finale.ts schedules) with equal state hashes.
  */
@@ -46,6 +46,23 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
         false,
         "the guest's page never holds the host key",
       );
+    });
+
+    await t.step("a new host link replaces the old one", async () => {
+      const old = await a.inputValue("#host-link");
+      await a.locator("#host-rekey").scrollIntoViewIfNeeded();
+      const box = await a.locator("#host-rekey").boundingBox();
+      const [x, y] = [box!.x + box!.width / 2, box!.y + box!.height / 2];
+      assert.equal(
+        await a.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id, [x, y]),
+        "host-rekey",
+      );
+      await a.mouse.click(x, y);
+      await a.waitForFunction(
+        (was) => document.querySelector<HTMLInputElement>("#host-link")!.value !== was,
+        old,
+      );
+      assert.match(await a.inputValue("#host-link"), /#host=[A-Za-z0-9_-]{32}$/, "a new link");
     });
 
     let countdown: { tick: number; seconds: number; intensity: number } | null = null;

@@ -1,7 +1,8 @@
 /**
  * Scene limits in cluster mode, against real nodes over a one-server NATS: as on a single node, a
  * scene is stored only when someone says hello in it (`GET /` and a bare socket store nothing),
- * each client address has a budget for new scenes, and a node relays at most `MAX_SCENES`.
+ * each client address has a budget for new scenes, and a node relays at most `MAX_SCENES` (when
+ * full, a newcomer from another network than the largest holder's still gets in).
  */
 import assert from "node:assert/strict";
 import {
@@ -11,6 +12,7 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../../testing/nats_cluster.ts";
+import { AddressClient } from "../../testing/address_client.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { eventually } from "../../testing/wait.ts";
 
@@ -96,6 +98,33 @@ Deno.test({
         await again.close();
         return first.t === "welcome";
       });
+
+      // Node c is full with two scenes held from one network (127.0.0.0/24): a newcomer from
+      // another network gets in (one of them closes, its people told why); one from the
+      // holder's network does not.
+      const c = await startNode(nats, "node-c", { MAX_SCENES: "2" });
+      nodes.push(c);
+      const held = [];
+      for (let i = 0; i < 2; i++) {
+        const client = await AddressClient.join(c.url, `limits-held-${i}`, `127.0.0.${2 + i}`);
+        assert.ok(client.welcomed);
+        held.push(client);
+      }
+      try {
+        const same = await AddressClient.join(c.url, "limits-same-net", "127.0.0.9");
+        assert.equal((same.messages[0] as { code?: string }).code, "server_busy");
+        await same.close();
+        const guest = await AddressClient.join(c.url, "limits-guest-net", "127.0.1.2");
+        held.push(guest);
+        assert.ok(guest.welcomed, "a newcomer from another network gets in");
+        const closed = held.filter((h) =>
+          h.messages.some((m) => m.t === "error" && m.code === "server_busy")
+        );
+        assert.equal(closed.length, 1);
+        assert.equal(await closed[0].closed, 1013);
+      } finally {
+        await Promise.all(held.map((h) => h.close()));
+      }
     } finally {
       await Promise.all(clients.map((c) => c.close()));
       await Promise.all(nodes.map((n) => n.stop()));
