@@ -381,7 +381,13 @@ function start(): void {
     },
   });
   const gestures = new ViewGestures(canvas, renderer);
-  element("reset-view").addEventListener("click", () => renderer.fitView());
+  // Reset view is offered once the view has moved (the bar is full on a phone).
+  const resetView = element<HTMLButtonElement>("reset-view");
+  resetView.addEventListener("click", () => {
+    renderer.fitView();
+    resetView.hidden = true;
+    if (document.activeElement === resetView) canvas.focus({ preventScroll: true });
+  });
   // A change made while offline waits in the panel and goes out once connected.
   const panel = new SettingsPanel((change) => net.submit({ type: "settings", settings: change }));
   hud.addEscapeTarget(panel);
@@ -485,6 +491,7 @@ function start(): void {
         current ? current.expectedParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
       );
       hud.setLatency(net.latencyMs);
+      if (resetView.hidden === renderer.viewMoved) resetView.hidden = !renderer.viewMoved;
       hud.update();
     }
   };

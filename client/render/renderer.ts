@@ -423,6 +423,11 @@ export class SceneRenderer {
     return applied;
   }
 
+  /** Whether the viewer moved the camera away from the default view (Reset view brings it back). */
+  get viewMoved(): boolean {
+    return this.userMoved;
+  }
+
   /** The camera now: position, orbit target and vertical field of view (degrees). */
   view(): { position: THREE.Vector3; target: THREE.Vector3; fov: number } {
     return { position: this.camera.position, target: this.controls.target, fov: this.camera.fov };

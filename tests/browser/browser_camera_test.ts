@@ -7,12 +7,14 @@
  *   a pinch (two fingers spread five times apart) launches nothing;
  * - a long drag down or up keeps the horizon level (the camera's right has no height), the trees
  *   upright and the ground below (looking down 30° at most, up about 5° at most);
- * - the Reset view button (clicked or tapped at its centre), `0` and Home bring back the start.
+ * - the Reset view button (in the bar once the view moved; clicked or tapped at its centre), `0`
+ *   and Home bring back the start.
  * Positions come from the page's own camera (`snowfire.view`, `snowfire.project`), not pixels.
+ * Screenshots of the zoomed fountain: tests/output/camera-fountain-*.png.
  */
 import assert from "node:assert/strict";
 import type { CDPSession, Page } from "playwright-core";
-import { browserTest, launchBrowser, openScene } from "../../testing/browser.ts";
+import { browserTest, drawnScreenshot, launchBrowser, openScene } from "../../testing/browser.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
@@ -166,6 +168,11 @@ browserTest("browser camera: zoom toward the fountain, level orbit, reset view",
           );
           const zoomed = await settled(page);
           assertLevelAndUpright(zoomed, "zoomed");
+          await Deno.mkdir("tests/output", { recursive: true });
+          await drawnScreenshot(
+            page,
+            `tests/output/camera-fountain-${vp.label.replace("×", "x")}.png`,
+          );
           if (vp.touch) {
             const after = await page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
             const mine = await page.evaluate(
@@ -177,7 +184,8 @@ browserTest("browser camera: zoom toward the fountain, level orbit, reset view",
             assert.equal(mine, 0, `a pinch launches nothing (seq ${after})`);
           }
 
-          // Reset view: the bar's button, at its centre.
+          // Reset view: the bar offers it once the view moved; its button, at its centre.
+          await page.waitForFunction(() => !document.getElementById("reset-view")!.hidden);
           const button = await page.evaluate(() => {
             const r = document.getElementById("reset-view")!.getBoundingClientRect();
             const x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -188,6 +196,10 @@ browserTest("browser camera: zoom toward the fountain, level orbit, reset view",
           if (vp.touch) await page.touchscreen.tap(button.x, button.y);
           else await page.mouse.click(button.x, button.y);
           await assertHome(page, home, "Reset view button");
+          assert.ok(
+            await page.evaluate(() => document.getElementById("reset-view")!.hidden),
+            "the button leaves the bar once the view is home",
+          );
 
           // Orbit: a long drag down (toward looking from above), then a long drag up.
           const drags = [[0.25, 0.8], [0.75, 0.1]].map(([a, b]) => ({

@@ -1,6 +1,6 @@
 /**
- * Help, Quality and reduced motion, by hand in headless Chromium at 1280×720 (mouse) and 390×844
- * (touch):
+ * Help, Quality and reduced motion, by hand in headless Chromium at 1280×720 (mouse), 390×844 and
+ * 844×390 (touch); screenshots of the open help panel: tests/output/help-*.png.
  * - the bar's Help button (clicked or tapped at its centre) opens a panel that lists the gestures
  *   and keys, whole on screen; `?` toggles it and Escape closes it (keys: desktop);
  * - Quality Low (its label clicked or tapped) draws fewer flakes, no glow, 0.75 px per CSS px, and
@@ -12,13 +12,20 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { browserTest, launchBrowser, openScene, waitConnected } from "../../testing/browser.ts";
+import {
+  browserTest,
+  drawnScreenshot,
+  launchBrowser,
+  openScene,
+  waitConnected,
+} from "../../testing/browser.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
 const VIEWPORTS = [
   { label: "1280×720", width: 1280, height: 720, touch: false },
   { label: "390×844", width: 390, height: 844, touch: true },
+  { label: "844×390", width: 844, height: 390, touch: true },
 ] as const;
 
 /** The centre of the element matched by `selector`, and whether it is on top there. */
@@ -76,6 +83,8 @@ browserTest("browser help, quality and live reduced motion", async (t) => {
           assert.ok(await helpOpen(page), "the Help button opens the panel");
           const panel = await centreOf(page, "#help-panel");
           assert.ok(panel.whole, "the help panel is whole on screen");
+          await Deno.mkdir("tests/output", { recursive: true });
+          await drawnScreenshot(page, `tests/output/help-${vp.label.replace("×", "x")}.png`);
           const text = await page.evaluate(() =>
             document.getElementById("help-panel")!.textContent!
           );
