@@ -15,6 +15,7 @@ import type { LogPageResult } from "../http/log_api.ts";
 import { lastKeyframeWhere, nextKeyframe } from "./keyframes.ts";
 import type { NatsLink } from "./nats_link.ts";
 import {
+  entriesFrom,
   eventsFrom,
   firstEntryAt,
   isEvent,
@@ -177,14 +178,6 @@ async function readEntries(
     return await readRange(link, scene, from, last, enough);
   } catch (e) {
     if (!(e instanceof LogRangeGoneError)) throw e;
-    const entries: StoredEntry[] = [];
-    for (let at = from; at <= last.streamSeq;) {
-      const next = await nextEntry(link, scene, at);
-      if (!next || next.streamSeq > last.streamSeq) break;
-      entries.push(next);
-      if (enough(next)) break;
-      at = next.streamSeq + 1;
-    }
-    return entries;
+    return await entriesFrom(link, scene, from, last, enough);
   }
 }

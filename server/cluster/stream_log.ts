@@ -360,14 +360,33 @@ export async function eventsFrom(
   want: (event: SceneEvent) => boolean = () => true,
 ): Promise<SceneEvent[]> {
   const events: SceneEvent[] = [];
-  let at = from;
-  while (events.length < limit && at <= last.streamSeq) {
+  await entriesFrom(link, scene, from, last, ({ entry }) => {
+    if (isEvent(entry) && want(entry)) events.push(entry);
+    return events.length >= limit;
+  });
+  return events;
+}
+
+/**
+ * The scene's entries from stream sequence `from` up to `last`, one direct get each, up to and
+ * including the first `enough` accepts (an entry purged meanwhile is skipped).
+ */
+export async function entriesFrom(
+  link: NatsLink,
+  scene: string,
+  from: number,
+  last: StoredEntry,
+  enough: (stored: StoredEntry) => boolean,
+): Promise<StoredEntry[]> {
+  const entries: StoredEntry[] = [];
+  for (let at = from; at <= last.streamSeq;) {
     const next = await nextEntry(link, scene, at);
     if (!next || next.streamSeq > last.streamSeq) break;
-    if (isEvent(next.entry) && want(next.entry)) events.push(next.entry);
+    entries.push(next);
+    if (enough(next)) break;
     at = next.streamSeq + 1;
   }
-  return events;
+  return entries;
 }
 
 /** The scene's first log message at stream sequence ≥ `from`, or null. */

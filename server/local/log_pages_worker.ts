@@ -12,7 +12,8 @@ import { logPageBody } from "../http/log_page_body.ts";
 import { lowerThreadPriority } from "./thread_priority.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
 import { applyRules, publicEvent, rulesOf } from "../../shared/rules.ts";
-import type { EventBody, SceneEvent, WorldSnapshot } from "../../shared/types.ts";
+import type { EventBody, WorldSnapshot } from "../../shared/types.ts";
+import { eventFromRow } from "./event_row.ts";
 import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
 
 /** How much nicer than the server's thread the page reader runs (Linux: per thread). */
@@ -77,15 +78,6 @@ function logStart(scene: string): { tick: number; snapshot: WorldSnapshot } {
   const row = statements!.start?.get(scene) as Record<string, unknown> | undefined;
   if (!row) return { tick: 0, snapshot: initialSnapshot() };
   return { tick: Number(row.tick), snapshot: JSON.parse(row.snapshot as string) };
-}
-
-function toEvent(row: Record<string, unknown>): SceneEvent {
-  return {
-    seq: Number(row.seq),
-    tick: Number(row.tick),
-    by: row.by as string,
-    body: JSON.parse(row.body as string) as EventBody,
-  };
 }
 
 /**
@@ -156,7 +148,7 @@ function encode(rows: Record<string, unknown>[]): EncodedEvents {
   const parts = rows.map((row) => {
     const body = row.body as string;
     if (body.startsWith('{"type":"rules"')) {
-      return JSON.stringify(publicEvent(toEvent(row)));
+      return JSON.stringify(publicEvent(eventFromRow(row)));
     }
     return `{"seq":${Number(row.seq)},"tick":${Number(row.tick)},"by":${
       JSON.stringify(row.by)
@@ -211,7 +203,7 @@ function readPage(request: PageRequest, encoded: boolean): LogPage | EncodedLogP
   }
   const events = encoded
     ? encodePage(scene, fromSeq, limit)
-    : (s.page.all(scene, fromSeq, limit) as Record<string, unknown>[]).map(toEvent);
+    : (s.page.all(scene, fromSeq, limit) as Record<string, unknown>[]).map(eventFromRow);
   const page: LogPage | EncodedLogPage = {
     events,
     firstSeq,

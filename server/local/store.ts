@@ -13,7 +13,8 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
 import { advanceSnapshot } from "../../shared/settings.ts";
-import type { EventBody, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
+import type { SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
+import { eventFromRow } from "./event_row.ts";
 import { StorageDamagedError, StorageUnavailableError } from "../scene/errors.ts";
 import { ROW_BYTES_SQL, rowBytes, type StorageBudget, storageBudget } from "./storage_budget.ts";
 import { StorageShares } from "./storage_shares.ts";
@@ -368,12 +369,12 @@ export class SceneStore {
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
   eventsFromSeq(scene: string, fromSeq: number, limit: number): SceneEvent[] {
-    return this.#read(() => this.#selectEventsFromSeq.all(scene, fromSeq, limit)).map(toEvent);
+    return this.#read(() => this.#selectEventsFromSeq.all(scene, fromSeq, limit)).map(eventFromRow);
   }
 
   /** Every event with tick ≥ `tick`, in seq order. */
   eventsFromTick(scene: string, tick: number): SceneEvent[] {
-    return this.#read(() => this.#selectEventsFromTick.all(scene, tick)).map(toEvent);
+    return this.#read(() => this.#selectEventsFromTick.all(scene, tick)).map(eventFromRow);
   }
 
   /** Seq and tick of the scene's last event, or undefined when it has none. */
@@ -671,15 +672,6 @@ export class SceneStore {
     }
     if (this.#db.isOpen) this.#db.close();
   }
-}
-
-function toEvent(row: Record<string, unknown>): SceneEvent {
-  return {
-    seq: Number(row.seq),
-    tick: Number(row.tick),
-    by: row.by as string,
-    body: JSON.parse(row.body as string) as EventBody,
-  };
 }
 
 /** Bytes as MB with one decimal (what messages and the log show). */
