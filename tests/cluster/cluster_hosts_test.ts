@@ -104,9 +104,14 @@ Deno.test({
       // The edge's sky stays paused until the new owner's heartbeats arrive: ask until the
       // answer is the owner's (forbidden), not the pause.
       await eventually("the new owner refuses a guest's host action", async () => {
+        const from = back.client.messages.length;
         back.client.send({ t: "host", action: { do: "lock", lock: "hosts" } });
-        await new Promise((r) => setTimeout(r, 1000));
-        return back.client.errors().some((e) => e.code === "forbidden");
+        // Each try waits for its own answer (paused while the sky is, then forbidden).
+        const answer = await back.client.waitFor(
+          (m) => back.client.messages.indexOf(m) >= from && m.t === "error",
+          5000,
+        ).catch(() => null);
+        return answer?.t === "error" && answer.code === "forbidden";
       }, 20_000);
       back.client.send({ t: "host", action: { do: "claim", key: anaKey } });
       back.client.send({ t: "host", action: { do: "lock", lock: "hosts" } });
