@@ -27,9 +27,8 @@ import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
-import type { Subscription } from "@nats-io/transport-node";
 import { NameClaims } from "./name_claims.ts";
-import { answerAlive, NodeLiveness } from "./node_liveness.ts";
+import { NodeLiveness } from "./node_liveness.ts";
 import { PAUSE_AFTER_MS, SceneEdge } from "./scene_edge.ts";
 import { SceneOwner } from "./scene_owner.ts";
 import { RetentionSweep } from "./retention_sweep.ts";
@@ -91,8 +90,6 @@ export class ClusterScenes implements SceneHost {
   readonly #names: NameClaims;
   /** This process's liveness key, by which other nodes judge the names it holds. */
   readonly #liveness: NodeLiveness;
-  /** Answers "alive" for this process: a takeover asks it before waiting out a lease's TTL. */
-  readonly #alive: Subscription;
   #storage: StorageStats | undefined;
   #storageReadMs = -Infinity;
   #readingStorage = false;
@@ -109,7 +106,6 @@ export class ClusterScenes implements SceneHost {
     );
     // Alive before the first hello claims a name (else another node could take it over).
     this.#liveness.pass(0);
-    this.#alive = answerAlive(deps.link.nc, deps.options.nodeId);
     this.#names = new NameClaims(deps.link.names, this.#liveness, deps.log);
     if (deps.retention) {
       this.#sweep = new RetentionSweep({
@@ -193,7 +189,6 @@ export class ClusterScenes implements SceneHost {
 
   /** Gives this node's names back and closes the NATS connection (after `closeAll`). */
   async close(): Promise<void> {
-    this.#alive.unsubscribe();
     if (this.#deps.link.state === "connected") {
       await this.#names.close();
       await this.#liveness.close();

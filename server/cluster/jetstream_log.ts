@@ -7,8 +7,9 @@
  * message id (`<ownership token>-<expected last sequence>`), the same for every retry of one
  * entry, so a retry after a failure that hid a success is deduplicated by the stream. A failed
  * publish (a timeout, no responders, a stream leader election after a lost NATS server) is sent
- * again after a short wait, for at most the lease TTL: a lost server then costs a pause instead
- * of a step-down plus a takeover. A refused one (another node appended since: fenced), a closed
+ * again after a short wait, for at most `APPEND_RETRY_FOR_MS` (a leader election's length): a lost
+ * server then costs a pause instead of a step-down plus a takeover; meanwhile the owner takes no
+ * new submits (`retrying`). A refused one (another node appended since: fenced), a closed
  * connection or a stopped log fails at once, and so does every append after it. Record writes go
  * by revision, one at a time; a stale revision (another owner wrote the record) fails the log.
  */
@@ -31,10 +32,18 @@ import {
 
 /**
  * Waits before publishing a failed append again; the last delay repeats. Retries stop once the
- * next one would start past the lease TTL (the owner then steps down, as it would without a
- * renewal).
+ * next one would start {@link APPEND_RETRY_FOR_MS} after the first try, or the owner stepped down
+ * (fenced, its lease lost).
  */
-export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500, 1000];
+export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500];
+
+/**
+ * How long a failed append is retried: through a stream leader election after a lost NATS server
+ * (nats-server 2.9 waits 4-9 s before a follower campaigns; measured 4.7-5.4 s until a replicated
+ * stream takes a publish again), so the owner keeps the scene instead of stepping down and
+ * handing it over once NATS is back (which took 9-14 s more).
+ */
+export const APPEND_RETRY_FOR_MS = 20_000;
 
 /** Which incarnation of a scene id: a removed scene created again has a new seed and epoch. */
 export interface SceneIdentity {
@@ -69,6 +78,7 @@ export class JetStreamSceneLog implements SceneLog {
   readonly #token = crypto.randomUUID();
   /** Appends run one after another through this chain. */
   #appends: Promise<unknown> = Promise.resolve();
+  #retrying = false;
   /** Record writes, likewise. */
   #writes: Promise<unknown> = Promise.resolve();
   #lastStreamSeq: number;
@@ -283,18 +293,24 @@ export class JetStreamSceneLog implements SceneLog {
 
   /** Publishes one entry until the stream acknowledges it (see the module comment). */
   async #publish(event: SceneEvent, expectLast: number): Promise<number> {
-    const { link, clock, leaseTtlMs, metrics } = this.#deps;
+    const { link, clock, metrics } = this.#deps;
     const msgId = `${this.#token}-${expectLast}`;
     const startMs = clock.monotonicMs();
     for (let attempt = 0;; attempt++) {
       try {
-        return await appendEntry(link, this.scene, event, expectLast, msgId);
+        const seq = await appendEntry(link, this.scene, event, expectLast, msgId);
+        this.#retrying = false;
+        return seq;
       } catch (e) {
         const delayMs =
           APPEND_RETRY_DELAYS_MS[Math.min(attempt, APPEND_RETRY_DELAYS_MS.length - 1)];
-        const late = clock.monotonicMs() - startMs + delayMs >= leaseTtlMs;
-        if (e instanceof FencedError || this.#stopped || link.nc.isClosed() || late) throw e;
+        const late = clock.monotonicMs() - startMs + delayMs >= APPEND_RETRY_FOR_MS;
+        if (e instanceof FencedError || this.#stopped || link.nc.isClosed() || late) {
+          this.#retrying = false;
+          throw e;
+        }
         metrics.appendRetries++;
+        this.#retrying = true;
         if (attempt === 0) {
           this.#deps.log(
             `cluster: ${this.scene}: append of seq ${event.seq} failed ` +
@@ -302,8 +318,16 @@ export class JetStreamSceneLog implements SceneLog {
           );
         }
         await new Promise((r) => setTimeout(r, delayMs));
-        if (this.#stopped) throw e;
+        if (this.#stopped) {
+          this.#retrying = false;
+          throw e;
+        }
       }
     }
+  }
+
+  /** True while an append is being published again (the log does not take writes right now). */
+  get retrying(): boolean {
+    return this.#retrying;
   }
 }

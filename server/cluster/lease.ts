@@ -39,7 +39,7 @@ export async function acquireLease(
   // Held: by us (say after a step-down that kept it), which we may take back by revision; or by
   // a process NATS no longer knows (killed: its lease would outlive it by up to a TTL), which
   // we replace by revision (if it renewed meanwhile, it is alive and keeps it).
-  if (holder === nodeId || await holderGone(link.nc, holder)) {
+  if (holder === nodeId || await holderGone(link.nc, processOf(holder))) {
     try {
       const revision = await link.leases.update(scene, encoder.encode(nodeId), entry.revision);
       return { scene, revision };
@@ -48,6 +48,11 @@ export async function acquireLease(
     }
   }
   return null;
+}
+
+/** The node process behind a lease's holder: `sweep.<node>` is held by `<node>` (node ids have no dots). */
+function processOf(holder: string): string {
+  return holder.slice(holder.lastIndexOf(".") + 1);
 }
 
 /**

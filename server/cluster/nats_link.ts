@@ -17,6 +17,7 @@ import { LEASE_BUCKET, LOG_STREAM, NAME_BUCKET, SCENE_BUCKET } from "./subjects.
 import { NAME_TTL_MS } from "./name_claims.ts";
 import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
+import { answerAlive } from "./node_liveness.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -70,8 +71,12 @@ export class NatsLink {
     nc: NatsConnection,
     jsm: JetStreamManager,
     buckets: { leases: KV; scenes: KV; names: KV },
+    nodeId: string,
   ) {
     this.nc = nc;
+    // This process answers "alive" for its node id as long as the connection lives: a takeover
+    // that finds a lease held asks its holder before waiting out the TTL (see `acquireLease`).
+    answerAlive(nc, nodeId);
     this.js = jetstream(nc, { timeout: JS_API_TIMEOUT_MS });
     this.jsm = jsm;
     this.leases = buckets.leases;
@@ -122,7 +127,7 @@ export class NatsLink {
         return { jsm, buckets: { leases, scenes, names } };
       }, { ...START_RETRY, log });
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
-      return new NatsLink(nc, made.jsm, made.buckets);
+      return new NatsLink(nc, made.jsm, made.buckets, options.nodeId);
     } catch (e) {
       await nc.close();
       throw e;

@@ -149,6 +149,8 @@ export class SceneOwner {
   #reserving = false;
   #renewing = false;
   #lastRenewMs: number;
+  /** When (monotonic ms) a renewal last failed because NATS could not answer. */
+  #natsFailedMs = -Infinity;
   #lastPruneMs: number;
   #pruning = false;
   #stopped = false;
@@ -254,7 +256,7 @@ export class SceneOwner {
     if (this.#stopped) return;
     const { leaseTtlMs } = this.#deps;
     if (nowMs - this.#lastRenewMs >= leaseTtlMs / 3 && !this.#renewing) this.#renew(nowMs);
-    if (nowMs - this.#lastRenewMs >= leaseTtlMs) {
+    if (nowMs - this.#lastRenewMs >= leaseTtlMs && !this.#throughOutage(nowMs)) {
       this.stepDown("lease not renewed within its TTL");
       return;
     }
@@ -308,7 +310,9 @@ export class SceneOwner {
    * refuses it (sky full; `paused` when the owner lost the scene meanwhile).
    */
   submit(request: SubmitRequest): Promise<SubmitReply> {
-    if (this.#stopped) return Promise.resolve(paused());
+    // While the log takes no writes (an append is being retried), nothing new is stamped: it
+    // would wait behind it and be answered `paused` by the edge, then stored after all.
+    if (this.#stopped || this.#log.retrying) return Promise.resolve(paused());
     let outcome;
     try {
       if (request.body !== undefined) {
@@ -443,10 +447,28 @@ export class SceneOwner {
         this.#lastRenewMs = nowMs;
       },
       (e) => {
-        // Refused: someone else holds the scene. A network error: keep trying until the TTL.
+        // Refused: someone else holds the scene. NATS could not answer (a stream leader election
+        // after a lost server, a timeout): keep trying, and keep the scene through it (see
+        // `#throughOutage`), unless this process stalled meanwhile (its request outlived the
+        // timeout by far: SIGSTOP, a long pause), which proves nothing about NATS.
         if (isLeaseLost(e)) this.stepDown("lease lost");
+        else if (this.#deps.clock.monotonicMs() - nowMs < RENEW_ANSWER_MS) {
+          this.#natsFailedMs = this.#deps.clock.monotonicMs();
+        }
       },
     ).finally(() => this.#renewing = false);
+  }
+
+  /**
+   * True while NATS itself cannot answer renewals (the last one failed for that within a TTL and
+   * a request's time, and it is not yet {@link KEEP_THROUGH_OUTAGE_MS} since the last renewal):
+   * nobody can take the lease meanwhile either, and stepping down would only add a takeover
+   * (9-14 s instead of the election's 5) once NATS is back. Should another node take it after
+   * all, this owner's next append is fenced and its next renewal refused: it steps down then.
+   */
+  #throughOutage(nowMs: number): boolean {
+    return nowMs - this.#natsFailedMs < this.#deps.leaseTtlMs + RENEW_ANSWER_MS &&
+      nowMs - this.#lastRenewMs < KEEP_THROUGH_OUTAGE_MS;
   }
 
   #reserve(tick: number): void {
@@ -466,6 +488,12 @@ function failureReason(e: unknown): string {
   if (e instanceof StaleRecordError) return "scene record changed under us";
   return `append failed: ${(e as Error).message}`;
 }
+
+/** A renewal answered (or failed) within this long says something about NATS (its timeout + margin). */
+const RENEW_ANSWER_MS = 3000;
+
+/** An owner keeps its scene through a NATS outage at most this long past its last renewal. */
+const KEEP_THROUGH_OUTAGE_MS = 20_000;
 
 /** The refusal while the scene has no working owner (takeover or NATS outage). */
 export function paused(): ErrorMessage {

@@ -36,6 +36,7 @@ import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 import { eventually } from "../../testing/wait.ts";
 import { Kvm } from "@nats-io/kv";
+import { answerAlive } from "../../server/cluster/node_liveness.ts";
 
 /**
  * Event `i`: a wind change at tick 10·i (each one moves the wind's integral differently); the
@@ -195,6 +196,8 @@ Deno.test({
         // Nobody takes the scene over (a lease someone else holds): the edge alone reads it.
         const leases = await new Kvm(link.nc).open(LEASE_BUCKET);
         await leases.create(scene, new TextEncoder().encode("someone-else"));
+        // A live process holds it: it answers when a takeover asks.
+        answerAlive(link.nc, "someone-else");
         const epoch = clock.wallMs() - 10_000;
         const { fresh, staleRevision, streamSeqs } = await raceScene(link, scene, epoch);
         const client = await TestClient.connect(server.url, scene);

@@ -8,13 +8,14 @@
  * paused) asks for a launch until one answers, instead of refusing it at once.
  *
  * The owner here is the test: it holds the scene's lease as "stand-in" (sending heartbeats in the
- * first step so the edge stays live, none in the second) and answers submits only once the edge
- * has had to retry.
+ * first step so the edge stays live, none in the second), answers as a live process when asked
+ * (`answerAlive`), and answers submits only once the edge has had to retry.
  */
 import assert from "node:assert/strict";
 import { connect, type Msg } from "@nats-io/transport-node";
 import { Kvm } from "@nats-io/kv";
 import { NatsLink } from "../../server/cluster/nats_link.ts";
+import { answerAlive } from "../../server/cluster/node_liveness.ts";
 import { createRecord } from "../../server/cluster/scene_records.ts";
 import { beatSubject, LEASE_BUCKET, submitSubject } from "../../server/cluster/subjects.ts";
 import type { EventBody } from "../../shared/protocol.ts";
@@ -48,6 +49,8 @@ Deno.test({
     const owner = "stand-in";
     const link = await NatsLink.open(nats.nodeOptions("setup"), () => {});
     const nc = await connect({ servers: nats.urls, ...nats.auth });
+    // The stand-in is a live process to the node: it answers when asked whether it is alive.
+    answerAlive(nc, owner);
     const server = await startTestServer({ cluster: nats.nodeOptions("node-a", 60_000) });
     const clients: TestClient[] = [];
     let beats: ReturnType<typeof setInterval> | undefined;

@@ -29,6 +29,7 @@ import { TestClient } from "../../testing/test_client.ts";
 import { fastClock } from "../../testing/fast_clock.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 import { eventually, sleep } from "../../testing/wait.ts";
+import { answerAlive } from "../../server/cluster/node_liveness.ts";
 
 /** Scene time at 30× real time: three minutes of retention pass in six seconds. */
 const SPEED = 30;
@@ -232,6 +233,8 @@ Deno.test({
           // scene is removed under it (what a sweep does) and the lease is freed.
           const leases = await new Kvm(nc).open(LEASE_BUCKET);
           await leases.create("sweep-race", new TextEncoder().encode("someone-else"));
+          // A live process holds it: it answers when a takeover asks.
+          answerAlive(nc, "someone-else");
           const stale = await join(a.url, "sweep-race");
           clients.push(stale.client);
           const { revision } = (await records.get("sweep-race"))!;
