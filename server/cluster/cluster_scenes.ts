@@ -239,7 +239,7 @@ export class ClusterScenes implements SceneHost {
       return null;
     }
     if (stored) return null;
-    return this.#gate.newScene(address, this.#deps.clock.monotonicMs(), take);
+    return this.#gate.newScene(address, this.#deps.clock.monotonicMs(), take, id);
   }
 
   /** Closes the edge that has been empty longest; false when none is empty. */

@@ -93,14 +93,15 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     if (this.#rooms.has(id)) return null;
     const stored = this.#store.getScene(id) !== undefined;
     // Over its new-scene budget nobody makes room for it.
-    const over = stored ? null : this.#gate.newScene(address, this.#clock.monotonicMs(), false);
+    const nowMs = this.#clock.monotonicMs();
+    const over = stored ? null : this.#gate.newScene(address, nowMs, false, id);
     if (over) return over;
     const busy = this.#gate.capacity(this.#rooms.size);
     if (busy && !this.#unloadOneEmpty() && !this.#unloadForNetwork(address, busy, take)) {
       return busy;
     }
     if (stored) return null;
-    return this.#gate.newScene(address, this.#clock.monotonicMs(), take);
+    return this.#gate.newScene(address, nowMs, take, id);
   }
 
   /**

@@ -10,6 +10,9 @@ import type { RateLimit } from "./ratelimit.ts";
 import { AddressBudgets, networkBudget, networkKey } from "./ratelimit.ts";
 import { CLOSE_POLICY, CLOSE_TRY_LATER } from "./close_codes.ts";
 
+/** How long a new scene's token covers others opening it (their upgrades race its first hello). */
+export const CHARGED_MS = 10_000;
+
 /** Scene limits. */
 export interface SceneLimits {
   /** Most scenes loaded at once. */
@@ -46,6 +49,8 @@ export interface SceneRefusal {
 export class SceneGate {
   readonly limits: SceneLimits;
   readonly #newScenes: AddressBudgets;
+  /** New scenes a token was taken for lately, until when it covers them (monotonic ms). */
+  readonly #charged = new Map<string, number>();
 
   constructor(limits: SceneLimits) {
     this.limits = limits;
@@ -63,10 +68,22 @@ export class SceneGate {
     };
   }
 
-  /** Takes (or with `take` false only checks) a new-scene token for `address`; null when granted. */
-  newScene(address: string, nowMs: number, take: boolean): SceneRefusal | null {
+  /**
+   * Takes (or with `take` false only checks) a new-scene token for `address`; null when granted.
+   * With `scene`, a token taken for it in the last CHARGED_MS covers everyone opening it meanwhile
+   * (many people opening a new scene's link at once pay for it once, not once each).
+   */
+  newScene(address: string, nowMs: number, take: boolean, scene?: string): SceneRefusal | null {
+    if (scene !== undefined && (this.#charged.get(scene) ?? -Infinity) > nowMs) return null;
     const wait = this.#newScenes.take(address, nowMs, !take);
-    if (wait === 0) return null;
+    if (wait === 0) {
+      if (take && scene !== undefined) {
+        // Bounded without a sweep too (a cluster node does not call `sweep`).
+        if (this.#charged.size >= 4096) this.#forgetCharged(nowMs);
+        this.#charged.set(scene, nowMs + CHARGED_MS);
+      }
+      return null;
+    }
     return {
       status: 429,
       code: "rate_limited",
@@ -81,6 +98,11 @@ export class SceneGate {
   /** Forgets addresses whose budgets are full again. */
   sweep(nowMs: number): void {
     this.#newScenes.sweep(nowMs);
+    this.#forgetCharged(nowMs);
+  }
+
+  #forgetCharged(nowMs: number): void {
+    for (const [scene, until] of this.#charged) if (until <= nowMs) this.#charged.delete(scene);
   }
 }
 

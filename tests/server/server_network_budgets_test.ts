@@ -106,3 +106,20 @@ Deno.test("stored events are budgeted per network as well as per address", async
     }
   });
 });
+
+Deno.test("many people opening one new scene's link at once pay for it once", async () => {
+  await withServer({ newScenes: { perSecond: 0.001, burst: 1 } }, async (server) => {
+    // Sixty sockets from twenty addresses of one network upgrade at once, before anyone's hello.
+    const clients = await Promise.all(
+      Array.from(
+        { length: 60 },
+        (_, i) => AddressClient.join(server.url, "opened-at-once", `127.0.7.${2 + (i % 20)}`),
+      ),
+    );
+    try {
+      assert.equal(clients.filter((c) => c.welcomed).length, 60, "everyone is welcomed");
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+});
