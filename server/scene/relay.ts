@@ -425,6 +425,8 @@ export class SceneRelay {
   close(code: number, reason: string): void {
     for (const peer of this.peers.values()) peer.drop(code, reason);
     this.peers.clear();
+    this.#joining.clear();
+    this.#renaming.clear();
     this.#audience.clear();
   }
 
