@@ -62,7 +62,9 @@ function frameOf(world: World, renderer: SceneRenderer, events: SceneEvent[], dr
       pending = world.beginCheckpoint();
     }
     renderer.prepare(world.tick - 0.5, now / 1000);
-    if (frame++ % drawEvery === 0) renderer.draw();
+    // Drawn every `drawEvery`-th frame, never the first (0: never): a software GPU takes minutes
+    // to draw a million streaks, and a frame waiting on it is the GPU's, not the page's.
+    if (drawEvery > 0 && ++frame % drawEvery === 0) renderer.draw();
     const clock = () => performance.now();
     if (pending && workCheckpoint(pending, started + 8, clock) !== null) pending = null;
   };

@@ -6,7 +6,8 @@
  * hashes its first checkpoint and runs 120 frames (bench/browser/join_page.ts). Reported per run:
  * the veteran's longest gap between animation frames before the join and while it goes on (target:
  * while ≤ 2× before), and the joiner's join and first-checkpoint times. `--runs=N` (default 3).
- * `--draw-every=N` (default 1000: the software GPU does not decide the frame rate).
+ * `--draw-every=N` (default 0: never drawn, so that the software GPU does not decide the frame
+ * rate; N: every n-th frame).
  */
 import { bundleScript } from "../../tools/bundle.ts";
 import { launchBrowser } from "../../testing/browser.ts";
@@ -21,7 +22,7 @@ function flag(name: string, fallback: string): string {
 const target = Number(flag("target", "1000000"));
 const baseline = Number(flag("baseline", "240"));
 const runs = Number(flag("runs", "3"));
-const drawEvery = Number(flag("draw-every", "1000"));
+const drawEvery = Number(flag("draw-every", "0"));
 const WARMUP = 600;
 const URL_ = "http://snowfire-bench.localhost/join";
 const script = await bundleScript(new URL("./join_page.ts", import.meta.url));
