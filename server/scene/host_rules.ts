@@ -14,7 +14,7 @@
  * ```
  */
 import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
-import { finaleEnd } from "../../shared/finale.ts";
+import { finaleCount, finaleEnd } from "../../shared/finale.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import {
   founderKey,
@@ -248,4 +248,21 @@ export function refuseReaction(rules: Rules, by: string, person?: string): Error
 /** The refusal a person a host removed gets, whatever they try (and when they are closed). */
 export function removedRefusal(): ErrorMessage {
   return errorMessage("removed", "a host removed you from this scene");
+}
+
+/**
+ * How many events a host action stores when allowed: its `rules` event, and for a countdown every
+ * launch of its finale (the server stamps them as the show's): they are spent from the host's
+ * address and network event budgets like launches, so finales cannot store past them.
+ *
+ * @example
+ * ```ts
+ * import { storedCost } from "./host_rules.ts";
+ * console.log(storedCost({ do: "pause", on: true })); // 1
+ * ```
+ */
+export function storedCost(action: HostAction): number {
+  if (action.do !== "countdown") return 1;
+  const countdown = { tick: 0, seconds: action.seconds, intensity: action.intensity };
+  return 1 + finaleCount(countdown) + 3 + 2 * action.intensity;
 }

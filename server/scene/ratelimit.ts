@@ -47,13 +47,17 @@ export class TokenBucket {
     this.#lastMs = nowMs;
   }
 
-  /** Like `take` without taking: 0 when a token is there, else the ms until one will be. */
-  peek(nowMs: number): number {
+  /**
+   * Like `take` without taking: 0 when `cost` tokens (1 unless said; at most the burst) are
+   * there, else the ms until they will be.
+   */
+  peek(nowMs: number, cost = 1): number {
     const tokens = Math.min(
       this.#burst,
       this.#tokens + Math.max(0, nowMs - this.#lastMs) * this.#perMs,
     );
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.#perMs));
+    const need = Math.min(cost, this.#burst);
+    return tokens >= need ? 0 : Math.max(1, Math.ceil((need - tokens) / this.#perMs));
   }
 
   /** True when the bucket has refilled completely (it then remembers nothing). */
@@ -123,9 +127,9 @@ export class AddressBudgets {
    */
   take(address: string, nowMs: number, peek = false, cost = 1): number {
     const own = this.#bucket(addressKey(address), this.#limit, nowMs);
-    if (this.#network === undefined) return peek ? own.peek(nowMs) : own.take(nowMs, cost);
+    if (this.#network === undefined) return peek ? own.peek(nowMs, cost) : own.take(nowMs, cost);
     const network = this.#bucket(`net:${networkKey(address)}`, this.#network, nowMs);
-    const wait = Math.max(own.peek(nowMs), network.peek(nowMs));
+    const wait = Math.max(own.peek(nowMs, cost), network.peek(nowMs, cost));
     if (peek || wait > 0) return wait;
     const ownWait = own.take(nowMs, cost);
     if (ownWait > 0) return ownWait;

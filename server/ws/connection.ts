@@ -19,6 +19,7 @@ import {
   type ErrorMessage,
 } from "../../shared/protocol.ts";
 import { hashPerson } from "../scene/host_keys.ts";
+import { storedCost } from "../scene/host_rules.ts";
 import type { RateLimits } from "../scene/ratelimit.ts";
 import { errorMessage as error, StorageUnavailableError } from "../scene/errors.ts";
 import {
@@ -470,6 +471,29 @@ function dispatch(
       // Host actions share the settings changes' bucket: both steer the scene for everyone.
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("host actions", wait), false];
+      if (origin) {
+        // What it stores (a countdown: its finale's launches too) spends the stored-event budget.
+        const cost = storedCost(msg.action);
+        const spent = origin.events.take(origin.address, nowMs, true, cost);
+        if (spent > 0) {
+          return [
+            Kind.EventBudget,
+            error(
+              "rate_limited",
+              `this would store ${cost} events (a finale stores its launches), past your ` +
+                `address's budget of ${origin.eventsPerMinute} events a minute (or its ` +
+                `network's, ${NETWORK_BUDGET_FACTOR}x that); try again in ${
+                  Math.ceil(spent / 1000)
+                } s`,
+              spent,
+            ),
+            false,
+          ];
+        }
+        const refusal = scene.host(peer, msg.action);
+        if (refusal === null) origin.events.take(origin.address, nowMs, false, cost);
+        return sceneOutcome(refusal);
+      }
       return sceneOutcome(scene.host(peer, msg.action));
     }
     case "react": {

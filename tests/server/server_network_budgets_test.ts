@@ -123,3 +123,34 @@ Deno.test("many people opening one new scene's link at once pay for it once", as
     }
   });
 });
+
+Deno.test("a countdown's finale is spent from its host's event budget", async () => {
+  // Issue 33, failure 4: one address's 20 countdown finales stored 112 events/s, 5.6x its budget.
+  // A finale of 30 s at intensity 3 stores 1 + 120 + 9 events: with 200 a minute, one fits, the
+  // second of the same address is refused, and a host of another network still has its own.
+  const countdown = { do: "countdown", in: 60, seconds: 30, intensity: 3 } as const;
+  await withServer({ eventsPerMinute: 200, refusalNoticeMs: 0 }, async (server) => {
+    const open: AddressClient[] = [];
+    try {
+      const answer = async (client: AddressClient) => {
+        client.messages.splice(0);
+        client.send({ t: "host", action: countdown });
+        return await client.waitFor((m) =>
+          (m.t === "event" && m.body.type === "rules" && m.body.do === "countdown") ||
+          m.t === "error"
+        );
+      };
+      const first = await AddressClient.join(server.url, "finale-a", "127.0.8.2");
+      const second = await AddressClient.join(server.url, "finale-b", "127.0.8.2");
+      const elsewhere = await AddressClient.join(server.url, "finale-c", "127.0.9.2");
+      open.push(first, second, elsewhere);
+      assert.equal((await answer(first)).t, "event", "the first finale fits the budget");
+      const refused = await answer(second);
+      assert.ok(refused.t === "error" && refused.code === "rate_limited");
+      assert.match(refused.message, /would store 130 events/);
+      assert.equal((await answer(elsewhere)).t, "event", "another network's host has its own");
+    } finally {
+      await Promise.all(open.map((c) => c.close()));
+    }
+  });
+});
