@@ -38,6 +38,10 @@ export interface StoreOptions {
 /** While writes fail, how often the store checks whether they work again. */
 export const RECOVERY_PROBE_MS = 1000;
 
+/** Under WAL pressure a scene may write this many events per {@link BUSY_WINDOW_MS}. */
+const BUSY_WRITES = 4;
+const BUSY_WINDOW_MS = 250;
+
 /** A WAL full for this long is a fault (before, its writes are refused as back-pressure). */
 const WAL_STUCK_MS = 3000;
 
@@ -106,6 +110,9 @@ export class SceneStore {
   #writesSinceWalCheck = 0;
   /** When the checkpointer was last asked for a checkpoint (monotonic ms). */
   #checkpointAskedMs = -Infinity;
+  /** Writes per scene in the current busy window (only counted while the WAL is under pressure). */
+  readonly #recentWrites = new Map<string, number>();
+  #busyWindowMs = -Infinity;
   /** Since when (monotonic ms) the WAL has been full, or null. */
   #walFullSince: number | null = null;
   /** Why the last write failed, or null while writes work. */
@@ -310,6 +317,12 @@ export class SceneStore {
     const json = JSON.stringify(body);
     const shares = this.#shares;
     const bytes = shares ? rowBytes(scene, event.by, json) : 0;
+    if (this.#busyUnderPressure(scene)) {
+      throw new StorageUnavailableError(
+        "the server is still writing earlier events to disk (its write-ahead log is nearly " +
+          "full, and this scene wrote the most)",
+      );
+    }
     if (shares) {
       const over = shares.over(scene, spender, bytes, () => this.#sceneBytes(scene));
       if (over !== null) {
@@ -359,6 +372,28 @@ export class SceneStore {
   /** The retention pruned `bytes` (by `rowBytes`) of `scene`'s events; `Infinity`: all. */
   freed(scene: string, bytes: number): void {
     this.#shares?.freed(scene, bytes);
+  }
+
+  /**
+   * True when the WAL is past three quarters of its part and `scene` already wrote
+   * {@link BUSY_WRITES} events in the current {@link BUSY_WINDOW_MS}: the last quarter is kept for
+   * the scenes that write little, so a flood in one scene does not refuse a launch in another while
+   * the checkpointer catches up.
+   */
+  #busyUnderPressure(scene: string): boolean {
+    const budget = this.#budget;
+    if (budget === undefined || this.#walSize < budget.walBytes * 0.75) return false;
+    // Looked at again: a checkpoint may have cut it back since the last write.
+    this.#walSize = fileSize(`${this.#path}-wal`);
+    if (this.#walSize < budget.walBytes * 0.75) return false;
+    const now = performance.now();
+    if (now - this.#busyWindowMs >= BUSY_WINDOW_MS) {
+      this.#busyWindowMs = now;
+      this.#recentWrites.clear();
+    }
+    const writes = (this.#recentWrites.get(scene) ?? 0) + 1;
+    this.#recentWrites.set(scene, writes);
+    return writes > BUSY_WRITES;
   }
 
   /** What `scene`'s stored events cost, by `rowBytes`. */
