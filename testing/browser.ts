@@ -8,6 +8,7 @@ import {
   type BrowserContextOptions,
   chromium,
   type ConsoleMessage,
+  type ElementHandle,
   type Page,
 } from "playwright-core";
 import type { SnowfireDebug } from "../client/debug/debug_hook.ts";
@@ -188,4 +189,105 @@ export async function waitConnected(page: Page): Promise<void> {
     timeout: 60_000,
     polling: 100,
   });
+}
+
+/** Where on a control a hand lands: fractions of its box (the centre by default). */
+export interface HandPoint {
+  fx: number;
+  fy: number;
+}
+
+/** What {@link reachOf} found at a control's point. */
+export interface Reach {
+  /** The point, in viewport pixels. */
+  x: number;
+  y: number;
+  /** Whether the element there is the control (or inside it). */
+  ok: boolean;
+  /** The element there, described (`button#mute`, `canvas#scene`…). */
+  hit: string;
+  /** The control, described. */
+  control: string;
+}
+
+/**
+ * Where a hand would press `control` and whether it would reach it: the control is first brought
+ * into view the way a person scrolls (only as far as needed), then `document.elementFromPoint`
+ * at the point (its centre by default) must be the control or inside it.
+ *
+ * @example
+ * ```ts
+ * const reach = await reachOf((await page.$("#mute"))!);
+ * assert.ok(reach.ok, `covered by ${reach.hit}`);
+ * ```
+ */
+export function reachOf(
+  control: ElementHandle<Element>,
+  at: HandPoint = { fx: 0.5, fy: 0.5 },
+): Promise<Reach> {
+  return control.evaluate((node, at) => {
+    const describe = (el: Element | null): string => {
+      if (!el) return "nothing";
+      const id = el.id ? `#${el.id}` : "";
+      const cls = !id && typeof el.className === "string" && el.className
+        ? `.${el.className.trim().split(/\s+/).join(".")}`
+        : "";
+      const text = (el.textContent ?? "").trim().slice(0, 24);
+      return `${el.tagName.toLowerCase()}${id}${cls}${text && !id ? ` "${text}"` : ""}`;
+    };
+    let r = node.getBoundingClientRect();
+    const inView = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    const hitAt = (x: number, y: number) => document.elementFromPoint(x, y);
+    const x0 = r.left + at.fx * r.width, y0 = r.top + at.fy * r.height;
+    const first = hitAt(x0, y0);
+    if (!inView || !first || !(first === node || node.contains(first))) {
+      node.scrollIntoView({ block: "nearest", inline: "nearest" });
+      r = node.getBoundingClientRect();
+    }
+    const x = r.left + at.fx * r.width, y = r.top + at.fy * r.height;
+    const hit = hitAt(x, y);
+    return {
+      x,
+      y,
+      ok: !!hit && (hit === node || node.contains(hit)),
+      hit: describe(hit),
+      control: describe(node),
+    };
+  }, at);
+}
+
+/** Whether the page was opened as a phone (touch): it is then tapped, not clicked. */
+export function isTouchPage(page: Page): Promise<boolean> {
+  return page.evaluate(() => navigator.maxTouchPoints > 0);
+}
+
+/**
+ * Presses a control the way a person does: checks with {@link reachOf} that the control itself
+ * is under the point (throws `unreachable` naming what is there instead), then a real
+ * `page.mouse.click` there, or `page.touchscreen.tap` on a touch page. No actionability waits:
+ * a page on software GL may take seconds a frame, and a hand does not wait for them either.
+ *
+ * @example
+ * ```ts
+ * await clickLikeAPerson(page, "#open-scene");
+ * await clickLikeAPerson(page, "#wind-speed", { at: { fx: 0.25, fy: 0.5 } });
+ * ```
+ */
+export async function clickLikeAPerson(
+  page: Page,
+  target: string | ElementHandle<Element>,
+  options: { at?: HandPoint; touch?: boolean } = {},
+): Promise<Reach> {
+  const control = typeof target === "string" ? await page.$(target) : target;
+  if (!control) throw new Error(`unreachable: no ${target} on the page`);
+  const reach = await reachOf(control, options.at);
+  if (!reach.ok) {
+    throw new Error(
+      `unreachable: ${typeof target === "string" ? target : reach.control} at ` +
+        `(${Math.round(reach.x)}, ${Math.round(reach.y)}) is covered by ${reach.hit}`,
+    );
+  }
+  if (options.touch ?? await isTouchPage(page)) await page.touchscreen.tap(reach.x, reach.y);
+  else await page.mouse.click(reach.x, reach.y);
+  return reach;
 }

@@ -91,9 +91,9 @@ export class Timeline {
       " · ",
       this.#stateClock,
     );
-    const chip = (text: string, title: string, onclick: () => void) =>
-      el("button", { type: "button", className: "chip", title, onclick }, text);
-    this.#play = chip("Pause", "Pause or play (K)", () => actions.playPause());
+    const chip = (text: string, title: string, onclick: () => void, name = "") =>
+      el("button", { type: "button", className: `chip ${name}`.trim(), title, onclick }, text);
+    this.#play = chip("Pause", "Pause or play (K)", () => actions.playPause(), "replay-play");
     this.#speed = el("select", {
       className: "replay-speed",
       title: "Replay speed",
@@ -104,8 +104,7 @@ export class Timeline {
         el("option", { value: String(speed), selected: speed === 1 }, `${speed}×`),
       );
     }
-    this.#live = chip("Live", "Back to the live scene (L)", () => actions.live());
-    this.#live.classList.add("replay-live");
+    this.#live = chip("Live", "Back to the live scene (L)", () => actions.live(), "replay-live");
     this.#range = el("input", {
       type: "range",
       className: "replay-range",
@@ -145,6 +144,7 @@ export class Timeline {
           Math.min(CLIP_MAX_SECONDS, Math.max(CLIP_MIN_SECONDS, Number(this.#length.value))),
           this.#formats[Number(this.#format.value)],
         ),
+      "replay-record",
     );
     if (formats.length === 0) {
       this.#record.disabled = true;
@@ -158,7 +158,7 @@ export class Timeline {
       >,
       this.#messageText,
       " ",
-      chip("Go live", "Back to the live scene", () => actions.live()),
+      chip("Go live", "Back to the live scene", () => actions.live(), "replay-go-live"),
     );
     this.#recText = el("span", {}, "REC");
     this.#rec = el(
@@ -166,7 +166,12 @@ export class Timeline {
       { className: "replay-rec", hidden: true, role: "status" } as Partial<HTMLDivElement>,
       el("span", { className: "replay-rec-dot" }),
       this.#recText,
-      chip("Stop", "Stop recording and save what was recorded", () => actions.stopRecording()),
+      chip(
+        "Stop",
+        "Stop recording and save what was recorded",
+        () => actions.stopRecording(),
+        "replay-stop",
+      ),
     );
     this.root = el(
       "section",
@@ -175,9 +180,9 @@ export class Timeline {
         "div",
         { className: "replay-row" },
         this.#state,
-        chip("−10 s", "Back 10 seconds", () => actions.jump(-600)),
+        chip("−10 s", "Back 10 seconds", () => actions.jump(-600), "replay-back"),
         this.#play,
-        chip("+10 s", "Forward 10 seconds", () => actions.jump(600)),
+        chip("+10 s", "Forward 10 seconds", () => actions.jump(600), "replay-forward"),
         el("label", { className: "replay-pick" }, "Speed ", this.#speed),
         this.#live,
         el("button", {
@@ -197,6 +202,7 @@ export class Timeline {
           "Share this moment",
           "Copy a link that opens the scene at this moment",
           () => actions.share(),
+          "replay-share",
         ),
         el("label", { className: "replay-pick" }, "Clip ", this.#length),
         this.#format,
