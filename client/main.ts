@@ -124,7 +124,12 @@ function start(): void {
   if (params.has("name")) {
     params.delete("name");
     const query = params.toString();
-    history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}`);
+    // (The fragment stays: a host link's key is read from it below.)
+    history.replaceState(
+      null,
+      "",
+      `${location.pathname}${query ? `?${query}` : ""}${location.hash}`,
+    );
   }
   const motionQuery = matchMedia("(prefers-reduced-motion: reduce)");
   const reducedMotion = motionQuery.matches;
