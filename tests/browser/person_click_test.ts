@@ -27,10 +27,10 @@ import {
   launchBrowser,
   openScene,
   type ScenePage,
-} from "../testing/browser.ts";
-import { TestClient } from "../testing/test_client.ts";
-import { startTestServer } from "../testing/test_server.ts";
-import type { ReplayDebug } from "../client/replay/replay_mode.ts";
+} from "../../testing/browser.ts";
+import { TestClient } from "../../testing/test_client.ts";
+import { startTestServer } from "../../testing/test_server.ts";
+import type { ReplayDebug } from "../../client/replay/replay_mode.ts";
 
 declare global {
   var snowfireReplay: ReplayDebug;
