@@ -9,7 +9,9 @@ export type MomentParse = { tick: number } | { error: string };
 
 /**
  * The tick an `at` value names: `t<tick>`, or an ISO 8601 time (UTC `Z` or an offset) at or after
- * the scene's epoch.
+ * the scene's epoch. A time names the first tick that begins at or after it, so the moment opens
+ * at its own second (the tick before it began a hair earlier, and its clock showed the second
+ * before).
  *
  * @example
  * ```ts
@@ -29,9 +31,9 @@ export function parseMoment(text: string, epoch: number): MomentParse {
   const ms = Date.parse(trimmed);
   if (Number.isNaN(ms)) return { error: `“${text}” is not a valid time` };
   if (ms < epoch) return { error: `${trimmed} is before this scene began` };
-  // (ms − epoch) / TICK_MS lands a hair below a whole tick for exact tick times (60000 / 16.67 is
+  // (ms − epoch) / TICK_MS lands a hair off a whole tick for exact tick times (60000 / 16.67 is
   // 3599.99…): count in 60ths of a second and forgive a micro-tick of rounding.
-  return { tick: Math.floor(((ms - epoch) * TICK_RATE) / 1000 + 1e-6) };
+  return { tick: Math.ceil(((ms - epoch) * TICK_RATE) / 1000 - 1e-6) };
 }
 
 /** Wall time (ms) of tick `tick`. */
@@ -81,4 +83,31 @@ export function clockText(epoch: number, tick: number): string {
   const date = new Date(tickTime(epoch, tick));
   const two = (n: number) => String(n).padStart(2, "0");
   return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+/**
+ * A wall time as a person says it, in local time: "today at 14:02:10", "yesterday at 23:59:50",
+ * or "on 3 Dec at 09:15:00" (with the year when it is not this year's).
+ *
+ * @example
+ * ```ts
+ * import { friendlyTime } from "./moment.ts";
+ *
+ * const now = new Date(2026, 11, 3, 15, 0).getTime();
+ * friendlyTime(new Date(2026, 11, 3, 14, 2, 10).getTime(), now); // "today at 14:02:10"
+ * friendlyTime(new Date(2026, 11, 2, 23, 59, 50).getTime(), now); // "yesterday at 23:59:50"
+ * ```
+ */
+export function friendlyTime(ms: number, nowMs: number): string {
+  const date = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const clock = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  const day = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const now = new Date(nowMs);
+  const days = Math.round((day(now) - day(date)) / 86_400_000);
+  if (days === 0) return `today at ${clock}`;
+  if (days === 1) return `yesterday at ${clock}`;
+  const month = date.toLocaleString("en", { month: "short" });
+  const year = date.getFullYear() === now.getFullYear() ? "" : ` ${date.getFullYear()}`;
+  return `on ${date.getDate()} ${month}${year} at ${clock}`;
 }

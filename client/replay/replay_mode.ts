@@ -14,7 +14,14 @@ import type { FireworkSound } from "../audio/sound.ts";
 import type { SceneRenderer } from "../render/renderer.ts";
 import { clipFormats, ClipRecorder, downloadClip } from "./clip_recorder.ts";
 import { LogClient } from "./log_client.ts";
-import { clockText, momentLink, momentText, parseMoment } from "./moment.ts";
+import {
+  clockText,
+  friendlyTime,
+  momentLink,
+  momentText,
+  parseMoment,
+  tickTime,
+} from "./moment.ts";
 import { MomentGoneError, ReplayDriver } from "./replay_driver.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -120,11 +127,8 @@ export class ReplayMode {
       share: () => this.#share(),
       record: (seconds, format) => this.#record(seconds, format),
       stopRecording: () => this.#recorder.stop(),
-      close: () => {
-        this.goLive();
-        this.#bar.close();
-        this.#syncOpener();
-      },
+      close: () => this.close(),
+      earliest: () => this.seek(this.#driver.exactFromTick, true),
     });
     this.#pendingAt = new URLSearchParams(location.search).get("at");
     if (this.#pendingAt !== null) this.#bar.open();
@@ -153,6 +157,18 @@ export class ReplayMode {
       return false;
     }
     return true;
+  }
+
+  /** True while the replay bar is open (Escape closes it). */
+  get isOpen(): boolean {
+    return this.#bar.isOpen;
+  }
+
+  /** Closes the bar: back to live. */
+  close(): void {
+    this.goLive();
+    this.#bar.close();
+    this.#syncOpener();
   }
 
   /** Opens the bar at a moment 10 s back, or closes it (back to live). */
@@ -205,11 +221,7 @@ export class ReplayMode {
       }
     }).catch((e) => {
       if (e instanceof MomentGoneError) {
-        const epoch = this.#driver.epoch;
-        this.#setMessage(
-          `That moment (${momentText(epoch, Math.max(0, Math.floor(tick)))}) is no longer kept: ` +
-            `this scene's history now starts at ${clockText(epoch, e.exactFromTick)}.`,
-        );
+        this.#setGone(tickTime(this.#driver.epoch, Math.max(0, Math.floor(tick))), e.exactFromTick);
       } else {
         this.#o.toast(`Could not load the replay: ${(e as Error).message}`, { error: true });
       }
@@ -275,14 +287,16 @@ export class ReplayMode {
       this.#driver.learn(head);
       const parsed = parseMoment(at, head.epoch);
       if ("error" in parsed) {
-        this.#setMessage(`${parsed.error}.`);
+        const ms = Date.parse(at);
+        this.#setMessage(
+          /before this scene began/.test(parsed.error)
+            ? `That moment (${friendlyTime(ms, Date.now())}) is from before this scene began.`
+            : `${parsed.error}.`,
+        );
         return;
       }
       if (parsed.tick < head.exactFromTick) {
-        this.#setMessage(
-          `That moment (${at}) is no longer kept: this scene's history now starts at ` +
-            `${clockText(head.epoch, head.exactFromTick)}.`,
-        );
+        this.#setGone(tickTime(head.epoch, parsed.tick), head.exactFromTick);
         return;
       }
       this.#paused = true;
@@ -337,9 +351,21 @@ export class ReplayMode {
     });
   }
 
-  #setMessage(text: string | null): void {
-    this.#bar.setMessage(text);
+  #setMessage(text: string | null, earliest = false): void {
+    this.#bar.setMessage(text, earliest);
     if (text !== null) this.#bar.open();
+    this.#syncOpener();
+  }
+
+  /** A moment (wall time `ms`) older than what the scene keeps: say so, offer the oldest kept. */
+  #setGone(ms: number, exactFromTick: number): void {
+    const now = Date.now();
+    const oldest = friendlyTime(tickTime(this.#driver.epoch, exactFromTick), now);
+    this.#setMessage(
+      `That moment (${friendlyTime(ms, now)}) is no longer kept. This scene's replay starts ` +
+        `${oldest}.`,
+      true,
+    );
   }
 
   #refreshBar(nowMs: number, force = false): void {

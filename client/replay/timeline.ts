@@ -23,6 +23,8 @@ export interface TimelineActions {
   record(seconds: number, format: ClipFormat): void;
   stopRecording(): void;
   close(): void;
+  /** Watch from the oldest moment the scene keeps. */
+  earliest(): void;
 }
 
 /** What the bar shows. */
@@ -73,6 +75,7 @@ export class Timeline {
   readonly #record: HTMLButtonElement;
   readonly #message: HTMLElement;
   readonly #messageText: HTMLElement;
+  readonly #earliest: HTMLButtonElement;
   readonly #rec: HTMLElement;
   readonly #recText: HTMLElement;
   readonly #formats: ClipFormat[];
@@ -151,6 +154,12 @@ export class Timeline {
       this.#record.title = "This browser cannot record video";
     }
     this.#messageText = el("span");
+    this.#earliest = chip(
+      "Watch from there",
+      "Replay from the oldest moment this scene keeps",
+      () => actions.earliest(),
+      "replay-earliest",
+    );
     this.#message = el(
       "p",
       { className: "replay-message", hidden: true, role: "alert" } as Partial<
@@ -158,6 +167,7 @@ export class Timeline {
       >,
       this.#messageText,
       " ",
+      this.#earliest,
       chip("Go live", "Back to the live scene", () => actions.live(), "replay-go-live"),
     );
     this.#recText = el("span", {}, "REC");
@@ -259,10 +269,14 @@ export class Timeline {
     this.#speed.value = String(speed);
   }
 
-  /** A message with a "Go live" button (a moment no longer kept), or none. */
-  setMessage(text: string | null): void {
+  /**
+   * A message with a "Go live" button, or none; `earliest` adds "Watch from there" (a moment no
+   * longer kept: the oldest kept one).
+   */
+  setMessage(text: string | null, earliest = false): void {
     this.#message.hidden = text === null;
     this.#messageText.textContent = text ?? "";
+    this.#earliest.hidden = !earliest;
   }
 
   /** The recording indicator: seconds recorded of `length`, or hidden. */
