@@ -57,6 +57,7 @@ export function describeEvent(
   who: string,
   body: EventBody,
   themeSetting: Settings["theme"],
+  whom: (peer: string) => string = () => "someone",
 ): string {
   switch (body.type) {
     case "launch": {
@@ -72,30 +73,44 @@ export function describeEvent(
     case "settings":
       return `${who} ${describeSettings(body.settings)}`;
     case "rules":
-      return `${who} ${describeRules(body)}`;
+      return `${who} ${describeRules(body, whom)}`;
   }
 }
 
-/** What a host's rules change did, after the host's name. */
-function describeRules(body: RulesBody): string {
+/**
+ * What a host's rules change did, after the host's name; `whom` names the person it was done to
+ * ("Ben", or "you" for this viewer): "made Ben a host", "made you a host".
+ */
+function describeRules(body: RulesBody, whom: (peer: string) => string): string {
   switch (body.do) {
     case "host":
-      return "made a host";
+      return `made ${whom(body.peer)} a host`;
     case "rekey":
       return "made a new host link (the older one no longer works)";
     case "lock":
       return body.lock === "hosts"
         ? "locked the scene settings (hosts only)"
         : "opened the scene settings to everyone";
-    case "mute":
-      return body.on ? "muted someone's launches" : "unmuted someone's launches";
+    case "mute": {
+      const name = whom(body.peer);
+      const their = name === "you" ? "your" : `${name}’s`;
+      return body.on ? `muted ${their} launches` : `unmuted ${their} launches`;
+    }
     case "remove":
-      return "removed someone from the scene";
+      return `removed ${whom(body.peer)} from the scene`;
     case "pause":
       return body.on ? "paused launches" : "resumed launches";
     case "countdown":
       return body.countdown ? "started a countdown to a finale" : "cancelled the countdown";
   }
+}
+
+/**
+ * Whether a rules event is news worth a toast: a host proving their own key again (every
+ * reconnect of a host's page does) is not.
+ */
+export function rulesNews(by: string, body: RulesBody): boolean {
+  return !(body.do === "host" && body.peer === by);
 }
 
 /** Several launches by one person folded into one line, e.g. "Rae launched 5 fireworks". */

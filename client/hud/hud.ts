@@ -18,6 +18,7 @@ import {
   describeSettings,
   disconnectedText,
   retryText,
+  rulesNews,
 } from "./event_text.ts";
 import type { ConnectionInfo, ConnectionState } from "../net/net.ts";
 import { type Closable, Sheets } from "./sheets.ts";
@@ -242,6 +243,13 @@ export class Hud {
       const change = recent ? { ...fold.change, ...body.settings } : { ...body.settings };
       this.settingsFolds.set(key, { change, atMs: nowMs });
       this.toasts.show(`${who} ${describeSettings(change)}`, { key, color, countBadge: false });
+      return;
+    }
+    if (body.type === "rules") {
+      if (!rulesNews(by, body)) return;
+      const whom = (peer: string) =>
+        peer === this.selfId ? "you" : this.peers.get(peer)?.name ?? "someone";
+      this.toasts.show(describeEvent(who, body, themeSetting, whom), { color });
       return;
     }
     this.toasts.show(describeEvent(who, body, themeSetting), { key: `gun:${by}`, color });

@@ -5,6 +5,7 @@ import {
   describeSettings,
   disconnectedText,
   retryText,
+  rulesNews,
   THEME_LABELS,
 } from "../../client/hud/event_text.ts";
 import { THEMES } from "../../shared/types.ts";
@@ -60,4 +61,30 @@ Deno.test("the offline banner's reason ends in one full stop", () => {
     disconnectedText(),
     "Disconnected from the scene. The sky is paused until we are back.",
   );
+});
+
+Deno.test("host toasts name both people, and a host's own reconnect is no news", () => {
+  const names: Record<string, string> = { p1: "Ana", p2: "Ben", me: "you" };
+  const whom = (peer: string) => names[peer] ?? "someone";
+  const grant = { type: "rules", do: "host", peer: "p2" } as const;
+  assert.equal(describeEvent("You", grant, "auto", whom), "You made Ben a host");
+  assert.equal(
+    describeEvent("Ana", { ...grant, peer: "me" }, "auto", whom),
+    "Ana made you a host",
+  );
+  assert.equal(
+    describeEvent("Ana", { type: "rules", do: "mute", peer: "p2", on: true }, "auto", whom),
+    "Ana muted Ben’s launches",
+  );
+  assert.equal(
+    describeEvent("Ana", { type: "rules", do: "mute", peer: "me", on: false }, "auto", whom),
+    "Ana unmuted your launches",
+  );
+  assert.equal(
+    describeEvent("You", { type: "rules", do: "remove", peer: "p2" }, "auto", whom),
+    "You removed Ben from the scene",
+  );
+  // A host's page proves its key after every reconnect: a grant to oneself.
+  assert.equal(rulesNews("p1", { ...grant, peer: "p1" }), false);
+  assert.equal(rulesNews("p1", grant), true);
 });
