@@ -321,8 +321,15 @@ function start(): void {
         });
       },
       host(message) {
-        hud.toast(message.message);
-        if (!message.key) return;
+        if (!message.key) {
+          hud.toast(message.message);
+          return;
+        }
+        // Who made this page a host is said by the rules event ("Ana made you a host"); the key
+        // comes with where its link is kept.
+        hud.toast(
+          "Your host link is in Settings › Host: keep it to steer this scene from any device.",
+        );
         hostKey = message.key;
         try {
           localStorage.setItem(keyName, message.key);
@@ -356,6 +363,8 @@ function start(): void {
   hud.sheets.addButton(element("open-help"), element("help-panel"));
   hud.sheets.addDetails(element<HTMLDetailsElement>("settings"));
   hud.addEscapeFallback(hud.sheets);
+  // With no panel open, Escape closes the replay bar (back to live).
+  hud.addEscapeFallback(replay);
   // A tap in the sky closes an open panel, and still launches (Input acts on its release).
   canvas.addEventListener("pointerdown", () => hud.sheets.close());
   const invite = new Invite(sceneLink(location.origin, sceneId), (text) => hud.toast(text));
@@ -396,7 +405,10 @@ function start(): void {
   // A change made while offline waits in the panel and goes out once connected.
   const panel = new SettingsPanel((change) => net.submit({ type: "settings", settings: change }));
   hud.addEscapeTarget(panel);
-  const hostPanel = new HostPanel((action) => net.hostAction(action) || (notConnected(), false));
+  const hostPanel = new HostPanel(
+    (action) => net.hostAction(action) || (notConnected(), false),
+    (text) => hud.toast(text),
+  );
   // The mute button and M key drive the sound; the choice is remembered by the HUD.
   hud.onMuteChange((muted) => (sound.muted = muted));
   const stats = new FrameStats();

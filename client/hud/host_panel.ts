@@ -26,35 +26,53 @@ export function hostLink(origin: string, scene: string, key: string): string {
   return `${origin}/s/${scene}#host=${key}`;
 }
 
+/** Above the scene's settings: the host's tabs and the rule in force (in view, never scrolled). */
+const HEAD = `
+<div id="settings-tabs" class="settings-tabs" role="tablist" aria-label="Settings" hidden>
+  <button id="tab-scene" type="button" role="tab" class="chip" aria-selected="true"
+    aria-controls="scene-settings">Scene</button>
+  <button id="tab-host" type="button" role="tab" class="chip" aria-selected="false"
+    aria-controls="host-panel">Host</button>
+</div>
+<p id="settings-rule" class="small settings-rule"></p>`;
+
+/** The host's own tab. */
 const HTML = `
-<p id="settings-rule" class="small"></p>
-<section id="host-panel" class="host-panel" hidden>
-  <h3 class="small">You are a host</h3>
-  <label class="row">Who may change settings
-    <select id="host-lock"><option value="hosts">Hosts only</option>
-      <option value="everyone">Everyone</option></select></label>
-  <label class="check"><input id="host-pause" type="checkbox" /> Pause launches (yours still go)</label>
-  <fieldset><legend>Countdown to a finale</legend>
-    <label class="row">In <input id="countdown-minutes" type="number" min="0.05" max="1440"
-      step="0.05" value="1" /> minutes</label>
-    <label class="row">Finale <input id="finale-seconds" type="number" min="5" max="120" value="30" />
-      seconds</label>
-    <label class="row">Intensity <input id="finale-intensity" type="range" min="1" max="5"
-      value="3" /></label>
-    <button id="countdown-start" type="button">Start countdown</button>
-    <button id="countdown-cancel" type="button">Cancel countdown</button>
-  </fieldset>
-  <fieldset><legend>People</legend>
-    <select id="host-person" aria-label="Person"></select>
-    <button id="host-mute" type="button">Mute</button>
-    <button id="host-unmute" type="button">Unmute</button>
-    <button id="host-remove" type="button">Remove</button>
-    <button id="host-grant" type="button">Make host</button>
-  </fieldset>
-  <div id="host-link-box" hidden>
-    <p class="small">Your host link, shown once: it makes whoever opens it a host. Keep it private.</p>
-    <input id="host-link" readonly aria-label="Host link" />
-    <button id="host-link-copy" type="button">Copy host link</button>
+<section id="host-panel" class="host-panel" role="tabpanel" aria-labelledby="tab-host" hidden>
+  <div class="host-col">
+    <label class="row">Who may change settings
+      <select id="host-lock"><option value="hosts">Hosts only</option>
+        <option value="everyone">Everyone</option></select></label>
+    <label class="check"><input id="host-pause" type="checkbox" /> Pause launches (yours still
+      go)</label>
+    <fieldset class="host-countdown"><legend>Countdown to a finale</legend>
+      <label>In <span class="unit"><input id="countdown-minutes" type="number" min="0.05"
+        max="1440" step="0.05" value="1" /> min</span></label>
+      <label>Finale <span class="unit"><input id="finale-seconds" type="number" min="5" max="120"
+        value="30" /> s</span></label>
+      <label class="wide">Intensity <input id="finale-intensity" type="range" min="1" max="5"
+        value="3" /></label>
+      <div class="host-buttons wide">
+        <button id="countdown-start" type="button" class="chip">Start countdown</button>
+        <button id="countdown-cancel" type="button" class="chip">Cancel</button>
+      </div>
+    </fieldset>
+  </div>
+  <div class="host-col">
+    <fieldset><legend>People</legend>
+      <select id="host-person" aria-label="Person"></select>
+      <div class="host-buttons">
+        <button id="host-mute" type="button" class="chip">Mute</button>
+        <button id="host-unmute" type="button" class="chip">Unmute</button>
+        <button id="host-remove" type="button" class="chip">Remove</button>
+        <button id="host-grant" type="button" class="chip">Make host</button>
+      </div>
+    </fieldset>
+    <div id="host-link-box" class="host-link-box" hidden>
+      <p class="small">Your host link, shown once: whoever opens it is a host. Keep it private.</p>
+      <div class="host-buttons"><input id="host-link" readonly aria-label="Host link" />
+        <button id="host-link-copy" type="button" class="chip">Copy</button></div>
+    </div>
   </div>
   <button id="host-rekey" type="button"
     title="A new host link for you: your older one stops working, wherever it was shared">New host
@@ -66,15 +84,46 @@ export class HostPanel {
   private readonly form = element<HTMLFormElement>("settings-form");
   private readonly rule: HTMLElement;
   private readonly panel: HTMLElement;
+  private readonly tabs: HTMLElement;
+  private readonly sceneSettings: HTMLElement;
+  private hostNames = "";
   private readonly people = new Map<string, PeerInfo>();
   private you = "";
   private shownVersion = -1;
   private shownYou = "";
 
-  constructor(private readonly send: (action: HostAction) => boolean) {
+  /**
+   * `send` asks the server for a host action; `say` tells the person something (a toast), such as
+   * why a control they pressed is off.
+   */
+  constructor(
+    private readonly send: (action: HostAction) => boolean,
+    private readonly say: (text: string) => void = () => {},
+  ) {
+    this.form.insertAdjacentHTML("afterbegin", HEAD);
     this.form.insertAdjacentHTML("beforeend", HTML);
     this.rule = element("settings-rule");
     this.panel = element("host-panel");
+    this.tabs = element("settings-tabs");
+    this.sceneSettings = element("scene-settings");
+    for (const tab of this.tabs.querySelectorAll<HTMLButtonElement>('[role="tab"]')) {
+      tab.addEventListener("click", () => this.showTab(tab.id === "tab-host"));
+    }
+    // The panel opens on the scene's settings again.
+    element<HTMLDetailsElement>("settings").addEventListener("toggle", (e) => {
+      if (!(e.target as HTMLDetailsElement).open) this.showTab(false);
+    });
+    // A guest pressing a control that is off learns why (a disabled control gets no click, but
+    // its press still reaches the form).
+    this.form.addEventListener("pointerdown", (event) => {
+      const target = event.target as HTMLElement;
+      const control = target.closest("label")?.querySelector("input, select") ?? target;
+      if (!(control as HTMLInputElement).disabled || this.panel.contains(control)) return;
+      this.rule.classList.remove("nudge");
+      void this.rule.offsetWidth;
+      this.rule.classList.add("nudge");
+      this.say(this.whyDisabled());
+    });
     const value = (id: string) => Number(element<HTMLInputElement>(id).value);
     element<HTMLSelectElement>("host-lock").addEventListener("change", (e) => {
       const lock = (e.target as HTMLSelectElement).value as "hosts" | "everyone";
@@ -108,8 +157,30 @@ export class HostPanel {
     element("host-rekey").addEventListener("click", () => this.send({ do: "rekey" }));
     element("host-link-copy").addEventListener("click", () => {
       const input = element<HTMLInputElement>("host-link");
-      navigator.clipboard?.writeText(input.value).catch(() => input.select());
+      navigator.clipboard.writeText(input.value).then(
+        () => this.say("Host link copied. Keep it private: whoever opens it is a host."),
+        () => {
+          input.select();
+          this.say("Copy the selected host link (it could not be copied for you).");
+        },
+      );
     });
+  }
+
+  /** Shows the Host tab (or the scene's settings). */
+  private showTab(host: boolean): void {
+    const shown = host && !this.tabs.hidden;
+    this.panel.hidden = !shown;
+    this.sceneSettings.hidden = shown;
+    element("tab-host").setAttribute("aria-selected", String(shown));
+    element("tab-scene").setAttribute("aria-selected", String(!shown));
+  }
+
+  /** Why a guest's controls are off, naming the hosts present. */
+  private whyDisabled(): string {
+    return this.hostNames
+      ? `Only the scene's hosts can change these settings: ask ${this.hostNames}.`
+      : "Only the scene's hosts can change these settings.";
   }
 
   /** The people present (the HUD's list, mirrored for the person picker). */
@@ -144,14 +215,22 @@ export class HostPanel {
     const current = rules.current;
     const host = rules.isHost(this.you);
     const may = rules.mayChangeSettings(this.you);
+    const hostNames = [...this.people.values()].filter((p) =>
+      rules.isHost(p.id) && p.id !== this.you
+    )
+      .map((p) => p.name);
+    this.hostNames = hostNames.length > 2
+      ? `${hostNames.slice(0, 2).join(", ")} or another host`
+      : hostNames.join(" or ");
     this.rule.textContent = current.lock === "everyone" || !may
       ? current.lock === "everyone"
-        ? "Everyone can change these settings (the host chose that)."
-        : "Only the scene's hosts can change these settings: the host chose that."
+        ? "Everyone can change these settings (a host chose that)."
+        : this.whyDisabled()
       : host
       ? "Only hosts can change these settings (you are a host)."
       : "Anyone can change these settings (this scene has no host).";
-    const why = may ? "" : "Disabled: only the scene's hosts can change the settings.";
+    this.rule.classList.toggle("locked", !may);
+    const why = may ? "" : this.whyDisabled();
     for (
       const control of this.form.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
         "input, select",
@@ -161,7 +240,9 @@ export class HostPanel {
       control.disabled = !may;
       control.title = why;
     }
-    this.panel.hidden = !host;
+    const hadTabs = !this.tabs.hidden;
+    this.tabs.hidden = !host;
+    if (!host || !hadTabs) this.showTab(false);
     if (!host) return;
     element<HTMLSelectElement>("host-lock").value = current.lock;
     element<HTMLInputElement>("host-pause").checked = current.paused;

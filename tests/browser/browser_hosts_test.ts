@@ -9,7 +9,13 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { finaleEnd, finaleLaunches } from "../../shared/finale.ts";
 import { CHECKPOINT_TICKS } from "../../shared/constants.ts";
-import { browserTest, launchBrowser, openScene, type ScenePage } from "../../testing/browser.ts";
+import {
+  browserTest,
+  clickLikeAPerson,
+  launchBrowser,
+  openScene,
+  type ScenePage,
+} from "../../testing/browser.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
 const finaleOf = (page: Page) => page.evaluate(() => snowfire.rules?.().countdown ?? null);
@@ -29,13 +35,14 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
 
     await t.step("the host locks the settings; the guest's panel says why", async () => {
       assert.equal(await a.isVisible("#host-link-box"), false, "panel closed");
-      await a.click("#settings summary");
+      await clickLikeAPerson(a, "#settings summary");
+      await clickLikeAPerson(a, "#tab-host");
       assert.match(await a.inputValue("#host-link"), /#host=[A-Za-z0-9_-]{32}$/, "host link");
       await a.selectOption("#host-lock", "everyone");
       await b.waitForFunction(() => !document.querySelector<HTMLInputElement>("#show")!.disabled);
       await a.selectOption("#host-lock", "hosts");
       await b.waitForFunction(() => document.querySelector<HTMLInputElement>("#show")!.disabled);
-      await b.click("#settings summary");
+      await clickLikeAPerson(b, "#settings summary");
       const rule = await b.textContent("#settings-rule");
       assert.match(rule ?? "", /Only the scene's hosts can change these settings/);
       assert.match(await b.getAttribute("#show", "title") ?? "", /only the scene's hosts/);
@@ -70,7 +77,7 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
       await a.fill("#countdown-minutes", String(20 / 60));
       await a.fill("#finale-seconds", "5");
       await a.fill("#finale-intensity", "2");
-      await a.click("#countdown-start");
+      await clickLikeAPerson(a, "#countdown-start");
       await b.waitForFunction(() => snowfire.rules?.().countdown != null, null, {
         timeout: 20_000,
       });

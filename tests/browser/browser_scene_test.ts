@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { planFirework } from "../../shared/firework_plan.ts";
 import {
   browserTest,
+  clickLikeAPerson,
   drawnScreenshot,
   launchBrowser,
   openScene,
@@ -63,7 +64,8 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
 
     await t.step("the host (A, the scene's creator) opens the settings to everyone", async () => {
       assert.equal(await b.page.isDisabled("#show"), true, "B's settings are the host's");
-      await a.page.click("#settings summary");
+      await clickLikeAPerson(a.page, "#settings summary");
+      await clickLikeAPerson(a.page, "#tab-host");
       await a.page.selectOption("#host-lock", "everyone");
       // Closed again by its toggle (Escape is a key typed into the select, not for the page).
       await a.page.click("#settings summary");

@@ -63,6 +63,8 @@ interface Found {
   layout: Box;
   /** Its nearest scrolling (or clipping) ancestor. */
   scroller: string;
+  /** In the bar or the replay bar: on a phone, at least 44 × 44 px. */
+  inBar: boolean;
 }
 
 /**
@@ -122,9 +124,14 @@ function enumerate(page: Page): Promise<Found[]> {
         opener: node.hasAttribute("aria-expanded") || node.tagName === "SUMMARY" ||
           node.getAttribute("role") === "tab",
         open: node.getAttribute("aria-expanded") === "true" ||
-          (node.tagName === "SUMMARY" && (node.parentElement as HTMLDetailsElement).open),
+          (node.tagName === "SUMMARY" && (node.parentElement as HTMLDetailsElement).open) ||
+          // A tab other than its list's first is a state of its own.
+          (node.getAttribute("role") === "tab" && node.getAttribute("aria-selected") === "true" &&
+            node.parentElement?.querySelector('[role="tab"]') !== node),
         layout,
         scroller,
+        inBar: (!!node.closest(".hud-bar") && !node.closest(".sheet")) ||
+          !!node.closest("#replay-bar"),
         box,
       });
     }
@@ -173,6 +180,8 @@ const rulesAndPeople = () =>
 /** Effects of controls whose change is what they do, not a state they show. */
 const BY_SELECTOR: [string, Effect][] = [
   ["#hide-hud, #show-hud", { read: () => document.body.classList.contains("hud-hidden") }],
+  // Checked after the camera has been dragged away (see the test's preparations).
+  ["#reset-view", { read: () => JSON.stringify(snowfire.view?.().position) }],
   ["[data-emoji]", { read: () => snowfire.reactions?.().length ?? 0 }],
   ["#fullscreen", {
     read: (el) => el.getAttribute("aria-pressed") + document.getElementById("toasts")!.textContent,
@@ -383,6 +392,12 @@ async function pressEverything(
         found = await enumerate(page);
       }
       for (const pair of overlaps(found)) failures.add(`${where}: ${pair}`);
+      for (const f of touch ? found : []) {
+        const w = f.layout.right - f.layout.left, h = f.layout.bottom - f.layout.top;
+        if (f.inBar && (w < 43.5 || h < 43.5)) {
+          failures.add(`${where}: ${f.key} is ${Math.round(w)}×${Math.round(h)} px (< 44×44)`);
+        }
+      }
       const untested = found.filter((f) => !f.disabled && !tested.has(f.key));
       const next = untested[0];
       if (!next) break;
@@ -492,9 +507,51 @@ browserTest("browser person click: every control takes a hand, as host and guest
       // Removed, or a host now (hosts are not muted or removed): the next round needs another.
       if (/host-(remove|grant)/.test(key)) zed = "";
     };
-    const none = () => Promise.resolve();
+    /** Reset view has something to undo: a drag on the sky first turns the camera. */
+    const prepareAny = async (page: Page, key: string) => {
+      if (key !== "#reset-view") return;
+      const size = page.viewportSize()!;
+      const from = { x: size.width * 0.3, y: size.height * 0.3 };
+      await page.mouse.move(from.x, from.y);
+      await page.mouse.down();
+      for (let i = 1; i <= 5; i++) await page.mouse.move(from.x + i * 30, from.y + i * 10);
+      await page.mouse.up();
+    };
 
     const everyFailure: string[] = [];
+    /**
+     * With the settings locked to hosts (the host page locks them again: its own round may have
+     * opened them), a guest sees why without scrolling, and pressing an off control says why.
+     */
+    const lockedForGuests = async (page: Page, label: string, failures: string[]) => {
+      await reset(hostDesk);
+      await clickLikeAPerson(hostDesk, "#settings summary", { touch: false });
+      await clickLikeAPerson(hostDesk, "#tab-host", { touch: false });
+      await hostDesk.selectOption("#host-lock", "hosts");
+      await reset(hostDesk);
+      await page.waitForFunction(() => document.querySelector<HTMLInputElement>("#show")!.disabled);
+      await reset(page);
+      await clickLikeAPerson(page, "#settings summary");
+      const rule = await page.evaluate(() => {
+        const r = document.getElementById("settings-rule")!.getBoundingClientRect();
+        const form = document.getElementById("settings-form")!.getBoundingClientRect();
+        return {
+          text: document.getElementById("settings-rule")!.textContent ?? "",
+          inView: r.height > 0 && r.top >= form.top && r.bottom <= form.bottom && r.top >= 0 &&
+            r.bottom <= innerHeight,
+        };
+      });
+      if (!rule.inView) failures.push(`${label} guest: the reason controls are off is out of view`);
+      assert.match(rule.text, /Only the scene's hosts can change these settings: ask Hana/);
+      await clickLikeAPerson(page, "#show");
+      const said = await page.waitForFunction(
+        () => /Only the scene's hosts/.test(document.getElementById("toasts")!.textContent ?? ""),
+        null,
+        { timeout: 10_000 },
+      ).then(() => true, () => false);
+      if (!said) failures.push(`${label} guest: pressing an off control says nothing`);
+      await reset(page);
+    };
     for (const view of VIEWPORTS) {
       for (const role of ["host", "guest"] as const) {
         if (ONLY && !`${view.label} ${role}`.includes(ONLY)) continue;
@@ -506,10 +563,14 @@ browserTest("browser person click: every control takes a hand, as host and guest
           const { pressed, failures } = await pressEverything(
             page,
             `${view.label} ${role}`,
-            role === "host" ? prepareHost(page) : none,
+            async (key) => {
+              await prepareAny(page, key);
+              if (role === "host") await prepareHost(page)(key);
+            },
           );
           console.log(`${view.label} ${role}: pressed ${pressed.length} controls`);
           everyFailure.push(...failures);
+          if (role === "guest") await lockedForGuests(page, view.label, everyFailure);
           // Every panel the bar opens was reached.
           for (const key of ["#open-scene", "#open-picker", "#open-react", "#replay-open"]) {
             assert.ok(pressed.includes(key), `${view.label} ${role}: ${key} pressed`);
