@@ -109,9 +109,10 @@ export class HostPanel {
     for (const tab of this.tabs.querySelectorAll<HTMLButtonElement>('[role="tab"]')) {
       tab.addEventListener("click", () => this.showTab(tab.id === "tab-host"));
     }
-    // The panel opens on the scene's settings again.
+    // The panel opens on the scene's settings again, scrolled to its top (the rule in force).
     element<HTMLDetailsElement>("settings").addEventListener("toggle", (e) => {
-      if (!(e.target as HTMLDetailsElement).open) this.showTab(false);
+      if ((e.target as HTMLDetailsElement).open) this.form.scrollTop = 0;
+      else this.showTab(false);
     });
     // A guest pressing a control that is off learns why (a disabled control gets no click, but
     // its press still reaches the form).

@@ -253,9 +253,10 @@ export class Timeline {
 
   setState(state: TimelineState): void {
     this.root.classList.toggle("replaying", state.replaying);
-    this.#stateWord.textContent = state.replaying
-      ? (state.loading ? "Replay · loading" : "Replay")
-      : "Live";
+    // Loading is the dot's pulse, not words: the bar's controls keep their places.
+    this.#stateWord.textContent = state.replaying ? "Replay" : "Live";
+    this.root.classList.toggle("loading", state.replaying && state.loading);
+    this.root.setAttribute("aria-busy", String(state.replaying && state.loading));
     this.#stateClock.textContent = state.clock;
     this.#play.textContent = state.paused ? "Play" : "Pause";
     this.#play.setAttribute("aria-pressed", String(state.paused));
