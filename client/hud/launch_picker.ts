@@ -53,7 +53,8 @@ export class LaunchPicker {
       ...kinds.map((kind) => option(kind, kindWords(kind).replace(/^./, (c) => c.toUpperCase()))),
     );
     this.theme.replaceChildren(
-      option("", "Scene colours"),
+      // The scene's own choice of the same thing (Settings › Firework colours).
+      option("", "As in Settings"),
       ...THEMES.map((theme) => option(theme, THEME_LABELS[theme])),
     );
     element("pick-kind-row").hidden = kinds.length === 0;
