@@ -483,7 +483,10 @@ function start(): void {
     const simulated = performance.now();
     // (While a replay seek loads, the frame shown stays: see ReplayMode.holdFrame.)
     if (replay.holdFrame()) renderer.prepare(replayed ?? time, nowMs / 1000);
-    else renderer.render(replayed ?? time, nowMs / 1000);
+    else {
+      renderer.render(replayed ?? time, nowMs / 1000);
+      if (renderer.drawing) replay.drew();
+    }
     if (replayed === null) {
       cues.update(time, renderer.camera.position);
       labels.update(time, renderer.camera, canvas.clientWidth, canvas.clientHeight);

@@ -2,6 +2,12 @@
  * Saves a clip: records the canvas (and the scene's sound, when it plays) with MediaRecorder for
  * a chosen length, then hands over the file. WebM where the browser can (every Chromium and
  * Firefox), MP4 where it offers that (Safari, newer Chromium).
+ *
+ * A canvas stream holds only the frames drawn after it starts: a page that draws none while it
+ * records (drawing held, a background tab, a renderer that stopped) gave MediaRecorder nothing and
+ * downloaded a 0-byte file. So the stream takes a frame each time the page says it drew one
+ * ({@link ClipRecorder.frame}, `requestFrame`), the frames are counted, and a recording with none,
+ * or no bytes, or a recorder error, is reported in words instead of saved.
  */
 
 /** A container the browser can record. */
@@ -41,6 +47,8 @@ export interface Clip {
   blob: Blob;
   format: ClipFormat;
   seconds: number;
+  /** Frames the page drew into it. */
+  frames: number;
 }
 
 /** Callbacks of a recording. */
@@ -66,6 +74,8 @@ export class ClipRecorder {
   readonly #canvas: HTMLCanvasElement;
   readonly #audio: () => MediaStream | null;
   #recorder: MediaRecorder | null = null;
+  #track: CanvasCaptureMediaStreamTrack | null = null;
+  #frames = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
   #end: ReturnType<typeof setTimeout> | undefined;
 
@@ -84,32 +94,44 @@ export class ClipRecorder {
     if (this.#recorder) return;
     const length = Math.min(CLIP_MAX_SECONDS, Math.max(CLIP_MIN_SECONDS, seconds));
     let stream: MediaStream;
+    let recorder: MediaRecorder;
     try {
-      stream = this.#canvas.captureStream(30);
+      // Frame rate 0: a frame is taken when the page draws one (see frame()).
+      stream = this.#canvas.captureStream(0);
       for (const track of this.#audio()?.getAudioTracks() ?? []) stream.addTrack(track);
+      recorder = new MediaRecorder(stream, {
+        mimeType: format.mimeType,
+        videoBitsPerSecond: 6_000_000,
+      });
     } catch (e) {
       handlers.failed(`this browser cannot record the scene (${(e as Error).message})`);
       return;
     }
-    const recorder = new MediaRecorder(stream, {
-      mimeType: format.mimeType,
-      videoBitsPerSecond: 6_000_000,
-    });
+    this.#track = (stream.getVideoTracks()[0] ?? null) as CanvasCaptureMediaStreamTrack | null;
+    this.#frames = 0;
     const chunks: Blob[] = [];
     const startedMs = performance.now();
+    let error = "";
     recorder.ondataavailable = (e) => e.data.size > 0 && chunks.push(e.data);
-    recorder.onerror = () => handlers.failed("recording failed");
+    recorder.onerror = (e) => {
+      error = (e as ErrorEvent).message || "the browser's recorder stopped with an error";
+      this.stop();
+    };
     recorder.onstop = () => {
       clearInterval(this.#timer);
       clearTimeout(this.#end);
       this.#recorder = null;
+      this.#track = null;
       for (const track of stream.getVideoTracks()) track.stop();
       const recorded = (performance.now() - startedMs) / 1000;
-      handlers.done({
-        blob: new Blob(chunks, { type: format.mimeType.split(";")[0] }),
-        format,
-        seconds: recorded,
-      });
+      const blob = new Blob(chunks, { type: format.mimeType.split(";")[0] });
+      if (error) handlers.failed(`${error}; nothing was saved`);
+      else if (this.#frames === 0 || blob.size === 0) {
+        handlers.failed(
+          "the scene drew no pictures while recording, so there was nothing to save " +
+            "(is drawing paused, or the tab hidden?)",
+        );
+      } else handlers.done({ blob, format, seconds: recorded, frames: this.#frames });
     };
     this.#recorder = recorder;
     recorder.start(1000);
@@ -118,6 +140,13 @@ export class ClipRecorder {
     }, 250);
     // Its own timer, so the clip ends on time (not on the next progress tick).
     this.#end = setTimeout(() => this.stop(), length * 1000);
+  }
+
+  /** The page drew a frame: while recording, the stream takes it. */
+  frame(): void {
+    if (!this.#track || this.#recorder?.state !== "recording") return;
+    this.#track.requestFrame();
+    this.#frames++;
   }
 
   /** Stops early; the clip so far is still handed over. */

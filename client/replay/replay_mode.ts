@@ -150,7 +150,8 @@ export class ReplayMode {
    * draws nearly for free, and the hold lasts the seek's few hundred milliseconds.
    */
   holdFrame(): boolean {
-    if (!this.#loading || !this.#replaying) return false;
+    // A clip being recorded needs every frame drawn.
+    if (!this.#loading || !this.#replaying || this.#recorder.recording) return false;
     // A seek that just ended is drawn once before the next one (a scrub queues them) holds again.
     if (this.#owedFrame) {
       this.#owedFrame = false;
@@ -169,6 +170,11 @@ export class ReplayMode {
     this.goLive();
     this.#bar.close();
     this.#syncOpener();
+  }
+
+  /** The page drew a frame (a clip being recorded takes it). */
+  drew(): void {
+    this.#recorder.frame();
   }
 
   /** Opens the bar at a moment 10 s back, or closes it (back to live). */
@@ -346,7 +352,7 @@ export class ReplayMode {
       },
       failed: (message) => {
         this.#bar.setRecording(null);
-        this.#o.toast(`Could not save a clip: ${message}`, { error: true });
+        this.#o.toast(`No clip saved: ${message}.`, { error: true });
       },
     });
   }
