@@ -40,17 +40,19 @@ const HEAD = `
 const HTML = `
 <section id="host-panel" class="host-panel" role="tabpanel" aria-labelledby="tab-host" hidden>
   <div class="host-col">
-    <label class="row">Who may change settings
-      <select id="host-lock"><option value="hosts">Hosts only</option>
-        <option value="everyone">Everyone</option></select></label>
-    <label class="check"><input id="host-pause" type="checkbox" /> Pause launches (yours still
-      go)</label>
+    <div class="host-line">
+      <label class="host-lock">Who may change settings
+        <select id="host-lock"><option value="hosts">Hosts only</option>
+          <option value="everyone">Everyone</option></select></label>
+      <label class="check"><input id="host-pause" type="checkbox" /> Pause launches (yours
+        still go)</label>
+    </div>
     <fieldset class="host-countdown"><legend>Countdown to a finale</legend>
       <label>In <span class="unit"><input id="countdown-minutes" type="number" min="0.05"
         max="1440" step="0.05" value="1" /> min</span></label>
       <label>Finale <span class="unit"><input id="finale-seconds" type="number" min="5" max="120"
         value="30" /> s</span></label>
-      <label class="wide">Intensity <input id="finale-intensity" type="range" min="1" max="5"
+      <label class="intensity">Intensity <input id="finale-intensity" type="range" min="1" max="5"
         value="3" /></label>
       <div class="host-buttons wide">
         <button id="countdown-start" type="button" class="chip">Start countdown</button>
