@@ -75,10 +75,12 @@ const HTML = `
       <div class="host-buttons"><input id="host-link" readonly aria-label="Host link" />
         <button id="host-link-copy" type="button" class="chip">Copy</button></div>
     </div>
+    <div class="host-buttons">
+      <button id="host-rekey" type="button" class="chip"
+        title="A new host link for you: your older one stops working, wherever it was shared">New
+        host link</button>
+    </div>
   </div>
-  <button id="host-rekey" type="button"
-    title="A new host link for you: your older one stops working, wherever it was shared">New host
-    link</button>
 </section>`;
 
 /** The host panel and the settings rule line. */

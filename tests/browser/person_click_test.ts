@@ -209,6 +209,7 @@ const BY_SELECTOR: [string, Effect][] = [
     "#countdown-start, #countdown-cancel, #host-mute, #host-unmute, #host-remove, #host-grant",
     { read: rulesAndPeople },
   ],
+  ["#host-rekey", { read: () => document.querySelector<HTMLInputElement>("#host-link")!.value }],
   ["#name-form button", { read: () => document.getElementById("name-form")!.hidden }],
 ];
 
@@ -469,15 +470,20 @@ browserTest("browser person click: every control takes a hand, as host and guest
       pages.push(opened);
       return opened.page;
     };
-    // The scene's creator is its host; the host link makes the host's phone a host too.
+    // The scene's creator is its host; the host makes the host's phone a host too (its own key:
+    // the creator's "New host link" later drops whoever came in with the old one).
     const hostDesk = await open("Hana", false);
     await hostDesk.waitForFunction(() => snowfire.rules?.().hosts.length === 1);
-    const link = await hostDesk.inputValue("#host-link");
-    assert.match(link, /#host=/);
     const hostPhone = await open("Hal", true);
-    await hostPhone.goto(
-      `${server.url}/s/${scene}?test&nodraw&host&name=Hal${link.slice(link.indexOf("#"))}`,
+    const hal = await hostPhone.evaluate(() => snowfire.you);
+    await clickLikeAPerson(hostDesk, "#settings summary", { touch: false });
+    await clickLikeAPerson(hostDesk, "#tab-host", { touch: false });
+    await hostDesk.waitForFunction(
+      (id) => !!document.querySelector(`#host-person option[value="${id}"]`),
+      hal,
     );
+    await hostDesk.selectOption("#host-person", hal);
+    await clickLikeAPerson(hostDesk, "#host-grant", { touch: false });
     await hostPhone.waitForFunction(
       () => {
         const rules = snowfire.rules?.();
