@@ -120,7 +120,15 @@ export class ReplayMode {
       document.body;
     this.#bar = new Timeline(parent, clipFormats(), {
       seek: (tick, final) => this.seek(tick, final),
-      jump: (ticks) => this.seek((this.#replaying ? this.#time : options.liveTime()) + ticks, true),
+      // Back from near the start of what is kept lands on its start (not on a "no longer kept").
+      jump: (ticks) =>
+        this.seek(
+          Math.max(
+            this.#driver.exactFromTick,
+            (this.#replaying ? this.#time : options.liveTime()) + ticks,
+          ),
+          true,
+        ),
       playPause: () => this.#togglePause(),
       speed: (speed) => (this.#speed = speed),
       live: () => this.goLive(),
@@ -184,7 +192,7 @@ export class ReplayMode {
       this.#bar.close();
     } else {
       this.#bar.open();
-      this.seek(this.#o.liveTime() - OPEN_BACK_TICKS, true);
+      this.seek(Math.max(this.#driver.exactFromTick, this.#o.liveTime() - OPEN_BACK_TICKS), true);
     }
     this.#syncOpener();
   }

@@ -171,6 +171,7 @@ interface Effect {
 const replayAt = () => ({
   active: snowfireReplay.active() || snowfireReplay.loading(),
   time: snowfireReplay.active() ? snowfireReplay.time() : snowfire.renderTime(),
+  first: snowfireReplay.exactFromTick(),
 });
 type ReplayAt = ReturnType<typeof replayAt>;
 const rulesAndPeople = () =>
@@ -188,7 +189,11 @@ const BY_SELECTOR: [string, Effect][] = [
   }],
   [".replay-back", {
     read: replayAt,
-    ok: (b, a) => (a as ReplayAt).active && (a as ReplayAt).time < (b as ReplayAt).time - 300,
+    // Back 10 s, or to the start of what the scene keeps when that is nearer (a young scene).
+    ok: (b, a) =>
+      (a as ReplayAt).active &&
+      ((a as ReplayAt).time < (b as ReplayAt).time - 300 ||
+        (a as ReplayAt).time <= (a as ReplayAt).first + 60),
   }],
   [".replay-forward", {
     read: replayAt,
@@ -566,6 +571,8 @@ browserTest("browser person click: every control takes a hand, as host and guest
             ? (role === "host" ? hostPhone : guestPhone)
             : (role === "host" ? hostDesk : guestDesk);
           await page.setViewportSize({ width: view.width, height: view.height });
+          // A turned view, so the bar offers Reset view (it shows once the view has moved).
+          await prepareAny(page, "#reset-view");
           const { pressed, failures } = await pressEverything(
             page,
             `${view.label} ${role}`,
