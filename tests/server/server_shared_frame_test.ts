@@ -134,7 +134,15 @@ Deno.test("ws engine: nothing shared is written after a socket's close frame", a
     const { texts, closeCode } = await readAll(raw);
     assert.deepEqual(texts, [frame.text]);
     assert.equal(closeCode, 1000);
+    // The server's end of the connection is gone too before the listener closes (else the
+    // resource sanitizer may still see it accepted and open).
+    await eventually("the server's socket is closed", () => sockets[0].readyState === 3);
   } finally {
+    try {
+      raw.close();
+    } catch {
+      // Closed by readAll's deadline already.
+    }
     await listener.close();
   }
 });
