@@ -291,3 +291,27 @@ export async function clickLikeAPerson(
   else await page.mouse.click(reach.x, reach.y);
   return reach;
 }
+
+/**
+ * Sets a checkbox or picks a radio the way a person does: once the control is shown and enabled
+ * (within `timeout` ms), a {@link clickLikeAPerson} on it when it is not already as wanted.
+ *
+ * @example
+ * ```ts
+ * await checkLikeAPerson(page, "#show", false);
+ * await checkLikeAPerson(page, 'input[name="snow"][value="1"]');
+ * ```
+ */
+export async function checkLikeAPerson(
+  page: Page,
+  selector: string,
+  checked = true,
+  timeout = 30_000,
+): Promise<void> {
+  await page.waitForSelector(`${selector}:not([disabled])`, { state: "visible", timeout });
+  if (await page.isChecked(selector) === checked) return;
+  await clickLikeAPerson(page, selector);
+  if (await page.isChecked(selector) !== checked) {
+    throw new Error(`${selector} was pressed but is still ${checked ? "unchecked" : "checked"}`);
+  }
+}

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
   browserTest,
+  clickLikeAPerson,
   drawnScreenshot,
   launchBrowser,
   openScene,
@@ -97,8 +98,7 @@ async function tap(scene: ScenePage, touch: boolean, x: number, y: number): Prom
 }
 
 async function activate(scene: ScenePage, touch: boolean, selector: string): Promise<void> {
-  if (touch) await scene.page.tap(selector);
-  else await scene.page.click(selector);
+  await clickLikeAPerson(scene.page, selector, { touch });
 }
 
 browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide", async (t) => {
@@ -179,7 +179,7 @@ browserTest("browser HUD: out of the way, reachable, panels, QR, keys after Hide
 
           // Hide HUD: the keys go to the scene at once (F launches), without clicking it first.
           if (!view.touch) {
-            await page.click("#hide-hud");
+            await clickLikeAPerson(page, "#hide-hud");
             const hidden = await page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
             await page.keyboard.press("f");
             await waitForLaunch(page, hidden, `${view.label}: F after Hide HUD`);

@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
   browserTest,
+  checkLikeAPerson,
+  clickLikeAPerson,
   drawnScreenshot,
   launchBrowser,
   openScene,
@@ -163,8 +165,8 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       const { width, height } = page.viewportSize()!;
       // A toast on screen too, when the page shows it in time (the link copied; toasts last 4 s,
       // and under load this machine's pages draw about one frame a second).
-      await page.click("#open-scene");
-      await page.click("#copy-link");
+      await clickLikeAPerson(page, "#open-scene");
+      await clickLikeAPerson(page, "#copy-link");
       await page.keyboard.press("Escape");
       await page.waitForSelector(".toast", { state: "attached", timeout: 5_000 }).catch(() => {});
       assertNoOverlap(await hudBoxes(page), width, height, `${label}, settings closed`);
@@ -215,10 +217,10 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       }
       const contrast = await helpContrast(page);
       assert.ok(contrast >= 4.5, `${label}: help line contrast ${contrast.toFixed(2)} ≥ 4.5`);
-      await page.click("#settings summary");
+      await clickLikeAPerson(page, "#settings summary");
       assertNoOverlap(await hudBoxes(page, true), width, height, `${label}, settings open`);
       await drawnScreenshot(page, `tests/output/page-${label}-settings.png`);
-      await page.click("#settings summary");
+      await clickLikeAPerson(page, "#settings summary");
     };
 
     await t.step("no HUD overlap at 390×844 and 844×390 touch", async () => {
@@ -292,11 +294,11 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
     });
     try {
       await t.step("a copied link carries no name, and the QR code holds it too", async () => {
-        await ana.page.click("#open-scene");
-        await ana.page.click("#copy-link");
+        await clickLikeAPerson(ana.page, "#open-scene");
+        await clickLikeAPerson(ana.page, "#copy-link");
         const copied = await ana.page.evaluate(() => navigator.clipboard.readText());
         assert.equal(copied, `${server.url}/s/${scene}`);
-        await ana.page.click("#show-qr");
+        await clickLikeAPerson(ana.page, "#show-qr");
         const qrLink = await ana.page.getAttribute("#qr", "data-link");
         assert.equal(qrLink, copied);
         await ana.page.keyboard.press("Escape");
@@ -316,7 +318,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
             }
           }).observe(document.getElementById("toasts")!, { childList: true });
         });
-        await ana.page.click("#edit-name");
+        await clickLikeAPerson(ana.page, "#edit-name");
         await ana.page.fill("#name-input", "  Anastasia   Q  ");
         await ana.page.press("#name-input", "Enter");
         await ben.page.waitForFunction(
@@ -350,7 +352,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       });
 
       await t.step("Escape closes the settings panel", async () => {
-        await ana.page.click("#settings summary");
+        await clickLikeAPerson(ana.page, "#settings summary");
         assert.equal(await ana.page.getAttribute("#settings", "open"), "");
         await ana.page.focus("#show");
         await ana.page.keyboard.press("Escape");
@@ -376,7 +378,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
             return send.call(this, data);
           };
         });
-        await ana.page.click("#settings summary");
+        await clickLikeAPerson(ana.page, "#settings summary");
         await ana.page.focus("#wind-speed");
         for (let i = 0; i < 16; i++) {
           await ana.page.keyboard.press(i % 4 === 3 ? "ArrowLeft" : "ArrowRight");
@@ -431,7 +433,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
 
       await t.step("arrowing past Heavy does not wrap into no snow", async () => {
         const anaId = await ana.page.evaluate(() => snowfire.you);
-        await ana.page.check('input[name="snow"][value="1"]', { timeout: 60_000 });
+        await checkLikeAPerson(ana.page, 'input[name="snow"][value="1"]', true, 60_000);
         await ben.page.waitForFunction(
           (by) =>
             snowfire.recentEvents().some((e) =>
@@ -457,7 +459,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
       });
 
       await t.step("the picked colours go with each launch and reach a second page", async () => {
-        await ana.page.click("#open-picker");
+        await clickLikeAPerson(ana.page, "#open-picker");
         await ana.page.selectOption("#pick-theme", "green-purple");
         await ana.page.keyboard.press("Escape");
         const anaId = await ana.page.evaluate(() => snowfire.you);
@@ -617,27 +619,38 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
           null,
           { timeout: 30_000 },
         );
-        // The click opens a socket in the same task: no waiting for the backoff timer. (Checked
-        // while the page waits out a backoff, in one task, so the timer cannot get in between.)
+        // A real press opens a socket at once: no waiting for the backoff timer. Sockets are
+        // counted from just before the press while at least two seconds of the backoff are left,
+        // so the timer cannot open one in between.
         let openedByClick = -1;
         for (let attempt = 0; attempt < 5 && openedByClick < 0; attempt++) {
-          await ana.page.waitForSelector("#reconnect-now", { state: "attached" });
-          openedByClick = await ana.page.evaluate(() => {
+          await ana.page.waitForSelector("#reconnect-now", { state: "visible" });
+          const counting = await ana.page.evaluate(() => {
             const countdown = document.getElementById("retry-countdown")?.textContent ?? "";
-            if (!/Retrying in/.test(countdown)) return -1;
-            let opened = 0;
+            if (!/Retrying in [2-9]/.test(countdown)) return false;
             const Native = WebSocket;
+            const probe = { opened: 0, Native };
+            (globalThis as unknown as { socketProbe: typeof probe }).socketProbe = probe;
             globalThis.WebSocket = class extends Native {
               constructor(url: string | URL, protocols?: string | string[]) {
-                opened++;
+                probe.opened++;
                 super(url, protocols);
               }
             };
-            document.getElementById("reconnect-now")!.click();
-            globalThis.WebSocket = Native;
-            return opened;
+            return true;
           });
-          if (openedByClick < 0) await ana.page.waitForTimeout(300);
+          if (!counting) {
+            await ana.page.waitForTimeout(300);
+            continue;
+          }
+          await clickLikeAPerson(ana.page, "#reconnect-now");
+          openedByClick = await ana.page.evaluate(() => {
+            const { socketProbe } = globalThis as unknown as {
+              socketProbe: { opened: number; Native: typeof WebSocket };
+            };
+            globalThis.WebSocket = socketProbe.Native;
+            return socketProbe.opened;
+          });
         }
         assert.equal(openedByClick, 1, "Reconnect now opened a socket at once");
         await server.start();

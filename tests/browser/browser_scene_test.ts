@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { planFirework } from "../../shared/firework_plan.ts";
 import {
   browserTest,
+  checkLikeAPerson,
   clickLikeAPerson,
   drawnScreenshot,
   launchBrowser,
@@ -68,7 +69,7 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       await clickLikeAPerson(a.page, "#tab-host");
       await a.page.selectOption("#host-lock", "everyone");
       // Closed again by its toggle (Escape is a key typed into the select, not for the page).
-      await a.page.click("#settings summary");
+      await clickLikeAPerson(a.page, "#settings summary");
       await b.page.waitForFunction(
         () =>
           snowfire.rules?.().lock === "everyone" &&
@@ -79,9 +80,9 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
     });
 
     await t.step("a settings change in page B reaches page A", async () => {
-      await b.page.click("#settings summary");
-      await b.page.uncheck("#show");
-      await b.page.check('input[name="snow"][value="0"]');
+      await clickLikeAPerson(b.page, "#settings summary");
+      await checkLikeAPerson(b.page, "#show", false);
+      await checkLikeAPerson(b.page, 'input[name="snow"][value="0"]');
       await a.page.waitForFunction(
         () => snowfire.settings()?.show === false && snowfire.settings()?.snow === 0,
         null,
@@ -195,8 +196,8 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
     });
 
     await t.step("a busy scene renders (screenshot in tests/output/busy-scene.png)", async () => {
-      await b.page.check('input[name="snow"][value="1"]');
-      await b.page.check("#show");
+      await checkLikeAPerson(b.page, 'input[name="snow"][value="1"]');
+      await checkLikeAPerson(b.page, "#show");
       await a.page.waitForFunction(() => snowfire.settings()?.snow === 1, null, {
         timeout: 20_000,
       });

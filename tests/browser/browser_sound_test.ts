@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { bundleScript } from "../../tools/bundle.ts";
-import { browserTest, launchBrowser, openScene } from "../../testing/browser.ts";
+import { browserTest, clickLikeAPerson, launchBrowser, openScene } from "../../testing/browser.ts";
 import {
   crossingRate,
   edge,
@@ -253,7 +253,7 @@ browserTest(
       });
 
       await t.step("the mute button mutes, and a reload remembers it", async () => {
-        await page.click("#mute");
+        await clickLikeAPerson(page, "#mute");
         assert.equal(await page.getAttribute("#mute", "aria-pressed"), "true");
         assert.equal((await page.evaluate(() => snowfire.sound()))?.muted, true);
         await page.reload();
