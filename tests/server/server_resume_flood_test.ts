@@ -40,7 +40,10 @@ Deno.test("300 never-reading resumers leave another scene's heartbeats within 1.
       for (let i = 0; i < 1000; i++, sent++) {
         client.submit({ type: "settings", settings: { snow: sent % 2 ? 0.25 : 0.75 } });
       }
-      await client.waitForCount((m) => m.t === "event", sent, 30_000);
+      await client.waitForCount((m) => m.t === "event", sent, 30_000).catch((e) => {
+        const refused = client.errors().map((r) => `${r.code}: ${r.message}`);
+        throw new Error(`${(e as Error).message}; ${refused.length} refused: ${refused.at(-1)}`);
+      });
     }
     await client.close();
     // Out of the window W (8 s), still within the 60 s resume margin: resumable from seq 1.
