@@ -125,7 +125,7 @@ async function snapshotAt(
     : kept.snapshot;
   const from = key && base === key.keyframe.snapshot ? key.keyframe.streamSeq + 1 : 1;
   // The entries between, up to the first at or past the tick, in one read.
-  const between = await readEntries(link, scene, from, last, (s) => s.entry.tick >= tick);
+  const between = await readEntries(link, scene, from, last, () => (s) => s.entry.tick >= tick);
   const settings: SceneEvent[] = [];
   for (const { entry } of between) {
     if (entry.tick >= tick) break;
@@ -149,10 +149,12 @@ async function pageEvents(
   want: (event: SceneEvent) => boolean = () => true,
 ): Promise<SceneEvent[]> {
   if (limit <= DIRECT_PAGE_MAX) return await eventsFrom(link, scene, from, last, limit, want);
-  let wanted = 0;
-  const entries = await readEntries(link, scene, from, last, ({ entry }) => {
-    if (isEvent(entry) && want(entry)) wanted++;
-    return wanted >= limit;
+  const entries = await readEntries(link, scene, from, last, () => {
+    let wanted = 0;
+    return ({ entry }) => {
+      if (isEvent(entry) && want(entry)) wanted++;
+      return wanted >= limit;
+    };
   });
   const events: SceneEvent[] = [];
   for (const { entry } of entries) {
@@ -165,19 +167,20 @@ async function pageEvents(
 /**
  * The scene's entries from `from` up to `last` (or the first `enough` accepts), in one ordered
  * read. Entries purged while read (the retention moved the log's front): what is left, entry by
- * entry, as before batching.
+ * entry, as before batching. `enough` is made afresh for each read, so a predicate that counts
+ * starts again from zero when the entry-by-entry read starts again from `from`.
  */
 async function readEntries(
   link: NatsLink,
   scene: string,
   from: number,
   last: StoredEntry,
-  enough: (stored: StoredEntry) => boolean,
+  enough: () => (stored: StoredEntry) => boolean,
 ): Promise<StoredEntry[]> {
   try {
-    return await readRange(link, scene, from, last, enough);
+    return await readRange(link, scene, from, last, enough());
   } catch (e) {
     if (!(e instanceof LogRangeGoneError)) throw e;
-    return await entriesFrom(link, scene, from, last, enough);
+    return await entriesFrom(link, scene, from, last, enough());
   }
 }
