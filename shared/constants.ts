@@ -45,7 +45,7 @@ export const MAX_FLAKES = 100_000;
  * differently than an older client would place it.
  * 9: the `rekey` host action and rules event (a new host link), which an older client cannot read.
  */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;
