@@ -40,6 +40,9 @@ export function eventCost(seed: number, event: SceneEvent): EventCost {
       return { particles: GUN_SHOTS, endTick: event.tick + GUN_LIFE_TICKS };
     case "settings":
     case "rules":
+    // A show's own event reserves nothing: its cues are priced one by one (show_cues.ts).
+    case "show":
+    case "show-cancel":
       return { particles: 0, endTick: event.tick };
   }
 }

@@ -103,11 +103,118 @@ export const SettingsBodySchema = z.object({
 /** Change some settings. */
 export type SettingsBody = z.infer<typeof SettingsBodySchema>;
 
-/** What a client may submit to be stamped: a launch, a gun volley or a settings change. */
+// ---------------------------------------------------------------- shows (docs/protocol.md)
+
+/** Most cues a show holds. */
+export const SHOW_MAX_CUES = 2000;
+/** Longest show: a cue's `at` is at most this many ticks from the show's start (20 minutes). */
+export const SHOW_MAX_TICKS = 20 * 60 * 60;
+/** A show stamped without `start` begins this many ticks after it is stamped (5 s). */
+export const SHOW_LEAD_TICKS = 5 * 60;
+/** A show's `start` may lie at most this far ahead of the tick it is stamped at (1 hour). */
+export const SHOW_MAX_LEAD_TICKS = 60 * 60 * 60;
+/** Most shows a scene holds at once that have not ended (stamped and not over or cancelled). */
+export const SHOW_MAX_LIVE = 4;
+/** Longest show title, in characters. */
+export const SHOW_TITLE_MAX = 80;
+/** Largest music track, in bytes (20 MB). */
+export const TRACK_MAX_BYTES = 20 * 1024 * 1024;
+/** Track types, as sniffed from the bytes (never from the name). */
+export const TRACK_MIMES = ["audio/mpeg", "audio/ogg", "audio/mp4", "audio/wav"] as const;
+
+/**
+ * One cue of a show: a launch (exactly a click's launch fields, without `type`) `at` ticks
+ * after the show's start (0 ≤ at ≤ SHOW_MAX_TICKS). Its random stream is keyed by the show's
+ * seq and the cue's index, never by a seq of its own (a cue is not an event).
+ */
+export const ShowCueSchema = LaunchBodySchema.omit({ type: true }).extend({
+  at: z.number().int().min(0).max(SHOW_MAX_TICKS),
+}).strict();
+/** One cue of a show (see ShowCueSchema). */
+export type ShowCue = z.infer<typeof ShowCueSchema>;
+
+/**
+ * A music track as a show names it: `id` is the SHA-256 (hex) of its bytes, served immutable at
+ * `/s/<scene>/tracks/<id>`; `mime` sniffed from the bytes; `ms` its length when known.
+ */
+export const TrackRefSchema = z.object({
+  id: z.string().regex(/^[0-9a-f]{64}$/, "a track id is the SHA-256 hex of its bytes"),
+  name: z.string().trim().min(1).max(200),
+  mime: z.enum(TRACK_MIMES),
+  bytes: z.number().int().min(1).max(TRACK_MAX_BYTES),
+  ms: z.number().int().min(0).max(24 * 3600 * 1000).optional(),
+}).strict();
+/** A music track as a show names it (see TrackRefSchema). */
+export type TrackRef = z.infer<typeof TrackRefSchema>;
+
+const showFields = {
+  type: z.literal("show"),
+  title: z.string().trim().min(1).max(SHOW_TITLE_MAX),
+  cues: z.array(ShowCueSchema).min(1).max(
+    SHOW_MAX_CUES,
+    `a show holds at most ${SHOW_MAX_CUES} cues`,
+  ),
+  track: TrackRefSchema.optional(),
+};
+
+/**
+ * A show as a host (or a person a host lets compose) submits it: `start` is the scene tick its
+ * cue `at: 0` launches at (omitted: SHOW_LEAD_TICKS after the server stamps it). Cues need not
+ * be sorted. The server prices every cue before stamping it (see docs/protocol.md).
+ */
+export const ShowRequestBodySchema = z.object({
+  ...showFields,
+  start: z.number().int().min(0).optional(),
+}).strict();
+/** A show as submitted (see ShowRequestBodySchema). */
+export type ShowRequestBody = z.infer<typeof ShowRequestBodySchema>;
+
+/**
+ * A show as stamped: ONE event (its seq is the show's number `n`, its tick when it was
+ * stamped), `start` always set and later than that tick. Every page expands cue `i` into a
+ * launch at `start + cues[i].at` (unless a `show-cancel` at an earlier tick stopped it).
+ */
+export const ShowBodySchema = z.object({
+  ...showFields,
+  start: z.number().int().min(0),
+}).strict();
+/** A show as stamped (see ShowBodySchema). */
+export type ShowBody = z.infer<typeof ShowBodySchema>;
+
+/**
+ * Cancels show `show` (its seq), stamped as an event: cues at ticks after the cancel's tick do
+ * not launch (those at or before it did).
+ */
+export const ShowCancelBodySchema = z.object({
+  type: z.literal("show-cancel"),
+  show: z.number().int().min(1),
+}).strict();
+/** Cancels a show (see ShowCancelBodySchema). */
+export type ShowCancelBody = z.infer<typeof ShowCancelBodySchema>;
+
+/**
+ * A show the world still expands (in a snapshot, so a late joiner and the log's snapshots carry
+ * it): the show event's `seq`, its body, and `cancel`, the tick of a cancel when one came.
+ */
+export const LiveShowSchema = z.object({
+  seq: z.number().int().min(1),
+  by: z.string().min(1).max(64),
+  show: ShowBodySchema,
+  cancel: z.number().int().min(0).optional(),
+}).strict();
+/** A show the world still expands (see LiveShowSchema). */
+export type LiveShow = z.infer<typeof LiveShowSchema>;
+
+/**
+ * What a client may submit to be stamped: a launch, a gun volley, a settings change, a show or a
+ * show's cancel (those two only hosts and composers).
+ */
 export const ClientBodySchema = z.discriminatedUnion("type", [
   LaunchBodySchema,
   GunBodySchema,
   SettingsBodySchema,
+  ShowRequestBodySchema,
+  ShowCancelBodySchema,
 ]);
 /** What a client may submit to be stamped. */
 export type ClientBody = z.infer<typeof ClientBodySchema>;
@@ -192,15 +299,32 @@ export const RulesBodySchema = z.discriminatedUnion("do", [
     do: z.literal("countdown"),
     countdown: CountdownSchema.nullable(),
   }).strict(),
+  /** A host lets `peer` (present) compose shows, or (`on: false`) no longer. */
+  z.object({
+    type: z.literal("rules"),
+    do: z.literal("compose"),
+    peer: PeerIdSchema,
+    on: z.boolean(),
+  }).strict(),
 ]);
 /** A host's decision, as stamped (see RulesBodySchema). */
 export type RulesBody = z.infer<typeof RulesBodySchema>;
 
 /**
- * What an event does: a client's launch, gun volley or settings change (forwarded untouched),
- * or a host's rules change stamped by the server.
+ * What an event does: a client's launch, gun volley or settings change (forwarded untouched), a
+ * show (with its `start` filled in) or a show's cancel, or a host's rules change stamped by the
+ * server.
  */
-export const EventBodySchema = z.union([ClientBodySchema, RulesBodySchema]);
+export const EventBodySchema = z.union([
+  z.discriminatedUnion("type", [
+    LaunchBodySchema,
+    GunBodySchema,
+    SettingsBodySchema,
+    ShowBodySchema,
+    ShowCancelBodySchema,
+  ]),
+  RulesBodySchema,
+]);
 /** What an event does: a client's body, or a host's rules change. */
 export type EventBody = z.infer<typeof EventBodySchema>;
 
@@ -250,6 +374,8 @@ export const RulesSchema = z.object({
   mutedPeople: z.array(KeyHashSchema).max(1024).optional(),
   paused: z.boolean(),
   countdown: CountdownSchema.nullable(),
+  /** Peers a host lets compose shows (hosts always may); absent: none. */
+  composers: z.array(PeerIdSchema).max(1024).optional(),
 }).strict();
 /** A scene's host rules (see RulesSchema). */
 export type Rules = z.infer<typeof RulesSchema>;
@@ -269,6 +395,11 @@ export const WorldSnapshotSchema = z.object({
   windSince: z.number().int().min(0),
   /** The host rules in force (absent: a scene from before hosts, with the defaults). */
   rules: RulesSchema.optional(),
+  /**
+   * Shows stamped and not yet over (their last cue's tick ≥ `tick`, not cancelled before it),
+   * in seq order; absent: none.
+   */
+  shows: z.array(LiveShowSchema).max(SHOW_MAX_LIVE).optional(),
 });
 /** Settings and accumulators at `tick`: with the events since, all the world depends on. */
 export type WorldSnapshot = z.infer<typeof WorldSnapshotSchema>;
@@ -361,6 +492,8 @@ export const HostActionSchema = z.discriminatedUnion("do", [
   }).strict(),
   z.object({ do: z.literal("cancel") }).strict(),
   z.object({ do: z.literal("rekey") }).strict(),
+  /** Let a present person compose shows (`on`), or no longer. */
+  z.object({ do: z.literal("compose"), peer: PeerIdSchema, on: z.boolean() }).strict(),
 ]);
 /** A host action (see HostActionSchema). */
 export type HostAction = z.infer<typeof HostActionSchema>;
@@ -389,6 +522,36 @@ export const HostMessageSchema = z.object({
 }).strict();
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
+/** A draft cue's id, minted by the page that made the cue: 1–24 base64url characters. */
+export const DraftCueIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, "not a draft cue id");
+
+/**
+ * One edit of the scene's shared show draft: set (or with `cue: null` delete) the cue `id`, set
+ * the title, set (or clear) the track, or `discard` the whole draft.
+ */
+export const DraftEditSchema = z.discriminatedUnion("do", [
+  z.object({ do: z.literal("cue"), id: DraftCueIdSchema, cue: ShowCueSchema.nullable() }).strict(),
+  z.object({ do: z.literal("title"), title: z.string().trim().max(SHOW_TITLE_MAX) }).strict(),
+  z.object({ do: z.literal("track"), track: TrackRefSchema.nullable() }).strict(),
+  z.object({ do: z.literal("discard") }).strict(),
+]);
+/** One edit of the shared show draft (see DraftEditSchema). */
+export type DraftEdit = z.infer<typeof DraftEditSchema>;
+
+/** Most edits in one `draft` frame. */
+export const DRAFT_MAX_EDITS = 32;
+
+/**
+ * Edits to the scene's shared show draft (hosts and composers only; others get `forbidden`).
+ * Not stamped, not stored: the server relays them to the scene's composers and keeps the latest
+ * draft in memory (last writer wins per cue, in the server's order).
+ */
+export const DraftMessageSchema = z.object({
+  t: z.literal("draft"),
+  edits: z.array(DraftEditSchema).min(1).max(DRAFT_MAX_EDITS),
+}).strict();
+export type DraftMessage = z.infer<typeof DraftMessageSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion("t", [
   HelloMessageSchema,
   RenameMessageSchema,
@@ -397,6 +560,7 @@ export const ClientMessageSchema = z.discriminatedUnion("t", [
   HashMessageSchema,
   HostMessageSchema,
   ReactMessageSchema,
+  DraftMessageSchema,
 ]);
 
 /** Any frame a client may send. */
@@ -494,6 +658,8 @@ export const ErrorMessageSchema = z.object({
   message: z.string(),
   /** For `rate_limited` and `sky_full`: when trying again may succeed. */
   retryAfterMs: z.number().int().min(0).optional(),
+  /** For a refused show: the index (in the submitted `cues`) of the first cue that did not fit. */
+  cue: z.number().int().min(0).optional(),
 });
 export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 
@@ -539,7 +705,55 @@ export const ReactionsMessageSchema = z.object({
 });
 export type ReactionsMessage = z.infer<typeof ReactionsMessageSchema>;
 
+/**
+ * Edits to the shared show draft, relayed to every composer here (the sender too) in the order
+ * the server took them: applying them in that order gives every composer the same draft.
+ */
+export const DraftRelayMessageSchema = z.object({
+  t: z.literal("draft"),
+  /** Who made the edits (a peer id). */
+  by: PeerIdSchema,
+  edits: z.array(DraftEditSchema).min(1).max(DRAFT_MAX_EDITS),
+});
+export type DraftRelayMessage = z.infer<typeof DraftRelayMessageSchema>;
+
+/** A draft cue as the server keeps it: its id, the cue, and who set it last. */
+export const DraftCueSchema = z.object({
+  id: DraftCueIdSchema,
+  by: PeerIdSchema,
+  cue: ShowCueSchema,
+});
+
+/**
+ * The whole shared draft, sent to a composer when they arrive (or are let compose): null when
+ * there is none. `editors` are the peers who edited it lately, most recent first.
+ */
+export const DraftStateMessageSchema = z.object({
+  t: z.literal("draft-state"),
+  draft: z.object({
+    title: z.string().max(SHOW_TITLE_MAX),
+    track: TrackRefSchema.nullable(),
+    cues: z.array(DraftCueSchema).max(SHOW_MAX_CUES),
+    editors: z.array(PeerIdSchema).max(16),
+  }).nullable(),
+});
+export type DraftStateMessage = z.infer<typeof DraftStateMessageSchema>;
+
+/**
+ * To people who may not compose: whether a show is being prepared in the scene (a draft is
+ * open), with a human `message`. Sent after the welcome when one is, and when that changes.
+ */
+export const PreparingMessageSchema = z.object({
+  t: z.literal("preparing"),
+  on: z.boolean(),
+  message: z.string(),
+});
+export type PreparingMessage = z.infer<typeof PreparingMessageSchema>;
+
 export const ServerMessageSchema = z.discriminatedUnion("t", [
+  DraftRelayMessageSchema,
+  DraftStateMessageSchema,
+  PreparingMessageSchema,
   HostKeyMessageSchema,
   ReactionsMessageSchema,
   WelcomeMessageSchema,

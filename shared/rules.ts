@@ -190,6 +190,9 @@ export function applyRules(rules: Rules, body: RulesBody): Rules {
         removed: listed(rules.removed, body.peer, MAX_LISTED_PEERS),
         hosts: rules.hosts.filter((p) => p !== body.peer),
       };
+      if (rules.composers !== undefined) {
+        next.composers = rules.composers.filter((p) => p !== body.peer);
+      }
       if (rules.hostKeys !== undefined) next.hostKeys = hostKeys;
       if (body.person !== undefined) {
         next.removedPeople = listed(rules.removedPeople ?? [], body.person, MAX_LISTED_PEERS);
@@ -200,7 +203,17 @@ export function applyRules(rules: Rules, body: RulesBody): Rules {
       return { ...rules, paused: body.on };
     case "countdown":
       return { ...rules, countdown: body.countdown };
+    case "compose": {
+      const others = (rules.composers ?? []).filter((p) => p !== body.peer);
+      const composers = body.on ? listed(others, body.peer, MAX_LISTED_PEERS) : others;
+      return { ...rules, composers };
+    }
   }
+}
+
+/** Whether `peer` may compose, stamp and cancel shows: a host, or a person a host let compose. */
+export function mayCompose(rules: Rules, peer: string): boolean {
+  return isHost(rules, peer) || (rules.composers?.includes(peer) ?? false);
 }
 
 /** Whether `peer` has host rights now. */

@@ -307,6 +307,10 @@ export class World {
       case "rules":
         // Host rules steer the server's admission and the page, never the particles.
         return;
+      case "show":
+      case "show-cancel":
+        // Expanded into launches by the derived-launch mechanism (shared/show_cues.ts).
+        return;
     }
   }
 
@@ -369,6 +373,7 @@ export function worldFromWindow(o: WindowOptions): World {
     // A launch or volley whose particles are all dead by `tick` leaves no trace in the state
     // at `tick` (its block is gone, its random streams are its own): skip simulating it.
     if (event.body.type === "rules") continue;
+    if (event.body.type === "show" || event.body.type === "show-cancel") continue;
     if (event.body.type !== "settings" && eventCost(o.seed, event).endTick <= o.tick) continue;
     kept.push(event);
   }

@@ -72,6 +72,10 @@ export function describeEvent(
       return `${who} fired the particle gun`;
     case "settings":
       return `${who} ${describeSettings(body.settings)}`;
+    case "show":
+      return `${who} set the show “${body.title}” (${body.cues.length} cues) to play`;
+    case "show-cancel":
+      return `${who} cancelled a show`;
     case "rules":
       return `${who} ${describeRules(body, whom)}`;
   }
@@ -102,6 +106,10 @@ function describeRules(body: RulesBody, whom: (peer: string) => string): string 
       return body.on ? "paused launches" : "resumed launches";
     case "countdown":
       return body.countdown ? "started a countdown to a finale" : "cancelled the countdown";
+    case "compose":
+      return body.on
+        ? `let ${whom(body.peer)} compose shows`
+        : `no longer lets ${whom(body.peer)} compose shows`;
   }
 }
 

@@ -23,6 +23,7 @@ import {
   isHost,
   isMuted,
   MAX_HOST_KEYS,
+  mayCompose,
   maySetSettings,
 } from "../../shared/rules.ts";
 import type { ClientBody, EventBody, HostAction, Rules, RulesBody } from "../../shared/types.ts";
@@ -176,6 +177,15 @@ export function decideHost(
       };
       return { body: { type: "rules", do: "countdown", countdown } };
     }
+    case "compose":
+      if (action.on && rules.removed.includes(action.peer)) {
+        return forbidden("that person was removed from this scene");
+      }
+      if ((rules.composers?.includes(action.peer) ?? false) === action.on) return { body: null };
+      if (action.on && ctx.present !== true) {
+        return forbidden("compose: that person is not in this scene now");
+      }
+      return { body: { type: "rules", do: "compose", peer: action.peer, on: action.on } };
     case "cancel":
       if (!rules.countdown || finaleEnd(rules.countdown) <= ctx.now) {
         return { refusal: errorMessage("bad_message", "cancel: no countdown or finale to cancel") };
@@ -195,6 +205,7 @@ const ACTION_NAMES: Record<HostAction["do"], string> = {
   countdown: "start a countdown",
   cancel: "cancel the countdown",
   rekey: "make a new host link",
+  compose: "let someone compose shows",
 };
 
 /**
@@ -228,6 +239,17 @@ export function refuseSubmit(
         );
       }
       return null;
+    case "show":
+    case "show-cancel":
+      if (isMuted(rules, by, person)) {
+        return errorMessage("muted", "a host muted your launches in this scene");
+      }
+      return mayCompose(rules, by) ? null : errorMessage(
+        "forbidden",
+        `only hosts and people a host lets compose may ${
+          body.type === "show" ? "play" : "cancel"
+        } a show`,
+      );
     case "rules":
       return errorMessage("bad_message", "rules: only the server stamps rules events");
   }

@@ -187,6 +187,10 @@ export class SceneSequencer {
     this.catchUpShow(now);
     const refused = refuseSubmit(this.#window.rules, by, body, person);
     if (refused) return refused;
+    if (body.type === "show" || body.type === "show-cancel") {
+      // Until show admission lands (issue 34): refused, never stamped unpriced.
+      return errorMessage("bad_message", `${body.type}: this server does not admit shows yet`);
+    }
     const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
     let particles = 0;
     let endTick = 0;

@@ -68,7 +68,13 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(
 );
 
 /** What each event body's token bucket is called in a `rate_limited` reason. */
-const BODY_NOUNS = { launch: "launches", gun: "gun shots", settings: "settings changes" } as const;
+const BODY_NOUNS = {
+  launch: "launches",
+  gun: "gun shots",
+  settings: "settings changes",
+  show: "shows",
+  "show-cancel": "show cancels",
+} as const;
 
 /** Kinds of refusal, each coalesced on its own. */
 const Kind = {
@@ -322,6 +328,8 @@ const BODY_RATE_KIND = {
   launch: Kind.LaunchRate,
   gun: Kind.GunRate,
   settings: Kind.SettingsRate,
+  show: Kind.SettingsRate,
+  "show-cancel": Kind.SettingsRate,
 } as const;
 
 /** Names in use per scene, among the people connected to this server. */
@@ -428,7 +436,8 @@ function dispatch(
   switch (msg.t) {
     case "submit": {
       const type = msg.body.type;
-      const wait = peer.take(type, nowMs);
+      // Shows and their cancels share the settings bucket (a host's rare, scene-wide acts).
+      const wait = peer.take(type === "show" || type === "show-cancel" ? "settings" : type, nowMs);
       if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
       if (origin) {
         // The address's (and its network's) budget of stored events: looked at first, spent only
@@ -507,6 +516,13 @@ function dispatch(
       return null;
     case "hash":
       return sceneOutcome(scene.reportHash(peer, msg.tick, msg.h));
+    case "draft":
+      // Until the draft relay lands (issue 34): refused, spending no abuse budget.
+      return [
+        Kind.Other,
+        error("bad_message", "draft: this server does not relay drafts yet"),
+        false,
+      ];
   }
 }
 
