@@ -74,6 +74,13 @@ export interface ServerOptions {
    * `storage_full`. Default 1 GiB (`DEFAULT_DB_MAX_BYTES`).
    */
   dbMaxBytes?: number;
+  /**
+   * Most bytes the scenes' music tracks may hold together (TRACKS_MAX_MB; a single node's files
+   * under `DATA_DIR/tracks`, a cluster's object store bucket). Default 512 MiB.
+   */
+  tracksMaxBytes?: number;
+  /** Per client address: track uploads. Default 1 a minute, bursts of 6. */
+  trackUploads?: RateLimit;
   /** Development mode (DEV=1): source maps are served. Default false. */
   dev?: boolean;
   /** Overrides of the desync arbitration limits (DEFAULT_DESYNC_LIMITS in desync.ts). */
@@ -153,6 +160,8 @@ export interface ServerConfig {
   presenceLimit: number;
   /** Cap on the database file; DEFAULT_DB_MAX_BYTES unless set. */
   dbMaxBytes: number;
+  tracksMaxBytes: number;
+  trackUploads: RateLimit;
   dev: boolean;
   desyncLimits: Partial<DesyncLimits>;
   /** Frames longer than this many bytes are refused with `too_large`. */
@@ -177,6 +186,9 @@ export interface ServerConfig {
 
 /** Default cap on the database file (DB_MAX_MB): 1 GiB. Past it launches are refused. */
 export const DEFAULT_DB_MAX_BYTES = 1024 * 1024 * 1024;
+
+/** Default room for music tracks (TRACKS_MAX_MB): 512 MiB. */
+export const DEFAULT_TRACKS_MAX_BYTES = 512 * 1024 * 1024;
 
 /** Largest accepted client frame in bytes. */
 export const MAX_FRAME_BYTES = 4096;
@@ -219,6 +231,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     desyncTimeoutMs: options.desyncTimeoutMs ?? 3000,
     presenceLimit: options.presenceLimit ?? 32,
     dbMaxBytes: options.dbMaxBytes ?? DEFAULT_DB_MAX_BYTES,
+    tracksMaxBytes: options.tracksMaxBytes ?? DEFAULT_TRACKS_MAX_BYTES,
+    trackUploads: options.trackUploads ?? { perSecond: 1 / 60, burst: 6 },
     dev: options.dev ?? false,
     desyncLimits: options.desyncLimits ?? {},
     maxFrameBytes: MAX_FRAME_BYTES,
@@ -314,7 +328,7 @@ function parseInteger(name: string, text: string): number {
  * FRAME_ANCESTORS
  * (comma separated), STATIC_DIR, HEARTBEAT_MS, PRESENCE_LIMIT, WS_ENGINE, HELLO_TIMEOUT_MS,
  * REFUSAL_NOTICE_MS, MAX_SCENES, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, HTTP_IDLE_MS,
- * HEADERS_TIMEOUT_MS, EVENTS_PER_MINUTE, DB_MAX_MB, RATE_NEW_SCENES, RATE_CONNECTIONS,
+ * HEADERS_TIMEOUT_MS, EVENTS_PER_MINUTE, DB_MAX_MB, TRACKS_MAX_MB, RATE_NEW_SCENES, RATE_CONNECTIONS,
  * RATE_HTTP_READS, LOG_READS_PER_ADDRESS, LOG_READS, and RATE_LAUNCH / RATE_GUN / RATE_SETTINGS / RATE_FRAMES /
  * RATE_REFUSED as `PER_SECOND/BURST`.
  */
@@ -341,6 +355,14 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     const mb = Number(dbMaxMb);
     if (!(mb > 0)) throw new RangeError(`DB_MAX_MB must be a positive number, got ${dbMaxMb}`);
     options.dbMaxBytes = Math.floor(mb * 1024 * 1024);
+  }
+  const tracksMaxMb = env("TRACKS_MAX_MB");
+  if (tracksMaxMb) {
+    const mb = Number(tracksMaxMb);
+    if (!(mb > 0)) {
+      throw new RangeError(`TRACKS_MAX_MB must be a positive number, got ${tracksMaxMb}`);
+    }
+    options.tracksMaxBytes = Math.floor(mb * 1024 * 1024);
   }
   if (env("DEV") === "1") options.dev = true;
   const wsEngine = env("WS_ENGINE");
@@ -404,7 +426,8 @@ export function describeConfig(config: ServerConfig): string {
     `log pages read at once: ${config.logReads.perAddress} per address, ${config.logReads.total} in all`,
     `allowedOrigins=${config.allowedOrigins.join(",") || "(same origin only)"} ` +
     `frameAncestors=${config.frameAncestors.join(",") || "(no site may embed a scene)"}`,
-    `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes}` +
+    `staticDir=${config.staticDir} dbMaxBytes=${config.dbMaxBytes} ` +
+    `tracksMaxBytes=${config.tracksMaxBytes}` +
     (config.dev ? " dev (source maps served)" : ""),
     `retention: ${config.retention.hours} h, ${config.retention.eventsPerScene} events per scene`,
     `rate launch ${rate(r.launch)}, gun ${rate(r.gun)}, settings ${rate(r.settings)}, reaction ${

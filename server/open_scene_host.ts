@@ -10,6 +10,8 @@ import { NatsLink } from "./cluster/nats_link.ts";
 import { Rooms } from "./local/rooms.ts";
 import { KeptRooms } from "./local/kept_rooms.ts";
 import { SceneStore } from "./local/store.ts";
+import { TrackFiles } from "./local/track_files.ts";
+import { TrackObjects } from "./cluster/track_objects.ts";
 import type { Metrics } from "./scene/metrics.ts";
 import type { ServerClock } from "./scene/clock.ts";
 import type { HashArbiter } from "./scene/hash_arbiter.ts";
@@ -53,6 +55,10 @@ export async function openSceneHost(
     return new ClusterScenes({
       ...common,
       link,
+      tracks: await TrackObjects.open(link, {
+        maxBytes: config.tracksMaxBytes,
+        replicas: cluster.replicas,
+      }, config.log),
       options: cluster,
       idleMs: config.roomIdleMs,
       limits,
@@ -75,5 +81,6 @@ export async function openSceneHost(
     now: config.now,
     log: config.log,
     freed: (scene, bytes) => store.freed(scene, bytes),
+    tracks: new TrackFiles(config.dataDir, { maxBytes: config.tracksMaxBytes }),
   });
 }

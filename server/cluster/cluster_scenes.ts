@@ -7,6 +7,8 @@
 import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
+import { keyMatches } from "../scene/host_keys.ts";
+import type { TrackStore } from "../http/track_store.ts";
 import type { DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { StorageUnavailableError } from "../scene/errors.ts";
@@ -74,6 +76,8 @@ export interface ClusterScenesDeps {
    */
   retention?: { policy: RetentionPolicy; passMs: number; scenesPerSweep?: number };
   log: (msg: string) => void;
+  /** The scenes' music tracks (the object store). */
+  tracks: TrackStore;
 }
 
 /** All scenes this node serves or owns. */
@@ -94,8 +98,11 @@ export class ClusterScenes implements SceneHost {
   #storageReadMs = -Infinity;
   #readingStorage = false;
 
+  readonly tracks: TrackStore;
+
   constructor(deps: ClusterScenesDeps) {
     this.#deps = deps;
+    this.tracks = deps.tracks;
     this.#gate = new SceneGate(deps.limits ?? UNLIMITED_SCENES);
     this.clusterMetrics = new ClusterMetrics(deps.options.nodeId);
     this.#liveness = new NodeLiveness(
@@ -304,6 +311,20 @@ export class ClusterScenes implements SceneHost {
       this.#edges.set(id, edge);
     }
     return edge;
+  }
+
+  /**
+   * Whether `key` is a host key of scene `id`, by the rules its edge here folds from the log (an
+   * edge is opened when there is none: with nobody in it, it closes after the idle time);
+   * undefined when the cluster stores no such scene.
+   */
+  isHostKey(id: string, key: string): Promise<boolean | undefined> {
+    return this.#fromNats("checking a host key", async () => {
+      if (!this.#edges.has(id) && !await getRecord(this.#deps.link, id)) return undefined;
+      const edge = this.open(id);
+      await edge.ready;
+      return keyMatches(edge.rules.keys ?? [], key);
+    });
   }
 
   /** Scene facts for the API, from the local edge or from NATS. */

@@ -11,6 +11,7 @@ import { registerSceneSocket } from "./scene_socket.ts";
 import { registerHealth } from "./health_routes.ts";
 import { HttpError, StorageDamagedError, StorageUnavailableError } from "../scene/errors.ts";
 import { registerLogApi } from "./log_api.ts";
+import { registerTracks } from "./track_routes.ts";
 import { securityHeaders, styleHash } from "./security_headers.ts";
 import { StaticFiles } from "./static_files.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
@@ -89,6 +90,15 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
 
   registerHealth(app, ctx);
 
+  registerTracks(app, {
+    store: scenes.tracks,
+    isHostKey: (id, key) => scenes.isHostKey(id, key),
+    uploads: new AddressBudgets(config.trackUploads, networkBudget(config.trackUploads)),
+    sceneId,
+    refuse: (code) => metrics.refuse(code),
+    monotonic: config.monotonic,
+  });
+
   app.get("/static/*", async (c) => {
     const relative = c.req.path.slice("/static/".length);
     return await files.serve(relative, c.req.raw);
@@ -115,8 +125,11 @@ export function createApp(ctx: AppContext): Hono<{ Bindings: ServerEnv }> {
   return app;
 }
 
-/** Routes that read the database: each request spends the address's `httpReads` budget. */
-const DB_ROUTES = ["/s/:id", "/api/*", "/healthz", "/metrics"];
+/**
+ * Routes that read the database (or a stored track): each request spends the address's
+ * `httpReads` budget.
+ */
+const DB_ROUTES = ["/s/:id", "/s/:id/tracks/*", "/api/*", "/healthz", "/metrics"];
 
 /** Paths served (GET and HEAD only); every other method gets 405. */
 const ROUTES = [

@@ -22,6 +22,8 @@ export interface AppConfig extends ConnectionConfig {
   httpReads: RateLimit;
   /** Log pages read at once, and queued. */
   logReads: ReadSlotLimits;
+  /** Per client address (and twice that per network): track uploads. */
+  trackUploads: RateLimit;
   /** Per client address: events stored (launches, gun shots, settings) per minute. */
   eventsPerMinute: number;
 }

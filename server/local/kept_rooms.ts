@@ -15,6 +15,7 @@ import { LogPages, type PageRequest } from "./log_pages.ts";
 import { Retention, type StorageStats } from "./retention.ts";
 import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import type { Rooms } from "./rooms.ts";
+import type { TrackStore } from "../http/track_store.ts";
 
 /** Options of {@link KeptRooms}. */
 export interface KeptRoomsOptions {
@@ -27,6 +28,8 @@ export interface KeptRoomsOptions {
   log: (msg: string) => void;
   /** Told what the retention pruned (see `RetentionOptions.freed`). */
   freed?: (scene: string, bytes: number) => void;
+  /** The scenes' music tracks (files under `dataDir/tracks`). */
+  tracks: TrackStore;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface KeptRoomsOptions {
  *
  * @example
  * ```ts
- * const host = new KeptRooms(rooms, { dataDir, policy, passMs: 10_000, now: Date.now, log });
+ * const host = new KeptRooms(rooms, { dataDir, policy, passMs: 10_000, now: Date.now, log, tracks });
  * const page = await host.readLogPage({ scene: "quiet-pine", start: { tick: 0 }, limit: 100 });
  * ```
  */
@@ -44,9 +47,11 @@ export class KeptRooms implements SceneHost {
   /** The worker reads each page's scene facts with it (see `SceneHost`). */
   readonly logPagesCarryScene = true;
   readonly #retention: Retention;
+  readonly tracks: TrackStore;
 
   constructor(rooms: Rooms, options: KeptRoomsOptions) {
     this.#rooms = rooms;
+    this.tracks = options.tracks;
     const path = join(options.dataDir, "scenes.db");
     this.#retention = new Retention({
       path,
@@ -74,6 +79,9 @@ export class KeptRooms implements SceneHost {
   }
   open(id: string): SceneEndpoint {
     return this.#rooms.open(id);
+  }
+  isHostKey(id: string, key: string): Promise<boolean | undefined> {
+    return this.#rooms.isHostKey(id, key);
   }
   describe(id: string): SceneInfo | undefined {
     return this.#rooms.describe(id);

@@ -6,7 +6,7 @@
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
 import type { ErrorMessage, Reaction } from "../../shared/protocol.ts";
-import type { ClientBody, HostAction, Settings, WorldSnapshot } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Rules, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
@@ -121,6 +121,11 @@ export class Room {
   /** Highest seq stamped so far (0 when none). */
   get lastSeq(): number {
     return this.#sequencer.lastSeq;
+  }
+
+  /** Host rules after every event so far (key hashes included: never send these as they are). */
+  get rules(): Readonly<Rules> {
+    return this.#sequencer.rules;
   }
 
   /** Settings after every event so far. */

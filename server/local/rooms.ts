@@ -8,6 +8,7 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ServerClock } from "../scene/clock.ts";
+import { keyMatches } from "../scene/host_keys.ts";
 import { StorageUnavailableError } from "../scene/errors.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
@@ -31,7 +32,7 @@ export type { SceneInfo } from "../scene/scene_host.ts";
  * All loaded rooms of this server. The log API's pages and the retention are added around it by
  * `KeptRooms`, the single node's {@link SceneHost}.
  */
-export class Rooms implements Omit<SceneHost, "readLogPage"> {
+export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
   readonly #rooms = new Map<string, Room>();
   readonly #deps: RoomDeps;
   readonly #idleMs: number;
@@ -134,6 +135,18 @@ export class Rooms implements Omit<SceneHost, "readLogPage"> {
     };
     this.#rooms.set(id, room);
     return room;
+  }
+
+  /**
+   * Whether `key` is a host key of stored scene `id` (loading it: an empty room unloads again
+   * after the idle time); undefined when no such scene is stored.
+   */
+  isHostKey(id: string, key: string): Promise<boolean | undefined> {
+    const loaded = this.#rooms.get(id);
+    if (loaded?.storeOnHello || (!loaded && !this.#store.getScene(id))) {
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(keyMatches(this.open(id).rules.keys ?? [], key));
   }
 
   /** Up to `limit` stored events with seq ≥ `from`, from the store. */

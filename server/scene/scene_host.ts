@@ -8,6 +8,7 @@ import type { LogPageResult, PageRequest } from "./log_page.ts";
 import type { PeerSocket } from "./peer.ts";
 import type { SceneEndpoint } from "./scene_endpoint.ts";
 import type { SceneRefusal } from "./scene_limits.ts";
+import type { TrackStore } from "../http/track_store.ts";
 
 /** Stored events and bytes, what `/healthz` and `/metrics` show. */
 export interface StorageStats {
@@ -68,6 +69,13 @@ export interface SceneHost {
   ): SceneRefusal | null | Promise<SceneRefusal | null>;
   /** The scene a new connection joins (a new scene is stored by its first hello). */
   open(id: string): SceneEndpoint;
+  /** The scenes' music tracks, stored with them (files under DATA_DIR, or the object store). */
+  readonly tracks: TrackStore;
+  /**
+   * Whether `key` is one of scene `id`'s host keys (compared in constant time, as a `claim` is);
+   * undefined when no such scene is stored. It loads the scene when it is not loaded.
+   */
+  isHostKey(id: string, key: string): Promise<boolean | undefined>;
   /** Scene facts for the API; undefined when no such scene is stored. */
   describe(id: string): SceneInfo | undefined | Promise<SceneInfo | undefined>;
   /** Up to `limit` stored events with seq ≥ `from`. */

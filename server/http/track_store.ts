@@ -1,0 +1,60 @@
+/**
+ * `TrackStore`: where a scene's music tracks live, whichever home the scene has (files under
+ * `DATA_DIR` on a single node, `server/local/track_files.ts`; the NATS JetStream object store in
+ * cluster mode, `server/cluster/track_objects.ts`). A track is named by the SHA-256 of its bytes,
+ * so it never changes once stored: the routes serve it as immutable.
+ *
+ * @example
+ * ```ts
+ * import type { TrackStore } from "./track_store.ts";
+ * async function size(store: TrackStore): Promise<number | undefined> {
+ *   return (await store.stat("quiet-pine", "ab".repeat(32)))?.bytes;
+ * }
+ * ```
+ */
+import type { TrackType } from "./track_type.ts";
+
+/** Largest track accepted, in bytes (20 MiB). */
+export const MAX_TRACK_BYTES = 20 * 1024 * 1024;
+
+/** A stored track: its id (SHA-256 hex of its bytes), media type and size. */
+export interface StoredTrack {
+  id: string;
+  mime: string;
+  bytes: number;
+}
+
+/** Where a scene's tracks are stored and read. */
+export interface TrackStore {
+  /**
+   * Stores `data` (whose SHA-256 hex is `id`) for `scene`; storing a track the scene already has
+   * stores nothing again. `spender` (the uploader's network) is charged its share. Throws
+   * {@link TrackStorageError} when the budget or the storage cannot take it.
+   */
+  put(
+    scene: string,
+    id: string,
+    type: TrackType,
+    data: Uint8Array,
+    spender: string,
+  ): Promise<StoredTrack>;
+  /** The track's facts, or undefined when `scene` holds no track `id`. */
+  stat(scene: string, id: string): Promise<StoredTrack | undefined>;
+  /** Bytes `start` to `end` (inclusive) of a stored track. */
+  read(scene: string, id: string, start: number, end: number): Promise<ReadableStream<Uint8Array>>;
+}
+
+/** The storage cannot take a track (budget spent, disk full): answered 507 with its reason. */
+export class TrackStorageError extends Error {
+  readonly code = "storage_unavailable";
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "TrackStorageError";
+  }
+}
+
+/** True for a track id: 64 lowercase hex digits. */
+export function isTrackId(text: string): boolean {
+  return /^[0-9a-f]{64}$/.test(text);
+}
