@@ -12,10 +12,11 @@
  * }
  * ```
  */
+import { TRACK_MAX_BYTES } from "../../shared/protocol.ts";
 import type { TrackType } from "./track_type.ts";
 
-/** Largest track accepted, in bytes (20 MiB). */
-export const MAX_TRACK_BYTES = 20 * 1024 * 1024;
+/** Largest track accepted, in bytes (20 MiB: `TRACK_MAX_BYTES` of the protocol). */
+export const MAX_TRACK_BYTES = TRACK_MAX_BYTES;
 
 /** A stored track: its id (SHA-256 hex of its bytes), media type and size. */
 export interface StoredTrack {

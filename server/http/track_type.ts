@@ -14,9 +14,11 @@
  * ```
  */
 
+import type { TRACK_MIMES } from "../../shared/protocol.ts";
+
 /** A recognised track kind: its media type and the file extension it is stored under. */
 export interface TrackType {
-  mime: "audio/mpeg" | "audio/ogg" | "audio/mp4" | "audio/wav";
+  mime: typeof TRACK_MIMES[number];
   ext: "mp3" | "ogg" | "m4a" | "wav";
 }
 
