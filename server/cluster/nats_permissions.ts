@@ -1,12 +1,12 @@
 /**
  * What the shipped NATS users may publish and subscribe to. The `snowfire` user (the Snowfire
- * nodes): the scene subjects, JetStream's API with its acks and flow control, the KV buckets, and
+ * nodes): the scene subjects, JetStream's API with its acks and flow control, the KV buckets, the tracks' object store, and
  * reply inboxes; nothing else (`$SYS`, other applications' subjects). The `monitor` user: the
  * heartbeats and nothing else; it publishes nothing. `deploy/nats/*.conf` and the test harness
  * (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still match
  * them, so the cluster tests run with exactly what production grants.
  */
-import { LEASE_BUCKET, NAME_BUCKET, SCENE_BUCKET } from "./subjects.ts";
+import { LEASE_BUCKET, NAME_BUCKET, SCENE_BUCKET, TRACK_BUCKET } from "./subjects.ts";
 
 /** Subjects the nodes publish on. */
 export const SNOWFIRE_PUBLISH: readonly string[] = [
@@ -20,6 +20,8 @@ export const SNOWFIRE_PUBLISH: readonly string[] = [
   `$KV.${LEASE_BUCKET}.>`,
   `$KV.${SCENE_BUCKET}.>`,
   `$KV.${NAME_BUCKET}.>`,
+  // Track objects' chunks and meta entries (the object store bucket of music tracks).
+  `$O.${TRACK_BUCKET}.>`,
   // Replies to requests from other nodes.
   "_INBOX.>",
 ];

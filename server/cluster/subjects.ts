@@ -15,6 +15,9 @@ export const NAME_BUCKET = "snowfire_names";
 /** KV bucket of scene records (seed, epoch, reserved horizon, snapshot). */
 export const SCENE_BUCKET = "snowfire_scenes";
 
+/** Object store bucket of every scene's music tracks (`track_objects.ts`). */
+export const TRACK_BUCKET = "snowfire_tracks";
+
 /** Subject of one scene's log (a stamped event or an ownership marker per message). */
 export const logSubject = (scene: string): string => `snowfire.log.${scene}`;
 /**

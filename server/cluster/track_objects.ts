@@ -20,9 +20,9 @@ import type { TrackType } from "../http/track_type.ts";
 import { TrackBudget } from "../local/track_budget.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
+import { TRACK_BUCKET } from "./subjects.ts";
 
-/** The object store bucket of every scene's tracks. */
-export const TRACK_BUCKET = "snowfire_tracks";
+export { TRACK_BUCKET } from "./subjects.ts";
 
 /** Options of {@link TrackObjects.open}. */
 export interface TrackObjectsOptions {
