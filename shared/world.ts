@@ -72,6 +72,9 @@ export class World {
   readonly #hasher = new Hasher();
   /** The checkpoint hash under way (`beginHash`), if any. */
   #checkpoint: CheckpointHash | null = null;
+  /** What a checkpoint hash mixes into and records its tail in (reused once it is done). */
+  readonly #checkpointHasher = new Hasher();
+  readonly #checkpointTail = new WordRecorder();
   /** Queued events sorted by (tick, seq); entries before #head are applied. */
   readonly #queue: SceneEvent[] = [];
   #head = 0;
@@ -196,10 +199,12 @@ export class World {
   /** `beginHash` (every launch evaluated) or, `sampled`, `beginCheckpoint`. */
   #begin(sampled: boolean): CheckpointHash {
     this.#checkpoint?.finish();
-    const h = new Hasher();
+    // The last checkpoint's hasher and recorder, once it is done (its digest is kept): a new
+    // pair each second grew the tail's words again (the fountain's ~50k) and fed the collector.
+    const h = this.#checkpointHasher.reset();
     this.#hashHead(h);
     const slots = sampled ? this.#fireworks.beginCheckpoint(h) : this.#fireworks.beginHash(h);
-    const tail = new WordRecorder();
+    const tail = this.#checkpointTail.reset();
     this.#hashTail(tail);
     this.#checkpoint = new CheckpointHash(this.#tick, slots, h, this.#fireworks, tail);
     return this.#checkpoint;

@@ -13,6 +13,11 @@ import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World, worldFromWindow } from "../../shared/world.ts";
 import { busyScenario } from "../../testing/world_scenarios.ts";
+import {
+  DEFAULT_DESYNC_LIMITS,
+  type DesyncAction,
+  DesyncJudge,
+} from "../../server/scene/desync.ts";
 
 const SEED = 5;
 
@@ -151,4 +156,51 @@ Deno.test("one spark off by its last bit is caught at its launch's next sampled 
       assert.equal(same, tick < at, `tick ${tick}, launch ${block.seq} sampled at ${at}`);
     }
   });
+});
+
+Deno.test("the desync judge resyncs a client one spark off at its launch's sampled checkpoint", async () => {
+  // Two clients of a big sky (rotation 4) report each checkpoint; the server's judge computes the
+  // truth as a late joiner (worldFromWindow) when they differ. One client's spark is off by its
+  // last bit: it is resynced at its launch's next sampled checkpoint (within k), not before, and
+  // the honest client never.
+  const events = bigSky(900);
+  const honest = worldAt(events, 413), off = worldAt(events, 413);
+  const k = checkpointRotation(off.fireworkSystem.used());
+  assert.equal(k, 4);
+  const { block, slot, at } = sparkToFlip(off, k);
+  flipLastBit(off.fireworkSystem.pool.velocity, slot * 3 + 2);
+  const computed: number[] = [];
+  const truth = (tick: number) => {
+    computed.push(tick);
+    const from = tick - WINDOW_TICKS;
+    const joined = worldFromWindow({
+      seed: SEED,
+      snapshot: advanceSnapshot(initialSnapshot(), events, from),
+      events: events.filter((e) => e.tick >= from && e.tick < tick),
+      tick,
+      capacity: 4_000_000,
+    });
+    return Promise.resolve(joined.checkpointHash());
+  };
+  const judge = new DesyncJudge(
+    { ...DEFAULT_DESYNC_LIMITS, arbitrationIntervalMs: 0, resyncIntervalMs: 0 },
+    truth,
+  );
+  const acted: DesyncAction[][] = [];
+  let resyncedAt = -1;
+  for (let tick = 420; tick <= at; tick += CHECKPOINT_TICKS) {
+    honest.advanceTo(tick);
+    off.advanceTo(tick);
+    judge.report(tick, "honest", honest.checkpointHash(), tick);
+    judge.report(tick, "off", off.checkpointHash(), tick);
+    judge.decide(tick + 1, () => 2, (actions) => acted.push(actions));
+    // The truth is a promise: let it settle, and the judge act on the next decide.
+    for (let i = 0; i < 3; i++) await Promise.resolve();
+    judge.decide(tick + 2, () => 2, (actions) => acted.push(actions));
+    if (resyncedAt < 0 && acted.flat().some((a) => a.peer === "off")) resyncedAt = tick;
+  }
+  assert.equal(resyncedAt, at, `launch ${block.seq}'s spark, sampled at ${at}`);
+  assert.ok(at - 420 < k * CHECKPOINT_TICKS, `caught within ${k} checkpoints`);
+  assert.deepEqual(computed, [at], "agreeing reports cost the server nothing");
+  assert.deepEqual(acted.flat(), [{ kind: "resync", peer: "off", tick: at }]);
 });
