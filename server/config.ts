@@ -166,6 +166,11 @@ export interface ServerConfig {
   desyncLimits: Partial<DesyncLimits>;
   /** Frames longer than this many bytes are refused with `too_large`. */
   maxFrameBytes: number;
+  /**
+   * A host's or composer's frame may be this long (a show of up to 2,000 cues); longer ones, and
+   * anyone else's over `maxFrameBytes`, are refused with `too_large`.
+   */
+  maxShowFrameBytes: number;
   wsEngine: WsEngine;
   helloTimeoutMs: number;
   refusalNoticeMs: number;
@@ -192,6 +197,8 @@ export const DEFAULT_TRACKS_MAX_BYTES = 512 * 1024 * 1024;
 
 /** Largest accepted client frame in bytes. */
 export const MAX_FRAME_BYTES = 4096;
+/** Longest frame from a host or composer (a whole show): 256 KiB. */
+export const MAX_SHOW_FRAME_BYTES = 256 * 1024;
 
 /**
  * FRAME_ANCESTORS as CSP sources: each an `http(s)://host[:port]` origin (the host may start with
@@ -236,6 +243,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     dev: options.dev ?? false,
     desyncLimits: options.desyncLimits ?? {},
     maxFrameBytes: MAX_FRAME_BYTES,
+    maxShowFrameBytes: MAX_SHOW_FRAME_BYTES,
     wsEngine: options.wsEngine ?? "ws",
     helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
     refusalNoticeMs: options.refusalNoticeMs ?? 1000,

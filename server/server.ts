@@ -72,7 +72,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server = await listen(config.wsEngine, app.fetch, {
       port: config.port,
       hostname: config.hostname,
-      maxFrameBytes: config.maxFrameBytes,
+      // The transport's limit is the longest frame anyone may send (a show); the connection
+      // refuses a frame over maxFrameBytes from anyone but a host or composer.
+      maxFrameBytes: Math.max(config.maxFrameBytes, config.maxShowFrameBytes),
       keepaliveMs: config.keepaliveMs,
       maxConnections: config.maxConnections,
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,

@@ -5,6 +5,7 @@
 import { DT } from "./constants.ts";
 import { cos, radians, sin } from "./dmath.ts";
 import { applyRules, rulesOf } from "./rules.ts";
+import { foldShowEvent, pruneShows } from "./show_cues.ts";
 import type { SceneEvent, Settings, WorldSnapshot } from "./types.ts";
 
 /** Settings of a new scene. */
@@ -72,8 +73,9 @@ export function applySettings(
 }
 
 /**
- * The snapshot at `toTick`: applies, in order, the settings and rules events with
- * `snap.tick ≤ event.tick < toTick`. Events must be sorted by (tick, seq).
+ * The snapshot at `toTick`: applies, in order, the settings, rules, show and show-cancel events
+ * with `snap.tick ≤ event.tick < toTick` (and drops the shows over by `toTick`). Events must be
+ * sorted by (tick, seq).
  */
 export function advanceSnapshot(
   snap: WorldSnapshot,
@@ -87,7 +89,10 @@ export function advanceSnapshot(
       current = applySettings(current, event.tick, event.body.settings);
     } else if (event.body.type === "rules") {
       current = { ...current, rules: applyRules(rulesOf(current), event.body) };
+    } else if (event.body.type === "show" || event.body.type === "show-cancel") {
+      current = foldShowEvent(current, event);
     }
   }
-  return { ...current, tick: Math.max(current.tick, toTick) };
+  const tick = Math.max(current.tick, toTick);
+  return { ...pruneShows(current, tick), tick };
 }

@@ -11,7 +11,13 @@
  * below a heartbeat it got, however the two kinds of message race through NATS.
  */
 import { TICK_RATE } from "../../shared/constants.ts";
-import { type ErrorMessage, type Reaction, ReactionsMessageSchema } from "../../shared/protocol.ts";
+import {
+  type DraftEdit,
+  DraftRelayMessageSchema,
+  type ErrorMessage,
+  type Reaction,
+  ReactionsMessageSchema,
+} from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
@@ -37,6 +43,7 @@ import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts
 import { coveredSeq, followsOn } from "./snapshot_start.ts";
 import {
   beatSubject,
+  draftSubject,
   hashSubject,
   keySubject,
   presenceSubject,
@@ -187,6 +194,13 @@ export class SceneEdge implements RelaySource {
         deps.link.publish(
           reactionSubject(id),
           `{"node":${JSON.stringify(deps.nodeId)},${frame.slice(1)}`,
+        );
+      },
+      onDraft: (by, edits) => {
+        if (deps.link.state !== "connected") return;
+        deps.link.publish(
+          draftSubject(id),
+          JSON.stringify({ node: deps.nodeId, t: "draft", by, edits }),
         );
       },
       others: presence.others,
@@ -465,6 +479,16 @@ export class SceneEdge implements RelaySource {
     return null;
   }
 
+  /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
+  mayCompose(peer: Peer): boolean {
+    return this.#relay.mayCompose(peer.id);
+  }
+
+  /** Applies show draft edits and relays them here and to the scene's other nodes. */
+  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null {
+    return this.#relay.draft(peer, edits);
+  }
+
   /** Relays a quick reaction here and to the scene's other nodes (see `SceneRelay.react`). */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null {
     return this.#relay.react(peer, emoji);
@@ -607,6 +631,20 @@ export class SceneEdge implements RelaySource {
           // Another edge's frame of its reactions (at most one a quarter second), passed on.
           const parsed = ReactionsMessageSchema.safeParse(frame);
           if (parsed.success) this.#relay.broadcast(JSON.stringify(parsed.data));
+        } catch {
+          // Malformed: ignore.
+        }
+      },
+    }));
+    this.#subs.push(nc.subscribe(draftSubject(this.id), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { node, ...frame } = msg.json<{ node: string }>();
+          if (node === this.#deps.nodeId || !this.#ready) return;
+          // Another edge's composer's draft edits, for the composers here.
+          const parsed = DraftRelayMessageSchema.safeParse(frame);
+          if (parsed.success) this.#relay.draftFromElsewhere(parsed.data.by, parsed.data.edits);
         } catch {
           // Malformed: ignore.
         }

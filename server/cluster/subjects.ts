@@ -47,3 +47,9 @@ export const presenceSubject = (scene: string): string => `snowfire.presence.${s
  * stored).
  */
 export const reactionSubject = (scene: string): string => `snowfire.reaction.${scene}`;
+/**
+ * Subject edges pass show draft edits on: `{node, t: "draft", by, edits}`; every other edge of
+ * the scene applies them to its copy of the draft and relays them to its composers (core NATS,
+ * never stored).
+ */
+export const draftSubject = (scene: string): string => `snowfire.draft.${scene}`;

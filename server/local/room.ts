@@ -5,7 +5,7 @@
  * {@link SceneRelay} admits, welcomes and fans out; the {@link DesyncJudge} settles hash reports.
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
-import type { ErrorMessage, Reaction } from "../../shared/protocol.ts";
+import type { DraftEdit, ErrorMessage, Reaction } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction, Rules, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
@@ -196,6 +196,16 @@ export class Room {
     const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action, target);
     if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
     return outcome as ErrorMessage | null;
+  }
+
+  /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
+  mayCompose(peer: Peer): boolean {
+    return this.#relay.mayCompose(peer.id);
+  }
+
+  /** Applies and relays show draft edits to the composers here (see `SceneRelay.draft`). */
+  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null {
+    return this.#relay.draft(peer, edits);
   }
 
   /** Relays a quick reaction to everyone here (see `SceneRelay.react`). */

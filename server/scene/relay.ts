@@ -13,11 +13,18 @@ import {
   TICK_RATE,
   WINDOW_TICKS,
 } from "../../shared/constants.ts";
-import type { ErrorMessage, PeerInfo, Reaction, WelcomeMessage } from "../../shared/protocol.ts";
-import { isRemovedPerson, publicEvent, publicSnapshot } from "../../shared/rules.ts";
-import type { Rules, SceneEvent } from "../../shared/types.ts";
+import type {
+  DraftEdit,
+  ErrorMessage,
+  PeerInfo,
+  Reaction,
+  WelcomeMessage,
+} from "../../shared/protocol.ts";
+import { isRemovedPerson, mayCompose, publicEvent, publicSnapshot } from "../../shared/rules.ts";
+import type { Rules, RulesBody, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "./errors.ts";
 import { Audience } from "./audience.ts";
+import { DraftRelay } from "./draft_relay.ts";
 import { ReactionTally } from "./reaction_tally.ts";
 import { TokenBucket } from "./ratelimit.ts";
 import { refuseReaction, removedRefusal } from "./host_rules.ts";
@@ -106,6 +113,8 @@ export interface RelayDeps {
    * message): a cluster edge passes it on to the scene's other nodes.
    */
   onReactions?: (frame: string) => void;
+  /** Show draft edits taken here: a cluster edge passes them on to the scene's other nodes. */
+  onDraft?: (by: string, edits: readonly DraftEdit[]) => void;
 }
 
 /** One scene's connections on this server. */
@@ -129,6 +138,8 @@ export class SceneRelay {
   readonly #joining = new Set<Peer>();
   /** Announced peers whose new name the others have not heard yet, with the name they knew. */
   readonly #renaming = new Map<Peer, string>();
+  /** The scene's shared show draft and its fan-out here. */
+  readonly #drafts: DraftRelay;
   /** A listener the heartbeat dropped for backpressure leaves at once (made once, not per beat). */
   readonly #dropped = (peer: Peer) => this.leave(peer);
 
@@ -138,6 +149,12 @@ export class SceneRelay {
     this.#audience = new Audience(deps.presenceLimit);
     this.emptySinceMs = deps.clock.monotonicMs();
     this.#presence = new TokenBucket(deps.presencePace ?? PRESENCE_PACE, this.emptySinceMs);
+    this.#drafts = new DraftRelay({
+      nowMs: () => deps.clock.monotonicMs(),
+      rules: () => source.rules,
+      peers: () => this.peers.values(),
+      onDraft: deps.onDraft,
+    });
   }
 
   /** Welcomed connections. */
@@ -175,6 +192,7 @@ export class SceneRelay {
     if (this.peers.size === 0) this.emptySinceMs = this.#deps.clock.monotonicMs();
     this.#joining.delete(peer);
     this.#renaming.delete(peer);
+    this.#drafts.leave(peer.id);
     const announced = this.#audience.remove(peer);
     this.#deps.onLeave?.(peer, announced);
   }
@@ -206,6 +224,7 @@ export class SceneRelay {
     // Checked like any reply: the welcome counts against the slow-reader budget.
     peer.sendChecked(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#status !== null) peer.send(this.#status);
+    this.#drafts.greet(peer);
     if (announce) {
       this.#audience.presenceJoin(peer);
       this.#deps.onAnnounce?.(peer);
@@ -283,6 +302,7 @@ export class SceneRelay {
   event(event: SceneEvent): void {
     this.#audience.broadcast(JSON.stringify({ t: "event", ...publicEvent(event) }));
     const body = event.body;
+    if (body.type === "rules") this.#composeRightsMoved(body);
     if (body.type === "rules" && body.do === "remove") {
       const peer = this.peers.get(body.peer);
       if (peer) this.#remove(peer);
@@ -293,6 +313,37 @@ export class SceneRelay {
         }
       }
     }
+  }
+
+  /**
+   * After a rules event that may give or take the right to compose (host rights, the compose
+   * grant, a new host link dropping others): those people here hear the draft as they now may.
+   */
+  #composeRightsMoved(body: RulesBody): void {
+    const moved = body.do === "host" || body.do === "compose"
+      ? [body.peer]
+      : body.do === "rekey"
+      ? body.drop
+      : [];
+    for (const id of moved) {
+      const peer = this.peers.get(id);
+      if (peer) this.#drafts.greet(peer);
+    }
+  }
+
+  /** Whether `peerId` may compose shows under the rules in force. */
+  mayCompose(peerId: string): boolean {
+    return mayCompose(this.#source.rules, peerId);
+  }
+
+  /** A welcomed peer's edits to the show draft (see `DraftRelay.edit`). */
+  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null {
+    return this.#drafts.edit(peer, edits);
+  }
+
+  /** Draft edits another node of the scene took (a cluster), for the composers here. */
+  draftFromElsewhere(by: string, edits: readonly DraftEdit[]): void {
+    this.#drafts.fromElsewhere(by, edits);
   }
 
   /** Tells `peer` a host removed them, closes the connection (1008) and lets it leave. */

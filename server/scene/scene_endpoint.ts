@@ -2,7 +2,7 @@
  * `SceneEndpoint`: what a connection (`server/ws/connection.ts`) needs from the scene it joined,
  * whichever home the scene has.
  */
-import type { ErrorMessage, Reaction } from "../../shared/protocol.ts";
+import type { DraftEdit, ErrorMessage, Reaction } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction } from "../../shared/types.ts";
 import type { Peer } from "./peer.ts";
 
@@ -22,6 +22,10 @@ export interface SceneEndpoint {
   host(peer: Peer, action: HostAction): ErrorMessage | null;
   /** A validated, rate-limited quick reaction to relay to everyone in the scene (not stored). */
   react(peer: Peer, emoji: Reaction): ErrorMessage | null;
+  /** Whether the peer may compose shows now (a host, or let compose): longer frames then. */
+  mayCompose(peer: Peer): boolean;
+  /** A validated show draft edit to check, apply and relay to the scene's composers (not stored). */
+  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null;
   pong(peer: Peer, id: number, ct: number): void;
   reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null;
   /**

@@ -46,6 +46,8 @@ export interface ConnectionConfig {
   maxBufferedBytes: number;
   drainDeadlineMs: number;
   maxFrameBytes: number;
+  /** A host's or composer's frames may be this long (a show; default: maxFrameBytes). */
+  maxShowFrameBytes?: number;
   refusalNoticeMs: number;
   monotonic: () => number;
   log: (msg: string) => void;
@@ -229,7 +231,13 @@ export function attachConnection(
       }
       if (text.length > config.maxFrameBytes / 3) {
         const size = utf8Length(text);
-        if (size > config.maxFrameBytes) return tooLarge(size);
+        if (size > config.maxFrameBytes) {
+          // Only a host or composer may send more (a show), and only up to its own limit.
+          const showLimit = config.maxShowFrameBytes ?? config.maxFrameBytes;
+          if (size > showLimit || !peer.welcomed || !scene.mayCompose(peer)) {
+            return tooLarge(size);
+          }
+        }
       }
       const wait = peer.take("frames", nowMs);
       if (wait > 0) return refuse(nowMs, Kind.FrameRate, rateLimited("messages", wait), true);
@@ -517,12 +525,8 @@ function dispatch(
     case "hash":
       return sceneOutcome(scene.reportHash(peer, msg.tick, msg.h));
     case "draft":
-      // Until the draft relay lands (issue 34): refused, spending no abuse budget.
-      return [
-        Kind.Other,
-        error("bad_message", "draft: this server does not relay drafts yet"),
-        false,
-      ];
+      // Not stored: bounded by the draft relay's own buckets (see server/scene/draft_relay.ts).
+      return sceneOutcome(scene.draft(peer, msg.edits));
   }
 }
 
