@@ -56,6 +56,8 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
   const fountain = [
     at(200, { type: "settings", settings: { fountain: false } }),
     at(260, { type: "settings", settings: { fountain: true } }),
+    at(330, { type: "settings", settings: { fountainSpin: true } }),
+    at(420, { type: "settings", settings: { fountainSpiral: true } }),
   ];
   seq = 0;
   // A sky click bursts at its aim point; a ground click (no y) at the launch's seeded height.
@@ -115,7 +117,8 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
       every: 30,
     },
     fountain: {
-      description: "The fountain alone, switched off at 200 and on again at 260.",
+      description:
+        "The fountain alone, switched off at 200 and on again at 260; it turns from 330, spirals from 420.",
       seed: 44,
       settings: { snow: 0, show: false, fountain: true },
       events: fountain,

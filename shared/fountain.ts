@@ -1,7 +1,8 @@
 /**
- * The fountain: a tall central jet and a ring of arcing jets in a round basin at the origin.
- * Water (white, as in the source: docs/sources.md, fountain) falls on two shallow conical dishes (an upper and a lower tier),
- * slides off their edges and splashes at the pool surface: a drop that reaches the pool jumps
+ * The fountain: a tall central jet and a ring of jets arcing inward, in a round basin at the
+ * origin. Every jet's water (white, as in the source: docs/sources.md, fountain) falls on the
+ * upper of two shallow conical dishes, slides and bounces off onto the lower one, then off its
+ * rim into the pool (the source's two reflections), and splashes at the pool surface: a drop that reaches the pool jumps
  * back up once as a smaller splash droplet, scattered at random, and dies when it falls back. Storage is a ring of rows, one row per spawn tick, so the layout
  * (and the hash) depends only on the last FOUNTAIN_MAX_LIFE ticks of on/off input.
  */
@@ -13,10 +14,18 @@ import { hashUnit, Rng, STREAM, streamKey } from "./prng.ts";
 import { staggeredArrays } from "./staggered_buffer.ts";
 import type { StreakView } from "./views.ts";
 
-/** Every fountain particle dies within this many ticks of its spawn (≤ WINDOW_TICKS). */
+/** Every fountain particle dies within this many ticks of its spawn (≤ WINDOW_TICKS): the longest FOUNTAIN_LIFE. */
 export const FOUNTAIN_MAX_LIFE = 240;
-/** Particles spawned per tick while the fountain is on (all jets together). */
+/**
+ * Most particles spawned in a tick while the fountain is on (all jets together): a row's slots.
+ * Each jet draws its count per tick from the tick's stream, between FOUNTAIN_COUNT_LOW of its
+ * share and all of it (the source's random emission count: docs/sources.md, fountain).
+ */
 export const FOUNTAIN_PER_TICK = 56;
+/** The least share of a jet's slots it fills in a tick. */
+export const FOUNTAIN_COUNT_LOW = 0.75;
+/** Each drop's own life, ticks: drawn per drop from the tick's stream (docs/sources.md, fountain). */
+export const FOUNTAIN_LIFE = [200, 240] as const;
 /** Gravity, metres per second². */
 export const FOUNTAIN_GRAVITY = 9.81;
 /** The pool surface (kill plane) inside the basin, metres above the ground. */
@@ -48,7 +57,8 @@ const RIM_WIDTH = 0.45;
 /** The fountain's bounce surfaces, highest first; the client can draw the dishes from them. */
 export const FOUNTAIN_SURFACES: readonly BounceSurface[] = Object.freeze([
   { name: "upper-dish", apexY: 2.2, slope: 0.15, rMin: 0, rMax: 1.4, mu: 0.03, eps: 0.35 },
-  { name: "lower-dish", apexY: 1.0, slope: 0.18, rMin: 0, rMax: 3.0, mu: 0.025, eps: 0.3 },
+  // Wide enough to catch the water thrown off the upper dish's rim (docs/sources.md, fountain).
+  { name: "lower-dish", apexY: 1.2, slope: 0.18, rMin: 0, rMax: 3.8, mu: 0.025, eps: 0.3 },
   {
     name: "basin-rim",
     apexY: 0.55,
@@ -90,8 +100,9 @@ export interface Jet {
 }
 
 const RING_JETS = 6;
-const RING_JET_RADIUS = 4.3;
-const RING_JET_INWARD_SPEED = 1.5;
+const RING_JET_RADIUS = 4.6;
+/** Inward speed of a ring jet, m/s: its arc lands on the upper dish (two bounces: docs/sources.md). */
+const RING_JET_INWARD_SPEED = 3.6;
 
 function ringJets(): Jet[] {
   const jets: Jet[] = [];
@@ -106,8 +117,8 @@ function ringJets(): Jet[] {
       vz: -RING_JET_INWARD_SPEED * s,
       ringRadius: 0.05,
       ringWidth: 0.1,
-      vyMin: 5.0,
-      vyMax: 5.6,
+      vyMin: 7.0,
+      vyMax: 7.6,
       share: 0.1,
     });
   }
@@ -224,7 +235,7 @@ class FountainView implements StreakView {
   ) {}
 }
 
-/** Splits `total` spawns per tick across jets by share; the first jet takes the remainder. */
+/** Splits `total` slots per tick across jets by share; the first jet takes the remainder. */
 function spawnCounts(total: number): Int32Array {
   const counts = new Int32Array(FOUNTAIN_JETS.length);
   let assigned = 0;
@@ -236,6 +247,41 @@ function spawnCounts(total: number): Int32Array {
   return counts;
 }
 
+/** Bit of `Fountain.touched` set when a drop reaches the pool (k-th surface: bit k). */
+export const TOUCHED_POOL = 0x40;
+/** Bit of `Fountain.touched` set when a slot is spawned into. */
+export const TOUCHED_SPAWNED = 0x80;
+
+/**
+ * Fountain rotation (docs/sources.md, fountain): with the `fountainSpin` setting on, the central
+ * nozzle is a turning head of FOUNTAIN_ARMS arms, each throwing its drops within ±ARM_SPREAD/2
+ * radians of its direction, one turn every FOUNTAIN_SPIN_TICKS ticks.
+ */
+export const FOUNTAIN_ARMS = 6;
+export const FOUNTAIN_SPIN_TICKS = 720;
+const ARM_SPREAD = 0.35;
+/**
+ * Spiral motion (the source's spiral motion: a velocity turned about a given axis): with the
+ * `fountainSpiral` setting on, every drop, with its velocity, turns about the fountain's axis by
+ * FOUNTAIN_SPIRAL_RATE radians a second, so the water swirls round the fountain.
+ */
+export const FOUNTAIN_SPIRAL_RATE = 1.2;
+const SPIRAL_COS = cos(FOUNTAIN_SPIRAL_RATE * DT);
+const SPIRAL_SIN = sin(FOUNTAIN_SPIRAL_RATE * DT);
+
+/**
+ * How the fountain moves besides its jets: the scene settings of the same names (hosts set them;
+ * off by default), so the world passes its settings as they are.
+ */
+export interface FountainMotion {
+  /** The central nozzle turns. */
+  readonly fountainSpin?: boolean;
+  /** Drops spiral about the axis. */
+  readonly fountainSpiral?: boolean;
+}
+
+const STILL: FountainMotion = Object.freeze({});
+
 /** The fountain system. `step` never allocates. */
 export class Fountain {
   /** Scene seed. */
@@ -246,9 +292,17 @@ export class Fountain {
   readonly capacity: number;
   /** Render view; its arrays are also the simulation state. */
   readonly view: StreakView;
+  /**
+   * Per slot, the surfaces its drop touched since it was spawned (bit k: FOUNTAIN_SURFACES[k]),
+   * TOUCHED_POOL once it reached the pool, TOUCHED_SPAWNED once spawned; kept after the drop dies
+   * until its row is spawned again. For probes and tests: not state (nothing reads it back).
+   */
+  readonly touched: Uint8Array;
 
   readonly #view: FountainView;
   readonly #counts: Int32Array;
+  /** Per slot, how many ticks short of FOUNTAIN_MAX_LIFE its drop's own life is (FOUNTAIN_LIFE). */
+  readonly #short: Uint8Array;
   readonly #rng = new Rng();
   readonly #positionWords: Uint32Array;
   readonly #velocityWords: Uint32Array;
@@ -271,6 +325,8 @@ export class Fountain {
       STAGGER_BYTES,
     );
     this.#view = new FountainView(position, previous, velocity, color, size);
+    this.touched = new Uint8Array(cap);
+    this.#short = new Uint8Array(cap);
     this.view = this.#view;
     this.#positionWords = wordsOf(this.#view.position);
     this.#velocityWords = wordsOf(this.#view.velocity);
@@ -292,7 +348,7 @@ export class Fountain {
    * `FOUNTAIN_MAX_LIFE` ticks ago, and, when `on`, spawns this tick's particles into that row
    * from the stream keyed (seed, tick). Never allocates.
    */
-  step(tick: number, on: boolean): void {
+  step(tick: number, on: boolean, motion: FountainMotion = STILL): void {
     if (!(tick >= 0 && Number.isSafeInteger(tick))) {
       throw new RangeError(`fountain_tick: ticks are non-negative integers, got ${tick}`);
     }
@@ -300,7 +356,10 @@ export class Fountain {
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
     // The row spawned FOUNTAIN_MAX_LIFE ticks ago dies; this tick's spawns take its place.
     this.#clearRow(rowOfTick);
-    if (on) this.#spawn(tick, rowOfTick);
+    this.touched.fill(0, rowOfTick * perTick, (rowOfTick + 1) * perTick);
+    if (on) this.#spawn(tick, rowOfTick, motion.fountainSpin === true);
+    const spiral = motion.fountainSpiral === true;
+    const touched = this.touched, short = this.#short;
     const { position, previous, velocity, color, size } = this.#view;
     // The splashes' random numbers: random access by slot, keyed by the tick (made on first use).
     let splashKey = 0;
@@ -308,10 +367,15 @@ export class Fountain {
     // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
       const row = (rowOfTick + FOUNTAIN_MAX_LIFE - age) % FOUNTAIN_MAX_LIFE;
-      const alpha = WATER_ALPHA * Math.min(1, (FOUNTAIN_MAX_LIFE - age) / FOUNTAIN_FADE_TICKS);
       const end = (row + 1) * perTick;
       for (let i = row * perTick; i < end; i++) {
         if (color[i * 4 + 3] === 0) continue;
+        const left = FOUNTAIN_MAX_LIFE - short[i] - age;
+        if (left <= 0) {
+          this.#clearSlot(i);
+          continue;
+        }
+        const alpha = WATER_ALPHA * Math.min(1, left / FOUNTAIN_FADE_TICKS);
         // Gravity, motion, then the first surface it stepped into from above bounces it.
         const p = i * 3;
         const px = position[p], py = position[p + 1], pz = position[p + 2];
@@ -319,11 +383,22 @@ export class Fountain {
         previous[p + 1] = py;
         previous[p + 2] = pz;
         let vx = velocity[p], vy = velocity[p + 1] - GRAVITY_STEP, vz = velocity[p + 2];
-        const x = px + vx * DT, z = pz + vz * DT;
+        let x = px + vx * DT, z = pz + vz * DT;
+        if (spiral) {
+          // The drop and its velocity turn about the fountain's axis: its distance from the axis,
+          // and so its path over the round dishes, is what it was; it spirals round them.
+          const tx = SPIRAL_COS * x - SPIRAL_SIN * z;
+          z = SPIRAL_SIN * x + SPIRAL_COS * z;
+          x = tx;
+          const tv = SPIRAL_COS * vx - SPIRAL_SIN * vz;
+          vz = SPIRAL_SIN * vx + SPIRAL_COS * vz;
+          vx = tv;
+        }
         let y = py + vy * DT;
         const r2 = x * x + z * z;
         if (y < POOL_LEVEL && r2 < BASIN_RADIUS_SQUARED) {
           // The pool surface: a fast drop splashes back up once as a droplet; the rest die.
+          touched[i] |= TOUCHED_POOL;
           if (vy > -SPLASH_MIN_SPEED || size[i] < DROP_SIZE[0]) {
             this.#clearSlot(i);
             continue;
@@ -356,6 +431,7 @@ export class Fountain {
             const nx = x * radial, ny = PACKED_SURFACES[s + 7], nz = z * radial;
             const mu = PACKED_SURFACES[s + 4], eps = PACKED_SURFACES[s + 5];
             bounceVelocity(vx, vy, vz, nx, ny, nz, mu, eps, bounced);
+            touched[i] |= 1 << (s / SURFACE_FIELDS);
             vx = bounced[0];
             vy = bounced[1];
             vz = bounced[2];
@@ -378,18 +454,32 @@ export class Fountain {
     this.#view.count = live > 0 ? this.capacity : 0;
   }
 
-  /** Places this tick's particles at the nozzles, in `row`, from the stream keyed (seed, tick). */
-  #spawn(tick: number, row: number): void {
+  /**
+   * Places this tick's particles at the nozzles, in `row`, from the stream keyed (seed, tick):
+   * each jet's count, then per drop its direction, speed, shade, size and life. With `spin` the
+   * central jet throws its drops along the turning head's arms.
+   */
+  #spawn(tick: number, row: number, spin: boolean): void {
     const { position, previous, velocity, color, size } = this.#view;
     const rng = this.#rng.reseed(
       streamKey(this.seed, STREAM.fountain, tick >>> 0, Math.floor(tick / 4294967296)),
     );
-    let i = row * this.perTick;
+    const counts = this.#counts, short = this.#short, touched = this.touched;
+    // The head's turn: a whole number of ticks into its period, so any tick gives the same bits.
+    const head = spin ? ((tick % FOUNTAIN_SPIN_TICKS) / FOUNTAIN_SPIN_TICKS) * TAU : 0;
+    let first = row * this.perTick;
     for (let j = 0; j < FOUNTAIN_JETS.length; j++) {
       const jet = FOUNTAIN_JETS[j];
-      const n = this.#counts[j];
+      const slots = counts[j];
+      const least = Math.ceil(slots * FOUNTAIN_COUNT_LOW);
+      const n = slots - Math.floor(rng.next() * (slots - least + 1));
+      const arms = spin && j === 0;
+      let i = first;
+      first += slots;
       for (let k = 0; k < n; k++, i++) {
-        const theta = rng.next() * TAU;
+        const theta = arms
+          ? head + (k % FOUNTAIN_ARMS) * (TAU / FOUNTAIN_ARMS) + (rng.next() - 0.5) * ARM_SPREAD
+          : rng.next() * TAU;
         const radius = jet.ringRadius + jet.ringWidth * rng.next();
         const p = i * 3;
         position[p] = previous[p] = jet.x;
@@ -404,6 +494,9 @@ export class Fountain {
         color[c + 1] = WATER_RGB[1] * shade;
         color[c + 2] = WATER_RGB[2] * shade;
         size[i] = DROP_SIZE[0] + (DROP_SIZE[1] - DROP_SIZE[0]) * rng.next();
+        short[i] = FOUNTAIN_MAX_LIFE - FOUNTAIN_LIFE[0] -
+          Math.floor(rng.next() * (FOUNTAIN_LIFE[1] - FOUNTAIN_LIFE[0] + 1));
+        touched[i] = TOUCHED_SPAWNED;
         color[c + 3] = WATER_ALPHA; // alive: `step` moves it through this tick like the rest
       }
     }
@@ -418,6 +511,7 @@ export class Fountain {
     velocity.fill(0, start * 3, end * 3);
     color.fill(0, start * 4, end * 4);
     size.fill(0, start, end);
+    this.#short.fill(0, start, end);
   }
 
   #clearSlot(i: number): void {

@@ -41,6 +41,10 @@ export const SettingsSchema = z.object({
   show: z.boolean(),
   /** Whether the fountain's jets run. */
   fountain: z.boolean(),
+  /** The fountain's central nozzle turns (hosts only; absent: off). */
+  fountainSpin: z.boolean().optional(),
+  /** The fountain's water spirals round its axis (hosts only; absent: off). */
+  fountainSpiral: z.boolean().optional(),
 }).strict();
 /** Scene settings. They change only through `settings` events, so every client agrees. */
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -16,6 +16,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   theme: "auto",
   show: true,
   fountain: true,
+  // fountainSpin and fountainSpiral are absent: off (a host turns them on).
 });
 
 /** The snapshot of a new scene at tick 0. */

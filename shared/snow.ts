@@ -46,13 +46,14 @@ export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
  */
 export const SNOW_DRIFT = 0.35;
 /**
- * Range of the flake sprite diameter, metres: a flake a few metres away is tens of pixels
- * (the source's flakes are 0.3 % of its snow box; these are 0.07–0.17 %: docs/sources.md).
+ * Range of the flake's side, metres: 0.35 m on average, 0.29 % of the snow box, as the source's
+ * flakes are 0.3 % of its box (docs/sources.md, snow). At the default 1280×720 view the median
+ * visible flake is about 3.8 px and some 700 are 8 px or more, so the shapes and tumble read.
  */
-export const SNOW_SIZE = [0.08, 0.2] as const;
+export const SNOW_SIZE = [0.2, 0.5] as const;
 /**
- * Range of the tumbling speed, radians per second, about the flake's own x and y axes alike
- * (docs/sources.md, snow: 5.0–5.9 rad/s, added to both angles).
+ * Range of the tumbling speed, radians per second, added to both tumble angles alike (about
+ * world x and world y: docs/sources.md, snow: 5.0–5.9 rad/s).
  */
 export const SNOW_SPIN = [5, 5.9] as const;
 /** Number of flake sprite variants (docs/sources.md, snow: six textures). */
@@ -131,15 +132,15 @@ export class Snow implements SnowView {
   readonly swayFrequency: Float32Array;
   /** Per flake, sway phase in cycles [0, 1). */
   readonly swayPhase: Float32Array;
-  /** Per flake, sprite diameter in metres. */
+  /** Per flake, the side of its square in metres. */
   readonly size: Float32Array;
   /** Per flake, sprite variant 0..SNOW_VARIANTS − 1. */
   readonly variant: Float32Array;
-  /** Per flake, tumbling speed about its own x and y axes, radians per second. */
+  /** Per flake, tumbling speed of both angles, radians per second. */
   readonly spin: Float32Array;
-  /** Per flake, the angle about its own x axis at time 0, radians. */
+  /** Per flake, the pitch angle (about world x, applied second) at time 0, radians. */
   readonly phase: Float32Array;
-  /** Per flake, the angle about its own y axis at time 0, radians. */
+  /** Per flake, the yaw angle (about world y, applied first) at time 0, radians. */
   readonly phaseY: Float32Array;
   /** Per flake, windless drift along x, metres per tick. */
   readonly driftX: Float32Array;

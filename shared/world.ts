@@ -145,7 +145,8 @@ export class World {
     if (withFireworks) this.#fireworks.step(tick);
     else this.#fireworks.skip(tick);
     this.#gun.step(tick);
-    if (withFountain) this.#fountain.step(tick, this.#snap.settings.fountain);
+    const settings = this.#snap.settings;
+    if (withFountain) this.#fountain.step(tick, settings.fountain, settings);
     this.#tick = tick + 1;
   }
 

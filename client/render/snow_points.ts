@@ -2,8 +2,11 @@
  * The snowfall as one `THREE.Points`, with the viewer inside it (docs/sources.md, snow): each flake is drawn
  * at its periodic image nearest a box around the camera (the world's snow field wraps every
  * scene width sideways and every SNOW_HEIGHT vertically), so flakes surround the camera and fill
- * the whole view, the sky above the bursts included. Flakes tumble about their own x and y axes
- * (no billboarding: docs/sources.md, snow), drawn from a six-shape atlas and sized by distance.
+ * the whole view, the sky above the bursts included. Flakes tumble about their centres in world
+ * axes, yaw then pitch as source 000 turns its quads (no billboarding: docs/sources.md, snow), so
+ * orbiting the camera shows them from another side; each is drawn as a point sprite whose
+ * fragments map back into the flake's own square (`snow_flake_look.ts` has the same rules in
+ * TypeScript), from a six-shape atlas, sized by distance.
  *
  * The world's closed form is evaluated on the CPU only at a base tick (every few seconds, and
  * when the wind or the intensity changes); the vertex shader carries it forward with the elapsed
@@ -17,6 +20,7 @@ import { SCENE_HALF_EXTENT, TICK_RATE } from "../../shared/constants.ts";
 import { Snow, SNOW_FALL_SPEED, SNOW_HEIGHT } from "../../shared/snow.ts";
 import type { SnowView } from "../../shared/views.ts";
 import { POINT_SIZE_GLSL, type PointUniforms } from "./point_uniforms.ts";
+import { FLAKE_FADE_PIXELS, FLAKE_NEAR_FADE } from "./snow_flake_look.ts";
 import { SNOW_ATLAS_COLUMNS, SNOW_ATLAS_ROWS } from "./sprite_textures.ts";
 
 /** Re-evaluate the closed form on the CPU at least this often, keeping GPU float32 offsets small. */
@@ -28,7 +32,10 @@ const WIDTH = 2 * SCENE_HALF_EXTENT;
  * How far behind the camera the drawn box of flakes reaches, metres (the rest of its width lies
  * ahead, along the camera's horizontal view direction).
  */
-const BEHIND = 25;
+export const SNOW_BOX_BEHIND = 25;
+
+/** Far flakes melt into the night over this many metres beyond the default view's distance. */
+export const SNOW_FAR_FADE_SPAN = 100;
 
 /** Ticks after an intensity change by which every flake has wrapped through the top once. */
 const TRANSITION_TICKS = Math.ceil((SNOW_HEIGHT / SNOW_FALL_SPEED[0]) * TICK_RATE);
@@ -39,7 +46,7 @@ const VERTEX = /* glsl */ `
 attribute float size;
 attribute float variant;
 attribute float spin;
-attribute vec2 phases;  // angles about the flake's x and y axes at time 0
+attribute vec2 phases;  // angles about world x and y at time 0 (pitch a, yaw b)
 attribute float cycle;
 attribute vec4 motion;  // box heights per tick, wind factor, sway cycles per tick, sway x (m)
 attribute vec3 drift;   // windless drift x, z (box widths per tick), sway z (m)
@@ -49,7 +56,8 @@ uniform vec2 uWind;     // wind integral since the base tick, in box widths
 uniform vec2 uFarFade;  // depths (m) where far flakes start and finish melting into the night
 uniform vec4 uCentre;   // centre of the drawn box: x, z in metres, then in box units
 uniform vec4 uTransition; // flakes [x, y) join (w = 1) or leave (w = 0); z: ticks since the change at the base
-varying vec2 vAngles;
+varying vec4 vInverse;
+varying float vFacing;
 varying float vVariant;
 varying float vFade;
 ${POINT_SIZE_GLSL}
@@ -81,15 +89,38 @@ void main() {
   );
   vec4 viewPosition = modelViewMatrix * vec4(world, 1.0);
   gl_Position = projectionMatrix * viewPosition;
-  float depth = -viewPosition.z;
+  float depth = max(-viewPosition.z, 0.05);
   float pixels = attenuatedPointSize(size, depth);
   // Sub-pixel flakes fade instead of flickering; very far flakes melt into the night; a flake
-  // about to touch the lens fades rather than filling the screen.
-  vFade = clamp(pixels / 2.0, 0.0, 1.0) * (1.0 - smoothstep(uFarFade.x, uFarFade.y, depth)) *
-    smoothstep(0.4, 1.2, depth);
-  // Room for the tumbling quad's corners: its projection fits in √2 of its size.
-  gl_PointSize = max(pixels * 1.4142, 1.0);
-  vAngles = phases + spin * uSeconds;
+  // about to touch the lens fades rather than filling the screen (snow_flake_look.ts).
+  vFade = clamp(pixels / ${FLAKE_FADE_PIXELS.toFixed(1)}, 0.0, 1.0) *
+    (1.0 - smoothstep(uFarFade.x, uFarFade.y, depth)) *
+    smoothstep(${FLAKE_NEAR_FADE[0].toFixed(2)}, ${FLAKE_NEAR_FADE[1].toFixed(2)}, depth);
+  // The flake tumbles about its centre in world axes, as source 000 turns its quad: yaw b about
+  // world y, then pitch a about world x (docs/sources.md, snow). Its edges in world space:
+  vec2 angles = phases + spin * uSeconds;
+  float ca = cos(angles.x), sa = sin(angles.x), cb = cos(angles.y), sb = sin(angles.y);
+  mat3 toView = mat3(modelViewMatrix);
+  vec3 ex = toView * vec3(cb, sa * sb, -ca * sb);
+  vec3 ey = toView * vec3(0.0, ca, sa);
+  // Their perspective image on the screen, in pixels (y up), at this flake's place.
+  vec2 lean = viewPosition.xy / depth;
+  float k = pixels;
+  vec2 A = k * (ex.xy + ex.z * lean);
+  vec2 B = k * (ey.xy + ey.z * lean);
+  float side = max(max(abs(A.x) + abs(B.x), abs(A.y) + abs(B.y)), 1.0);
+  gl_PointSize = min(side + 1.0, uMaxPointSize);
+  // The inverse of [A B] takes a sprite pixel back to the flake's own square; seen edge-on
+  // (det → 0) the flake stays a sliver rather than vanishing.
+  float det = A.x * B.y - A.y * B.x;
+  float least = 0.06 * length(A) * length(B) + 1e-6;
+  det = det < 0.0 ? min(det, -least) : max(det, least);
+  // gl_PointCoord runs down the screen: flip y, and scale by the sprite's side.
+  float ps = gl_PointSize;
+  vInverse = vec4(B.y * ps, -A.y * ps, B.x * ps, -A.x * ps) / det;
+  // A flake facing the viewer catches more light than one seen edge-on.
+  vec3 normal = toView * vec3(sb, -cb * sa, cb * ca);
+  vFacing = 0.65 + 0.35 * abs(dot(normal, viewPosition.xyz) / length(viewPosition.xyz));
   vVariant = variant;
 }
 `;
@@ -98,21 +129,14 @@ const FRAGMENT = /* glsl */ `
 uniform sampler2D uAtlas;
 uniform vec3 uTint;
 uniform float uOpacity;
-varying vec2 vAngles;
+varying vec4 vInverse;
+varying float vFacing;
 varying float vVariant;
 varying float vFade;
 void main() {
-  // The flake is a square in its own plane, turned by a about x then b about y (the source
-  // turns about y first, and about its base: docs/sources.md, snow): its edges project to
-  // U = (cos b, 0) and V = (sin a sin b, cos a) on the screen. Solve p = s U + t V for the flake's own coordinates (s, t).
-  vec2 p = (gl_PointCoord - 0.5) * 1.4142;
-  float ca = cos(vAngles.x), sa = sin(vAngles.x);
-  float cb = cos(vAngles.y), sb = sin(vAngles.y);
-  float edgeA = ca < 0.0 ? min(ca, -0.06) : max(ca, 0.06);
-  float edgeB = cb < 0.0 ? min(cb, -0.06) : max(cb, 0.06);
-  float t = p.y / edgeA;
-  float s = (p.x - t * sa * sb) / edgeB;
-  vec2 r = vec2(s, t) + 0.5;
+  // The sprite pixel in the flake's own square (the vertex shader's inverse image).
+  vec2 q = gl_PointCoord - 0.5;
+  vec2 r = vec2(vInverse.x * q.x + vInverse.z * q.y, vInverse.y * q.x + vInverse.w * q.y) + 0.5;
   if (r.x < 0.0 || r.y < 0.0 || r.x > 1.0 || r.y > 1.0) discard;
   float cell = floor(vVariant + 0.5);
   vec2 offset = vec2(mod(cell, ${SNOW_ATLAS_COLUMNS.toFixed(1)}), floor(cell / ${
@@ -124,8 +148,7 @@ void main() {
   SNOW_ATLAS_ROWS.toFixed(1)
 })
   );
-  // A flake facing the viewer catches more light than one seen edge-on.
-  float facing = 0.65 + 0.35 * abs(ca * cb);
+  float facing = vFacing;
   float alpha = texel.a * vFade * uOpacity;
   if (alpha < 0.01) discard;
   gl_FragColor = vec4(texel.rgb * uTint * facing, alpha);
@@ -307,11 +330,11 @@ export class SnowPoints {
       (view.windOffsetX(time) - this.baseWindX) / WIDTH,
       (view.windOffsetZ(time) - this.baseWindZ) / WIDTH,
     );
-    // The drawn box: BEHIND metres behind the camera, the rest of its width ahead.
+    // The drawn box: SNOW_BOX_BEHIND metres behind the camera, the rest of its width ahead.
     camera.getWorldDirection(this.forward);
     this.forward.y = 0;
     const flat = this.forward.length();
-    if (flat > 1e-3) this.forward.multiplyScalar((WIDTH / 2 - BEHIND) / flat);
+    if (flat > 1e-3) this.forward.multiplyScalar((WIDTH / 2 - SNOW_BOX_BEHIND) / flat);
     else this.forward.set(0, 0, 0);
     const cx = camera.position.x + this.forward.x, cz = camera.position.z + this.forward.z;
     this.centre.set(cx, cz, (cx + SCENE_HALF_EXTENT) / WIDTH, (cz + SCENE_HALF_EXTENT) / WIDTH);

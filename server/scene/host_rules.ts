@@ -18,6 +18,7 @@ import { finaleCount, finaleEnd } from "../../shared/finale.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import {
   founderKey,
+  hasHost,
   hostKeyOf,
   isFounder,
   isHost,
@@ -212,7 +213,8 @@ const ACTION_NAMES: Record<HostAction["do"], string> = {
  * Why the rules refuse a client's submit from `by` (null when they allow it): removed people
  * nothing; muted people (this connection, or the same browser's `person` on any) no launches or
  * volleys; paused launches but the hosts'; settings only
- * from hosts while the host keeps them locked.
+ * from hosts while the host keeps them locked, and the fountain's rotation and spiral only from
+ * hosts always (in a scene that has any).
  */
 export function refuseSubmit(
   rules: Rules,
@@ -223,10 +225,23 @@ export function refuseSubmit(
   if (rules.removed.includes(by)) return removedRefusal();
   switch (body.type) {
     case "settings":
-      return maySetSettings(rules, by) ? null : errorMessage(
-        "forbidden",
-        "the host locked the scene settings: only hosts may change them",
-      );
+      if (!maySetSettings(rules, by)) {
+        return errorMessage(
+          "forbidden",
+          "the host locked the scene settings: only hosts may change them",
+        );
+      }
+      // The fountain's rotation and spiral are the hosts' own, locked or not.
+      if (
+        ("fountainSpin" in body.settings || "fountainSpiral" in body.settings) &&
+        hasHost(rules) && !isHost(rules, by)
+      ) {
+        return errorMessage(
+          "forbidden",
+          "only a host may turn the fountain's rotation or spiral on or off",
+        );
+      }
+      return null;
     case "launch":
     case "gun":
       if (isMuted(rules, by, person)) {

@@ -5,6 +5,8 @@ import {
   Fountain,
   FOUNTAIN_GRAVITY,
   FOUNTAIN_JETS,
+  FOUNTAIN_COUNT_LOW,
+  FOUNTAIN_LIFE,
   FOUNTAIN_MAX_LIFE,
   FOUNTAIN_SURFACES,
   POOL_LEVEL,
@@ -173,7 +175,12 @@ Deno.test("no fountain particle outlives FOUNTAIN_MAX_LIFE", async (t) => {
           lastAlive = tick + 1;
         }
       }
-      assert.equal(lastAlive, FOUNTAIN_MAX_LIFE, `on=${on}: alive until state tick ${lastAlive}`);
+      // Off, the slot keeps the full life; on, it took the life drawn for the drop spawned there.
+      const least = on ? FOUNTAIN_LIFE[0] : FOUNTAIN_MAX_LIFE;
+      assert.ok(
+        lastAlive >= least && lastAlive <= FOUNTAIN_MAX_LIFE,
+        `on=${on}: alive until state tick ${lastAlive}`,
+      );
     }
   });
 
@@ -225,8 +232,10 @@ Deno.test("fountain spawn velocities lie in each jet's thin cylindrical ring", (
     const n = slot === 0
       ? 2000 - FOUNTAIN_JETS.slice(1).reduce((sum, j) => sum + Math.floor(2000 * j.share), 0)
       : Math.floor(2000 * jet.share);
-    let sumX = 0, sumZ = 0;
+    let sumX = 0, sumZ = 0, spawned = 0;
     for (let k = 0; k < n; k++, slot++) {
+      if (!alive(f, slot)) continue; // this tick's count fell short of the jet's slots
+      spawned++;
       const v = f.view.velocity.subarray(slot * 3, slot * 3 + 3);
       const ox = v[0] - jet.vx, oz = v[2] - jet.vz;
       const radius = Math.hypot(ox, oz);
@@ -237,8 +246,10 @@ Deno.test("fountain spawn velocities lie in each jet's thin cylindrical ring", (
       sumX += ox / radius;
       sumZ += oz / radius;
     }
+    // The jet's count this tick: at least FOUNTAIN_COUNT_LOW of its slots.
+    assert.ok(spawned >= Math.ceil(n * FOUNTAIN_COUNT_LOW) && spawned <= n, `${spawned} of ${n}`);
     // Angles uniform around the axis: the mean unit offset is near zero.
-    assert.ok(Math.hypot(sumX, sumZ) / n < 0.12, `jet at ${jet.x},${jet.z}`);
+    assert.ok(Math.hypot(sumX, sumZ) / spawned < 0.12, `jet at ${jet.x},${jet.z}`);
   }
 });
 
@@ -260,7 +271,7 @@ Deno.test("fountain water lands on both dishes and stays in the basin", () => {
   }
   assert.equal(live, f.live());
   assert.ok(onUpper > 10, `upper dish holds ${onUpper}`);
-  assert.ok(onLower > 500, `lower dish holds ${onLower}`);
+  assert.ok(onLower > 200, `lower dish holds ${onLower}`);
 });
 
 Deno.test("fountain refuses a bad spawn rate or tick", () => {
