@@ -101,7 +101,7 @@ export interface SnowfireDebug {
    * number), or lets it run (`false`): one frame for pixel reads.
    */
   holdDisplay(held: boolean | number): void;
-  /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain, fountainDrops). */
+  /** Shows or hides a render layer (scenery, snow, fireworks, gun, fountain). */
   setLayerVisible(layer: string, visible: boolean): void;
   /**
    * Switches the GPU draw on or off (the world, camera and HUD keep running); a page opened with

@@ -13,6 +13,7 @@
  */
 import type { PeerInfo } from "../../shared/protocol.ts";
 import type { HostAction } from "../../shared/types.ts";
+import { hasHost } from "../../shared/rules.ts";
 import { element } from "./dom.ts";
 import type { SceneRules } from "./scene_rules.ts";
 
@@ -236,14 +237,17 @@ export class HostPanel {
       : "Anyone can change these settings (this scene has no host).";
     this.rule.classList.toggle("locked", !may);
     const why = may ? "" : this.whyDisabled();
+    // The fountain's rotation and spiral are the hosts' own, locked or not (host_rules.ts).
+    const hostsMay = host || !hasHost(current);
     for (
       const control of this.form.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
         "input, select",
       )
     ) {
       if (this.panel.contains(control)) continue;
-      control.disabled = !may;
-      control.title = why;
+      const hostsOnly = control.dataset.hostsOnly !== undefined;
+      control.disabled = hostsOnly ? !hostsMay : !may;
+      control.title = hostsOnly && !hostsMay ? "only a host can change this" : why;
     }
     const hadTabs = !this.tabs.hidden;
     this.tabs.hidden = !host;

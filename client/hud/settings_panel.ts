@@ -1,6 +1,6 @@
 /**
  * The scene settings form: snow amount, wind strength and direction, firework theme, show and
- * fountain switches. Changes are sent to the server as `settings` frames and take effect when they
+ * fountain switches, and the hosts' fountain rotation and spiral. Changes are sent to the server as `settings` frames and take effect when they
  * come back as events, so every viewer (this one included) sees the same settings.
  *
  * Sending is calm: a slider sends when released, or after a short pause when stepped with the
@@ -33,6 +33,8 @@ export class SettingsPanel {
   private readonly theme = element<HTMLSelectElement>("theme");
   private readonly show = element<HTMLInputElement>("show");
   private readonly fountain = element<HTMLInputElement>("fountain");
+  private readonly fountainSpin = element<HTMLInputElement>("fountain-spin");
+  private readonly fountainSpiral = element<HTMLInputElement>("fountain-spiral");
   private readonly snow: HTMLInputElement[];
   private readonly gate: ChangeGate<Settings>;
   private shown: Settings | null = null;
@@ -106,6 +108,14 @@ export class SettingsPanel {
       "change",
       () => this.gate.flush({ fountain: this.fountain.checked }),
     );
+    for (
+      const [box, field] of [[this.fountainSpin, "fountainSpin"], [
+        this.fountainSpiral,
+        "fountainSpiral",
+      ]] as const
+    ) {
+      box.addEventListener("change", () => this.gate.flush({ [field]: box.checked }));
+    }
   }
 
   /** True while the panel is open. */
@@ -127,7 +137,9 @@ export class SettingsPanel {
     if (
       previous && previous.snow === settings.snow && previous.windSpeed === settings.windSpeed &&
       previous.windDirection === settings.windDirection && previous.theme === settings.theme &&
-      previous.show === settings.show && previous.fountain === settings.fountain
+      previous.show === settings.show && previous.fountain === settings.fountain &&
+      previous.fountainSpin === settings.fountainSpin &&
+      previous.fountainSpiral === settings.fountainSpiral
     ) {
       return;
     }
@@ -164,6 +176,10 @@ export class SettingsPanel {
     if (pending.theme === undefined) this.theme.value = settings.theme;
     if (pending.show === undefined) this.show.checked = settings.show;
     if (pending.fountain === undefined) this.fountain.checked = settings.fountain;
+    if (pending.fountainSpin === undefined) this.fountainSpin.checked = !!settings.fountainSpin;
+    if (pending.fountainSpiral === undefined) {
+      this.fountainSpiral.checked = !!settings.fountainSpiral;
+    }
     this.labelWind();
   }
 

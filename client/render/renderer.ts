@@ -5,7 +5,6 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { SCENE_HALF_EXTENT, SCENE_HEIGHT } from "../../shared/constants.ts";
-import { STREAK_SECONDS } from "../../shared/views.ts";
 import type { World } from "../../shared/world.ts";
 import { fitDefaultView } from "./camera_fit.ts";
 import { zoomPoint, zoomToward } from "./camera_zoom.ts";
@@ -15,7 +14,8 @@ import { GlowPipeline } from "./glow_pipeline.ts";
 import type { QualityLevel } from "./quality.ts";
 import { Ground } from "./ground.ts";
 import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
-import { SnowPoints } from "./snow_points.ts";
+import { findWaterLights, FountainWater } from "./fountain_water.ts";
+import { SNOW_FAR_FADE_SPAN, SnowPoints } from "./snow_points.ts";
 import { SparkStreaks } from "./spark_streaks.ts";
 import { createSnowflakeAtlas } from "./sprite_textures.ts";
 
@@ -71,8 +71,7 @@ export class SceneRenderer {
   private readonly viewport = { value: new THREE.Vector2(1, 1) };
   private fireworks: FireworkSparks;
   private gun: SparkStreaks;
-  private fountainDrops: SparkStreaks;
-  private fountain: SparkStreaks;
+  private readonly fountain: FountainWater;
   private readonly glow: GlowPipeline;
   private readonly canvas: HTMLCanvasElement;
   private readonly marker: ClickMarker;
@@ -132,11 +131,16 @@ export class SceneRenderer {
       atlas: this.atlas,
       drawShare: reduced ? REDUCED_FLAKE_SHARE : 1,
     });
-    this.fountain = this.makeFountain(reduced);
-    this.fountainDrops = this.makeFountainDrops();
+    this.fountain = new FountainWater({
+      uniforms: this.uniforms,
+      viewport: this.viewport,
+      lights: findWaterLights(this.ground.group),
+      opacity: 1,
+      renderOrder: 1,
+    });
     this.fireworks = this.makeFireworks(reduced);
     this.gun = this.makeGun(reduced);
-    for (const object of [this.fountain.object, this.fountainDrops.object, this.snow.object]) {
+    for (const object of [this.fountain.object, this.snow.object]) {
       this.scene.add(object);
     }
     this.scene.add(this.fireworks.object, this.gun.object);
@@ -151,31 +155,6 @@ export class SceneRenderer {
       highlightCeiling: reduced ? 0.6 : undefined,
     });
     this.resize();
-  }
-
-  // Fountain water: thin streaks back along the velocity, fading out, plus soft drops.
-  private makeFountain(reduced: boolean): SparkStreaks {
-    return new SparkStreaks({
-      uniforms: this.uniforms,
-      viewport: this.viewport,
-      glow: 0.3,
-      intensity: reduced ? 0.6 : 0.9,
-      tail: { ticks: 0, velocitySeconds: STREAK_SECONDS },
-      tailLight: 0,
-      renderOrder: 1,
-    });
-  }
-
-  private makeFountainDrops(): SparkStreaks {
-    return new SparkStreaks({
-      uniforms: this.uniforms,
-      viewport: this.viewport,
-      glow: 2,
-      intensity: 0.3,
-      tail: { ticks: 0 },
-      tailLight: 1,
-      renderOrder: 1,
-    });
   }
 
   // Firework sparks, evaluated on the GPU from their births: streaks over their last ticks of
@@ -223,17 +202,15 @@ export class SceneRenderer {
   setReducedMotion(reduced: boolean): void {
     if (reduced === this.reduced) return;
     this.reduced = reduced;
-    const old = [this.fireworks, this.gun, this.fountain];
+    const old = [this.fireworks, this.gun];
     for (const item of old) this.scene.remove(item.object);
     this.fireworks = this.makeFireworks(reduced);
     this.gun = this.makeGun(reduced);
-    this.fountain = this.makeFountain(reduced);
-    this.scene.add(this.fountain.object, this.fireworks.object, this.gun.object);
+    this.scene.add(this.fireworks.object, this.gun.object);
     for (const item of old) item.dispose();
     if (this.world) {
       this.fireworks.bind(this.world);
       this.gun.bind(this.world.gun);
-      this.fountain.bind(this.world.fountain);
     }
     this.ground.setTwinkle(!reduced);
     this.marker.calm = reduced;
@@ -272,7 +249,6 @@ export class SceneRenderer {
       fireworks: this.fireworks.object,
       gun: this.gun.object,
       fountain: this.fountain.object,
-      fountainDrops: this.fountainDrops.object,
     };
   }
 
@@ -283,7 +259,6 @@ export class SceneRenderer {
     this.fireworks.bind(world);
     this.gun.bind(world.gun);
     this.fountain.bind(world.fountain);
-    this.fountainDrops.bind(world.fountain);
   }
 
   /**
@@ -325,8 +300,7 @@ export class SceneRenderer {
       this.fireworks.update(alpha);
       this.fireworks.upload(this.renderer);
       this.gun.update(alpha, world.tick);
-      this.fountain.update(alpha, world.tick);
-      this.fountainDrops.update(alpha, world.tick);
+      this.fountain.update(alpha);
     }
     this.ground.update(seconds);
     this.marker.update(seconds);
@@ -394,7 +368,6 @@ export class SceneRenderer {
     this.fireworks.dispose();
     this.gun.dispose();
     this.fountain.dispose();
-    this.fountainDrops.dispose();
     this.ground.dispose();
     this.marker.dispose();
     this.glow.dispose();
@@ -446,7 +419,7 @@ export class SceneRenderer {
     this.controls.maxDistance = Math.max(170, view.distance * 1.4);
     // Fog thins with the viewing distance, so the fitted scene reads the same near and far.
     this.fog.density = 0.78 / view.distance;
-    this.snow.setFarFade(view.distance, view.distance + 100);
+    this.snow.setFarFade(view.distance, view.distance + SNOW_FAR_FADE_SPAN);
     this.camera.updateProjectionMatrix();
     this.controls.update();
     this.camera.updateMatrixWorld();

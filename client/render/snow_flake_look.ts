@@ -84,6 +84,7 @@ export function flakeFade(pixels: number, depth: number, far: readonly [number, 
     const t = Math.min(1, Math.max(0, (x - e0) / (e1 - e0)));
     return t * t * (3 - 2 * t);
   };
-  return Math.min(1, Math.max(0, pixels / FLAKE_FADE_PIXELS)) * (1 - smooth(far[0], far[1], depth)) *
+  return Math.min(1, Math.max(0, pixels / FLAKE_FADE_PIXELS)) *
+    (1 - smooth(far[0], far[1], depth)) *
     smooth(FLAKE_NEAR_FADE[0], FLAKE_NEAR_FADE[1], depth);
 }

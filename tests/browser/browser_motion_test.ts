@@ -186,7 +186,7 @@ browserTest(
         });
         // Only the fireworks: what is measured is their light.
         await page.evaluate(() => {
-          for (const layer of ["scenery", "snow", "gun", "fountain", "fountainDrops"]) {
+          for (const layer of ["scenery", "snow", "gun", "fountain"]) {
             snowfire.setLayerVisible(layer, false);
           }
         });

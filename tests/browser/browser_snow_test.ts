@@ -22,7 +22,7 @@ const VIEWPORTS = [
 /** Grid cell side, CSS pixels. */
 const CELL = 40;
 /** Every render layer except the snow. */
-const OTHER_LAYERS = ["scenery", "fireworks", "gun", "fountain", "fountainDrops"];
+const OTHER_LAYERS = ["scenery", "fireworks", "gun", "fountain"];
 
 /** What the page measures on one frame of its canvas. */
 interface SnowReading {

@@ -65,7 +65,9 @@ Deno.test("flakes at the default view are big enough for their shapes to read", 
         const mid = sizes[Math.floor(sizes.length / 2)];
         const eight = sizes.filter((s) => s >= 8).length;
         console.log(
-          `${width}×${height} tick ${tick}: ${sizes.length} visible, median ${mid.toFixed(2)} px, ` +
+          `${width}×${height} tick ${tick}: ${sizes.length} visible, median ${
+            mid.toFixed(2)
+          } px, ` +
             `≥ 8 px ${eight}, ≥ 12 px ${sizes.filter((s) => s >= 12).length}`,
         );
         assert.ok(mid >= median, `median ${mid} px`);

@@ -3,9 +3,9 @@ import { DT, FOUNTAIN_BASIN_RADIUS, WINDOW_TICKS } from "../../shared/constants.
 import {
   bounceVelocity,
   Fountain,
+  FOUNTAIN_COUNT_LOW,
   FOUNTAIN_GRAVITY,
   FOUNTAIN_JETS,
-  FOUNTAIN_COUNT_LOW,
   FOUNTAIN_LIFE,
   FOUNTAIN_MAX_LIFE,
   FOUNTAIN_SURFACES,
