@@ -20,6 +20,10 @@ import { uploadPrefix } from "./upload_range.ts";
 
 /** Side of the droplet texture, texels. */
 const DROPLET_TEXELS = 32;
+/** The nearest a drop is lit from by the basin's glow, metres. */
+const GLOW_NEAREST = 3;
+/** How much of the light on it a drop's body scatters (clear water: little). */
+const WATER_ALBEDO = 0.5;
 /** A drop's streak: back along its velocity over this many seconds (a short exposure). */
 const DROP_TAIL: StreakTail = { ticks: 0, velocitySeconds: 0.03 };
 
@@ -95,9 +99,10 @@ void main() {
   vec3 toGlow = (viewMatrix * vec4(uGlowPosition, 1.0)).xyz - viewHead.xyz;
   float d = length(toGlow);
   vGlowDirection = toGlow / max(d, 1e-3);
-  // three's point light fall-off: intensity / d^decay, cut off smoothly at its range.
+  // three's point light fall-off: intensity / d^decay, cut off smoothly at its range; a drop
+  // passing right by the lamp is lit as if ${GLOW_NEAREST} m away (the lamp is a glow, not a point).
   float cutoff = pow(clamp(1.0 - pow(d / uGlowRange, 4.0), 0.0, 1.0), 2.0);
-  vGlowLight = uGlowColor * cutoff / max(pow(d, uGlowDecay), 0.01);
+  vGlowLight = uGlowColor * cutoff / pow(max(d, ${GLOW_NEAREST.toFixed(1)}), uGlowDecay);
   vUp = normalize((viewMatrix * vec4(0.0, 1.0, 0.0, 0.0)).xyz);
 }
 `,
@@ -134,12 +139,16 @@ void main() {
     vGlowLight * max(dot(n, vGlowDirection), 0.0);
   float moonSpec = pow(max(dot(n, normalize(vMoon + toEye)), 0.0), 60.0);
   float glowSpec = pow(max(dot(n, normalize(vGlowDirection + toEye)), 0.0), 40.0);
-  vec3 highlight = uMoonColor * moonSpec * 2.5 + vGlowLight * glowSpec * 2.0;
+  vec3 highlight = (uMoonColor * moonSpec * 3.0 + vGlowLight * glowSpec) * ${
+    (1 / Math.PI).toFixed(5)
+  };
   float fresnel = 0.04 + 0.96 * pow(1.0 - max(n.z, 0.0), 5.0);
   // Water: a clear body lit by the scene, a rim that reflects the sky, bright highlights.
   // (Lambert over π, as three's own materials light the dishes and the snow around it.)
-  vec3 body = vColor.rgb * lambert * ${(1 / Math.PI).toFixed(5)} + uSky * fresnel * 0.8;
-  float alpha = coverage * (0.45 + 0.55 * fresnel);
+  vec3 body = vColor.rgb * ${WATER_ALBEDO.toFixed(2)} * lambert * ${
+    (1 / Math.PI).toFixed(5)
+  } + uSky * fresnel;
+  float alpha = coverage * (0.3 + 0.7 * fresnel);
   gl_FragColor = vec4(body * alpha + highlight * coverage, alpha);
   #include <colorspace_fragment>
 }
@@ -197,7 +206,7 @@ export class FountainWater {
       uniforms: {
         ...options.uniforms,
         uViewport: options.viewport,
-        uGlow: { value: 2.2 },
+        uGlow: { value: 1.3 },
         uDroplet: { value: this.texture },
         uOpacity: { value: options.opacity },
         uSky: { value: new THREE.Color() },
