@@ -7,7 +7,8 @@
 import { TICK_RATE, WINDOW_TICKS } from "../../shared/constants.ts";
 import { applyRules, rulesOf } from "../../shared/rules.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
-import type { Rules, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
+import { foldShowEvent } from "../../shared/show_cues.ts";
+import type { LiveShow, Rules, SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
 import { RecentEvents } from "./recent_events.ts";
 
 /**
@@ -56,6 +57,7 @@ export class EventWindow {
   #snapshot: WorldSnapshot;
   #settings: Settings;
   #rules: Rules;
+  #shows: readonly LiveShow[];
   #lastSeq: number;
 
   /**
@@ -66,6 +68,7 @@ export class EventWindow {
     this.#snapshot = snapshot;
     this.#settings = { ...snapshot.settings };
     this.#rules = rulesOf(snapshot);
+    this.#shows = snapshot.shows ?? [];
     this.#lastSeq = lastSeq;
   }
 
@@ -82,6 +85,14 @@ export class EventWindow {
   /** Host rules after every event pushed (key hashes included: server only). */
   get rules(): Readonly<Rules> {
     return this.#rules;
+  }
+
+  /**
+   * Shows after every event pushed (those over may linger until the next show event prunes
+   * them; see `liveShowsAt`).
+   */
+  get shows(): readonly LiveShow[] {
+    return this.#shows;
   }
 
   /** The snapshot events are kept from. */
@@ -105,6 +116,7 @@ export class EventWindow {
     this.#snapshot = snapshot;
     this.#settings = { ...snapshot.settings };
     this.#rules = rulesOf(snapshot);
+    this.#shows = snapshot.shows ?? [];
   }
 
   /** Appends the next event (seq order, ticks never going back). */
@@ -113,6 +125,10 @@ export class EventWindow {
     this.#lastSeq = event.seq;
     if (event.body.type === "settings") Object.assign(this.#settings, event.body.settings);
     else if (event.body.type === "rules") this.#rules = applyRules(this.#rules, event.body);
+    else if (event.body.type === "show" || event.body.type === "show-cancel") {
+      this.#shows = foldShowEvent({ ...this.#snapshot, shows: [...this.#shows] }, event).shows ??
+        [];
+    }
   }
 
   /**

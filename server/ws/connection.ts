@@ -36,6 +36,7 @@ import { Peer, type PeerStats } from "../scene/peer.ts";
 import type { SceneEndpoint } from "../scene/scene_endpoint.ts";
 import type { ConnSocket } from "./ws_socket.ts";
 import { type AddressBudgets, NETWORK_BUDGET_FACTOR } from "../scene/ratelimit.ts";
+import { showEventCost } from "../scene/show_stamp.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_LATER } from "./ws_socket.ts";
 
 export type { SceneEndpoint } from "../scene/scene_endpoint.ts";
@@ -451,22 +452,25 @@ function dispatch(
         // The address's (and its network's) budget of stored events: looked at first, spent only
         // once stored.
         origin.events.sweep(nowMs);
-        const spent = origin.events.take(origin.address, nowMs, true);
+        // A show spends more than one (see showEventCost).
+        const cost = msg.body.type === "show" ? showEventCost(msg.body.cues.length) : 1;
+        const spent = origin.events.take(origin.address, nowMs, true, cost);
         if (spent > 0) {
           return [
             Kind.EventBudget,
             error(
               "rate_limited",
               `your address stored its budget of ${origin.eventsPerMinute} events a minute ` +
-                `(or its network, ${NETWORK_BUDGET_FACTOR}x that); ` +
-                `nothing was stored, try again in ${Math.ceil(spent / 1000)} s`,
+                `(or its network, ${NETWORK_BUDGET_FACTOR}x that)${
+                  cost > 1 ? `; this show counts as ${cost}` : ""
+                }; nothing was stored, try again in ${Math.ceil(spent / 1000)} s`,
               spent,
             ),
             false,
           ];
         }
         const refusal = scene.submit(peer, msg.body);
-        if (refusal === null) origin.events.take(origin.address, nowMs);
+        if (refusal === null) origin.events.take(origin.address, nowMs, false, cost);
         return sceneOutcome(refusal);
       }
       return sceneOutcome(scene.submit(peer, msg.body));
