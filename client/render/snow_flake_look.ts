@@ -14,8 +14,11 @@
 
 /** Share of a flake's sprite size under which it fades (sub-pixel flakes fade, not flicker). */
 export const FLAKE_FADE_PIXELS = 2;
-/** Depths (metres) over which a flake about to touch the lens fades in. */
-export const FLAKE_NEAR_FADE = [0.4, 1.2] as const;
+/**
+ * Depths (metres) over which a flake near the lens fades in: a 0.5 m flake 2.5 m away already
+ * covers a sixth of a 720 px screen.
+ */
+export const FLAKE_NEAR_FADE = [1, 2.5] as const;
 
 /** The flake's two edges in world space, per metre of side: out = [Ex, Ey] (6 numbers). */
 export function flakeEdges(a: number, b: number, out: Float64Array): void {
