@@ -16,6 +16,7 @@
 import { BURST_SCALE, DT } from "./constants.ts";
 import {
   COLOR_STEPS,
+  type ColorLaw,
   fireworkColor,
   PALETTE,
   PALETTE_SIZE,
@@ -25,15 +26,16 @@ import {
 /** The rising shell's constant deceleration (m/s²); it reaches its apex after its rise ticks. */
 export const SHELL_DECELERATION = 24;
 
-/** One motion class: drag and gravity, how much of the tint shows, and a brightness gain. */
-export interface Motion {
+/**
+ * One motion class: drag and gravity, its colour law (how much of the tint shows and when, how
+ * its light falls; firework_colors.ts), and a brightness gain.
+ */
+export interface Motion extends ColorLaw {
   readonly name: string;
   /** Velocity kept per tick (docs/sources.md: 0.98–0.995 for burst sparks). */
   readonly drag: number;
   /** Downward acceleration, m/s². */
   readonly gravity: number;
-  /** Share of the theme tint mixed into the heat curve, 0–1. */
-  readonly mix: number;
   /** Brightness factor on the whole curve. */
   readonly gain: number;
   /** Sprite diameter in metres. */
@@ -62,21 +64,135 @@ export const MOTION = {
  * (firework_recipes.ts) by BURST_SCALE, so a burst is larger without changing its shape.
  */
 export const MOTIONS: readonly Motion[] = [
-  { name: "shell", drag: 1, gravity: SHELL_DECELERATION, mix: 0, gain: 1, size: 0.7 },
-  { name: "trail", drag: 0.9, gravity: 3, mix: 0.15, gain: 0.8, size: 0.42 },
-  { name: "spark", drag: 0.982, gravity: 6.5 * BURST_SCALE, mix: 0.85, gain: 0.9, size: 0.55 },
-  // Secondary-burst children are warmer than their parent (docs/sources.md): less tint, more heat.
-  { name: "child", drag: 0.97, gravity: 6 * BURST_SCALE, mix: 0.4, gain: 1, size: 0.45 },
-  { name: "ember", drag: 0.9, gravity: 2.2 * BURST_SCALE, mix: 0.6, gain: 0.5, size: 0.35 },
-  { name: "willow", drag: 0.985, gravity: 9 * BURST_SCALE, mix: 1, gain: 0.85, size: 0.5 },
-  { name: "willowEmber", drag: 0.92, gravity: 3.5 * BURST_SCALE, mix: 1, gain: 0.45, size: 0.35 },
-  { name: "comet", drag: 0.982, gravity: 7 * BURST_SCALE, mix: 0.8, gain: 1, size: 1.3 },
-  { name: "cometEmber", drag: 0.88, gravity: 3 * BURST_SCALE, mix: 0.6, gain: 0.8, size: 0.6 },
-  { name: "star", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.85, gain: 0.95, size: 0.7 },
-  { name: "split", drag: 0.98, gravity: 6 * BURST_SCALE, mix: 0.9, gain: 1, size: 0.65 },
-  { name: "crackle", drag: 0.982, gravity: 6 * BURST_SCALE, mix: 0.7, gain: 0.9, size: 0.5 },
-  // A crackle pop is a flash: brighter than any spark and wider, for a fifth of a second.
-  { name: "crackleChild", drag: 0.9, gravity: 3 * BURST_SCALE, mix: 0.3, gain: 2.4, size: 0.8 },
+  // The rising shell's head: the heat law run 4× slower over its nominal life (4× its rise), so
+  // it stays white-hot and bright to its apex, whiter than its trail (docs/sources.md: trail).
+  {
+    name: "shell",
+    drag: 1,
+    gravity: SHELL_DECELERATION,
+    mix: 0,
+    cool: 4,
+    fade: 0.5,
+    gain: 1,
+    size: 0.7,
+  },
+  // Trail sparks are their tint from birth (the source's warm yellow; red-gold's gold) and dim.
+  { name: "trail", drag: 0.9, gravity: 3, mix: 1, cool: 0, fade: 0.5, gain: 0.8, size: 0.42 },
+  // Burst classes: white-hot, yellow, orange over the first 40 % of life, then the theme's tint.
+  {
+    name: "spark",
+    drag: 0.982,
+    gravity: 6.5 * BURST_SCALE,
+    mix: 0.85,
+    cool: 0.4,
+    fade: 0.5,
+    gain: 0.9,
+    size: 0.55,
+  },
+  // Secondary-burst children are warmer than their parent (docs/sources.md): the source's heat
+  // law over their whole life, and less tint.
+  {
+    name: "child",
+    drag: 0.97,
+    gravity: 6 * BURST_SCALE,
+    mix: 0.4,
+    cool: 1,
+    fade: 0.5,
+    gain: 1,
+    size: 0.45,
+  },
+  {
+    name: "ember",
+    drag: 0.9,
+    gravity: 2.2 * BURST_SCALE,
+    mix: 0.6,
+    cool: 0.3,
+    fade: 0.5,
+    gain: 0.5,
+    size: 0.35,
+  },
+  {
+    name: "willow",
+    drag: 0.985,
+    gravity: 9 * BURST_SCALE,
+    mix: 1,
+    cool: 0.4,
+    fade: 0.5,
+    gain: 0.85,
+    size: 0.5,
+  },
+  {
+    name: "willowEmber",
+    drag: 0.92,
+    gravity: 3.5 * BURST_SCALE,
+    mix: 1,
+    cool: 0,
+    fade: 0.5,
+    gain: 0.45,
+    size: 0.35,
+  },
+  {
+    name: "comet",
+    drag: 0.982,
+    gravity: 7 * BURST_SCALE,
+    mix: 0.8,
+    cool: 0.4,
+    fade: 0.5,
+    gain: 1,
+    size: 1.3,
+  },
+  {
+    name: "cometEmber",
+    drag: 0.88,
+    gravity: 3 * BURST_SCALE,
+    mix: 0.6,
+    cool: 0.3,
+    fade: 0.5,
+    gain: 0.8,
+    size: 0.6,
+  },
+  {
+    name: "star",
+    drag: 0.982,
+    gravity: 6 * BURST_SCALE,
+    mix: 0.85,
+    cool: 0.4,
+    fade: 0.5,
+    gain: 0.95,
+    size: 0.7,
+  },
+  {
+    name: "split",
+    drag: 0.98,
+    gravity: 6 * BURST_SCALE,
+    mix: 0.9,
+    cool: 0.3,
+    fade: 0.5,
+    gain: 1,
+    size: 0.65,
+  },
+  {
+    name: "crackle",
+    drag: 0.982,
+    gravity: 6 * BURST_SCALE,
+    mix: 0.7,
+    cool: 0.4,
+    fade: 0.5,
+    gain: 0.9,
+    size: 0.5,
+  },
+  // A crackle pop is a flash: brighter than any spark at its start and falling as r² (a sharp
+  // pop, not a lingering blob), for a fifth of a second.
+  {
+    name: "crackleChild",
+    drag: 0.9,
+    gravity: 3 * BURST_SCALE,
+    mix: 0.3,
+    cool: 1,
+    fade: 2,
+    gain: 2.4,
+    size: 0.5,
+  },
 ];
 
 /** Styles: `motion * PALETTE_SIZE + tint`. */
@@ -137,7 +253,7 @@ export const STYLE_COLORS: Float32Array = (() => {
     const motion = MOTIONS[Math.floor(s / PALETTE_SIZE)];
     const tint = PALETTE[s % PALETTE_SIZE] ?? PALETTE[WARM_WHITE];
     for (let j = 0; j <= COLOR_STEPS; j++) {
-      fireworkColor(j / COLOR_STEPS, tint[0], tint[1], tint[2], motion.mix, rgba);
+      fireworkColor(j / COLOR_STEPS, tint[0], tint[1], tint[2], motion, rgba);
       const o = s * STYLE_STRIDE + j * 4;
       out[o] = rgba[0] * motion.gain;
       out[o + 1] = rgba[1] * motion.gain;

@@ -101,10 +101,19 @@ export function directionNoiseArray(
 }
 
 /**
- * The speed factor noise `n` ∈ [−1, 1] gives at `strength`: 1 − strength · (1 − n) / 2, in
- * [1 − strength, 1]. Seed 002 multiplies by 1 + n · strength; this is the same law shifted so the
- * fastest spark is no faster than without noise (the camera framing's reach bound still holds).
+ * The speed factor noise `n` ∈ [−1, 1] gives at `strength` s: (1 + n·s) / (1 + s), in
+ * [(1 − s)/(1 + s), 1]. Seed 002's law 1 + n·s (docs/sources.md, fireworks: noise), divided by
+ * its largest value 1 + s: the same bumps and hollows, as deep (the spread p95/p5 over
+ * directions is the seed's: ≈ 1.44 at s = 0.3), and the fastest spark no faster than without
+ * noise, so the camera framing's reach bound (`BURST_REACH_MAX`) still holds.
+ *
+ * @example
+ * ```ts
+ * import { noiseFactor } from "./firework_noise.ts";
+ * noiseFactor(1, 0.3); // 1: a bump's peak keeps the spark's drawn speed
+ * noiseFactor(-1, 0.3); // 0.7 / 1.3: a hollow's floor
+ * ```
  */
 export function noiseFactor(n: number, strength: number): number {
-  return 1 - strength * (1 - n) * 0.5;
+  return (1 + n * strength) / (1 + strength);
 }

@@ -212,7 +212,7 @@ function burstSpark(
         frequency,
         mixKey(key, BURST_STREAM.noiseKey),
       );
-      speed = f(speed * f(1 - f(f(strength * f(1 - noise)) * 0.5)));
+      speed = f(speed * f(f(1 + f(noise * strength)) / f(1 + strength)));
     }
     velocity = [
       f(inherited[0] + f(f(ring * speed) * c)),

@@ -8,7 +8,7 @@
  * (0, DROP[a], 0)` from the motion table, interpolated between the world's last two ticks as the
  * CPU packing did, the colour curve sample of its style at the world's tick, the strobe, the
  * streak back along its last tick of motion (never past its birth point) and the young-burst
- * dimming (spark_packing.ts has the same rules for the CPU-packed gun and fountain) — then draws
+ * dimming (firework_youth.ts; spark_packing.ts has the same rules for the CPU-packed gun and fountain) — then draws
  * the same camera-facing streak quad as `SparkStreakShader`, whose fragment stage it shares.
  * `fireworkHead` in firework_shader_math.ts mirrors the maths in float32 for tests.
  */
@@ -49,6 +49,7 @@ import {
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
 import { EMBER_N, MAX_TRAILS } from "./firework_ember_packing.ts";
+import { YOUTH_FLOOR } from "./firework_youth.ts";
 
 /** A float literal for GLSL. */
 const glf = (v: number) => (Number.isInteger(v) ? v.toFixed(1) : String(v));
@@ -210,7 +211,8 @@ void burstSpark(int r, int theme, int b, uint key, int n, int aux, vec3 inherite
         hashUnit(key, ${BURST_STREAM.strength}u) * ${glf(NOISE_STRENGTH[1] - NOISE_STRENGTH[0])};
       float noise = directionNoise(vec3(ring * c, cosPhi, ring * s), frequency,
         mixKey(key, ${BURST_STREAM.noiseKey}u));
-      speed *= 1.0 - strength * (1.0 - noise) * 0.5;
+      // shared/firework_noise.ts's noiseFactor.
+      speed *= (1.0 + noise * strength) / (1.0 + strength);
     }
     velocity = inherited + vec3(ring * speed * c, speed * cosPhi, ring * speed * s);
   } else if (shape == 2) {
@@ -435,8 +437,9 @@ void main() {
   float tailLength = dot(tail, tail);
   if (tailLength > backLength) tail *= sqrt(backLength / tailLength);
   float light = 1.0;
+  // firework_youth.ts's youthLight.
   float radius = uClassYouth[motion];
-  if (radius > 0.0) light = min(1.0, backLength / (radius * radius));
+  if (radius > 0.0) light = min(1.0, ${glf(YOUTH_FLOOR)} + backLength / (radius * radius));
   if (key != 0 && uStrobeTick >= 0 &&
       ((uStrobeTick * (3 + (key & 1) * 2) + key * 7) & 15) >= 7) light *= ${STROBE_DIM.toFixed(4)};
   int curve = int(floor(age * ${COLOR_STEPS.toFixed(1)} / maxLife + 0.5));

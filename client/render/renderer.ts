@@ -18,6 +18,7 @@ import { findWaterLights, FountainWater } from "./fountain_water.ts";
 import { SNOW_FAR_FADE_SPAN, SnowPoints } from "./snow_points.ts";
 import { SparkStreaks } from "./spark_streaks.ts";
 import { createSnowflakeAtlas } from "./sprite_textures.ts";
+import { FIREWORK_YOUTH_RADIUS } from "./firework_youth.ts";
 
 /** Options for {@link SceneRenderer}. */
 export interface SceneRendererOptions {
@@ -35,13 +36,6 @@ export interface SceneRendererOptions {
  * a crackle pop is a round flash.
  */
 const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 0.3, 1, 0.2];
-
-/**
- * Per firework motion class (MOTION order), the radius (metres) within which a burst's sparks
- * are dimmed by (distance from the burst point / radius)², so a young burst is a star of
- * sparks, not a saturated disc: the burst classes only (spark, willow, comet, star, crackle).
- */
-const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 10, 0, 0, 8, 0, 6, 0, 6, 0, 10, 0];
 
 /** Share of the flakes drawn with reduced motion (times the quality's share). */
 const REDUCED_FLAKE_SHARE = 0.35;

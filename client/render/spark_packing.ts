@@ -7,6 +7,7 @@
 import { PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
 import type { Block } from "../../shared/particle_pool.ts";
 import type { FireworkView, ParticleView, StreakView } from "../../shared/views.ts";
+import { youthLight } from "./firework_youth.ts";
 
 /** Floats per packed spark: head xyz, tail offset xyz, rgba, size. */
 export const SPARK_STRIDE = 11;
@@ -27,7 +28,7 @@ export interface StreakTail {
   classTicks?: readonly number[];
   /**
    * Per motion class, a radius R in metres (0 or missing: none): a particle closer than R to its
-   * birth point shines by (distance / R)², so the sparks of a young burst, all still packed
+   * birth point shines by min(1, YOUTH_FLOOR + (distance / R)²) (firework_youth.ts), so the sparks of a young burst, all still packed
    * round its centre, add up to no more light per pixel than a burst R wide — sparks, not a
    * saturated disc. Pool views only.
    */
@@ -134,8 +135,7 @@ export function packSparks(
       if (radius > 0) {
         const bx = out[o] - origin![p], by = out[o + 1] - origin![p + 1];
         const bz = out[o + 2] - origin![p + 2];
-        const near = (bx * bx + by * by + bz * bz) / (radius * radius);
-        if (near < 1) light = near;
+        light = youthLight(bx * bx + by * by + bz * bz, radius);
       }
     }
     if (flicker) {

@@ -11,13 +11,7 @@
  * block.size; // slots the launch reserves
  * ```
  */
-import {
-  GOLD_TINT,
-  RAINBOW_FIRST,
-  SILVER_TINT,
-  THEME_TINTS,
-  WARM_WHITE,
-} from "../firework_colors.ts";
+import { GOLD_TINT, RAINBOW_FIRST, THEME_TINTS, TRAIL_YELLOW } from "../firework_colors.ts";
 import type { FireworkKind } from "../firework_kinds.ts";
 import {
   FireworkPlan,
@@ -122,14 +116,14 @@ export interface LaunchSpec extends LaunchShape {
 }
 
 /**
- * The tint of each theme's trails: red-gold has gold trails, blue-silver silver ones; the others
- * keep the shell's warm white (docs/sources.md, the fireworks' themes).
+ * The tint of each theme's shell trail: the source's warm yellow, except red-gold's gold trail
+ * (docs/sources.md, fireworks: trail and themes).
  */
 export const THEME_TRAIL_TINT: Readonly<Record<Theme, number>> = {
   "red-gold": GOLD_TINT,
-  "blue-silver": SILVER_TINT,
-  "green-purple": WARM_WHITE,
-  "rainbow": WARM_WHITE,
+  "blue-silver": TRAIL_YELLOW,
+  "green-purple": TRAIL_YELLOW,
+  "rainbow": TRAIL_YELLOW,
 };
 
 /** Resolves a launch's theme: its own, else the scene's unless `auto`, else the launch's roll. */

@@ -204,7 +204,7 @@ function placeBurst(sky: Sky, block: FireworkBlock, b: number): void {
         ? 1 - 2 * u1
         : PALM_COS_PHI[0] + (PALM_COS_PHI[1] - PALM_COS_PHI[0]) * u1;
       // noiseFactor(n, strength), inlined.
-      const bumped = noisy ? speed * (1 - strength * (1 - noise[n]) * 0.5) : speed;
+      const bumped = noisy ? speed * ((1 + noise[n] * strength) / (1 + strength)) : speed;
       const ring = Math.sqrt(1 - cosPhi * cosPhi) * bumped;
       vx = svx + ring * cs[n];
       vy = svy + bumped * cosPhi;

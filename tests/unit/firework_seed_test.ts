@@ -5,17 +5,26 @@
  */
 import assert from "node:assert/strict";
 import { packSparks, SPARK_STRIDE } from "../../client/render/spark_packing.ts";
+import { FIREWORK_YOUTH_RADIUS, YOUTH_FLOOR } from "../../client/render/firework_youth.ts";
 import {
   alphaAt,
   fireworkColor,
   GOLD_TINT,
+  HEAT_LAW,
   PALETTE,
   PALETTE_SIZE,
   SILVER_TINT,
   THEME_TINTS,
+  TRAIL_YELLOW,
 } from "../../shared/firework_colors.ts";
 import { MOTION, MOTIONS } from "../../shared/firework_motion.ts";
-import { directionNoise, directionNoiseArray } from "../../shared/firework_noise.ts";
+import {
+  directionNoise,
+  directionNoiseArray,
+  NOISE_FREQUENCY,
+  noiseFactor,
+} from "../../shared/firework_noise.ts";
+import { Rng } from "../../shared/prng.ts";
 import { TRAIL_PER_TICK, trailSlot } from "../../shared/firework_plan.ts";
 import { RECIPES } from "../../shared/firework_recipes.ts";
 import {
@@ -118,6 +127,36 @@ Deno.test("direction noise is smooth and gives a burst bumps and hollows", async
   });
 });
 
+Deno.test("direction noise is as deep as seed 002's 1 + n·s, within the burst reach", () => {
+  // 20 bursts' noise (a key and a frequency in 2–4 each) over 2,000 uniform directions each.
+  const rng = new Rng(12345);
+  const noise: number[] = [];
+  for (let k = 0; k < 20; k++) {
+    const key = rng.int(0x7fffffff);
+    const frequency = NOISE_FREQUENCY[0] + (NOISE_FREQUENCY[1] - NOISE_FREQUENCY[0]) * rng.next();
+    for (let i = 0; i < 2000; i++) {
+      const cosPhi = 1 - 2 * rng.next(), theta = 2 * Math.PI * rng.next();
+      const ring = Math.sqrt(1 - cosPhi * cosPhi);
+      noise.push(
+        directionNoise(ring * Math.cos(theta), cosPhi, ring * Math.sin(theta), frequency, key),
+      );
+    }
+  }
+  const spread = (factor: (n: number) => number) => {
+    const f = noise.map(factor).sort((a, b) => a - b);
+    return f[Math.floor(0.95 * f.length)] / f[Math.floor(0.05 * f.length)];
+  };
+  for (const s of [0.2, 0.3, 0.4]) {
+    const seed = spread((n) => 1 + n * s), ours = spread((n) => noiseFactor(n, s));
+    assert.ok(Math.abs(ours - seed) < 1e-9, `the seed's spread at ${s}: ${ours} vs ${seed}`);
+  }
+  const at03 = spread((n) => noiseFactor(n, 0.3));
+  assert.ok(at03 > 1.4 && at03 < 1.5, `p95/p5 ${at03.toFixed(3)} at strength 0.3 (seed ≈ 1.44)`);
+  // The fastest spark is no faster than without noise: BURST_REACH_MAX holds.
+  assert.equal(noiseFactor(1, 0.4), 1);
+  assert.ok(noise.every((n) => noiseFactor(n, 0.4) <= 1));
+});
+
 Deno.test("trail sparks are born slightly downward and never run ahead of the shell", () => {
   const fw = new Fireworks(SEED, 60_000);
   fw.launch(1, 0, { x: 0, z: 0, y: 50, kind: "peony" }, "auto");
@@ -151,18 +190,18 @@ Deno.test("the colour law is seed 002's: white → yellow → orange → dark re
     return [k, k * (0.3 + 0.7 * r), k * (0.1 + 0.9 * r * r), Math.min(1, 10 * r)];
   };
   for (const t of [0, 0.1, 0.5, 0.9, 0.95]) {
-    fireworkColor(t, 1, 1, 1, 0, rgba);
+    fireworkColor(t, 1, 1, 1, HEAT_LAW, rgba);
     const want = seed(t);
     for (let c = 0; c < 4; c++) assert.ok(Math.abs(rgba[c] - want[c]) < 1e-12, `t ${t} ch ${c}`);
   }
-  fireworkColor(0.1, 1, 1, 1, 0, rgba);
+  fireworkColor(0.1, 1, 1, 1, HEAT_LAW, rgba);
   assert.ok(rgba[0] > 0.9 && rgba[1] > 0.85 && rgba[2] > 0.75, "near white at 0.1");
-  fireworkColor(0.5, 1, 1, 1, 0, rgba);
+  fireworkColor(0.5, 1, 1, 1, HEAT_LAW, rgba);
   assert.ok(
     rgba[1] / rgba[0] > 0.55 && rgba[1] / rgba[0] < 0.75 && rgba[2] / rgba[0] < 0.4,
     "orange",
   );
-  fireworkColor(0.9, 1, 1, 1, 0, rgba);
+  fireworkColor(0.9, 1, 1, 1, HEAT_LAW, rgba);
   assert.ok(rgba[0] > 0.3 && rgba[1] / rgba[0] < 0.4 && rgba[2] / rgba[0] < 0.15, "dark red");
   assert.equal(alphaAt(0.89), 1);
   assert.ok(Math.abs(alphaAt(0.95) - 0.5) < 1e-12);
@@ -198,7 +237,8 @@ Deno.test("themes: red-gold has gold trails, blue-silver twinkles silver, green-
       assert.equal(twinkles, tintOf(fw, i) === SILVER_TINT, "exactly the silver ones twinkle");
     }
     assert.ok(silver > 50);
-    assert.equal(tintOf(fw, block.start + trailSlot(3, 0)), SILVER_TINT, "a silver trail");
+    // Seed 002's silver is the twinkle; the trail is its warm yellow (only red-gold's is gold).
+    assert.equal(tintOf(fw, block.start + trailSlot(3, 0)), TRAIL_YELLOW, "a warm yellow trail");
   });
   await t.step("green-purple: sparks alternate green, purple, green, …", () => {
     const { fw, block } = burst({ x: 0, z: 0, y: 40, kind: "ring", theme: "green-purple" });
@@ -221,12 +261,13 @@ Deno.test("secondary-burst children are warmer than their parent", () => {
     (fw.pool.style[parent] | 0) % PALETTE_SIZE,
     "the parent's tint",
   );
-  // Warmth: red over blue of the child's and a parent spark's colour at the same point of life.
+  // Warmth: red over blue of the child's and a parent spark's colour at the same point of life,
+  // once the parent shows its tint (before, both are the white-hot → orange heat colour).
   const tint = PALETTE[(fw.pool.style[parent] | 0) % PALETTE_SIZE];
-  for (const t of [0.2, 0.5, 0.8]) {
+  for (const t of [0.4, 0.6, 0.8]) {
     const c = [0, 0, 0, 0], p = [0, 0, 0, 0];
-    fireworkColor(t, tint[0], tint[1], tint[2], MOTIONS[MOTION.child].mix, c);
-    fireworkColor(t, tint[0], tint[1], tint[2], MOTIONS[RECIPES.peony.motion].mix, p);
+    fireworkColor(t, tint[0], tint[1], tint[2], MOTIONS[MOTION.child], c);
+    fireworkColor(t, tint[0], tint[1], tint[2], MOTIONS[RECIPES.peony.motion], p);
     assert.ok(c[0] / c[2] > 1.05 * (p[0] / p[2]), `warmer at ${t}`);
   }
 });
@@ -257,15 +298,15 @@ Deno.test("a young burst draws short rays from its centre, not streaks through i
     checked++;
   }
   assert.ok(checked > 500, `${checked} sparks checked`);
-  // And they are dimmed while still packed round the centre (by (distance / 10 m)²).
-  const youth = new Array(13).fill(0);
-  youth[MOTION.spark] = 10;
+  // And they are dimmed while still packed round the centre (firework_youth.ts), to a floor.
   const dimmed = new Float32Array(out.length);
-  packSparks(view, 1, { ticks: 5, classYouth: youth }, 1, Number.NaN, dimmed);
+  packSparks(view, 1, { ticks: 5, classYouth: FIREWORK_YOUTH_RADIUS }, 1, Number.NaN, dimmed);
   let full = 0, shown = 0;
   for (let n = 0; n < drawn; n++) {
     full += out[n * SPARK_STRIDE + 6];
     shown += dimmed[n * SPARK_STRIDE + 6];
   }
-  assert.ok(shown < 0.1 * full, `a two-tick-old burst shines ${(shown / full).toFixed(3)} of full`);
+  const share = shown / full;
+  assert.ok(share < 0.3, `a two-tick-old burst shines ${share.toFixed(3)} of full`);
+  assert.ok(share >= YOUTH_FLOOR, `and no less than the floor: ${share.toFixed(3)}`);
 });

@@ -116,7 +116,7 @@ Deno.test("firework colours follow the life curve", async (t) => {
         const tint = PALETTE[s % PALETTE_SIZE];
         const motion = MOTIONS[Math.floor(s / PALETTE_SIZE)];
         const step = colorStep(maxLife[i] - life[i], maxLife[i]);
-        fireworkColor(step / COLOR_STEPS, tint[0], tint[1], tint[2], motion.mix, expected);
+        fireworkColor(step / COLOR_STEPS, tint[0], tint[1], tint[2], motion, expected);
         for (let c = 0; c < 3; c++) expected[c] *= motion.gain;
         for (let c = 0; c < 4; c++) {
           assert.ok(Math.abs(color[i * 4 + c] - expected[c]) < 1e-6, `slot ${i} channel ${c}`);
