@@ -191,7 +191,7 @@ export const MOTIONS: readonly Motion[] = [
     cool: 1,
     fade: 2,
     gain: 2.4,
-    size: 0.5,
+    size: 0.6,
   },
 ];
 
