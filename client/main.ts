@@ -38,6 +38,8 @@ import { SceneRules } from "./hud/scene_rules.ts";
 import { Sim } from "./sim.ts";
 import { FireworkSound } from "./audio/sound.ts";
 import { SoundCues } from "./audio/sound_cues.ts";
+import { ShowMusic } from "./audio/show_music.ts";
+import { ShowMusicList } from "./audio/show_music_list.ts";
 import { ReplayMode } from "./replay/replay_mode.ts";
 import { BurstLabels } from "./hud/burst_labels.ts";
 import { CountdownVoice } from "./hud/countdown_voice.ts";
@@ -162,6 +164,15 @@ function start(): void {
   const sound = new FireworkSound();
   sound.resumeOnGesture();
   const cues = new SoundCues(sound);
+  // A show's music, in step with the scene clock (none while replaying the past).
+  const musicList = new ShowMusicList();
+  const noMusic = new ShowMusicList();
+  const music = new ShowMusic({
+    scene: sceneId,
+    audio: () => sound.audio,
+    muted: () => sound.muted,
+    serverTick: (ms) => net.clock.serverTick(ms),
+  });
   const playout = new Playout();
   const timings = new FrameTimings();
   const observed: DebugObserved = { you: "", errors: [], invalidFrames: 0 };
@@ -236,6 +247,7 @@ function start(): void {
         hud.setPeers(message.you, message.peers);
         observed.you = message.you.id;
         rules.welcome(message);
+        musicList.welcome(message.snapshot.shows, message.events);
         hostPanel.setPeers(message.you, message.peers);
         if (hostKey && !rules.isHost(message.you.id)) {
           net.hostAction({ do: "claim", key: hostKey });
@@ -250,6 +262,7 @@ function start(): void {
         }
         if (!replay.active) cues.add(sim.seed, event);
         rules.event(event);
+        musicList.event(event);
         if (event.by === "show") {
           if (event.body.type === "launch") {
             showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
@@ -444,6 +457,8 @@ function start(): void {
     /** The host rules as this page knows them (no key hashes ever reach a page). */
     rules: () => rules.current,
     showEvents: () => [...showEvents],
+    /** Where the show's music is (the sample leaving the speakers now), or null. */
+    music: () => music.position(),
     /** Live burst labels: name, colour, burst tick, showing now, pixel position. */
     burstLabels: () => labels.shown(),
     /** Reactions shown on this page, oldest first. */
@@ -495,6 +510,7 @@ function start(): void {
     if (sim.world) panel.display(sim.world.settings);
     hostPanel.display(rules);
     const serverTick = net.clock.serverTick(performance.now());
+    music.update(performance.now(), replay.active ? noMusic : musicList);
     countdown.update(rules.current.countdown, serverTick);
     voice.update(CountdownDisplay.remaining(rules.current.countdown, serverTick));
     stats.frame(nowMs);
@@ -523,6 +539,7 @@ function start(): void {
     input.dispose();
     gestures.dispose();
     help.dispose();
+    music.dispose();
     sound.dispose();
     renderer.dispose();
   });

@@ -48,6 +48,15 @@ export class FireworkSound {
     return this.context !== null;
   }
 
+  /**
+   * The running audio context and the node everything audible passes (a show's music plays
+   * through it, so clips record it too), or null before a gesture started the context.
+   */
+  get audio(): { context: AudioContext; output: GainNode } | null {
+    if (this.context?.state !== "running" || !this.output) return null;
+    return { context: this.context, output: this.output };
+  }
+
   /** Voices sounding now (for tests and the curious). */
   get activeVoices(): number {
     return this.voices?.activeVoices ?? 0;
