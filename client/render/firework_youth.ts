@@ -20,10 +20,10 @@
  * willowEmber, comet, cometEmber, star, split, crackle, crackleChild), the radius R in metres
  * of the young-burst rule (0: none): the burst classes only.
  */
-export const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 6, 0, 0, 5, 0, 4, 0, 4, 0, 6, 0];
+export const FIREWORK_YOUTH_RADIUS: readonly number[] = [0, 0, 5, 0, 0, 4, 0, 3.5, 0, 3.5, 0, 5, 0];
 
 /** The least light of a young burst's spark (at its burst point), before its colour. */
-export const YOUTH_FLOOR = 0.2;
+export const YOUTH_FLOOR = 0.08;
 
 /**
  * The light factor of a spark `distanceSquared` m² from its burst point for a class of young-burst
