@@ -92,7 +92,7 @@ try {
         const event = await client.waitFor(
           (m) =>
             m.t === "event" && m.by === me && m.body.type === "launch" && m.body.kind === body.kind,
-          10_000,
+          60_000,
         ) as { seq: number; tick: number; body: LaunchShape };
         return { event, plan: planFirework(seed, event.seq, event.body) };
       };
