@@ -46,6 +46,7 @@ import { CountdownVoice } from "./hud/countdown_voice.ts";
 import { personToken } from "./hud/person_token.ts";
 import { reactionButtons, ReactionFloats } from "./hud/reaction_floats.ts";
 import { burstCues } from "./audio/sound_cues.ts";
+import { mountComposer } from "./hud/composer/mount.ts";
 
 /**
  * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
@@ -180,7 +181,8 @@ function start(): void {
   const hashes: { tick: number; h: string }[] = [];
   const sim = new Sim({
     checkpoint: (tick, hash) => hashes.push({ tick, h: hash }),
-    rebuilt: (world: World) => replay.liveRebuilt(world),
+    // (A show previewed in the composer keeps the screen until it stops.)
+    rebuilt: (world: World) => composer.previewing || replay.liveRebuilt(world),
   });
   // Replay, moment links and clips (client/replay/); the live scene keeps running underneath.
   const replay: ReplayMode = new ReplayMode({
@@ -209,6 +211,20 @@ function start(): void {
     hostKey ??= localStorage.getItem(keyName) ?? undefined;
   } catch { /* storage unavailable */ }
   const rules = new SceneRules();
+  // The show composer (client/hud/composer/): panel, shared draft, preview, Play for everyone.
+  const composer = mountComposer({
+    sceneId,
+    kinds: FIREWORK_KINDS,
+    hud,
+    rules,
+    replay,
+    renderer,
+    sound,
+    net: () => net,
+    liveWorld: () => sim.world,
+    you: () => observed.you,
+    hostKey: () => hostKey,
+  });
   const showEvents: { seq: number; tick: number; x: number; z: number }[] = [];
   const countdown = new CountdownDisplay();
   const voice = new CountdownVoice();
@@ -263,6 +279,7 @@ function start(): void {
         if (!replay.active) cues.add(sim.seed, event);
         rules.event(event);
         musicList.event(event);
+        composer.event(event);
         if (event.by === "show") {
           if (event.body.type === "launch") {
             showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
@@ -396,6 +413,7 @@ function start(): void {
       // (x, z) is the ground point the shell rises from, y the height it bursts at (aim.ts);
       // the picker adds the chosen kind and colours.
       launch(x, z, y) {
+        if (composer.takeLaunch(x, z, y)) return;
         if (hud.holdLaunch() || replay.holdLaunch()) return;
         if (!net.submit({ type: "launch", x, z, y, ...picker.choice() })) return notConnected();
         renderer.markLaunch(x, z);
@@ -495,14 +513,18 @@ function start(): void {
       Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2)),
       clock,
     );
+    const previewed = replayed === null
+      ? composer.frame(nowMs, MIN_STEP_BUDGET_MS, clock, time)
+      : (composer.stopPreview(), null);
+    const shown = replayed ?? previewed ?? time;
     const simulated = performance.now();
     // (While a replay seek loads, the frame shown stays: see ReplayMode.holdFrame.)
-    if (replay.holdFrame()) renderer.prepare(replayed ?? time, nowMs / 1000);
+    if (replay.holdFrame()) renderer.prepare(shown, nowMs / 1000);
     else {
-      renderer.render(replayed ?? time, nowMs / 1000);
+      renderer.render(shown, nowMs / 1000);
       if (renderer.drawing) replay.drew();
     }
-    if (replayed === null) {
+    if (replayed === null && previewed === null) {
       cues.update(time, renderer.camera.position);
       labels.update(time, renderer.camera, canvas.clientWidth, canvas.clientHeight);
     } else labels.clear();

@@ -1,0 +1,135 @@
+/**
+ * A show saved as a file: `{ snowfire: "show", version: 1, title, cues, track? }`, where
+ * `track` names the music (`name`, `id` = SHA-256 hex of its bytes, `mime`, `bytes`) and may
+ * hold the bytes themselves (`data`, base64), so a show imported into another scene brings its
+ * music. Parsing checks everything with zod and says what is wrong in words.
+ */
+import { z } from "zod";
+import { LaunchBodySchema } from "../../../shared/protocol.ts";
+import { SHOW_MAX_CUES, SHOW_MAX_TICKS, type ShowCue } from "./cue_model.ts";
+
+/** One cue in a file: a launch's fields and `at`, ticks from the show's start. */
+const FileCueSchema = LaunchBodySchema.omit({ type: true }).extend({
+  at: z.number().int().min(0).max(SHOW_MAX_TICKS),
+}).strict();
+
+/** Largest track a file may carry, bytes (what a scene accepts). */
+export const TRACK_MAX_BYTES = 20 * 1024 * 1024;
+
+/** A track as a show names it. */
+export const FileTrackSchema = z.object({
+  name: z.string().min(1).max(200),
+  id: z.string().regex(/^[0-9a-f]{64}$/, "a track id is 64 hex digits (its SHA-256)"),
+  mime: z.string().min(1).max(100),
+  bytes: z.number().int().min(1).max(TRACK_MAX_BYTES),
+  ms: z.number().min(0).optional(),
+  /** The track's bytes, base64. */
+  data: z.string().max(Math.ceil(TRACK_MAX_BYTES / 3) * 4 + 4).optional(),
+}).strict();
+/** A track as a show file names it. */
+export type FileTrack = z.infer<typeof FileTrackSchema>;
+
+/** A show file (see the module's comment). */
+export const ShowFileSchema = z.object({
+  snowfire: z.literal("show"),
+  version: z.literal(1),
+  title: z.string().max(120),
+  cues: z.array(FileCueSchema).max(SHOW_MAX_CUES),
+  track: FileTrackSchema.optional(),
+}).strict();
+/** A parsed show file. */
+export type ShowFile = z.infer<typeof ShowFileSchema>;
+
+/** A file that is not a show, with why. */
+export interface ShowFileError {
+  code: "not_json" | "not_a_show" | "bad_show" | "bad_track";
+  message: string;
+}
+
+/**
+ * The text of a show file.
+ *
+ * @example
+ * ```ts
+ * import { showFileText } from "./show_file.ts";
+ *
+ * JSON.parse(showFileText("Finale", [{ at: 0, x: 0, z: 0 }])).snowfire; // "show"
+ * ```
+ */
+export function showFileText(title: string, cues: readonly ShowCue[], track?: FileTrack): string {
+  const file: ShowFile = { snowfire: "show", version: 1, title, cues: [...cues] };
+  if (track) file.track = track;
+  return JSON.stringify(file, null, 1);
+}
+
+/**
+ * Reads a show file's text: the show, or what is wrong with it.
+ *
+ * @example
+ * ```ts
+ * import { parseShowFile } from "./show_file.ts";
+ *
+ * const read = parseShowFile('{"snowfire":"show","version":1,"title":"A","cues":[]}');
+ * "show" in read; // true
+ * ```
+ */
+export function parseShowFile(text: string): { show: ShowFile } | { error: ShowFileError } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { error: { code: "not_json", message: "This file is not a Snowfire show (not JSON)." } };
+  }
+  if ((raw as { snowfire?: unknown })?.snowfire !== "show") {
+    return { error: { code: "not_a_show", message: "This file is not a Snowfire show." } };
+  }
+  const parsed = ShowFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    return {
+      error: { code: "bad_show", message: `This show file is damaged${where}: ${issue.message}.` },
+    };
+  }
+  return { show: parsed.data };
+}
+
+/** SHA-256 of `bytes` as lowercase hex. */
+export async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `bytes` as base64. */
+export function toBase64(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
+/**
+ * The bytes a file's track carries, checked against its size and hash; null when it carries
+ * none; a `bad_track` error when they do not match what the file says they are.
+ */
+export async function trackBytes(
+  track: FileTrack,
+): Promise<Uint8Array<ArrayBuffer> | null | { error: ShowFileError }> {
+  if (track.data === undefined) return null;
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = Uint8Array.from(atob(track.data), (c) => c.charCodeAt(0));
+  } catch {
+    return { error: { code: "bad_track", message: "The show's music is damaged (not base64)." } };
+  }
+  if (bytes.length !== track.bytes || await sha256Hex(bytes) !== track.id) {
+    return {
+      error: {
+        code: "bad_track",
+        message: "The show's music does not match its name in the file (size or hash).",
+      },
+    };
+  }
+  return bytes;
+}
