@@ -335,9 +335,13 @@ function start(): void {
           hud.toast(`${message.peer.name} left`, { color: message.peer.color });
         }
       },
+      draft: (message) => composer.relayed(message.by, message.edits),
+      draftState: (message) => composer.draftState(message.draft),
+      preparing: (message) => composer.preparing(message.on, message.message),
       error(message) {
         observed.errors.push(message.code);
         hud.refusal(message);
+        if (message.cue !== undefined) composer.refusedCue(message.cue);
         if (message.code === "removed") {
           // Coming back would be refused again (this browser is known): stop trying.
           net.close();

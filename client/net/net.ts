@@ -6,8 +6,11 @@
  */
 import { type ClientMessage, ServerMessageSchema } from "../../shared/protocol.ts";
 import type {
+  DraftRelayMessage,
+  DraftStateMessage,
   ErrorMessage,
   HostKeyMessage,
+  PreparingMessage,
   PresenceMessage,
   Reaction,
   ReactionsMessage,
@@ -41,6 +44,12 @@ export interface NetHandlers {
   host?(message: HostKeyMessage): void;
   /** People in the scene (you too) sent quick reactions (at most a frame a quarter second). */
   reactions?(message: ReactionsMessage): void;
+  /** Edits to the scene's shared show draft (composers only; yours come back too). */
+  draft?(message: DraftRelayMessage): void;
+  /** The whole shared show draft (composers, on arrival or when let compose). */
+  draftState?(message: DraftStateMessage): void;
+  /** For people who do not compose: whether a show is being prepared. */
+  preparing?(message: PreparingMessage): void;
   /** Cluster mode: the sky paused (owner changing, NATS unreachable) or live again. */
   status?(message: StatusMessage): void;
   state(state: ConnectionState, info: ConnectionInfo): void;
@@ -311,6 +320,15 @@ export class Net {
         break;
       case "host":
         handlers.host?.(message);
+        break;
+      case "draft":
+        handlers.draft?.(message);
+        break;
+      case "draft-state":
+        handlers.draftState?.(message);
+        break;
+      case "preparing":
+        handlers.preparing?.(message);
         break;
     }
   }

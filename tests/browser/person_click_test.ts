@@ -18,6 +18,7 @@
  *   toast). Any other control must visibly change something on the page.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import type { ElementHandle, Page } from "playwright-core";
 import {
   browserTest,
@@ -216,7 +217,49 @@ const BY_SELECTOR: [string, Effect][] = [
   ],
   ["#host-rekey", { read: () => document.querySelector<HTMLInputElement>("#host-link")!.value }],
   ["#name-form button", { read: () => document.getElementById("name-form")!.hidden }],
+  // The composer's zoom changes how wide its time line is drawn.
+  [".composer-zoom-in, .composer-zoom-out", {
+    read: () => document.querySelector<HTMLElement>(".composer-content")!.style.width,
+  }],
 ];
+
+/**
+ * A file chooser opened by a press (the composer's Music… and Import…) gets a file as a person
+ * picks one: a show file, or a second of silence as WAV.
+ */
+function chooseFiles(page: Page): void {
+  page.on("filechooser", async (chooser) => {
+    const accept = await chooser.element().getAttribute("accept") ?? "";
+    if (/audio/.test(accept)) {
+      const wav = new Uint8Array(44 + 16_000);
+      const view = new DataView(wav.buffer);
+      wav.set(new TextEncoder().encode("RIFF"), 0);
+      view.setUint32(4, 36 + 16_000, true);
+      wav.set(new TextEncoder().encode("WAVEfmt "), 8);
+      view.setUint32(16, 16, true);
+      view.setUint16(20, 1, true);
+      view.setUint16(22, 1, true);
+      view.setUint32(24, 8_000, true);
+      view.setUint32(28, 16_000, true);
+      view.setUint16(32, 2, true);
+      view.setUint16(34, 16, true);
+      wav.set(new TextEncoder().encode("data"), 36);
+      view.setUint32(40, 16_000, true);
+      await chooser.setFiles({
+        name: "quiet.wav",
+        mimeType: "audio/wav",
+        buffer: Buffer.from(wav),
+      });
+    } else {
+      const show = { snowfire: "show", version: 1, title: "Hands", cues: [{ at: 30, x: 5, z: 0 }] };
+      await chooser.setFiles({
+        name: "hands.json",
+        mimeType: "application/json",
+        buffer: Buffer.from(JSON.stringify(show)),
+      });
+    }
+  });
+}
 
 /** A range is pressed a fifth of its width from the end away from its value. */
 const rangeAt = async (el: ElementHandle<Element>): Promise<HandPoint> => {
@@ -473,6 +516,7 @@ browserTest("browser person click: every control takes a hand, as host and guest
         context: { permissions: ["clipboard-read", "clipboard-write"] },
       });
       pages.push(opened);
+      chooseFiles(opened.page);
       return opened.page;
     };
     // The scene's creator is its host; the host makes the host's phone a host too (its own key:

@@ -16,7 +16,7 @@
  */
 import { TICK_RATE } from "../../../shared/constants.ts";
 import type { FireworkKind } from "../../../shared/firework_kinds.ts";
-import type { SceneEvent, Theme } from "../../../shared/types.ts";
+import type { SceneEvent, ShowRequestBody, Theme } from "../../../shared/types.ts";
 import type { World } from "../../../shared/world.ts";
 import { SoundCues } from "../../audio/sound_cues.ts";
 import type { FireworkSound } from "../../audio/sound.ts";
@@ -36,6 +36,7 @@ import {
 import { cueEdit, Draft, type DraftEdit, newCueId, type TrackRef } from "./draft_state.ts";
 import { ShowPreview } from "./show_preview.ts";
 import { ShowFiles } from "./show_files.ts";
+import { showLink } from "./show_link.ts";
 import { TrackLoader } from "./track_loader.ts";
 
 /** Someone else's edit marks a cue with their name this long, ms. */
@@ -68,7 +69,7 @@ export interface ComposerDeps {
   /** Sends draft edits; false when not connected. */
   sendDraft(edits: DraftEdit[]): boolean;
   /** Submits a show to be stamped; false when not connected. */
-  submitShow(show: { type: "show"; title: string; cues: ReturnType<typeof showCues>; track?: TrackRef }): boolean;
+  submitShow(show: ShowRequestBody): boolean;
   toast(text: string, options?: { error?: boolean }): void;
   liveWorld(): World | null;
   /** The host key this page holds (uploads need one). */
@@ -148,8 +149,16 @@ export class Composer {
       playForEveryone: () => this.#stamp(),
       snap: (on) => (this.#snap = on, this.#changed()),
       music: (file) => void this.#music.upload(file),
-      exportShow: () => this.#files.save(this.#draft.title, showCues(this.#draft.cues.values()), this.#draft.track),
+      exportShow: () =>
+        this.#files.save(this.#draft.title, showCues(this.#draft.cues.values()), this.#draft.track),
       importFile: (file) => void this.#files.open(file),
+      copyLink: () => {
+        const link = showLink(location.origin, deps.sceneId, this.#lastShow);
+        navigator.clipboard.writeText(link).then(
+          () => deps.toast(`Show link copied: ${link}`),
+          () => deps.toast(`The show's link: ${link}`),
+        );
+      },
       zoom: (step) => {
         this.#zoom = Math.max(0, Math.min(ZOOMS.length - 1, this.#zoom + step));
         this.#changed();
@@ -264,7 +273,7 @@ export class Composer {
     if (body.type !== "show" || body.start === undefined) return;
     if (event.by === this.#d.you()) {
       this.#lastShow = event.seq;
-      const link = `${location.origin}/s/${this.#d.sceneId}?show=${event.seq}`;
+      const link = showLink(location.origin, this.#d.sceneId, event.seq);
       this.#d.toast(`“${body.title}” is on for everyone. Its link: ${link}`);
     }
     this.#showStartsAt = { tick: body.start, title: body.title ?? "" };
@@ -280,12 +289,19 @@ export class Composer {
       this.#showStartsAt = null;
       this.#changed();
     }
-    if (this.isOpen && (this.#dirty || nowMs - this.#lastRenderMs > 500)) this.#render(nowMs, liveTick);
+    if (this.isOpen && (this.#dirty || nowMs - this.#lastRenderMs > 500)) {
+      this.#render(nowMs, liveTick);
+    }
     const preview = this.#preview;
     if (!preview) return null;
     let time: number;
     try {
-      time = preview.frame(nowMs, budgetMs, clock, (event) => this.#cues.add(preview.world.seed, event));
+      time = preview.frame(
+        nowMs,
+        budgetMs,
+        clock,
+        (event) => this.#cues.add(preview.world.seed, event),
+      );
     } catch (e) {
       this.stopPreview();
       this.#d.toast(`The preview stopped: ${(e as Error).message}`, { error: true });
@@ -384,7 +400,11 @@ export class Composer {
   #copy(): void {
     this.#clipboard = this.#selectedCues();
     if (this.#clipboard.length > 0) {
-      this.#d.toast(`Copied ${this.#clipboard.length === 1 ? "a cue" : `${this.#clipboard.length} cues`}: paste at the playhead.`);
+      this.#d.toast(
+        `Copied ${
+          this.#clipboard.length === 1 ? "a cue" : `${this.#clipboard.length} cues`
+        }: paste at the playhead.`,
+      );
     }
     this.#changed();
   }
@@ -451,7 +471,11 @@ export class Composer {
   }
 
   #replaceWith(title: string, cues: DraftCue[], track: TrackRef | null): void {
-    const edits: DraftEdit[] = [...this.#draft.cues.keys()].map((id) => ({ do: "cue", id, cue: null }));
+    const edits: DraftEdit[] = [...this.#draft.cues.keys()].map((id) => ({
+      do: "cue",
+      id,
+      cue: null,
+    }));
     edits.push({ do: "title", title }, { do: "track", track }, ...cues.map(cueEdit));
     this.#selected.clear();
     this.#edit(edits);
@@ -492,12 +516,21 @@ export class Composer {
     const cues = [...this.#draft.cues.values()];
     const length = showLength(cues);
     const trackTicks = (this.#music.durationS ?? 0) * TICK_RATE;
-    const span = Math.max(30 * TICK_RATE, length + 5 * TICK_RATE, trackTicks, this.#playhead + TICK_RATE);
+    const span = Math.max(
+      30 * TICK_RATE,
+      length + 5 * TICK_RATE,
+      trackTicks,
+      this.#playhead + TICK_RATE,
+    );
     const may = this.#d.mayCompose();
-    const others = [...new Set([...this.#editedAt.keys()].map((id) => this.#draft.cues.get(id)?.by))]
+    const others = [
+      ...new Set([...this.#editedAt.keys()].map((id) => this.#draft.cues.get(id)?.by)),
+    ]
       .filter((p): p is string => !!p).map((p) => this.#d.nameOf(p));
     const starts = this.#showStartsAt && liveTick > 0
-      ? `“${this.#showStartsAt.title}” starts in ${Math.max(0, Math.ceil((this.#showStartsAt.tick - liveTick) / TICK_RATE))} s · `
+      ? `“${this.#showStartsAt.title}” starts in ${
+        Math.max(0, Math.ceil((this.#showStartsAt.tick - liveTick) / TICK_RATE))
+      } s · `
       : "";
     const status = starts + (others.length > 0 ? `${others.join(" and ")} editing · ` : "") +
       `${cues.length} ${cues.length === 1 ? "cue" : "cues"}, ${showTime(length)} long · ` +
@@ -519,6 +552,10 @@ export class Composer {
       beats: this.#music.beats,
       wave: this.#music.wave,
       trackLabel: this.#draft.track ? `Music: ${this.#draft.track.name}` : "No music",
+      showLink: this.#lastShow > 0
+        ? showLink(location.origin, this.#d.sceneId, this.#lastShow)
+        : null,
+      musicBlocked: this.#d.hostKey() ? null : "Only a host can add music to this scene",
       kind: this.#kind,
       theme: this.#theme,
       status,
@@ -539,14 +576,18 @@ export class Composer {
     else if ((key === "ArrowLeft" || key === "ArrowRight") && this.#selected.size > 0) {
       const step = key === "ArrowLeft" ? -1 : 1;
       const beats = this.#music.beats;
-      this.#edit(this.#selectedCues().map((cue) => {
-        const at = this.#snap && beats.length > 0
-          ? stepBeat(cue.at, beats, step)
-          : cue.at + step * (event.shiftKey ? TICK_RATE : TICK_RATE / 10);
-        return cueEdit({ ...cue, at: clampAt(at) });
-      }));
+      this.#edit(
+        this.#selectedCues().map((cue) => {
+          const at = this.#snap && beats.length > 0
+            ? stepBeat(cue.at, beats, step)
+            : cue.at + step * (event.shiftKey ? TICK_RATE : TICK_RATE / 10);
+          return cueEdit({ ...cue, at: clampAt(at) });
+        }),
+      );
     } else if ((key === "ArrowUp" || key === "ArrowDown") && this.#selected.size > 0) {
-      this.#edit(this.#selectedCues().map((cue) => cueEdit(raiseCue(cue, key === "ArrowUp" ? 2 : -2))));
+      this.#edit(
+        this.#selectedCues().map((cue) => cueEdit(raiseCue(cue, key === "ArrowUp" ? 2 : -2))),
+      );
     } else handled = false;
     if (!handled) return;
     event.preventDefault();

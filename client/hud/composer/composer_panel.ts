@@ -32,6 +32,8 @@ export interface ComposerPanelActions {
   snap(on: boolean): void;
   music(file: File): void;
   exportShow(): void;
+  /** Copy the link of the show last played for everyone. */
+  copyLink(): void;
   importFile(file: File): void;
   zoom(step: 1 | -1): void;
 }
@@ -63,6 +65,10 @@ export interface ComposerView {
   wave: Waveform | null;
   /** "Music: name" or "No music". */
   trackLabel: string;
+  /** The link of the show this page last played for everyone, or null. */
+  showLink: string | null;
+  /** Why Music… is off (only hosts add music), or null. */
+  musicBlocked: string | null;
   /** The kind and colours new cues get (and the selected cue has). */
   kind: FireworkKind | undefined;
   theme: Theme | undefined;
@@ -85,6 +91,8 @@ function el<K extends keyof HTMLElementTagNameMap>(
 function chipSize(): { w: number; h: number } {
   return matchMedia("(pointer: coarse)").matches ? { w: 44, h: 46 } : { w: 22, h: 26 };
 }
+
+const MUSIC_TITLE = "Choose a music track (mp3, ogg, m4a or wav, up to 20 MB)";
 
 /** Pointer travel (px) before a press on a cue becomes a drag. */
 const DRAG_PIXELS = 5;
@@ -122,6 +130,8 @@ export class ComposerPanel {
   readonly #stamp: HTMLButtonElement;
   readonly #snap: HTMLButtonElement;
   readonly #track: HTMLElement;
+  readonly #music: HTMLButtonElement;
+  readonly #link: HTMLButtonElement;
   readonly #zoomIn: HTMLButtonElement;
   readonly #zoomOut: HTMLButtonElement;
   readonly #musicInput: HTMLInputElement;
@@ -167,8 +177,14 @@ export class ComposerPanel {
     this.#line = el("div", { className: "composer-line" });
     this.#cueLayer = el("div", { className: "composer-cues" });
     this.#cueLayer.setAttribute("aria-label", "Cues");
-    this.#content = el("div", { className: "composer-content" }, this.#wave, this.#range,
-      this.#cueLayer, this.#line);
+    this.#content = el(
+      "div",
+      { className: "composer-content" },
+      this.#wave,
+      this.#range,
+      this.#cueLayer,
+      this.#line,
+    );
     this.#lane = el("div", { className: "composer-lane" }, this.#content);
     // A press on the lane's empty space moves the playhead there.
     this.#cueLayer.addEventListener("pointerdown", (event) => {
@@ -183,22 +199,43 @@ export class ComposerPanel {
         option(k, kindWords(k).replace(/^./, (c) => c.toUpperCase()))
       ),
     );
-    this.#kind.addEventListener("change", () =>
-      actions.kind((this.#kind.value || undefined) as FireworkKind | undefined)
+    this.#kind.addEventListener(
+      "change",
+      () => actions.kind((this.#kind.value || undefined) as FireworkKind | undefined),
     );
     this.#theme = el("select", { className: "composer-theme", title: "Colours" });
     this.#theme.append(
       option("", "Scene colours"),
       ...THEMES.map((t) => option(t, THEME_LABELS[t])),
     );
-    this.#theme.addEventListener("change", () =>
-      actions.theme((this.#theme.value || undefined) as Theme | undefined)
+    this.#theme.addEventListener(
+      "change",
+      () => actions.theme((this.#theme.value || undefined) as Theme | undefined),
     );
-    this.#copy = chip("Copy", "Copy the selected cues (Ctrl+C)", () => actions.copy(), "composer-copy");
-    this.#paste = chip("Paste", "Paste at the playhead (Ctrl+V)", () => actions.paste(), "composer-paste");
-    this.#remove = chip("Delete", "Delete the selected cues (Delete)", () => actions.remove(), "composer-delete");
-    this.#preview = chip("Preview", "Play the show on this page only, from the playhead", () =>
-      actions.preview(), "composer-preview");
+    this.#copy = chip(
+      "Copy",
+      "Copy the selected cues (Ctrl+C)",
+      () => actions.copy(),
+      "composer-copy",
+    );
+    this.#paste = chip(
+      "Paste",
+      "Paste at the playhead (Ctrl+V)",
+      () => actions.paste(),
+      "composer-paste",
+    );
+    this.#remove = chip(
+      "Delete",
+      "Delete the selected cues (Delete)",
+      () => actions.remove(),
+      "composer-delete",
+    );
+    this.#preview = chip(
+      "Preview",
+      "Play the show on this page only, from the playhead",
+      () => actions.preview(),
+      "composer-preview",
+    );
     this.#preview.setAttribute("aria-pressed", "false");
     this.#stamp = chip(
       "Play for everyone",
@@ -206,8 +243,12 @@ export class ComposerPanel {
       () => actions.playForEveryone(),
       "composer-stamp",
     );
-    this.#snap = chip("Snap to beats", "Cues dragged or moved land on the music's beats", () =>
-      actions.snap(this.#snap.getAttribute("aria-pressed") !== "true"), "composer-snap");
+    this.#snap = chip(
+      "Snap to beats",
+      "Cues dragged or moved land on the music's beats",
+      () => actions.snap(this.#snap.getAttribute("aria-pressed") !== "true"),
+      "composer-snap",
+    );
     this.#snap.setAttribute("aria-pressed", "false");
     this.#musicInput = el("input", { type: "file", accept: "audio/*,.mp3,.ogg,.opus,.m4a,.wav" });
     this.#importInput = el("input", { type: "file", accept: "application/json,.json" });
@@ -227,9 +268,27 @@ export class ComposerPanel {
       if (file) actions.importFile(file);
     });
     this.#track = el("span", { className: "composer-track small" }, "No music");
-    this.#zoomOut = chip("−", "Show more of the time line", () => actions.zoom(-1), "composer-zoom-out");
+    this.#music = chip("Music…", MUSIC_TITLE, () => this.#musicInput.click(), "composer-music");
+    this.#link = chip(
+      "Copy show link",
+      "A link that opens the replay at this show's start",
+      () => actions.copyLink(),
+      "composer-link",
+    );
+    this.#link.hidden = true;
+    this.#zoomOut = chip(
+      "−",
+      "Show more of the time line",
+      () => actions.zoom(-1),
+      "composer-zoom-out",
+    );
     this.#zoomOut.setAttribute("aria-label", "Zoom out the time line");
-    this.#zoomIn = chip("+", "Show the time line larger", () => actions.zoom(1), "composer-zoom-in");
+    this.#zoomIn = chip(
+      "+",
+      "Show the time line larger",
+      () => actions.zoom(1),
+      "composer-zoom-in",
+    );
     this.#zoomIn.setAttribute("aria-label", "Zoom in the time line");
     this.root = el(
       "section",
@@ -252,8 +311,12 @@ export class ComposerPanel {
       el(
         "div",
         { className: "composer-row" },
-        chip("Add cue", "A cue at the playhead, in the middle of the sky (or click the sky)", () =>
-          actions.add(), "composer-add"),
+        chip(
+          "Add cue",
+          "A cue at the playhead, in the middle of the sky (or click the sky)",
+          () => actions.add(),
+          "composer-add",
+        ),
         this.#copy,
         this.#paste,
         this.#remove,
@@ -267,8 +330,8 @@ export class ComposerPanel {
         { className: "composer-row" },
         this.#preview,
         this.#stamp,
-        chip("Music…", "Choose a music track (mp3, ogg, m4a or wav, up to 20 MB)", () =>
-          this.#musicInput.click(), "composer-music"),
+        this.#link,
+        this.#music,
         this.#snap,
         chip("Export", "Save the show as a file", () => actions.exportShow(), "composer-export"),
         chip("Import…", "Open a show file", () => this.#importInput.click(), "composer-import"),
@@ -374,6 +437,9 @@ export class ComposerPanel {
     this.#zoomOut.disabled = view.zoom <= 1;
     this.#zoomIn.disabled = view.zoom >= 16;
     this.#track.textContent = view.trackLabel;
+    this.#music.disabled = view.musicBlocked !== null;
+    this.#link.hidden = view.showLink === null;
+    this.#music.title = view.musicBlocked ?? MUSIC_TITLE;
     if (this.#kind.value !== (view.kind ?? "")) this.#kind.value = view.kind ?? "";
     if (this.#theme.value !== (view.theme ?? "")) this.#theme.value = view.theme ?? "";
     this.#status.textContent = view.status;
@@ -433,13 +499,17 @@ export class ComposerPanel {
       if (drag.moved) {
         // The click that ends a drag is not a press.
         this.#dragEnded = { id, atMs: performance.now() };
-        this.#a.drag(id, cancelled ? drag.at0 : drag.at0 + (event.clientX - drag.x0) / this.#pxPerTick, true);
+        this.#a.drag(
+          id,
+          cancelled ? drag.at0 : drag.at0 + (event.clientX - drag.x0) / this.#pxPerTick,
+          true,
+        );
       }
     };
     chip.addEventListener("pointerup", (event) => end(event, false));
     chip.addEventListener("pointercancel", (event) => end(event, true));
     // A click that was not a drag selects (keyboard Enter and Space too).
-    chip.addEventListener("click", (event) => {
+    chip.addEventListener("click", () => {
       const ended = this.#dragEnded;
       this.#dragEnded = null;
       if (ended?.id === id && performance.now() - ended.atMs < 400) return;

@@ -3,25 +3,14 @@
  * adding, moving, copying and deleting them, and the cue list a show is stamped with. No DOM, no
  * clocks: the panel and the draft relay call these and draw what they return.
  */
-import type { FireworkKind } from "../../../shared/firework_kinds.ts";
-import type { Theme } from "../../../shared/types.ts";
-import { BURST_HEIGHT_MAX, BURST_HEIGHT_MIN, LAUNCH_HALF_EXTENT } from "../../../shared/constants.ts";
+import {
+  BURST_HEIGHT_MAX,
+  BURST_HEIGHT_MIN,
+  LAUNCH_HALF_EXTENT,
+} from "../../../shared/constants.ts";
+import { SHOW_MAX_CUES, SHOW_MAX_TICKS, type ShowCue } from "../../../shared/protocol.ts";
 
-/** Latest cue tick: 20 minutes after the show's start. */
-export const SHOW_MAX_TICKS = 72_000;
-/** Most cues a show may hold. */
-export const SHOW_MAX_CUES = 2_000;
-
-/** A show's cue as stamped: the launch fields of a click plus `at`, ticks from the start. */
-export interface ShowCue {
-  at: number;
-  x: number;
-  z: number;
-  y?: number;
-  kind?: FireworkKind;
-  theme?: Theme;
-  breaks?: number;
-}
+export { SHOW_MAX_CUES, SHOW_MAX_TICKS, type ShowCue };
 
 /** A cue in the composer: a show cue with an id, and who last edited it (a peer id). */
 export interface DraftCue extends ShowCue {

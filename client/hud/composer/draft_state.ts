@@ -4,23 +4,10 @@
  * composer in its order; applying the relayed edits in that order (one's own too) gives every
  * composer the same draft (last writer wins per cue).
  */
+import type { DraftEdit, TrackRef } from "../../../shared/protocol.ts";
 import { clampAt, type DraftCue, type ShowCue } from "./cue_model.ts";
 
-/** A music track as a show names it. */
-export interface TrackRef {
-  id: string;
-  name: string;
-  mime: string;
-  bytes: number;
-  ms?: number;
-}
-
-/** One edit of the shared draft (the wire's `DraftEdit`). */
-export type DraftEdit =
-  | { do: "cue"; id: string; cue: ShowCue | null }
-  | { do: "title"; title: string }
-  | { do: "track"; track: TrackRef | null }
-  | { do: "discard" };
+export type { DraftEdit, TrackRef };
 
 /** A cue edit for `cue` (its id and its show fields). */
 export function cueEdit(cue: DraftCue): DraftEdit {

@@ -2,6 +2,7 @@
  * Puts the composer on the page from the page's parts (main.ts calls this once): its panel in
  * the HUD's sky row, its opener in the bar, Escape closing it, and the replay giving way.
  */
+import { mayCompose } from "../../../shared/rules.ts";
 import type { World } from "../../../shared/world.ts";
 import type { FireworkSound } from "../../audio/sound.ts";
 import type { Net } from "../../net/net.ts";
@@ -10,7 +11,9 @@ import type { ReplayMode } from "../../replay/replay_mode.ts";
 import { element } from "../dom.ts";
 import type { Hud } from "../hud.ts";
 import type { SceneRules } from "../scene_rules.ts";
+import { LogClient } from "../../replay/log_client.ts";
 import { Composer } from "./composer.ts";
+import { openShow, showParam } from "./show_link.ts";
 import type { DraftEdit } from "./draft_state.ts";
 
 /** The page's parts the composer uses. */
@@ -27,12 +30,6 @@ export interface ComposerPage {
   liveWorld(): World | null;
   you(): string;
   hostKey(): string | undefined;
-}
-
-/** Whether `peer` may compose shows for everyone: a host, or a person a host let compose. */
-export function mayCompose(rules: SceneRules, peer: string): boolean {
-  const composers = (rules.current as { composers?: readonly string[] }).composers ?? [];
-  return rules.isHost(peer) || composers.includes(peer);
 }
 
 /**
@@ -53,12 +50,13 @@ export function mountComposer(page: ComposerPage): Composer {
     kinds: page.kinds,
     sound: page.sound,
     you: page.you,
-    mayCompose: () => mayCompose(rules, page.you()),
-    whyNot: () => "Only the scene's hosts, and people a host lets compose, can play a show for everyone.",
+    mayCompose: () => mayCompose(rules.current, page.you()),
+    whyNot: () =>
+      "Only the scene's hosts, and people a host lets compose, can play a show for everyone.",
     nameOf: (peer) => hud.nameOf(peer),
     colorOf: (peer) => hud.colorOf(peer),
-    sendDraft: (edits: DraftEdit[]) => page.net().send({ t: "draft", edits } as never),
-    submitShow: (show) => page.net().submit(show as never),
+    sendDraft: (edits: DraftEdit[]) => page.net().send({ t: "draft", edits }),
+    submitShow: (show) => page.net().submit(show),
     toast: (text, options) => hud.toast(text, options),
     liveWorld: page.liveWorld,
     hostKey: page.hostKey,
@@ -75,6 +73,22 @@ export function mountComposer(page: ComposerPage): Composer {
     },
   });
   hud.addEscapeTarget(composer);
+  // A show link (`?show=<n>`) opens the replay at the show's start once the scene is here.
+  const n = showParam(location.search);
+  if (n !== null) {
+    const log = new LogClient(page.sceneId);
+    const when = () => {
+      const live = page.liveWorld();
+      if (!live) return void setTimeout(when, 200);
+      void openShow(n, {
+        log,
+        liveTick: () => page.liveWorld()?.tick ?? live.tick,
+        seek: (tick) => replay.seek(tick, true),
+        say: (text, options) => hud.toast(text, options),
+      });
+    };
+    when();
+  }
   // The replay's own button or key takes the screen: a preview gives way.
   element("replay-open").addEventListener("click", () => composer.stopPreview());
   return composer;

@@ -5,24 +5,17 @@
  * music. Parsing checks everything with zod and says what is wrong in words.
  */
 import { z } from "zod";
-import { LaunchBodySchema } from "../../../shared/protocol.ts";
-import { SHOW_MAX_CUES, SHOW_MAX_TICKS, type ShowCue } from "./cue_model.ts";
+import {
+  SHOW_MAX_CUES,
+  SHOW_TITLE_MAX,
+  type ShowCue,
+  ShowCueSchema,
+  TRACK_MAX_BYTES,
+  TrackRefSchema,
+} from "../../../shared/protocol.ts";
 
-/** One cue in a file: a launch's fields and `at`, ticks from the show's start. */
-const FileCueSchema = LaunchBodySchema.omit({ type: true }).extend({
-  at: z.number().int().min(0).max(SHOW_MAX_TICKS),
-}).strict();
-
-/** Largest track a file may carry, bytes (what a scene accepts). */
-export const TRACK_MAX_BYTES = 20 * 1024 * 1024;
-
-/** A track as a show names it. */
-export const FileTrackSchema = z.object({
-  name: z.string().min(1).max(200),
-  id: z.string().regex(/^[0-9a-f]{64}$/, "a track id is 64 hex digits (its SHA-256)"),
-  mime: z.string().min(1).max(100),
-  bytes: z.number().int().min(1).max(TRACK_MAX_BYTES),
-  ms: z.number().min(0).optional(),
+/** A track as a show file names it: the show's track reference, maybe with its bytes. */
+export const FileTrackSchema = TrackRefSchema.extend({
   /** The track's bytes, base64. */
   data: z.string().max(Math.ceil(TRACK_MAX_BYTES / 3) * 4 + 4).optional(),
 }).strict();
@@ -33,8 +26,8 @@ export type FileTrack = z.infer<typeof FileTrackSchema>;
 export const ShowFileSchema = z.object({
   snowfire: z.literal("show"),
   version: z.literal(1),
-  title: z.string().max(120),
-  cues: z.array(FileCueSchema).max(SHOW_MAX_CUES),
+  title: z.string().max(SHOW_TITLE_MAX),
+  cues: z.array(ShowCueSchema).max(SHOW_MAX_CUES),
   track: FileTrackSchema.optional(),
 }).strict();
 /** A parsed show file. */

@@ -6,13 +6,7 @@
  */
 import { type DraftCue, type ShowCue } from "./cue_model.ts";
 import { newCueId, type TrackRef } from "./draft_state.ts";
-import {
-  type FileTrack,
-  parseShowFile,
-  showFileText,
-  toBase64,
-  trackBytes,
-} from "./show_file.ts";
+import { type FileTrack, parseShowFile, showFileText, toBase64, trackBytes } from "./show_file.ts";
 
 /** What saving and opening need. */
 export interface ShowFilesDeps {

@@ -1,14 +1,14 @@
 /**
  * Reads a decoded track for the composer's time line, pure: its waveform (the loudest sample of
- * each 10 ms) and its beats. Beats: an onset strength per 512-sample hop (the rise of the
+ * each 10 ms) and its beats. Beats: an onset strength per 256-sample hop (the rise of the
  * hop's energy over the mean of the last 20 hops), the tempo with the strongest autocorrelation
- * of that strength between 70 and 180 beats a minute, and the beat grid at that tempo laid where
- * the onsets are strongest.
+ * of that strength between 70 and 180 beats a minute, and beats at that tempo laid where the
+ * onsets are strongest, each following the onset the last one landed on.
  */
 
 /** Peaks per second of the waveform. */
 const PEAKS_PER_SECOND = 100;
-const HOP = 512;
+const HOP = 256;
 const HISTORY = 20;
 
 /** A track's waveform (0–1 peaks, `PEAKS_PER_SECOND`) and beat times (seconds). */
@@ -60,29 +60,36 @@ export function analyseAudio(samples: Float32Array, rate: number): TrackAnalysis
   // Tempo: the lag (70–180 bpm) whose autocorrelation is strongest.
   const minLag = Math.max(1, Math.round(60 / 180 / hopS));
   const maxLag = Math.round(60 / 70 / hopS);
+  const corr = new Float32Array(maxLag + 2);
   let bestLag = 0, best = 0;
-  for (let lag = minLag; lag <= maxLag && lag < hops; lag++) {
+  for (let lag = minLag; lag <= maxLag + 1 && lag < hops; lag++) {
     let sum = 0;
     for (let h = lag; h < hops; h++) sum += onset[h] * onset[h - lag];
-    sum /= hops - lag;
-    if (sum > best * 1.0001) best = sum, bestLag = lag;
+    corr[lag] = sum / (hops - lag);
+    if (lag <= maxLag && corr[lag] > best * 1.0001) best = corr[lag], bestLag = lag;
   }
   if (bestLag === 0 || best <= 0) return { peaks, beats: [], bpm: 0 };
+  // The period between hops: the peak of a parabola through the best lag and its neighbours.
+  const a = corr[bestLag - 1] ?? 0, b = corr[bestLag], c = corr[bestLag + 1] ?? 0;
+  const bend = a - 2 * b + c;
+  const period = bestLag + (bend < 0 ? Math.max(-0.5, Math.min(0.5, (a - c) / (2 * bend))) : 0);
   // Phase: the grid offset that collects the most onset strength.
   let bestPhase = 0, collected = -1;
   for (let phase = 0; phase < bestLag; phase++) {
     let sum = 0;
-    for (let h = phase; h < hops; h += bestLag) sum += onset[h];
+    for (let h = phase; h < hops; h += period) sum += onset[Math.round(h)] ?? 0;
     if (sum > collected) collected = sum, bestPhase = phase;
   }
+  // Each beat sits on the strongest onset within two hops of where the last one predicts.
   const beats: number[] = [];
-  for (let h = bestPhase; h < hops; h += bestLag) {
-    // Each beat sits on the strongest onset within two hops of the grid.
-    let at = h, strongest = onset[h];
+  for (let pos = bestPhase; pos < hops;) {
+    const h = Math.round(pos);
+    let at = h, strongest = -1;
     for (let k = Math.max(0, h - 2); k <= Math.min(hops - 1, h + 2); k++) {
       if (onset[k] > strongest) strongest = onset[k], at = k;
     }
     beats.push(Math.round(at * hopS * 1000) / 1000);
+    pos = (strongest > 0 ? at : pos) + period;
   }
-  return { peaks, beats, bpm: Math.round((60 / (bestLag * hopS)) * 10) / 10 };
+  return { peaks, beats, bpm: Math.round((60 / (period * hopS)) * 10) / 10 };
 }

@@ -3,6 +3,7 @@
  * fetching a named one (`GET /s/<scene>/tracks/<id>`), and reading its waveform and beats for
  * the time line (decoded in the page, never played here: playing is the show's business).
  */
+import { TRACK_MIMES } from "../../../shared/protocol.ts";
 import { beatTicks } from "./beat_snap.ts";
 import type { TrackRef } from "./draft_state.ts";
 import { analyseAudio } from "./track_analysis.ts";
@@ -64,7 +65,10 @@ export class TrackLoader {
       bytes?: number;
       message?: string;
     };
-    if (!response.ok || !answer.id || !answer.mime) {
+    const mime = (TRACK_MIMES as readonly string[]).includes(answer.mime ?? "")
+      ? answer.mime as TrackRef["mime"]
+      : undefined;
+    if (!response.ok || !answer.id || !mime) {
       this.#d.toast(`The music was refused: ${answer.message ?? response.statusText}.`, {
         error: true,
       });
@@ -75,7 +79,7 @@ export class TrackLoader {
     const ref: TrackRef = {
       id: answer.id,
       name: name.slice(0, 200) || "music",
-      mime: answer.mime,
+      mime,
       bytes: answer.bytes ?? bytes.length,
     };
     if (analysed) ref.ms = Math.round(analysed * 1000);
