@@ -7,9 +7,9 @@ import {
   pasteCues,
   raiseCue,
   shiftCue,
+  SHOW_MAX_TICKS,
   showCues,
   showTime,
-  SHOW_MAX_TICKS,
 } from "../../client/hud/composer/cue_model.ts";
 import { beatTicks, snapTick, stepBeat } from "../../client/hud/composer/beat_snap.ts";
 import {
@@ -127,7 +127,7 @@ Deno.test("composer show file exports and imports, and names what is wrong", asy
   await t.step("a track's bytes come back only when they match its size and hash", async () => {
     const bytes = new TextEncoder().encode("RIFF....WAVEfmt ");
     const id = await sha256Hex(bytes);
-    const track = { name: "t.wav", id, mime: "audio/wav", bytes: bytes.length };
+    const track = { name: "t.wav", id, mime: "audio/wav" as const, bytes: bytes.length };
     const text = showFileText("T", [], { ...track, data: toBase64(bytes) });
     const read = parseShowFile(text);
     assert.ok("show" in read && read.show.track);
