@@ -535,7 +535,9 @@ export class Composer {
     const status = starts + (others.length > 0 ? `${others.join(" and ")} editing · ` : "") +
       `${cues.length} ${cues.length === 1 ? "cue" : "cues"}, ${showTime(length)} long · ` +
       (may
-        ? "Click the sky to add a cue at the playhead; drag cues, or ← → to move, Delete to remove."
+        ? matchMedia("(pointer: coarse)").matches
+          ? "Tap the sky to add a cue at the playhead; drag a cue to move it."
+          : "Click the sky to add a cue at the playhead; drag cues, or ← → to move, Delete to remove."
         : "Only you see this draft: you can preview and export it.");
     this.#panel.render({
       title: this.#draft.title,

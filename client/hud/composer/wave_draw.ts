@@ -52,7 +52,7 @@ export function drawWave(
   if (wave && wave.peaks.length > 0) {
     const n = wave.peaks.length;
     const ticksPerPeak = (wave.durationS * TICK_RATE) / n;
-    g.fillStyle = "rgba(140, 170, 255, 0.28)";
+    g.fillStyle = "rgba(150, 180, 255, 0.5)";
     const cssW = w / ratio;
     // One bar per pixel column: the loudest peak that falls in it.
     let column = -1, loud = 0;
