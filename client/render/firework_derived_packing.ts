@@ -3,7 +3,7 @@
  * ring, a burst spark, a split child or an ember of a burst spark, each placed from a row of its
  * launch's group in the break table (firework_break_table.ts) as shared/fireworks/'s
  * `spawnTrail` (rise.ts), `placeBurst` (burst.ts) and `splitBirth` (split.ts) place it. firework_sparks.ts writes the
- * references and rows, firework_spark_shader.ts and firework_shader_math.ts derive them.
+ * references and rows, firework_spark_shader.ts derives them.
  *
  * A slot's reference is two floats: `row + 1` (0: nothing is drawn there), then
  * `q + EMBER_N · (index + INDEX_SPAN · kind)`, kind a `DERIVED` value, index the spark's place

@@ -10,7 +10,8 @@
  * streak back along its last tick of motion (never past its birth point) and the young-burst
  * dimming (firework_youth.ts; spark_packing.ts has the same rules for the CPU-packed gun and fountain) — then draws
  * the same camera-facing streak quad as `SparkStreakShader`, whose fragment stage it shares.
- * `fireworkHead` in firework_shader_math.ts mirrors the maths in float32 for tests.
+ * tests/browser/firework_spark_shader_test.ts runs this shader in WebGL and compares it with
+ * shared/.
  */
 import { COLOR_STEPS, PALETTE_SIZE, STROBE_DIM } from "../../shared/firework_colors.ts";
 import { MOTION, MOTIONS } from "../../shared/firework_motion.ts";

@@ -36,7 +36,6 @@ import { type Recipe, RECIPES } from "../../shared/firework_recipes.ts";
 import { FIREWORK_KINDS, MAX_BREAKS } from "../../shared/firework_kinds.ts";
 import { STREAM, streamPrefix } from "../../shared/prng.ts";
 import { EMBER_N, MAX_TRAILS } from "./firework_ember_packing.ts";
-import type { FireworkShaderRows } from "./firework_shader_math.ts";
 import { createFireworkTables, type FireworkTables } from "./firework_tables.ts";
 import {
   FireworkRecordBuffer,
@@ -252,23 +251,9 @@ export class FireworkSparks {
     return { gpu, cpu: cpu + (this.gl ? 0 : slots) };
   }
 
-  /** The shader's uniform tables, as arrays (for fireworkHead in tests). */
-  get shaderRows(): FireworkShaderRows {
-    const rows = (name: string) =>
-      (this.material.uniforms[name].value as THREE.Vector4[]).map((v) => v.toArray());
-    return {
-      a: rows("uEmberA"),
-      b: rows("uEmberB"),
-      burstA: rows("uBurstA"),
-      burstB: rows("uBurstB"),
-      burstC: rows("uBurstC"),
-      splitA: rows("uSplitA"),
-      splitB: rows("uSplitB"),
-      splitC: rows("uSplitC"),
-      themes: rows("uThemes"),
-      refs: this.refMirror,
-      breaks: this.table.data,
-    };
+  /** What the renderer wrote for the shader: the references (the mirror) and the break rows. */
+  get writtenRows(): { refs: Float32Array; breaks: Float32Array } {
+    return { refs: this.refMirror, breaks: this.table.data };
   }
 
   /** The tick that born ticks in the mirror (and the shader's `uTick`) are relative to. */

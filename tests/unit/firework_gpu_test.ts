@@ -2,57 +2,20 @@ import assert from "node:assert/strict";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { World } from "../../shared/world.ts";
 import { FireworkSparks } from "../../client/render/firework_sparks.ts";
-import { fireworkHead } from "../../client/render/firework_shader_math.ts";
-import { DERIVED, INDEX_SPAN } from "../../client/render/firework_derived_packing.ts";
 import {
   BREAK_TEXELS,
   LAUNCH_ROW,
   MAX_BREAKS_PER_GROUP,
 } from "../../client/render/firework_break_table.ts";
-import { EMBER_N } from "../../client/render/firework_ember_packing.ts";
 import { createPointUniforms } from "../../client/render/point_uniforms.ts";
 import * as THREE from "three";
-
-/**
- * Largest distance (metres) allowed between the shader's float32 head and shared/'s position for
- * the shell and its trail: their birth state is shared/'s own float32 numbers, copied.
- */
-const TOLERANCE_M = 1e-4;
-/**
- * The same for a spark placed on the GPU from its break (a burst spark, split child or ember):
- * its velocity is built in float32 (cos, sin, the noise blend, a split's parent carried to its
- * delay), not rounded once from shared/'s float64. 1 mm is a hundredth of a pixel at the nearest
- * burst.
- */
-const DERIVED_TOLERANCE_M = 1e-3;
-
-/** What slot `i`'s reference names (a DERIVED value; −1: nothing). */
-function kindOf(refs: Float32Array, i: number): number {
-  return refs[i * 2] > 0.5 ? Math.floor(refs[i * 2 + 1] / (EMBER_N * INDEX_SPAN)) : -1;
-}
-
-/** Whether slot `i` is placed on the GPU from its break (not the shell or its trail). */
-function fromBreak(refs: Float32Array, i: number): boolean {
-  const kind = kindOf(refs, i);
-  return kind >= 0 && kind !== DERIVED.shell && kind !== DERIVED.trail;
-}
-
-/** The tolerance for slot `i` of `gpu`: placed from its break, or the shell or its trail. */
-function tolerance(gpu: FireworkSparks, i: number): number {
-  return fromBreak(gpu.shaderRows.refs, i) ? DERIVED_TOLERANCE_M : TOLERANCE_M;
-}
-
-/** Whether slot `i` of `gpu` is an ember placed on the GPU from its break. */
-function isEmber(refs: Float32Array, i: number): boolean {
-  return kindOf(refs, i) === DERIVED.ember;
-}
 
 /**
  * The row slot `i`'s reference names when the shader draws from it (inside the slot range of
  * its group's launch row), else −1 (none, or a stale reference in an ended launch's gap).
  */
 function liveRow(gpu: FireworkSparks, i: number): number {
-  const { refs, breaks } = gpu.shaderRows;
+  const { refs, breaks } = gpu.writtenRows;
   if (refs[i * 2] < 0.5) return -1;
   const row = Math.round(refs[i * 2]) - 1;
   const launch = (row - (row % MAX_BREAKS_PER_GROUP) + LAUNCH_ROW) * BREAK_TEXELS * 4;
@@ -75,7 +38,12 @@ function sparks(keepEvery = 1): FireworkSparks {
   });
 }
 
-Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm (1 mm placed from a break), written once a launch", async (t) => {
+/**
+ * Where the shader draws each spark (drawn iff alive, at shared/'s position) is checked by running
+ * the shader itself: tests/browser/firework_spark_shader_test.ts. These tests check what the
+ * renderer writes for it.
+ */
+Deno.test("GPU firework sparks: written once a launch, not once a live spark", () => {
   const world = new World({ seed: 0x18, capacity: 400_000 });
   let seq = 0;
   for (let tick = 0; tick < 300; tick += 9) {
@@ -90,57 +58,15 @@ Deno.test("GPU firework sparks: drawn where shared/ has them, within 0.1 mm (1 m
   }
   const gpu = sparks();
   gpu.bind(world);
-  const head = new Float32Array(3);
-  let worst = 0, worstPlaced = 0, compared = 0, placed = 0, births = 0, all = 0, embers = 0;
-  for (const sample of [20, 61, 95, 130, 200, 260, 333, 410, 500, 620]) {
-    while (world.tick < sample) {
-      world.step();
-      gpu.update(1);
-      births += gpu.written + gpu.referenced;
-      all += world.fireworkSystem.live();
-    }
-    await t.step(`tick ${sample}`, () => {
-      const view = world.fireworks;
-      const tick = world.tick - gpu.epochTick;
-      // Reading the view evaluates shared/'s closed form at this tick, lives included (the pool
-      // keeps them from the first read on).
-      const life = view.position && world.fireworkSystem.pool.life;
-      const rows = gpu.shaderRows;
-      for (let i = 0; i < view.count; i++) {
-        const alive = life[i] > 0;
-        const drawn = fireworkHead(i, tick, 1, head, rows);
-        if (isEmber(rows.refs, i)) embers += drawn ? 1 : 0;
-        assert.equal(drawn, alive, `slot ${i}: drawn by the shader iff alive in shared/`);
-        if (!drawn) continue;
-        // Placed from a break, or the shell and its trail: each kind's worst error.
-        const onGpu = fromBreak(rows.refs, i);
-        let error = 0;
-        for (let c = 0; c < 3; c++) {
-          error = Math.max(error, Math.abs(head[c] - view.position[i * 3 + c]));
-        }
-        fireworkHead(i, tick, 0, head, rows);
-        for (let c = 0; c < 3; c++) {
-          error = Math.max(error, Math.abs(head[c] - view.previous[i * 3 + c]));
-        }
-        if (onGpu) worstPlaced = Math.max(worstPlaced, error);
-        else worst = Math.max(worst, error);
-        placed += onGpu ? 1 : 0;
-        compared++;
-      }
-    });
+  let births = 0, all = 0;
+  while (world.tick < 620) {
+    world.step();
+    gpu.update(1);
+    births += gpu.written + gpu.referenced;
+    all += world.fireworkSystem.live();
   }
-  console.log(
-    `${compared} sparks (${embers} embers, ${placed} placed from their break) compared, worst ` +
-      `${worst} m (placed from a break: ${worstPlaced} m); ${births} written`,
-  );
-  assert.ok(compared > 20_000, `${compared} sparks compared`);
-  // Embers are derived on the GPU from their trailing sparks (never written per wave).
-  assert.ok(embers > 2_000, `${embers} embers compared`);
-  assert.ok(compared - placed > 2_000, `${compared - placed} shells and trail sparks compared`);
-  // Sphere and palm breaks' sparks, children and embers are placed on the GPU from their break.
-  assert.ok(placed > 50_000, `${placed} sparks placed on the GPU compared`);
-  assert.ok(worst <= TOLERANCE_M, `worst float32 error ${worst} m`);
-  assert.ok(worstPlaced <= DERIVED_TOLERANCE_M, `worst GPU-placed error ${worstPlaced} m`);
+  console.log(`${births} slots written for ${all} spark-frames`);
+  assert.ok(all > 1_000_000, `${all} spark-frames`);
   // Slots written follow launches (each launch's rows and references, once), not the live
   // sparks drawn each frame.
   assert.ok(births < all / 10, `${births} slots written for ${all} spark-frames`);
@@ -233,7 +159,7 @@ Deno.test("GPU firework sparks: a growing pool's references are copied, only new
     const fresh = sparks();
     fresh.bind(world);
     fresh.update(1);
-    const ra = gpu.shaderRows, rb = fresh.shaderRows;
+    const ra = gpu.writtenRows, rb = fresh.writtenRows;
     assert.equal(ra.refs.length, rb.refs.length);
     const shift = gpu.epochTick - fresh.epochTick;
     // References name the same place in rows with the same numbers (the rows themselves are
@@ -280,16 +206,16 @@ function writtenAfterStep(
   return { rows, refs, launches, runs };
 }
 
-Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compaction are drawn where shared/ has them", () => {
+Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compaction are written once", () => {
   // A tight, always full sky of launches of every size and life: the pool puts new launches in
   // the gaps ended ones left (the references left there must stay dark) and, when no gap holds
-  // one, compacts (the references are moved on the GPU, not written again).
+  // one, compacts (the references are moved on the GPU, not written again). The browser test
+  // runs the shader on this sky (tests/browser/firework_spark_shader_test.ts).
   const world = new World({ seed: 0x19, capacity: 60_000 });
   const pool = world.fireworkSystem.pool;
   const gpu = sparks();
   gpu.bind(world);
-  const head = new Float32Array(3);
-  let seq = 0, checked = 0, writtenAfterMoves = 0, moved = 0, reused = 0;
+  let seq = 0, writtenAfterMoves = 0, moved = 0, reused = 0;
   for (let tick = 0; tick < 1500; tick++) {
     if (tick % 3 === 0) {
       seq++;
@@ -320,47 +246,10 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
       moved = gpu.movedUpdates;
       writtenAfterMoves += gpu.written + gpu.referenced;
     }
-    if (!afterMoves && !(intoGap && reused % 8 === 1)) continue;
-    const view = world.fireworks;
-    const life = view.position && world.fireworkSystem.pool.life;
-    for (let i = 0; i < view.count; i++) {
-      const drawn = fireworkHead(i, world.tick - gpu.epochTick, 1, head, gpu.shaderRows);
-      assert.equal(drawn, life[i] > 0, `tick ${world.tick}, slot ${i}: drawn iff alive`);
-      for (let c = 0; c < 3; c++) {
-        const error = Math.abs(head[c] - view.position[i * 3 + c]);
-        if (drawn) assert.ok(error <= tolerance(gpu, i), `slot ${i}: ${error} m off`);
-      }
-      if (drawn) checked++;
-    }
   }
   assert.ok(reused >= 50, `${reused} launches took an ended one's gap`);
   assert.ok(moved >= 1, `${moved} compactions followed by moves`);
-  assert.ok(checked > 50_000, `${checked} sparks checked after a gap was taken or a compaction`);
   // A compaction writes no reference again: what is written after one is that frame's launches.
   assert.ok(writtenAfterMoves < 10_000 * moved, `${writtenAfterMoves} slots written after moves`);
-  gpu.dispose();
-});
-
-Deno.test("GPU firework sparks: reduced motion draws every other slot of a launch", () => {
-  const world = new World({ seed: 0x18 });
-  world.apply({ seq: 1, tick: 0, by: "t", body: { type: "launch", x: 0, z: 0, kind: "peony" } });
-  const gpu = sparks(2);
-  gpu.bind(world);
-  world.advanceTo(120);
-  gpu.update(1);
-  const head = new Float32Array(3);
-  const view = world.fireworks;
-  let lit = 0, drawn = 0;
-  const life = view.position && world.fireworkSystem.pool.life;
-  const block = world.fireworkSystem.pool.blocks[0];
-  for (let i = 0; i < view.count; i++) {
-    if (life[i] > 0) lit++;
-    if (fireworkHead(i, world.tick - gpu.epochTick, 1, head, gpu.shaderRows)) {
-      drawn++;
-      assert.equal((i - block.start) % 2, 0);
-    }
-  }
-  assert.ok(lit > 500);
-  assert.ok(Math.abs(drawn - lit / 2) < lit * 0.1, `${drawn} of ${lit}`);
   gpu.dispose();
 });
