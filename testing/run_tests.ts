@@ -10,15 +10,19 @@
  *     deno task test tests/unit/prng_test.ts  # one file
  *     deno task test server --filter=abuse
  *
- * Order: the unit tier; then the server and cluster tiers one after the other while the browser
- * tier runs beside them at a lower priority (`nice`). The unit, server and browser tiers run their
- * files as many at a time as there are cores (two here): most browser tests skip the GPU draw and
- * wait on the scene's clock. The cluster tier runs one file at a time: two at a time it took
- * 101-145 s instead of ~200, but beside the browser tier its timing tests failed in five CI runs of
- * six on 2026-12-01 (an idle scene not swept in time, 14 events not relayed within 20 s), and the
- * server and cluster tiers together still end about when the browser tier does. Last, one at a
- * time with nothing beside them, the files marked `// test tiers: alone`.
- * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead.
+ * Order: the browser tier runs from the start beside the others at a lower priority (`nice`),
+ * three files at a time: a browser file waits on pages and the scene's clock part of its time (one
+ * of 37 s used ~32 s of CPU, Chromium's included), so a third file fills some of the waits. Beside
+ * it, one after
+ * the other: the unit tier, the server tier and the cluster tier. The unit and server tiers run
+ * their files as many at a time as there are cores (two here). The cluster tier runs one file at
+ * a time: two at a time it took 101-145 s instead of ~200, but beside the browser tier its timing
+ * tests failed in five CI runs of six on 2026-12-01 (an idle scene not swept in time, 14 events not
+ * relayed within 20 s). Files run many at a time start longest first (by source length, a proxy
+ * for their time), so the longest do not start last and end the tier late. Last, one at a time
+ * with nothing beside them, the files marked `// test tiers: alone`.
+ * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead;
+ * `SNOWFIRE_BROWSER_JOBS=N` sets how many browser files run at once.
  * The closing lines name every failed test with the first lines of its error, so the tail of a
  * long log says what failed and why.
  */
@@ -35,6 +39,9 @@ const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser"]);
 
 /** Niceness of the browser tier while other tiers run beside it. */
 const BACKGROUND_NICENESS = "10";
+
+/** Browser files at once (their pages mostly wait; see the order above). */
+const BROWSER_JOBS = Deno.env.get("SNOWFIRE_BROWSER_JOBS") ?? "3";
 
 const encoder = new TextEncoder();
 
@@ -57,9 +64,9 @@ interface RunOptions {
   nice: boolean;
 }
 
-/** Starts `deno` with `args`, under `nice` if asked and available. */
-function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
-  const pipes = { stdout: "piped", stderr: "piped" } as const;
+/** Starts `deno` with `args` (and `env` added), under `nice` if asked and available. */
+function spawnDeno(args: string[], nice: boolean, env: Record<string, string>): Deno.ChildProcess {
+  const pipes = { stdout: "piped", stderr: "piped", env } as const;
   if (nice) {
     try {
       const niced = ["-n", BACKGROUND_NICENESS, Deno.execPath(), ...args];
@@ -72,8 +79,12 @@ function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
 }
 
 /** Runs `deno` with `args`; resolves with its exit code. */
-async function runDeno(args: string[], { live, nice }: RunOptions): Promise<number> {
-  const process = spawnDeno(args, nice);
+async function runDeno(
+  args: string[],
+  { live, nice }: RunOptions,
+  env: Record<string, string> = {},
+): Promise<number> {
+  const process = spawnDeno(args, nice, env);
   let block = "";
   const read = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
@@ -134,9 +145,10 @@ if (!flags.includes("--no-check")) {
 
 const stepOf = (tier: Tier, alone: boolean): Step | null => {
   const inStep = files.filter((f) => f.tier === tier && f.alone === alone);
-  return inStep.length === 0
-    ? null
-    : { tier, files: inStep, parallel: !alone && PARALLEL.has(tier) };
+  const parallel = !alone && PARALLEL.has(tier);
+  // Many at a time: the longest first (deno starts them in the order given).
+  if (parallel) inStep.sort((a, b) => b.chars - a.chars);
+  return inStep.length === 0 ? null : { tier, files: inStep, parallel };
 };
 
 const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
@@ -169,6 +181,7 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
         ...step.files.map((f) => f.path),
       ],
       options,
+      step.parallel && step.tier === "browser" ? { DENO_JOBS: BROWSER_JOBS } : {},
     );
     const total = counts.get(step.tier)!;
     total.ms += performance.now() - started;
@@ -198,15 +211,15 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
 const started = performance.now();
 const has = (tier: Tier) => chosen.includes(tier);
 const quiet: RunOptions = { live: true, nice: false };
-if (has("unit")) await run(stepOf("unit", false), quiet);
 const foreground = async (options: RunOptions) => {
-  if (has("server")) await run(stepOf("server", false), options);
-  if (has("cluster")) await run(stepOf("cluster", false), options);
+  for (const tier of ["unit", "server", "cluster"] as const) {
+    if (has(tier)) await run(stepOf(tier, false), options);
+  }
 };
 // SNOWFIRE_TESTS_IN_TURN=1: every tier after the other, nothing beside anything (to tell a flaky
 // test from one that fails only beside the browser tier).
 const inTurn = Deno.env.get("SNOWFIRE_TESTS_IN_TURN") === "1";
-if (!inTurn && has("browser") && (has("server") || has("cluster"))) {
+if (!inTurn && has("browser") && (has("unit") || has("server") || has("cluster"))) {
   await Promise.all([
     foreground({ live: false, nice: false }),
     run(stepOf("browser", false), { live: true, nice: true }),

@@ -31,11 +31,13 @@ export function runsAlone(source: string): boolean {
   return source.split("\n").some((line) => line.trimEnd() === ALONE);
 }
 
-/** A test file, its tier, and whether it runs by itself. */
+/** A test file, its tier, whether it runs by itself, and its length in characters. */
 export interface TestFile {
   path: string;
   tier: Tier;
   alone: boolean;
+  /** The source's length: files run many at a time start longest first (a proxy for time). */
+  chars: number;
 }
 
 /** A test file in `tests/` outside any tier folder: it would run in no tier. */
@@ -74,7 +76,7 @@ export async function testFiles(root: URL): Promise<TestFile[]> {
       if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
       const url = new URL(entry.name, dir);
       const source = await Deno.readTextFile(url);
-      files.push({ path: url.pathname, tier, alone: runsAlone(source) });
+      files.push({ path: url.pathname, tier, alone: runsAlone(source), chars: source.length });
     }
   }
   return files.sort((a, b) => a.path < b.path ? -1 : 1);
