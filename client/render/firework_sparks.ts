@@ -43,8 +43,7 @@ import {
   type FireworkRecordTarget,
 } from "./firework_records.ts";
 import { FIREWORK_CLASSES, FireworkSparkShader, THEME_ROWS } from "./firework_spark_shader.ts";
-import type { PointUniforms } from "./point_uniforms.ts";
-import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
+import { ADDED_LIGHT, type StreakLook, streakQuadGeometry, streakUniforms } from "./streak_quad.ts";
 
 /** Floats per slot in the reference buffer (firework_derived_packing.ts). */
 export const REF_STRIDE = 2;
@@ -61,22 +60,13 @@ if (MAX_BREAKS > LAUNCH_ROW) throw new RangeError("firework_breaks: no row left 
 const EPOCH_SPAN = 1 << 22;
 
 /** Options for {@link FireworkSparks}. */
-export interface FireworkSparksOptions {
-  uniforms: PointUniforms;
-  /** Shared `uViewport` uniform: the drawing buffer's size in pixels. */
-  viewport: THREE.IUniform<THREE.Vector2>;
-  /** Sprite diameter relative to the particle's size, so the glow halo has room. */
-  glow: number;
-  /** Overall brightness (linear, may exceed 1). */
-  intensity: number;
+export interface FireworkSparksOptions extends StreakLook {
   /** Streak length in ticks of the spark's own motion. */
   tailTicks: number;
   /** Per motion class, a factor on `tailTicks` (missing: 1). */
   classTicks: readonly number[];
   /** Per motion class, the young-burst radius in metres (0: none; spark_packing.ts). */
   classYouth: readonly number[];
-  /** Brightness at the tail end relative to the head. */
-  tailLight: number;
   /** Draw the sparks of every n-th slot of a launch (reduced motion: 2); default 1. */
   keepEvery?: number;
   /** Strobing sparks flicker (reduced motion: no); default true. */
@@ -190,11 +180,7 @@ export class FireworkSparks {
       vertexShader: FireworkSparkShader.vertexShader,
       fragmentShader: FireworkSparkShader.fragmentShader,
       uniforms: {
-        ...options.uniforms,
-        uViewport: options.viewport,
-        uGlow: { value: options.glow },
-        uIntensity: { value: options.intensity },
-        uTailLight: { value: options.tailLight },
+        ...streakUniforms(options),
         uMotion: { value: this.tables.motion },
         uColors: { value: this.tables.colors },
         uTick: { value: 0 },

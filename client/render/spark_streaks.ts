@@ -5,25 +5,15 @@
  */
 import * as THREE from "three";
 import type { FireworkView, ParticleView, StreakView } from "../../shared/views.ts";
-import type { PointUniforms } from "./point_uniforms.ts";
 import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
 import { uploadPrefix } from "./upload_range.ts";
-import { ADDED_LIGHT, streakQuadGeometry } from "./streak_quad.ts";
+import { ADDED_LIGHT, type StreakLook, streakQuadGeometry, streakUniforms } from "./streak_quad.ts";
 
 /** Options for {@link SparkStreaks}. */
-export interface SparkStreaksOptions {
-  uniforms: PointUniforms;
-  /** Shared `uViewport` uniform: the drawing buffer's size in pixels. */
-  viewport: THREE.IUniform<THREE.Vector2>;
-  /** Sprite diameter relative to the particle's size, so the glow halo has room. */
-  glow: number;
-  /** Overall brightness (linear, may exceed 1: tone mapping and bloom take the highlights). */
-  intensity: number;
+export interface SparkStreaksOptions extends StreakLook {
   /** Where each streak's tail is. */
   tail: StreakTail;
-  /** Brightness at the tail end relative to the head (1: even; 0: fades out). */
-  tailLight: number;
   /** Draw every n-th visible spark (reduced motion draws fewer); default 1. */
   keepEvery?: number;
   /** Strobing sparks flicker (reduced motion: no, they stay steady); default true. */
@@ -53,13 +43,7 @@ export class SparkStreaks {
     this.material = new THREE.ShaderMaterial({
       vertexShader: SparkStreakShader.vertexShader,
       fragmentShader: SparkStreakShader.fragmentShader,
-      uniforms: {
-        ...options.uniforms,
-        uViewport: options.viewport,
-        uGlow: { value: options.glow },
-        uIntensity: { value: options.intensity },
-        uTailLight: { value: options.tailLight },
-      },
+      uniforms: streakUniforms(options),
       ...ADDED_LIGHT,
     });
     this.object = new THREE.Mesh(this.geometry, this.material);

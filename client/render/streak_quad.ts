@@ -10,6 +10,34 @@
  * ```
  */
 import * as THREE from "three";
+import type { PointUniforms } from "./point_uniforms.ts";
+
+/** What sets a streak material's shared uniforms (the quad's placement and the fragment stage). */
+export interface StreakLook {
+  uniforms: PointUniforms;
+  /** Shared `uViewport` uniform: the drawing buffer's size in pixels. */
+  viewport: THREE.IUniform<THREE.Vector2>;
+  /** Sprite diameter relative to the particle's size, so the glow halo has room. */
+  glow: number;
+  /** Overall brightness (linear, may exceed 1: tone mapping and bloom take the highlights). */
+  intensity: number;
+  /** Brightness at the tail end relative to the head (1: even; 0: fades out). */
+  tailLight: number;
+}
+
+/**
+ * The uniforms `STREAK_QUAD_GLSL` and the streak fragment stage read (spark_streak_shader.ts),
+ * for every streak material.
+ */
+export function streakUniforms(look: StreakLook): Record<string, THREE.IUniform> {
+  return {
+    ...look.uniforms,
+    uViewport: look.viewport,
+    uGlow: { value: look.glow },
+    uIntensity: { value: look.intensity },
+    uTailLight: { value: look.tailLight },
+  };
+}
 
 /**
  * Material settings for light that adds up: the shaders write premultiplied light, which may
