@@ -8,7 +8,7 @@ import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
 import { keyMatches } from "../scene/host_keys.ts";
-import type { TrackStore } from "../http/track_store.ts";
+import type { TrackStore } from "../scene/track_store.ts";
 import type { DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import { StorageUnavailableError } from "../scene/errors.ts";

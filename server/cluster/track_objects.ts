@@ -15,7 +15,7 @@
  */
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import { StorageType } from "@nats-io/jetstream";
-import { type StoredTrack, TrackStorageError, type TrackStore } from "../http/track_store.ts";
+import { type StoredTrack, TrackStorageError, type TrackStore } from "../scene/track_store.ts";
 import type { TrackType } from "../http/track_type.ts";
 import { TrackBudget } from "../local/track_budget.ts";
 import type { NatsLink } from "./nats_link.ts";

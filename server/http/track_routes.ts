@@ -24,7 +24,7 @@ import {
   type StoredTrack,
   TrackStorageError,
   type TrackStore,
-} from "./track_store.ts";
+} from "../scene/track_store.ts";
 import { trackType } from "./track_type.ts";
 import { readTrackBody } from "./track_upload.ts";
 

@@ -14,13 +14,9 @@
  * ```
  */
 
-import type { TRACK_MIMES } from "../../shared/protocol.ts";
+import type { TrackType } from "../scene/track_store.ts";
 
-/** A recognised track kind: its media type and the file extension it is stored under. */
-export interface TrackType {
-  mime: typeof TRACK_MIMES[number];
-  ext: "mp3" | "ogg" | "m4a" | "wav";
-}
+export type { TrackType };
 
 /** The media types tracks are served with, by stored extension. */
 export const TRACK_TYPES: Readonly<Record<TrackType["ext"], TrackType>> = {

@@ -15,7 +15,7 @@ import { LogPages, type PageRequest } from "./log_pages.ts";
 import { Retention, type StorageStats } from "./retention.ts";
 import type { RetentionPolicy } from "../scene/retention_policy.ts";
 import type { Rooms } from "./rooms.ts";
-import type { TrackStore } from "../http/track_store.ts";
+import type { TrackStore } from "../scene/track_store.ts";
 
 /** Options of {@link KeptRooms}. */
 export interface KeptRoomsOptions {

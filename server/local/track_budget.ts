@@ -12,7 +12,7 @@
  * console.log(budget.refusal("quiet-pine", "10.0.0", 1000)); // null
  * ```
  */
-import { MAX_TRACK_BYTES } from "../http/track_store.ts";
+import { MAX_TRACK_BYTES } from "../scene/track_store.ts";
 
 /** One scene may hold at most this part of the tracks' budget (at least one largest track). */
 export const TRACK_SCENE_SHARE = 1 / 8;

@@ -13,7 +13,7 @@
  * ```
  */
 import { join } from "node:path";
-import { type StoredTrack, TrackStorageError, type TrackStore } from "../http/track_store.ts";
+import { type StoredTrack, TrackStorageError, type TrackStore } from "../scene/track_store.ts";
 import { TRACK_TYPES, type TrackType } from "../http/track_type.ts";
 import { TrackBudget } from "./track_budget.ts";
 

@@ -8,7 +8,7 @@ import type { LogPageResult, PageRequest } from "./log_page.ts";
 import type { PeerSocket } from "./peer.ts";
 import type { SceneEndpoint } from "./scene_endpoint.ts";
 import type { SceneRefusal } from "./scene_limits.ts";
-import type { TrackStore } from "../http/track_store.ts";
+import type { TrackStore } from "./track_store.ts";
 
 /** Stored events and bytes, what `/healthz` and `/metrics` show. */
 export interface StorageStats {

@@ -13,7 +13,16 @@
  * ```
  */
 import { TRACK_MAX_BYTES } from "../../shared/protocol.ts";
-import type { TrackType } from "./track_type.ts";
+import type { TRACK_MIMES } from "../../shared/protocol.ts";
+
+/**
+ * A recognised track kind: its media type and the file extension it is stored under (told from
+ * the bytes by `server/http/track_type.ts`).
+ */
+export interface TrackType {
+  mime: typeof TRACK_MIMES[number];
+  ext: "mp3" | "ogg" | "m4a" | "wav";
+}
 
 /** Largest track accepted, in bytes (20 MiB: `TRACK_MAX_BYTES` of the protocol). */
 export const MAX_TRACK_BYTES = TRACK_MAX_BYTES;
