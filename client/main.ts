@@ -9,7 +9,7 @@
  */
 import { MAX_FLAKES, PROTOCOL_VERSION, TICK_RATE, WINDOW_TICKS } from "../shared/constants.ts";
 import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
-import { REACTIONS } from "../shared/protocol.ts";
+import { REACTIONS, type SceneEvent } from "../shared/protocol.ts";
 import type { World } from "../shared/world.ts";
 import { z } from "zod";
 import { type DebugObserved, exposeDebugHook } from "./debug/debug_hook.ts";
@@ -246,10 +246,22 @@ function createScene(setup: PageSetup, renderer: SceneRenderer, link: () => Net)
   sound.resumeOnGesture();
   const playout = new Playout();
   const hashes: ScenePage["hashes"] = [];
+  const cues = new SoundCues(sound);
+  const showEvents: ScenePage["showEvents"] = [];
+  /** A derived launch (show, finale, cue list) the live world applied: no event comes for it. */
+  const derivedLaunch = (event: SceneEvent): void => {
+    if (!replay.active) cues.add(sim.seed, event);
+    if (event.body.type !== "launch") return;
+    showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
+    if (showEvents.length > 500) showEvents.shift();
+  };
   const sim = new Sim({
     checkpoint: (tick, hash) => hashes.push({ tick, h: hash }),
-    // (A show previewed in the composer keeps the screen until it stops.)
-    rebuilt: (world: World) => composer.previewing || replay.liveRebuilt(world),
+    rebuilt: (world: World) => {
+      world.onDerived = derivedLaunch;
+      // (A show previewed in the composer keeps the screen until it stops.)
+      return composer.previewing || replay.liveRebuilt(world);
+    },
   });
   // Replay, moment links and clips (client/replay/); the live scene keeps running underneath.
   const replay: ReplayMode = new ReplayMode({
@@ -282,7 +294,7 @@ function createScene(setup: PageSetup, renderer: SceneRenderer, link: () => Net)
     ...setup,
     renderer,
     sound,
-    cues: new SoundCues(sound),
+    cues,
     musicList: new ShowMusicList(),
     playout,
     timings: new FrameTimings(),
@@ -291,7 +303,7 @@ function createScene(setup: PageSetup, renderer: SceneRenderer, link: () => Net)
     sim,
     replay,
     rules,
-    showEvents: [],
+    showEvents,
     countdown: new CountdownDisplay(),
     voice: new CountdownVoice(),
     labels: new BurstLabels(),
@@ -357,13 +369,7 @@ function linkHandlers(scene: ScenePage, panels: LinkedPanels, link: () => Net): 
       rules.event(event);
       musicList.event(event);
       composer.event(event);
-      if (event.by === "show") {
-        if (event.body.type === "launch") {
-          showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
-          if (showEvents.length > 500) showEvents.shift();
-        }
-        return;
-      }
+      if (event.by === "show") return;
       hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       // Whose burst: the launcher's name by it, in their colour (see BurstLabels).
       if (event.body.type === "launch" && labels.enabled && !replay.active) {

@@ -1,6 +1,7 @@
 /**
  * The countdown's finale: a dense, rising, choreographed barrage, as a pure schedule of launches
- * the server stamps as show events (`by: "show"`), so everyone sees the same sky. Launch `k` of
+ * that every page derives from the stored countdown (shared/derived.ts), so everyone sees the
+ * same sky and nothing is stored per launch. Launch `k` of
  * `n` goes up at `start + floor(D·√(k/n))`: the rate rises steadily to twice its mean by the end;
  * bursts climb from low to high, positions sweep across the field in waves, and at the last
  * tick a salvo of `3 + 2·intensity` shells bursts in a line at the top. The length D and the
@@ -20,9 +21,10 @@ import { Rng, STREAM, streamKey } from "./prng.ts";
 import { THEMES } from "./themes.ts";
 import type { Countdown, LaunchBody, ThemeSetting } from "./types.ts";
 
-/** One launch of a finale, at `tick`. */
+/** Launch `k` of a finale (the barrage's, then the salvo's), at `tick`. */
 export interface FinaleLaunch {
   tick: number;
+  k: number;
   body: LaunchBody;
 }
 
@@ -93,7 +95,7 @@ function finaleLaunch(
   // In `auto` the finale's colours change in waves of ten shells; else the scene's theme.
   if (theme === "auto") body.theme = THEMES[Math.floor(k / 10) % THEMES.length];
   if (!salvo && progress > 0.8 && rng.next() < 0.25) body.breaks = 2;
-  return { tick, body };
+  return { tick, k, body };
 }
 
 /**

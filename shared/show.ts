@@ -2,8 +2,8 @@
  * The scheduled show: a pure, random-access schedule of launches. Time is cut into fixed
  * segments of SHOW_SEGMENT_TICKS; each segment holds exactly one launch, at a tick and place
  * drawn from the stream keyed (seed, segment), of a kind, theme and number of breaks drawn from
- * the same stream. Any tick range is computed without the past, so a restarted server resumes the
- * very same show.
+ * the same stream. Any tick range is computed without the past, so every page derives the very
+ * same show from the seed and the settings in force (shared/derived.ts): nothing is stored.
  *
  * @example
  * ```ts
@@ -72,9 +72,10 @@ function segmentLaunch(seed: number, segment: number): ShowLaunch {
 }
 
 /**
- * The launch body the server stamps for a show launch: its kind and breaks (breaks only when
- * more than one), and its own theme only while the scene's theme setting is `auto` (else the
- * setting colours it). Its burst height is the launch's seeded default.
+ * The launch body of a show launch (every page derives it, shared/derived.ts): its kind and
+ * breaks (breaks only when more than one), and its own theme only while the scene's theme
+ * setting is `auto` (else the setting colours it). Its burst height is the launch's seeded
+ * default.
  */
 export function showLaunchBody(launch: ShowLaunch, setting: ThemeSetting): LaunchBody {
   const body: LaunchBody = { type: "launch", x: launch.x, z: launch.z, kind: launch.kind };

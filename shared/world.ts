@@ -13,6 +13,9 @@ import { CheckpointHash } from "./checkpoint_hash.ts";
 import { Hasher } from "./hash.ts";
 import { WordRecorder } from "./word_recorder.ts";
 import { applySettings, initialSnapshot } from "./settings.ts";
+import { applyRules, rulesOf } from "./rules.ts";
+import { DERIVED_BY, type DerivedLaunch, sourcesOf } from "./derived.ts";
+import { DerivedSchedule } from "./derived_schedule.ts";
 import { Snow } from "./snow.ts";
 import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
 import type { FireworkView, SnowView, StreakView } from "./views.ts";
@@ -32,7 +35,10 @@ export interface WorldOptions {
   seed: number;
   /** Where to start (settings and accumulators at `snapshot.tick`); default: a new scene. */
   snapshot?: WorldSnapshot;
-  /** Most firework + gun particle slots; default DEFAULT_SKY_CAP. Exceeding it throws. */
+  /**
+   * Most firework + gun particle slots; default DEFAULT_SKY_CAP. A stored event exceeding it
+   * throws; a derived launch that would is skipped (see `derivedSkipped`).
+   */
   capacity?: number;
 }
 
@@ -80,6 +86,19 @@ export class World {
   #head = 0;
   #snap: WorldSnapshot;
   #tick: number;
+  /** The derived launches (seeded show, finale, cue lists) of the sources in force. */
+  readonly #derived: DerivedSchedule;
+  /**
+   * Derived launches skipped because the sky could not hold them at their tick (the server's
+   * ledger prices them ahead so that this stays 0; see docs/operations.md).
+   */
+  derivedSkipped = 0;
+  /**
+   * Called with each derived launch as it is applied (as a stamped event: negative seq,
+   * `by: "show"`), e.g. for sound; not while catching up (`fastForwardTo`).
+   */
+  onDerived: ((event: SceneEvent) => void) | null = null;
+  #announce = true;
 
   constructor(opts: WorldOptions) {
     this.seed = opts.seed >>> 0;
@@ -97,6 +116,8 @@ export class World {
     this.#fountain = new Fountain(this.seed);
     this.#snow = new Snow(this.seed);
     this.#snow.setClimate(this.#snap);
+    this.#derived = new DerivedSchedule(this.seed);
+    this.#derived.reset(sourcesOf(this.#snap), this.#tick);
     this.fireworks = this.#fireworks.settledView;
     this.gun = this.#gun.view;
     this.fountain = this.#fountain.view;
@@ -134,13 +155,23 @@ export class World {
     this.#step(true, true);
   }
 
-  /** One tick; catching up, fireworks are only expired (and set later by `jumpTo`). */
+  /**
+   * One tick; catching up, fireworks are only expired (and set later by `jumpTo`). The tick's
+   * derived launches apply first (with the sources in force before this tick's events), then
+   * its stored events in seq order.
+   */
   #step(withFireworks: boolean, withFountain: boolean): void {
     const tick = this.#tick;
     const queue = this.#queue;
+    this.#announce = withFireworks;
+    this.#derived.each(tick, this.#launchDerived);
+    let sourcesMoved = false;
     while (this.#head < queue.length && queue[this.#head].tick === tick) {
-      this.#applyNow(queue[this.#head++]);
+      const event = queue[this.#head++];
+      this.#applyNow(event);
+      if (event.body.type !== "launch" && event.body.type !== "gun") sourcesMoved = true;
     }
+    if (sourcesMoved) this.#derived.reset(sourcesOf(this.#snap), tick + 1);
     this.#trimQueue();
     if (withFireworks) this.#fireworks.step(tick);
     else this.#fireworks.skip(tick);
@@ -311,7 +342,9 @@ export class World {
         this.#gun.fire(event.seq, event.tick, body.origin, body.direction);
         return;
       case "rules":
-        // Host rules steer the server's admission and the page, never the particles.
+        // Host rules steer the server's admission and the page; of the particles, only the
+        // countdown's finale (a derived source).
+        this.#snap = { ...this.#snap, rules: applyRules(rulesOf(this.#snap), body) };
         return;
       case "show":
       case "show-cancel":
@@ -319,6 +352,25 @@ export class World {
         return;
     }
   }
+
+  /**
+   * Applies a derived launch as a stamped event, or skips it when the sky cannot hold it (never
+   * evicting: every page skips the same, see `derivedSkipped`).
+   */
+  #launchDerived = (launch: DerivedLaunch): void => {
+    const event: SceneEvent = {
+      seq: launch.seq,
+      tick: launch.tick,
+      by: DERIVED_BY,
+      body: launch.body,
+    };
+    if (this.usedSlots() + eventCost(this.seed, event).particles > this.#capacity) {
+      this.derivedSkipped++;
+      return;
+    }
+    this.#fireworks.launch(event.seq, event.tick, launch.body, this.#snap.settings.theme);
+    if (this.#announce) this.onDerived?.(event);
+  };
 
   /** Never evicts: over capacity is a bug in admission control, so it fails loudly. */
   #admit(slots: number): void {
@@ -377,10 +429,12 @@ export function worldFromWindow(o: WindowOptions): World {
   for (const event of o.events) {
     if (event.tick < o.snapshot.tick) continue;
     // A launch or volley whose particles are all dead by `tick` leaves no trace in the state
-    // at `tick` (its block is gone, its random streams are its own): skip simulating it.
-    if (event.body.type === "rules") continue;
-    if (event.body.type === "show" || event.body.type === "show-cancel") continue;
-    if (event.body.type !== "settings" && eventCost(o.seed, event).endTick <= o.tick) continue;
+    // at `tick` (its block is gone, its random streams are its own): skip simulating it. Rules
+    // stay (the countdown's finale is derived from them).
+    const type = event.body.type;
+    if ((type === "launch" || type === "gun") && eventCost(o.seed, event).endTick <= o.tick) {
+      continue;
+    }
     kept.push(event);
   }
   world.reserveSlots(peakSlots(o.seed, kept, "launch"), peakSlots(o.seed, kept, "gun"));

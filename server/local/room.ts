@@ -224,14 +224,13 @@ export class Room {
   }
 
   /**
-   * One scheduler pass: emit due show launches, send the heartbeat unless an event already
+   * One scheduler pass: plan the derived launches ahead, send the heartbeat unless an event already
    * covered this tick, and settle hash votes. (`Rooms` persists progress, batched.)
    */
   pass(nowMs: number): void {
     const sequencer = this.#sequencer;
     if (this.#relay.audience === 0) {
-      // Nobody watching: the show pauses (nothing is stamped or stored) and nothing is promised.
-      sequencer.skipShow(sequencer.now());
+      // Nobody watching: nothing is promised (the show is derived by pages: nothing to store).
       return;
     }
     sequencer.pass();

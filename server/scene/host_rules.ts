@@ -14,7 +14,7 @@
  * ```
  */
 import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
-import { finaleCount, finaleEnd } from "../../shared/finale.ts";
+import { finaleEnd } from "../../shared/finale.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import {
   founderKey,
@@ -288,18 +288,16 @@ export function removedRefusal(): ErrorMessage {
 }
 
 /**
- * How many events a host action stores when allowed: its `rules` event, and for a countdown every
- * launch of its finale (the server stamps them as the show's): they are spent from the host's
- * address and network event budgets like launches, so finales cannot store past them.
+ * How many events a host action stores when allowed: its `rules` event only (a countdown's
+ * finale is derived by every page from it, shared/derived.ts), spent from the host's address and
+ * network event budgets like a launch.
  *
  * @example
  * ```ts
  * import { storedCost } from "./host_rules.ts";
- * console.log(storedCost({ do: "pause", on: true })); // 1
+ * console.log(storedCost({ do: "countdown", in: 60, seconds: 30, intensity: 3 })); // 1
  * ```
  */
-export function storedCost(action: HostAction): number {
-  if (action.do !== "countdown") return 1;
-  const countdown = { tick: 0, seconds: action.seconds, intensity: action.intensity };
-  return 1 + finaleCount(countdown) + 3 + 2 * action.intensity;
+export function storedCost(_action: HostAction): number {
+  return 1;
 }

@@ -1,9 +1,16 @@
 /**
- * Stamping and ordering for one scene, in both modes: the scene's clock, the next seq, the show's
- * cursor, sky admission, heartbeats and the events kept in memory for welcomes and resumes.
- * Every event, a client's or the show's, is stamped here and appended to the {@link SceneLog};
+ * Stamping and ordering for one scene, in both modes: the scene's clock, the next seq, sky
+ * admission (with the derived launches priced ahead), heartbeats and the events kept in memory
+ * for welcomes and resumes. Every event is stamped here and appended to the {@link SceneLog};
  * only once it is durable is it handed to `onEvent` (the single node's fan-out). It knows nothing
  * about sockets or NATS.
+ *
+ * The seeded show, the countdown's finale and cue lists store nothing per launch: every page
+ * derives their launches (shared/derived.ts). The sequencer only prices them: it keeps them
+ * reserved in the sky ledger PLAN_LEAD_TICKS ahead, so a click is admitted only if it fits beside
+ * them for its whole life, and a change of their sources (a settings or rules event) is refused
+ * when launches it would add do not fit beside the clicks already flying. So every derived
+ * launch fits when its tick comes, on every page (docs/operations.md, "Sky budget").
  *
  * The log may finish a write before `append` returns (the single node's SQLite store: the hot
  * path stays synchronous) or later (the cluster's JetStream log, which completes appends in
@@ -11,15 +18,22 @@
  * write fails. After an asynchronous write failed the sequencer stamps nothing more: its owner
  * has lost the scene (`onFailure`).
  */
-import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
+import { TICK_MS, WINDOW_TICKS } from "../../shared/constants.ts";
 import { eventCost } from "../../shared/budget.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import { finaleEnd, finaleLaunches } from "../../shared/finale.ts";
+import {
+  DERIVED_BY,
+  type DerivedLaunch,
+  derivedLaunches,
+  derivedLaunchesOver,
+  type DerivedSources,
+  sameSources,
+  sourcesOf,
+} from "../../shared/derived.ts";
 import { foundedSnapshot } from "../../shared/rules.ts";
-import { showLaunchBody, showLaunches } from "../../shared/show.ts";
+import { advanceSnapshot } from "../../shared/settings.ts";
 import type {
   ClientBody,
-  EventBody,
   HostAction,
   Rules,
   SceneEvent,
@@ -45,16 +59,33 @@ export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS, type WelcomeWindow } from "./ev
 const COVERED_TICKS = 1;
 
 /**
- * Show launches scheduled more than this many ticks before a (re)load are skipped, not flooded:
- * after a restart or a takeover the show goes on from about now.
+ * How far ahead derived launches are reserved in the sky ledger: at least the longest life of
+ * anything admitted (W), so every click's whole life lies within what is planned when it is
+ * admitted, and a derived launch is planned before any click alive at its tick was admitted.
  */
-const SHOW_CATCH_UP_TICKS = TICK_RATE;
+export const PLAN_LEAD_TICKS = WINDOW_TICKS;
 
 /** Counters the sequencer updates (the node's metrics). */
 export interface SequencerStats {
   eventsClient: number;
+  /** Show launches stored as events: none since they are derived (kept for the metric's name). */
   eventsShow: number;
+  /**
+   * Derived launches the ledger could not place when planned (only when the derived sources
+   * alone exceed the sky cap; every page skips them too).
+   */
   showSkippedSkyFull: number;
+}
+
+/** A derived launch reserved in the ledger. */
+interface Planned {
+  tick: number;
+  particles: number;
+  endTick: number;
+}
+
+function derivedEvent(launch: DerivedLaunch): SceneEvent {
+  return { seq: launch.seq, tick: launch.tick, by: DERIVED_BY, body: launch.body };
 }
 
 /** What a sequencer needs. */
@@ -105,8 +136,14 @@ export class SceneSequencer {
   readonly #cap: () => number;
   /** Highest tick broadcast as a promise (heartbeat n, or an event's tick). */
   #promised: number;
-  /** First tick whose show launches are not emitted yet. */
-  #showCursor: number;
+  /** Derived launches with a tick below this are reserved in the ledger (or were). */
+  #planTo: number;
+  /** Reserved derived launches, by tick, none long dead. */
+  #planned: Planned[] = [];
+  /** The derived sources the plan follows (those after every event stamped). */
+  #sources: DerivedSources;
+  /** The show cursor the scene was loaded with (no longer moved: nothing is stamped by it). */
+  readonly #showCursor: number;
   /** Appends not yet durable (asynchronous logs): no heartbeat may pass them. */
   #inflight = 0;
   /** A heartbeat due while appends were in flight: sent once they are durable. */
@@ -135,10 +172,17 @@ export class SceneSequencer {
       }
     }
     this.#promised = Math.max(scene.promised, scene.lastTick);
-    // Never below the floor: a launch between the last stored event and the floor would fall
-    // under a horizon promised before the load.
-    const resumeFrom = scene.lastSeq > 0 ? scene.lastTick + 1 : 0;
-    this.#showCursor = Math.max(scene.showCursor, resumeFrom, floor, now - SHOW_CATCH_UP_TICKS);
+    this.#showCursor = scene.showCursor;
+    this.#sources = sourcesOf(this.#head());
+    // The derived launches still alive now, as the sources in force at their ticks made them,
+    // and the plan from now on.
+    const from = now - WINDOW_TICKS;
+    for (const launch of derivedLaunchesOver(this.seed, scene.snapshot, scene.events, from, now)) {
+      const cost = eventCost(this.seed, derivedEvent(launch));
+      this.#ledger.restore(cost.particles, cost.endTick, now);
+    }
+    this.#planTo = now;
+    this.#plan(now);
   }
 
   /** Highest seq stamped so far (0 when none). */
@@ -166,6 +210,17 @@ export class SceneSequencer {
     return this.#ledger.used(this.now());
   }
 
+  /**
+   * Sky particle slots reserved at `tick` (now or later): stored events, and the derived launches
+   * planned (PLAN_LEAD_TICKS ahead).
+   */
+  skyAt(tick: number): number {
+    const now = this.now();
+    this.#plan(now);
+    this.#ledger.used(now);
+    return this.#ledger.peak(Math.max(tick, now), Math.max(tick, now) + 1);
+  }
+
   /** True once an asynchronous write failed (nothing more is stamped). */
   get failed(): boolean {
     return this.#failure !== undefined;
@@ -177,14 +232,14 @@ export class SceneSequencer {
   }
 
   /**
-   * Stamps `body` from `by` with the next seq and the current tick (after the show's launches
+   * Stamps `body` from `by` with the next seq and the current tick (after the derived launches
    * due) and appends it; or refuses it when the sky is full. The body is forwarded as it is.
    * `person`: the hash of the sender's browser token, when known (a muted person stays muted).
    */
   submit(by: string, body: ClientBody, address?: string, person?: string): Submitted {
     if (this.#failure) return Promise.reject(this.#failure.error);
     const now = this.now();
-    this.catchUpShow(now);
+    this.#plan(now);
     const refused = refuseSubmit(this.#window.rules, by, body, person);
     if (refused) return refused;
     if (body.type === "show" || body.type === "show-cancel") {
@@ -194,7 +249,13 @@ export class SceneSequencer {
     const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
     let particles = 0;
     let endTick = 0;
-    if (body.type !== "settings") {
+    let undo = () => {};
+    if (body.type === "settings") {
+      // A settings change may move the derived launches (the show on or off, its theme).
+      const replanned = this.#replan(event);
+      if ("t" in replanned) return replanned;
+      undo = replanned.undo;
+    } else {
       const cost = eventCost(this.seed, event);
       const wait = this.#fair.admit(by, address, cost.particles, cost.endTick, now, person);
       if (wait !== null) {
@@ -207,6 +268,7 @@ export class SceneSequencer {
           Math.ceil(wait * TICK_MS),
         );
       }
+      // Derived launches are reserved ahead: a click must fit beside them for its whole life.
       const admission = this.#ledger.admit(cost.particles, cost.endTick, now);
       if (!admission.ok) {
         this.#fair.release(by, address, cost.particles, cost.endTick, person);
@@ -229,9 +291,10 @@ export class SceneSequencer {
     try {
       // The sender's network spends its share of the storage (as the address budgets count it).
       const spender = address === undefined ? undefined : networkKey(address);
-      written = this.#append(event, particles, endTick, false, spender);
+      written = this.#append(event, particles, endTick, spender);
     } catch (e) {
       if (particles > 0) this.#fair.release(by, address, particles, endTick, person);
+      undo();
       throw e;
     }
     return written === undefined ? null : written;
@@ -249,7 +312,7 @@ export class SceneSequencer {
   ): HostOutcome {
     if (this.#failure) return { outcome: Promise.reject(this.#failure.error) };
     const now = this.now();
-    this.catchUpShow(now);
+    this.#plan(now);
     const decision = decideHost(this.#window.rules, by, action, {
       now,
       wallMs: this.#deps.clock.wallMs(),
@@ -259,7 +322,15 @@ export class SceneSequencer {
     if ("refusal" in decision) return { outcome: decision.refusal };
     if (decision.body === null) return { outcome: null };
     const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body: decision.body };
-    const written = this.#append(event, 0, 0, false);
+    const replanned = this.#replan(event);
+    if ("t" in replanned) return { outcome: replanned };
+    let written: Written;
+    try {
+      written = this.#append(event, 0, 0);
+    } catch (e) {
+      replanned.undo();
+      throw e;
+    }
     return { outcome: written ?? null, key: decision.key, keyFor: decision.keyFor };
   }
 
@@ -276,63 +347,92 @@ export class SceneSequencer {
   }
 
   /**
-   * Emits the show's launches scheduled in [cursor, now] while the show is on, and the
-   * countdown's finale launches (whatever the show setting), in tick order.
+   * Reserves the derived launches up to `now` + PLAN_LEAD_TICKS in the ledger (they are not
+   * stamped: every page derives them). After a gap (nobody watching, or a load) the launches of
+   * the last window still alive are reserved as they are now.
    */
-  catchUpShow(now: number): void {
-    if (now < this.#showCursor || this.#failure) return;
-    const from = this.#showCursor;
-    this.#showCursor = now + 1;
-    // Settings and rules can only have changed at ticks before the cursor, so the ones in force
-    // now are the ones in force at every launch tick in [from, now].
-    const { settings, rules } = this.#window;
-    const due: { tick: number; body: EventBody }[] = [];
-    // The regular show holds its launches while a finale plays: the sky is the finale's.
-    const quietFrom = rules.countdown?.tick ?? Infinity;
-    const quietTo = rules.countdown ? finaleEnd(rules.countdown) : -Infinity;
-    if (settings.show) {
-      for (const launch of showLaunches(this.seed, from, now + 1)) {
-        if (launch.tick >= quietFrom && launch.tick < quietTo) continue;
-        due.push({ tick: launch.tick, body: showLaunchBody(launch, settings.theme) });
+  #plan(now: number): void {
+    const to = now + PLAN_LEAD_TICKS + 1;
+    if (this.#planTo >= to || this.#failure) return;
+    const from = Math.max(this.#planTo, now - WINDOW_TICKS);
+    this.#planTo = to;
+    const planned = this.#planned;
+    let dead = 0;
+    while (dead < planned.length && planned[dead].endTick <= now) dead++;
+    if (dead > 64 || dead * 2 > planned.length) planned.splice(0, dead);
+    for (const launch of derivedLaunches(this.seed, this.#sources, from, to)) {
+      const cost = eventCost(this.seed, derivedEvent(launch));
+      if (launch.tick < now) {
+        this.#ledger.restore(cost.particles, cost.endTick, now);
+        continue;
       }
-    }
-    if (rules.countdown) {
-      const finale = finaleLaunches(this.seed, rules.countdown, from, now + 1, settings.theme);
-      if (finale.length > 0) {
-        due.push(...finale);
-        // Stable: at one tick the show's launch goes before the finale's.
-        due.sort((a, b) => a.tick - b.tick);
-      }
-    }
-    for (const { tick, body } of due) {
-      const seq = this.#window.lastSeq + 1;
-      const event: SceneEvent = { seq, tick, by: "show", body };
-      const cost = eventCost(this.seed, event);
-      if (!this.#ledger.admit(cost.particles, cost.endTick, tick).ok) {
+      if (!this.#ledger.admit(cost.particles, cost.endTick, now, launch.tick).ok) {
         this.#deps.stats.showSkippedSkyFull++;
         continue;
       }
-      // A failed asynchronous write is reported through onFailure; nobody waits for the show.
-      this.#append(event, cost.particles, cost.endTick, true)?.catch(() => {});
-      if (this.#failure) return;
+      planned.push({ tick: launch.tick, particles: cost.particles, endTick: cost.endTick });
     }
   }
 
   /**
-   * Nobody is watching: the show's launches up to `now` are skipped, not emitted or stored (an
-   * empty scene stops its show; the next visitor starts from the present).
+   * Re-plans the derived launches after `event` (stamped at `now`, not yet appended) from
+   * `now` + 1 on, when it changes their sources. Refuses it (sky_full) when a launch it adds
+   * would not fit beside the clicks already admitted: derived launches are never skipped on
+   * the pages, so their sources only change when they fit. Returns how to undo the re-plan
+   * (when the append throws).
    */
-  skipShow(now: number): void {
-    if (now >= this.#showCursor) this.#showCursor = now + 1;
+  #replan(event: SceneEvent): { undo: () => void } | ErrorMessage {
+    const now = event.tick;
+    const next = sourcesOf(advanceSnapshot({ ...this.#head(), tick: now }, [event], now + 1));
+    if (sameSources(this.#sources, next)) return { undo: () => {} };
+    const ledger = this.#ledger;
+    const kept: Planned[] = [], dropped: Planned[] = [], added: Planned[] = [];
+    for (const p of this.#planned) (p.tick > now ? dropped : kept).push(p);
+    for (const p of dropped) ledger.release(p.particles, p.endTick, now, p.tick);
+    const restore = () => {
+      for (const p of added) ledger.release(p.particles, p.endTick, now, p.tick);
+      for (const p of dropped) ledger.restore(p.particles, p.endTick, now, p.tick);
+    };
+    for (const launch of derivedLaunches(this.seed, next, now + 1, this.#planTo)) {
+      const cost = eventCost(this.seed, derivedEvent(launch));
+      const admission = ledger.admit(cost.particles, cost.endTick, now, launch.tick);
+      if (!admission.ok) {
+        restore();
+        return errorMessage(
+          "sky_full",
+          "the sky is too full of launches to start this show now; try again shortly",
+          admission.retryAfterTicks === null
+            ? undefined
+            : Math.ceil(admission.retryAfterTicks * TICK_MS),
+        );
+      }
+      added.push({ tick: launch.tick, particles: cost.particles, endTick: cost.endTick });
+    }
+    const before = { sources: this.#sources, planned: this.#planned };
+    this.#sources = next;
+    this.#planned = [...kept, ...added];
+    return {
+      undo: () => {
+        restore();
+        this.#sources = before.sources;
+        this.#planned = before.planned;
+      },
+    };
+  }
+
+  /** The settings and rules after every event stamped, as a snapshot (for `sourcesOf`). */
+  #head(): WorldSnapshot {
+    const window = this.#window;
+    return { ...window.snapshot, settings: window.settings, rules: window.rules };
   }
 
   /**
-   * One scheduler pass: emits the show's launches due, then promises tick `now` by heartbeat
+   * One scheduler pass: plans the derived launches ahead, then promises tick `now` by heartbeat
    * unless an event at this tick or the one before already did. While appends are not durable
    * yet the heartbeat waits for them (it would promise past them).
    */
   pass(now = this.now()): void {
-    this.catchUpShow(now);
+    this.#plan(now);
     if (this.#failure) return;
     if (this.#inflight > 0) {
       this.#beatAfter = now;
@@ -354,7 +454,7 @@ export class SceneSequencer {
    */
   welcomeWindow(afterSeq: number | undefined): WelcomeWindow {
     const horizon = this.now();
-    this.catchUpShow(horizon);
+    this.#plan(horizon);
     return this.#window.welcome(horizon, afterSeq);
   }
 
@@ -395,7 +495,6 @@ export class SceneSequencer {
     event: SceneEvent,
     particles: number,
     endTick: number,
-    show: boolean,
     spender?: string,
   ): Written {
     let written: Written;
@@ -408,14 +507,14 @@ export class SceneSequencer {
     this.#window.push(event);
     if (event.tick > this.#promised) this.#promised = event.tick;
     if (written === undefined) {
-      this.#stored(event, show);
+      this.#stored(event);
       return;
     }
     this.#inflight++;
     return written.then(
       () => {
         this.#inflight--;
-        this.#stored(event, show);
+        this.#stored(event);
         if (this.#inflight === 0 && this.#beatAfter >= 0 && !this.#failure) {
           const beat = this.#beatAfter;
           this.#beatAfter = -1;
@@ -431,9 +530,8 @@ export class SceneSequencer {
     );
   }
 
-  #stored(event: SceneEvent, show: boolean): void {
-    if (show) this.#deps.stats.eventsShow++;
-    else this.#deps.stats.eventsClient++;
+  #stored(event: SceneEvent): void {
+    this.#deps.stats.eventsClient++;
     this.#deps.onEvent?.(event);
   }
 

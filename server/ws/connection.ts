@@ -493,7 +493,7 @@ function dispatch(
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("host actions", wait), false];
       if (origin) {
-        // What it stores (a countdown: its finale's launches too) spends the stored-event budget.
+        // What it stores (one rules event: a finale is derived) spends the stored-event budget.
         const cost = storedCost(msg.action);
         const spent = origin.events.take(origin.address, nowMs, true, cost);
         if (spent > 0) {
@@ -501,7 +501,7 @@ function dispatch(
             Kind.EventBudget,
             error(
               "rate_limited",
-              `this would store ${cost} events (a finale stores its launches), past your ` +
+              `this would store ${cost} event${cost === 1 ? "" : "s"}, past your ` +
                 `address's budget of ${origin.eventsPerMinute} events a minute (or its ` +
                 `network's, ${NETWORK_BUDGET_FACTOR}x that); try again in ${
                   Math.ceil(spent / 1000)

@@ -7,6 +7,8 @@ import { WINDOW_TICKS } from "../../shared/constants.ts";
 import type { ServerMessage } from "../../shared/protocol.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { worldFromWindow } from "../../shared/world.ts";
+import { derivedLaunchesOver } from "../../shared/derived.ts";
+import { finaleEnd } from "../../shared/finale.ts";
 import { advanceSnapshot, initialSnapshot } from "../../shared/settings.ts";
 import { RESUME_MARGIN_TICKS } from "../../server/local/room.ts";
 import { SceneStore } from "../../server/local/store.ts";
@@ -24,6 +26,8 @@ function asEvent(m: ServerMessage): SceneEvent | null {
 }
 
 Deno.test("a late joiner's replay hash equals a veteran's at a common tick", async () => {
+  // The scene's show is on (the default) and its creator starts a countdown whose finale plays in
+  // the late joiner's window: both are derived by each world, not stored (issue 33, item 4).
   await withServer({ monotonic: () => performance.now() * SPEED }, async (server) => {
     const scene = "late-comer-1";
     const { client: veteran, welcome: wa } = await TestClient.join(server.url, scene);
@@ -34,6 +38,13 @@ Deno.test("a late joiner's replay hash equals a veteran's at a common tick", asy
     });
     veteran.submit({ type: "launch", x: 10, z: -12 });
     veteran.submit({ type: "gun", origin: [0, 3, 40], direction: [0.1, 0.4, -1] });
+    veteran.send({
+      t: "host",
+      action: { do: "countdown", in: 5, seconds: 10, intensity: 3 },
+    });
+    await veteran.waitFor((m) =>
+      m.t === "event" && m.body.type === "rules" && m.body.do === "countdown"
+    );
     const settingsEvent = await veteran.waitFor((m) =>
       m.t === "event" && m.body.type === "settings"
     );
@@ -70,6 +81,16 @@ Deno.test("a late joiner's replay hash equals a veteran's at a common tick", asy
     });
     const lateWorld = worldFromWindow({ ...options, snapshot: wb.snapshot, events: wb.events });
     assert.ok(lateWorld.liveParticles() > 0, "the comparison covers live fireworks");
+    const countdown = advanceSnapshot(wb.snapshot, wb.events, common).rules?.countdown ?? null;
+    assert.ok(countdown !== null, "the late joiner knows the countdown");
+    const finale = derivedLaunchesOver(wa.seed, wb.snapshot, wb.events, wb.snapshot.tick, common)
+      .filter((l) => l.tick >= countdown.tick && l.tick < finaleEnd(countdown));
+    assert.ok(finale.length >= 5, `the finale plays in the window (${finale.length} launches)`);
+    assert.ok(
+      veteranEvents.every((e) => e.by !== "show"),
+      "neither the show nor the finale stored a launch",
+    );
+    assert.equal(lateWorld.derivedSkipped + veteranWorld.derivedSkipped, 0);
     assert.equal(lateWorld.hash(), veteranWorld.hash());
     await Promise.all([veteran.close(), late.close()]);
   });

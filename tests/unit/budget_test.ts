@@ -3,6 +3,7 @@ import { eventCost } from "../../shared/budget.ts";
 import { SkyFullError } from "../../shared/errors.ts";
 import { FIREWORK_MAX_LIFE, planFirework } from "../../shared/firework_plan.ts";
 import { GUN_SHOTS } from "../../shared/gun.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
 import { busyScenario } from "../../testing/world_scenarios.ts";
@@ -55,7 +56,7 @@ Deno.test("eventCost prices launches by their plan, volleys by their shots, sett
 
 Deno.test("budgets are never exceeded: live particles ≤ reserved slots = Σ eventCost", () => {
   const events = busyScenario({ key: 5, ticks: 1200, launchGap: 20, gunGap: 40 });
-  const world = new World({ seed: SEED });
+  const world = new World({ seed: SEED, snapshot: initialSnapshot({ show: false }) });
   for (const e of events) world.apply(e);
   let peak = 0;
   // Events end by 1200; their particles are dead FIREWORK_MAX_LIFE ticks later at most.
@@ -83,7 +84,11 @@ Deno.test("a world over capacity throws sky_full instead of evicting", () => {
     by: "a",
     body: { type: "launch", x: 0, z: 0 },
   }).particles;
-  const world = new World({ seed: SEED, capacity: cost + 10 });
+  const world = new World({
+    seed: SEED,
+    snapshot: initialSnapshot({ show: false }),
+    capacity: cost + 10,
+  });
   world.apply({ seq: 1, tick: 0, by: "a", body: { type: "launch", x: 0, z: 0 } });
   world.apply({ seq: 2, tick: 5, by: "a", body: { type: "launch", x: 5, z: 0 } });
   world.advanceTo(5);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { busyScenario } from "../../testing/world_scenarios.ts";
 import { Hasher } from "../../shared/hash.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
 import { WordRecorder } from "../../shared/word_recorder.ts";
 import { World } from "../../shared/world.ts";
 import type { SceneEvent } from "../../shared/types.ts";
@@ -18,7 +19,7 @@ const TIGHT = 112_000;
 
 /** A world with the scenario's events, at `tick`. */
 function worldAt(tick: number, capacity = 2_000_000): World {
-  const world = new World({ seed: SEED, capacity });
+  const world = new World({ seed: SEED, capacity, snapshot: initialSnapshot({ show: false }) });
   for (const event of EVENTS) world.apply(event);
   world.advanceTo(tick);
   return world;
