@@ -67,6 +67,31 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
     at(40, { type: "launch", x: 0, z: 44, y: 33.3, kind: "heart", theme: "red-gold" }),
     at(41, { type: "launch", x: -44, z: -44, kind: "willow", breaks: 3 }),
   ];
+  seq = 0;
+  // A host's show stamped as one event: twelve cues from tick 60, then a second show cancelled
+  // at tick 200, after two of its cues went up (those after the cancel never launch).
+  const show = [
+    at(5, {
+      type: "show",
+      title: "Fixture duet",
+      start: 60,
+      cues: Array.from({ length: 12 }, (_, i) => ({
+        at: i * 20,
+        x: -30 + i * 5,
+        z: (i % 3) * 10 - 10,
+        ...(i % 4 === 1 ? { y: 40 } : {}),
+        ...(i % 3 === 2 ? { kind: "willow" as const, breaks: 2 } : {}),
+        ...(i % 5 === 0 ? { theme: "rainbow" as const } : {}),
+      })),
+    }),
+    at(6, {
+      type: "show",
+      title: "Cut short",
+      start: 150,
+      cues: [0, 40, 60, 90, 130].map((t) => ({ at: t, x: 20, z: 20 - t / 10 })),
+    }),
+    at(200, { type: "show-cancel", show: 2 }),
+  ];
   const kinds: Record<string, Omit<Fixture, "expected">> = {};
   FIREWORK_KINDS.forEach((kind, k) => {
     seq = 0;
@@ -132,6 +157,15 @@ function scenarios(): Record<string, Omit<Fixture, "expected">> {
       events: gun,
       ticks: 300,
       every: 15,
+    },
+    show: {
+      description:
+        "A host's show stamped as one event (twelve cues from 60), and a second show cancelled at 200.",
+      seed: 88,
+      settings: { ...quiet, snow: 0 },
+      events: show,
+      ticks: 720,
+      every: 60,
     },
     mixed: {
       description: "Launches, volleys and settings changes (wind, theme, snow, fountain) at once.",

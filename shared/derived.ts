@@ -34,6 +34,7 @@ import { mixKey } from "./prng.ts";
 import { rulesOf } from "./rules.ts";
 import { advanceSnapshot } from "./settings.ts";
 import { SHOW_SEGMENT_TICKS, showLaunchBody, showLaunches } from "./show.ts";
+import { showCueLists } from "./show_cues.ts";
 import type { Countdown, LaunchBody, SceneEvent, ThemeSetting, WorldSnapshot } from "./types.ts";
 
 /** The `by` of a derived launch (as stored show launches had). */
@@ -82,8 +83,6 @@ export interface DerivedSources {
 /** Which source a derived launch comes from (part of its stream's key). */
 export const DERIVED_SOURCE = { show: 1, finale: 2, cues: 3 } as const;
 
-const NO_CUE_LISTS: readonly CueListSource[] = Object.freeze([]);
-
 /**
  * The seq of a derived launch of source `source` with indices `a` and `b`: a negative integer
  * in [−2³¹, −1]. Stored seqs are positive, so the firework streams keyed by seq (which take it
@@ -116,9 +115,9 @@ export function sourcesOf(snapshot: WorldSnapshot): DerivedSources {
   };
 }
 
-/** The cue lists in force in `snapshot` (none until host shows fold theirs in). */
-export function cueListsOf(_snapshot: WorldSnapshot): readonly CueListSource[] {
-  return NO_CUE_LISTS;
+/** The cue lists in force in `snapshot`: its live host shows' (shared/show_cues.ts). */
+export function cueListsOf(snapshot: WorldSnapshot): readonly CueListSource[] {
+  return showCueLists(snapshot);
 }
 
 /**

@@ -16,6 +16,7 @@ import { applySettings, initialSnapshot } from "./settings.ts";
 import { applyRules, rulesOf } from "./rules.ts";
 import { DERIVED_BY, type DerivedLaunch, sourcesOf } from "./derived.ts";
 import { DerivedSchedule } from "./derived_schedule.ts";
+import { foldShowEvent, pruneShows } from "./show_cues.ts";
 import { Snow } from "./snow.ts";
 import { type SceneEvent, type Settings, THEMES, type WorldSnapshot } from "./types.ts";
 import type { FireworkView, SnowView, StreakView } from "./views.ts";
@@ -280,7 +281,8 @@ export class World {
 
   /** Settings and accumulators at `this.tick`. */
   snapshot(): WorldSnapshot {
-    return { ...this.#snap, settings: { ...this.#snap.settings }, tick: this.#tick };
+    const snap = pruneShows(this.#snap, this.#tick);
+    return { ...snap, settings: { ...snap.settings }, tick: this.#tick };
   }
 
   /**
@@ -348,7 +350,8 @@ export class World {
         return;
       case "show":
       case "show-cancel":
-        // Expanded into launches by the derived-launch mechanism (shared/show_cues.ts).
+        // A show is a derived source: its cues launch by themselves (shared/show_cues.ts).
+        this.#snap = foldShowEvent(this.#snap, event);
         return;
     }
   }

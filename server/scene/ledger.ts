@@ -73,6 +73,24 @@ export class SkyLedger {
   }
 
   /**
+   * Slots reserved at each tick of [`from`, `to`) (from ≥ the ledger's tick; planned ones
+   * included), index 0 for `from`; ticks past the ring's reach hold 0.
+   */
+  profile(from: number, to: number): Float64Array {
+    this.#advance(from);
+    const out = new Float64Array(Math.max(0, to - from));
+    let used = this.#used;
+    for (let t = from; t < to && t <= this.#at + HORIZON_TICKS; t++) {
+      if (t > from) {
+        const i = t % HORIZON_TICKS;
+        used += this.#startAt[i] - this.#freeAt[i];
+      }
+      out[t - from] = used;
+    }
+    return out;
+  }
+
+  /**
    * Reserves `particles` slots over [`startTick`, `endTick`) (`startTick` defaults to `tick`,
    * the present) if they fit under the cap at every one of those ticks. When they do not, says
    * how many ticks until enough slots free up at the present (null when they never will fit).

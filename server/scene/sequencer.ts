@@ -34,10 +34,14 @@ import { foundedSnapshot } from "../../shared/rules.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type {
   ClientBody,
+  EventBody,
   HostAction,
   Rules,
   SceneEvent,
   Settings,
+  ShowBody,
+  ShowCancelBody,
+  ShowRequestBody,
   WorldSnapshot,
 } from "../../shared/types.ts";
 import { decideHost, refuseSubmit } from "./host_rules.ts";
@@ -46,6 +50,8 @@ import { SceneClock, type ServerClock } from "./clock.ts";
 import { errorMessage } from "./errors.ts";
 import { EventWindow, type WelcomeWindow } from "./event_window.ts";
 import { SkyLedger } from "./ledger.ts";
+import { decideAndPriceShow } from "./show_submit.ts";
+import { refuseCancel } from "./show_stamp.ts";
 import { FairShare } from "./fair_share.ts";
 import { networkKey } from "./ratelimit.ts";
 import type { LoadedScene, SceneLog, Written } from "./scene_log.ts";
@@ -242,16 +248,20 @@ export class SceneSequencer {
     this.#plan(now);
     const refused = refuseSubmit(this.#window.rules, by, body, person);
     if (refused) return refused;
+    let stamped: EventBody;
     if (body.type === "show" || body.type === "show-cancel") {
-      // Until show admission lands (issue 34): refused, never stamped unpriced.
-      return errorMessage("bad_message", `${body.type}: this server does not admit shows yet`);
-    }
-    const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body };
+      // A host's show: decided and priced whole before it is stamped (show_submit.ts).
+      const decided = this.#decideShow(by, body, now);
+      if ("t" in decided) return decided;
+      stamped = decided;
+    } else stamped = body;
+    const event: SceneEvent = { seq: this.#window.lastSeq + 1, tick: now, by, body: stamped };
     let particles = 0;
     let endTick = 0;
     let undo = () => {};
-    if (body.type === "settings") {
-      // A settings change may move the derived launches (the show on or off, its theme).
+    if (stamped.type === "settings" || stamped.type === "show" || stamped.type === "show-cancel") {
+      // A settings change may move the derived launches (the show on or off, its theme); a
+      // show or its cancel adds or ends a cue list.
       const replanned = this.#replan(event);
       if ("t" in replanned) return replanned;
       undo = replanned.undo;
@@ -420,10 +430,51 @@ export class SceneSequencer {
     };
   }
 
+  /**
+   * A show to stamp at `now` (start filled in, cues sorted, every cue priced at its tick beside
+   * the sky's reservations and the other derived launches), a cancel of a show playing or to
+   * come, or why not.
+   */
+  #decideShow(
+    by: string,
+    body: ShowRequestBody | ShowCancelBody,
+    now: number,
+  ): ShowBody | ShowCancelBody | ErrorMessage {
+    const shows = this.#window.shows;
+    if (body.type === "show-cancel") return refuseCancel(body, now, shows) ?? body;
+    // Reserved at each tick from now + 1: the ledger without the derived launches planned after
+    // now (decideAndPriceShow counts those as the sources will make them with the show).
+    const until = this.#planTo + WINDOW_TICKS;
+    const reserved = this.#ledger.profile(now + 1, until);
+    for (const p of this.#planned) {
+      if (p.tick <= now) continue;
+      for (let t = Math.max(p.tick, now + 1); t < p.endTick && t < until; t++) {
+        reserved[t - now - 1] -= p.particles;
+      }
+    }
+    const decided = decideAndPriceShow({
+      seed: this.seed,
+      cap: this.#ledger.cap,
+      now,
+      seq: this.#window.lastSeq + 1,
+      by,
+      request: body,
+      head: this.#head(),
+      reservedAt: (tick) => tick < until ? reserved[tick - now - 1] : 0,
+      reservedUntil: this.#planTo,
+    });
+    return "t" in decided ? decided : decided.body;
+  }
+
   /** The settings and rules after every event stamped, as a snapshot (for `sourcesOf`). */
   #head(): WorldSnapshot {
     const window = this.#window;
-    return { ...window.snapshot, settings: window.settings, rules: window.rules };
+    return {
+      ...window.snapshot,
+      settings: window.settings,
+      rules: window.rules,
+      shows: [...window.shows],
+    };
   }
 
   /**

@@ -12,6 +12,7 @@ const names = [
   "gun",
   "mixed",
   "aimed",
+  "show",
   ...FIREWORK_KINDS.map((kind) => `kind_${kind}`),
 ];
 
