@@ -334,7 +334,7 @@ function bindPageSwitches({ labels, voice }: ScenePage): void {
  * handlers, so read when a message comes).
  */
 function linkHandlers(scene: ScenePage, panels: LinkedPanels, link: () => Net): NetHandlers {
-  const { hud, sim, observed, rules, replay, cues, labels, floats, showEvents, host } = scene;
+  const { hud, sim, observed, rules, replay, cues, labels, floats, host } = scene;
   const { musicList, composer } = scene;
   return {
     welcome(message) {
