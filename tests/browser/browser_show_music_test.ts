@@ -31,13 +31,6 @@ const JOIN_AT = Number(Deno.env.get("SNOWFIRE_MUSIC_JOIN_AT") ?? Math.min(30, SE
 const SAMPLES = 10;
 const BOUND_MS = 40;
 
-/**
- * The server refuses shows until the sequencer stamps them (issue 34, `shows`: admission and the
- * derived launches); the test runs once it does. It was measured with the stamping patched in
- * locally (see the issue note).
- */
-const SHOWS_STAMPED = false;
-
 /** The page's music position (null when none plays). */
 function music(page: Page): Promise<MusicPosition | null> {
   return page.evaluate(() =>
@@ -82,7 +75,7 @@ const stats = (values: number[]) => {
 
 Deno.test(
   "show music plays in step on every page, and from the right place on a late join",
-  { ignore: skipBrowserTests || !SHOWS_STAMPED },
+  { ignore: skipBrowserTests },
   async (t) => {
     const server = await startTestServer({
       client: true,
