@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import * as THREE from "three";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
+import { initialSnapshot } from "../../shared/settings.ts";
 import { World } from "../../shared/world.ts";
 import { FireworkSparks } from "../../client/render/firework_sparks.ts";
 import { DERIVED, INDEX_SPAN } from "../../client/render/firework_derived_packing.ts";
@@ -142,7 +143,12 @@ browserTest("firework spark shader: draws every spark where shared/ has it", asy
       // A tight, always full sky of launches of every size and life: the pool puts new launches
       // in the gaps ended ones left (the references left there must stay dark) and, when no gap
       // holds one, compacts (the references are moved, not written again).
-      const world = new World({ seed: 0x19, capacity: 60_000 });
+      // Show off: the sky is this test's launches only, not the seeded show the world derives.
+      const world = new World({
+        seed: 0x19,
+        capacity: 60_000,
+        snapshot: initialSnapshot({ show: false }),
+      });
       const pool = world.fireworkSystem.pool;
       const gpu = sparks();
       gpu.bind(world);
@@ -203,7 +209,9 @@ browserTest("firework spark shader: draws every spark where shared/ has it", asy
     });
 
     await t.step("reduced motion draws every other slot of a launch", async () => {
-      const world = new World({ seed: 0x18 });
+      // Show off: the one launch below is the only block (a derived show launch would be a
+      // second block whose every other slot starts at its own start, not blocks[0]'s).
+      const world = new World({ seed: 0x18, snapshot: initialSnapshot({ show: false }) });
       world.apply({
         seq: 1,
         tick: 0,
@@ -216,6 +224,7 @@ browserTest("firework spark shader: draws every spark where shared/ has it", asy
       gpu.update(1);
       const view = world.fireworks;
       const life = view.position && world.fireworkSystem.pool.life;
+      assert.equal(world.fireworkSystem.pool.blocks.length, 1, "the launch is the only block");
       const block = world.fireworkSystem.pool.blocks[0];
       const { drawn } = await probe.heads(gpu, view.count, 1);
       let lit = 0, shown = 0;
