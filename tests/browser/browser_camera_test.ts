@@ -15,6 +15,7 @@
 import assert from "node:assert/strict";
 import type { CDPSession, Page } from "playwright-core";
 import { browserTest, drawnScreenshot, launchBrowser, openScene } from "../../testing/browser.ts";
+import { FOUNTAIN_SURFACES } from "../../shared/fountain.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
@@ -44,19 +45,25 @@ async function settled(page: Page): Promise<View> {
   throw new Error("the camera never settled");
 }
 
+/** The lower dish as the fountain has it: its radius and its rim's height, metres. */
+const LOWER_DISH = (() => {
+  const dish = FOUNTAIN_SURFACES.find((s) => s.name === "lower-dish")!;
+  return { radius: dish.rMax, rimY: dish.apexY - dish.slope * dish.rMax };
+})();
+
 /** The fountain's centre on screen (CSS px), and its lower dish's width there. */
 function fountainOnScreen(page: Page) {
-  return page.evaluate(() => {
+  return page.evaluate(({ radius, rimY }) => {
     const centre = snowfire.project(0, 1, 0);
-    // The lower dish is 3 m in radius: its width across the view direction.
+    // The lower dish's rim: its width across the view direction.
     const v = snowfire.view();
     const rx = v.right[0], rz = v.right[2];
     const norm = Math.hypot(rx, rz) || 1;
-    const a = snowfire.project((-3 * rx) / norm, 0.5, (-3 * rz) / norm);
-    const b = snowfire.project((3 * rx) / norm, 0.5, (3 * rz) / norm);
+    const a = snowfire.project((-radius * rx) / norm, rimY, (-radius * rz) / norm);
+    const b = snowfire.project((radius * rx) / norm, rimY, (radius * rz) / norm);
     const dish = a && b ? Math.hypot(a.x - b.x, a.y - b.y) : 0;
     return { centre, dish };
-  });
+  }, LOWER_DISH);
 }
 
 async function onCanvas(page: Page, x: number, y: number): Promise<boolean> {
