@@ -40,6 +40,14 @@ const FIREWORK_TAIL_TICKS: readonly number[] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.4, 
 /** Share of the flakes drawn with reduced motion (times the quality's share). */
 const REDUCED_FLAKE_SHARE = 0.35;
 
+/**
+ * Young-burst radii with reduced motion: 1.5× the full page's, so a burst's white-hot first
+ * moments (shared/firework_colors.ts) come in at under half the full page's (d/R)² light — a
+ * hue-keeping highlight ceiling leaves white sparks at its full luminance, and a calm viewer must
+ * not get a white flash. Every reduced spark is also dimmer (makeFireworks: 0.4 of 1.3, was 0.5).
+ */
+const REDUCED_YOUTH_RADIUS: readonly number[] = FIREWORK_YOUTH_RADIUS.map((r) => 1.5 * r);
+
 /** Lowest the camera may go, metres above the ground. */
 const MIN_CAMERA_HEIGHT = 1.5;
 /**
@@ -152,16 +160,17 @@ export class SceneRenderer {
   }
 
   // Firework sparks, evaluated on the GPU from their births: streaks over their last ticks of
-  // motion (long where fast, points where slow); reduced motion draws half of them, dimmer.
+  // motion (long where fast, points where slow); reduced motion draws half of them, dimmer, and
+  // its young bursts dimmer still (REDUCED_YOUTH_RADIUS).
   private makeFireworks(reduced: boolean): FireworkSparks {
     return new FireworkSparks({
       uniforms: this.uniforms,
       viewport: this.viewport,
       glow: 1.7,
-      intensity: reduced ? 0.5 : 1.3,
+      intensity: reduced ? 0.4 : 1.3,
       tailTicks: 5,
       classTicks: FIREWORK_TAIL_TICKS,
-      classYouth: FIREWORK_YOUTH_RADIUS,
+      classYouth: reduced ? REDUCED_YOUTH_RADIUS : FIREWORK_YOUTH_RADIUS,
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
