@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { finaleEnd, finaleLaunches } from "../../shared/finale.ts";
+import { derivedLaunches } from "../../shared/derived.ts";
+import { finaleEnd } from "../../shared/finale.ts";
 import { CHECKPOINT_TICKS } from "../../shared/constants.ts";
 import {
   browserTest,
@@ -114,7 +115,11 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
       const c = countdown!;
       const end = finaleEnd(c);
       const seed = await a.evaluate(() => snowfire.seed());
-      const expected = finaleLaunches(seed, c, c.tick, end, "auto").map((l) => [l.tick, l.body.x]);
+      // The finale is a derived launch source (e80ecac): a page applies a tick's launches in
+      // derived seq order, not finale index order (the closing salvo shares one tick). The seeded
+      // show holds while the finale plays, so its launches are the window's only ones.
+      const sources = { show: false, theme: "auto", countdown: c, cueLists: [] } as const;
+      const expected = derivedLaunches(seed, sources, c.tick, end).map((l) => [l.tick, l.body.x]);
       const checkpoint = Math.ceil((end + 60) / CHECKPOINT_TICKS) * CHECKPOINT_TICKS;
       const hashes: string[] = [];
       const seen: number[][][] = [];
