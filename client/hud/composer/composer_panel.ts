@@ -381,8 +381,9 @@ export class ComposerPanel {
     const height = HEAD_ROW + rows * h + 4;
     this.#content.style.width = `${inner + 2 * this.#padX}px`;
     this.#content.style.height = `${height}px`;
-    this.#range.style.left = `${this.#padX - 8}px`;
-    this.#range.style.width = `${inner + 16}px`;
+    // The range spans the lane's visible width (sticky in it), not the zoomed line: a hand
+    // reaches all of it without scrolling; the playhead line marks the spot on the line.
+    this.#range.style.width = `${width - 16}px`;
     this.#range.max = String(view.span);
     if (Number(this.#range.value) !== view.playhead) this.#range.value = String(view.playhead);
     this.#line.style.left = `${this.#x(view.playhead)}px`;
