@@ -369,8 +369,13 @@ async function rawSubscribe(
     new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), readMs)),
   ]);
   clearTimeout(timer);
-  if (!closedByServer) conn.close();
-  await reading;
+  // Closed by us either way: a session the server ended still holds its Deno resource.
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+  if (!closedByServer) await reading;
   return text;
 }
 
