@@ -120,8 +120,9 @@ Deno.test({
       // sweep-early is left as soon as its owner wrote its marker. sweep-late starts then (so it
       // outlives sweep-early whatever a loaded machine makes of the first moments) and is watched
       // for 150 s of the scene (its record's snapshot trails it by W + 60 s and moves every 10 s:
-      // keyframes from about 10 s to 80 s; the show stamps launches), then left before its owner
-      // could prune anything.
+      // keyframes from about 10 s to 80 s), then left before its owner could prune anything. Its
+      // client launches every 5 s of the scene: the seeded show is derived, not stored, so without
+      // a person's launches the log would hold nothing a keyframe could be cut after.
       const early = await join(a.url, "sweep-early");
       clients.push(early.client);
       await eventually("sweep-early has an owner", async () => {
@@ -132,7 +133,12 @@ Deno.test({
       clients.push(late.client);
       const lateSeed = late.welcome.seed;
       const started = performance.now();
+      let launched = -Infinity;
       await eventually("sweep-late ran 150 s with keyframes", async () => {
+        if (performance.now() - launched >= sceneS(5)) {
+          launched = performance.now();
+          late.client.submit({ type: "launch", x: 2, z: -3 });
+        }
         if (performance.now() - started < sceneS(150)) return false;
         return (await stored("sweep-late")).keyframes >= 2;
       }, sceneS(300));
@@ -140,7 +146,7 @@ Deno.test({
       assert.equal(before.firstSeq, 1, "the owner pruned nothing");
       await late.client.close();
       await eventually("nobody owns a scene", async () => await owned() === 0, 10_000);
-      // (The show stamped on until the owner left: the last seq is read once nobody owns it.)
+      // (Launches may land until the owner left: the last seq is read once nobody owns it.)
       const left = await head("sweep-late");
       // sweep-late is watched from now on, beside the first step: which of the two scenes goes
       // first is not fixed. sweep-early is removable a few scene seconds before sweep-late is

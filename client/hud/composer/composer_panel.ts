@@ -143,7 +143,6 @@ export class ComposerPanel {
   #padX = 12;
   #drag: { id: string; x0: number; at0: number; moved: boolean; pointer: number } | null = null;
   #waveKey = "";
-  #dragEnded: { id: string; atMs: number } | null = null;
 
   constructor(parent: HTMLElement, kinds: readonly string[], actions: ComposerPanelActions) {
     this.#a = actions;
@@ -498,23 +497,23 @@ export class ComposerPanel {
       if (!drag || drag.pointer !== event.pointerId) return;
       this.#drag = null;
       if (drag.moved) {
-        // The click that ends a drag is not a press.
-        this.#dragEnded = { id, atMs: performance.now() };
         this.#a.drag(
           id,
           cancelled ? drag.at0 : drag.at0 + (event.clientX - drag.x0) / this.#pxPerTick,
           true,
         );
+      } else if (!cancelled) {
+        // A press that did not move selects on its release, not on the click that may follow:
+        // a touch held a little long (or slowed by a busy page) becomes a long press, which
+        // makes no click, and a person would see their tap ignored.
+        this.#a.select(id);
       }
     };
     chip.addEventListener("pointerup", (event) => end(event, false));
     chip.addEventListener("pointercancel", (event) => end(event, true));
-    // A click that was not a drag selects (keyboard Enter and Space too).
-    chip.addEventListener("click", () => {
-      const ended = this.#dragEnded;
-      this.#dragEnded = null;
-      if (ended?.id === id && performance.now() - ended.atMs < 400) return;
-      this.#a.select(id);
+    // Enter and Space select too (their click has no pointer behind it: detail 0).
+    chip.addEventListener("click", (event) => {
+      if (event.detail === 0) this.#a.select(id);
     });
     return chip;
   }
