@@ -290,7 +290,7 @@ export class Fountain {
   readonly perTick: number;
   /** Total slots: `FOUNTAIN_MAX_LIFE × perTick`. */
   readonly capacity: number;
-  /** Render view; its arrays are also the simulation state. */
+  /** Render view; its arrays are also the simulation state (with each row's live count). */
   readonly view: StreakView;
   /**
    * Per slot, the surfaces its drop touched since it was spawned (bit k: FOUNTAIN_SURFACES[k]),
@@ -303,6 +303,11 @@ export class Fountain {
   readonly #counts: Int32Array;
   /** Per slot, how many ticks short of FOUNTAIN_MAX_LIFE its drop's own life is (FOUNTAIN_LIFE). */
   readonly #short: Uint8Array;
+  /**
+   * Per row, its live drops after the last step (0: nothing to visit). A fountain that is off,
+   * or one a late joiner starts empty FOUNTAIN_MAX_LIFE ticks back, skips its empty rows.
+   */
+  readonly #rowLive = new Uint16Array(FOUNTAIN_MAX_LIFE);
   readonly #rng = new Rng();
   readonly #positionWords: Uint32Array;
   readonly #velocityWords: Uint32Array;
@@ -333,6 +338,27 @@ export class Fountain {
     this.#colorWords = wordsOf(this.#view.color);
   }
 
+  /**
+   * Puts a live drop into `slot` (for probes and tests: the next step moves it like any other),
+   * with the most life a drop has.
+   *
+   * @example
+   * ```ts
+   * const fountain = new Fountain(7);
+   * fountain.inject(0, [0, 3, 0], [0, -1, 0]);
+   * fountain.step(1, false); // the drop falls onto the upper dish
+   * ```
+   */
+  inject(slot: number, [px, py, pz]: readonly number[], [vx, vy, vz]: readonly number[]): void {
+    const { position, previous, velocity, color } = this.#view;
+    position.set([px, py, pz], slot * 3);
+    previous.set([px, py, pz], slot * 3);
+    velocity.set([vx, vy, vz], slot * 3);
+    color.set([1, 1, 1, WATER_ALPHA], slot * 4);
+    this.#short[slot] = 0;
+    this.#rowLive[Math.floor(slot / this.perTick)]++;
+  }
+
   /** Live particles after the last step. */
   live(): number {
     return this.#live;
@@ -359,7 +385,7 @@ export class Fountain {
     this.touched.fill(0, rowOfTick * perTick, (rowOfTick + 1) * perTick);
     if (on) this.#spawn(tick, rowOfTick, motion.fountainSpin === true);
     const spiral = motion.fountainSpiral === true;
-    const touched = this.touched, short = this.#short;
+    const touched = this.touched, short = this.#short, rowLive = this.#rowLive;
     const { position, previous, velocity, color, size } = this.#view;
     // The splashes' random numbers: random access by slot, keyed by the tick (made on first use).
     let splashKey = 0;
@@ -367,6 +393,8 @@ export class Fountain {
     // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
       const row = (rowOfTick + FOUNTAIN_MAX_LIFE - age) % FOUNTAIN_MAX_LIFE;
+      if (rowLive[row] === 0) continue;
+      const liveBefore = live;
       const end = (row + 1) * perTick;
       for (let i = row * perTick; i < end; i++) {
         if (color[i * 4 + 3] === 0) continue;
@@ -448,6 +476,7 @@ export class Fountain {
         color[i * 4 + 3] = alpha;
         live++;
       }
+      rowLive[row] = live - liveBefore;
     }
     this.#live = live;
     this.#nextTick = tick + 1;
@@ -476,6 +505,7 @@ export class Fountain {
       const arms = spin && j === 0;
       let i = first;
       first += slots;
+      this.#rowLive[row] += n;
       for (let k = 0; k < n; k++, i++) {
         const theta = arms
           ? head + (k % FOUNTAIN_ARMS) * (TAU / FOUNTAIN_ARMS) + (rng.next() - 0.5) * ARM_SPREAD
@@ -512,6 +542,7 @@ export class Fountain {
     color.fill(0, start * 4, end * 4);
     size.fill(0, start, end);
     this.#short.fill(0, start, end);
+    this.#rowLive[row] = 0;
   }
 
   #clearSlot(i: number): void {

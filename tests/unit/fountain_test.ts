@@ -25,17 +25,9 @@ function alive(f: Fountain, slot: number): boolean {
   return f.view.color[slot * 4 + 3] > 0;
 }
 
-/** Puts a live particle into `slot` through the render view, which is also the state. */
-function inject(
-  f: Fountain,
-  slot: number,
-  [px, py, pz]: number[],
-  [vx, vy, vz]: number[],
-): void {
-  const { position, velocity, color } = f.view;
-  position.set([px, py, pz], slot * 3);
-  velocity.set([vx, vy, vz], slot * 3);
-  color.set([1, 1, 1, 0.5], slot * 4);
+/** Puts a live particle into `slot`. */
+function inject(f: Fountain, slot: number, position: number[], velocity: number[]): void {
+  f.inject(slot, position, velocity);
 }
 
 function surface(name: string) {
