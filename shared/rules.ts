@@ -190,30 +190,84 @@ export function applyRules(rules: Rules, body: RulesBody): Rules {
         removed: listed(rules.removed, body.peer, MAX_LISTED_PEERS),
         hosts: rules.hosts.filter((p) => p !== body.peer),
       };
-      if (rules.composers !== undefined) {
-        next.composers = rules.composers.filter((p) => p !== body.peer);
-      }
       if (rules.hostKeys !== undefined) next.hostKeys = hostKeys;
       if (body.person !== undefined) {
         next.removedPeople = listed(rules.removedPeople ?? [], body.person, MAX_LISTED_PEERS);
       }
-      return next;
+      return rules.composers !== undefined
+        ? withoutComposers(next, [body.peer], body.person)
+        : next;
     }
     case "pause":
       return { ...rules, paused: body.on };
     case "countdown":
       return { ...rules, countdown: body.countdown };
     case "compose": {
-      const others = (rules.composers ?? []).filter((p) => p !== body.peer);
-      const composers = body.on ? listed(others, body.peer, MAX_LISTED_PEERS) : others;
-      return { ...rules, composers };
+      if (!body.on) {
+        return withoutComposers(rules, [body.peer, ...body.drop ?? []], body.person);
+      }
+      const composers = listed(rules.composers ?? [], body.peer, MAX_LISTED_PEERS);
+      const people = { ...rules.composerPeople };
+      if (body.person !== undefined) people[body.peer] = body.person;
+      else delete people[body.peer];
+      // Past the list's length the oldest connection's right goes, and the person behind it.
+      for (const p of Object.keys(people)) if (!composers.includes(p)) delete people[p];
+      const next: Rules = { ...rules, composers };
+      if (Object.keys(people).length > 0) next.composerPeople = people;
+      else delete next.composerPeople;
+      return next;
     }
   }
 }
 
-/** Whether `peer` may compose, stamp and cancel shows: a host, or a person a host let compose. */
-export function mayCompose(rules: Rules, peer: string): boolean {
-  return isHost(rules, peer) || (rules.composers?.includes(peer) ?? false);
+/**
+ * The composer fields without `peers`' rights and, when given, `person`'s (every connection of
+ * that browser the server recorded).
+ */
+function withoutComposers(
+  rules: Rules,
+  peers: readonly string[],
+  person: string | undefined,
+): Rules {
+  const gone = new Set(peers);
+  const people: Record<string, string> = {};
+  for (const [p, who] of Object.entries(rules.composerPeople ?? {})) {
+    if (gone.has(p) || (person !== undefined && who === person)) gone.add(p);
+    else people[p] = who;
+  }
+  const next: Rules = { ...rules, composers: (rules.composers ?? []).filter((p) => !gone.has(p)) };
+  if (Object.keys(people).length > 0) next.composerPeople = people;
+  else delete next.composerPeople;
+  return next;
+}
+
+/**
+ * Whether `peer` may compose, stamp and cancel shows: a host, or a person a host let compose.
+ * `person` (the hash of the connection's browser token, known to the server only): the right
+ * follows the person to a connection the rules do not list yet.
+ */
+export function mayCompose(rules: Rules, peer: string, person?: string): boolean {
+  return isHost(rules, peer) || (rules.composers?.includes(peer) ?? false) ||
+    isComposerPerson(rules, person);
+}
+
+/** Whether a host let the person whose browser token hashes to `person` compose (server only). */
+export function isComposerPerson(rules: Rules, person: string | undefined): boolean {
+  if (person === undefined || rules.composerPeople === undefined) return false;
+  for (const p in rules.composerPeople) if (rules.composerPeople[p] === person) return true;
+  return false;
+}
+
+/**
+ * The same person's other composer connections (recorded with `person`): an un-grant takes the
+ * right from them too (the `compose` event's `drop`).
+ */
+export function composerConnections(rules: Rules, person: string, except: string): string[] {
+  const out: string[] = [];
+  for (const [p, who] of Object.entries(rules.composerPeople ?? {})) {
+    if (who === person && p !== except) out.push(p);
+  }
+  return out;
 }
 
 /** Whether `peer` has host rights now. */
@@ -270,6 +324,7 @@ const SERVER_ONLY = [
   "hostKeys",
   "removedPeople",
   "mutedPeople",
+  "composerPeople",
 ] as const;
 
 /**
@@ -285,7 +340,10 @@ export function publicEvent(event: SceneEvent): SceneEvent {
   if (body.do === "rekey" && (body.key ?? body.old) !== undefined) {
     return { ...event, body: { type: "rules", do: "rekey", peer: body.peer, drop: body.drop } };
   }
-  if ((body.do === "remove" || body.do === "mute") && body.person !== undefined) {
+  if (
+    (body.do === "remove" || body.do === "mute" || body.do === "compose") &&
+    body.person !== undefined
+  ) {
     const { person: _person, ...open } = body;
     return { ...event, body: open };
   }

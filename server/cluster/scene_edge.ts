@@ -203,6 +203,8 @@ export class SceneEdge implements RelaySource {
           JSON.stringify({ node: deps.nodeId, t: "draft", by, edits }),
         );
       },
+      // The right to compose follows the person to this connection (the owner decides).
+      onComposerBack: (peer) => void this.host(peer, { do: "compose", peer: peer.id, on: true }),
       others: presence.others,
     }, this);
     this.#submits = new EdgeSubmits({
@@ -481,7 +483,7 @@ export class SceneEdge implements RelaySource {
 
   /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
   mayCompose(peer: Peer): boolean {
-    return this.#relay.mayCompose(peer.id);
+    return this.#relay.mayCompose(peer);
   }
 
   /** Applies show draft edits and relays them here and to the scene's other nodes. */

@@ -90,6 +90,8 @@ export class Room {
       onHash: (peer, tick, hash) =>
         this.#judge.report(tick, peer.id, hash, deps.clock.monotonicMs()),
       onLeave: (peer) => this.#judge.forget(peer.id),
+      // The right to compose follows the person to this connection (refused: nothing to do).
+      onComposerBack: (peer) => void this.host(peer, { do: "compose", peer: peer.id, on: true }),
     }, {
       seed: sequencer.seed,
       get lastSeq() {
@@ -200,7 +202,7 @@ export class Room {
 
   /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
   mayCompose(peer: Peer): boolean {
-    return this.#relay.mayCompose(peer.id);
+    return this.#relay.mayCompose(peer);
   }
 
   /** Applies and relays show draft edits to the composers here (see `SceneRelay.draft`). */

@@ -36,6 +36,8 @@ export const DRAFT_SCENE_PACE = Object.freeze({ perSecond: 30, burst: 90 });
 export interface DraftPeer {
   readonly id: string;
   readonly welcomed: boolean;
+  /** The hash of the connection's browser token, when known (the right to compose follows it). */
+  readonly person?: string;
   send(text: string): void;
 }
 
@@ -72,7 +74,7 @@ export class DraftRelay {
    * composer here, the sender too.
    */
   edit(peer: DraftPeer, edits: readonly DraftEdit[]): ErrorMessage | null {
-    if (!mayCompose(this.#deps.rules(), peer.id)) {
+    if (!mayCompose(this.#deps.rules(), peer.id, peer.person)) {
       return errorMessage(
         "forbidden",
         "only hosts and people a host lets compose may edit the show draft",
@@ -114,7 +116,7 @@ export class DraftRelay {
    */
   greet(peer: DraftPeer): void {
     if (!peer.welcomed) return;
-    if (mayCompose(this.#deps.rules(), peer.id)) {
+    if (mayCompose(this.#deps.rules(), peer.id, peer.person)) {
       peer.send(JSON.stringify({ t: "draft-state", draft: this.draft.state(this.#deps.nowMs()) }));
     } else if (this.draft.open) {
       peer.send(JSON.stringify({ t: "preparing", on: true, message: PREPARING }));
@@ -137,7 +139,7 @@ export class DraftRelay {
     const rules = this.#deps.rules();
     for (const peer of this.#deps.peers()) {
       if (!peer.welcomed) continue;
-      if (mayCompose(rules, peer.id)) peer.send(frame);
+      if (mayCompose(rules, peer.id, peer.person)) peer.send(frame);
       else if (notice !== null) peer.send(notice);
     }
   }

@@ -17,9 +17,11 @@ import { TICK_MS, TICK_RATE } from "../../shared/constants.ts";
 import { finaleEnd } from "../../shared/finale.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import {
+  composerConnections,
   founderKey,
   hasHost,
   hostKeyOf,
+  isComposerPerson,
   isFounder,
   isHost,
   isMuted,
@@ -51,7 +53,7 @@ export interface HostContext {
   /** Server wall-clock ms now. */
   wallMs: number;
   /**
-   * For `remove` and `mute`: the hash of the target's browser token, when the server that
+   * For `remove`, `mute` and `compose`: the hash of the target's browser token, when the server that
    * received the action knows it (a connection here, or announced by another node); it keeps
    * them out (or muted) on every connection of the same browser.
    */
@@ -84,6 +86,16 @@ export function decideHost(
     return isHost(rules, by)
       ? { body: null }
       : { body: { type: "rules", do: "host", peer: by, via: hashHostKey(action.key) } };
+  }
+  if (
+    action.do === "compose" && action.on && action.peer === by && !isHost(rules, by) &&
+    isComposerPerson(rules, ctx.person)
+  ) {
+    // A person a host let compose, on a new connection: the right follows them (the server
+    // asks for it after their welcome, so their page sees it in the rules).
+    return rules.composers?.includes(by)
+      ? { body: null }
+      : { body: { type: "rules", do: "compose", peer: by, on: true, person: ctx.person } };
   }
   if (!isHost(rules, by)) return forbidden(`only a host may ${ACTION_NAMES[action.do]}`);
   switch (action.do) {
@@ -179,20 +191,39 @@ export function decideHost(
       return { body: { type: "rules", do: "countdown", countdown } };
     }
     case "compose":
-      if (action.on && rules.removed.includes(action.peer)) {
-        return forbidden("that person was removed from this scene");
-      }
-      if ((rules.composers?.includes(action.peer) ?? false) === action.on) return { body: null };
-      if (action.on && ctx.present !== true) {
-        return forbidden("compose: that person is not in this scene now");
-      }
-      return { body: { type: "rules", do: "compose", peer: action.peer, on: action.on } };
+      return decideCompose(rules, action.peer, action.on, ctx);
     case "cancel":
       if (!rules.countdown || finaleEnd(rules.countdown) <= ctx.now) {
         return { refusal: errorMessage("bad_message", "cancel: no countdown or finale to cancel") };
       }
       return { body: { type: "rules", do: "countdown", countdown: null } };
   }
+}
+
+/**
+ * A host lets `peer` compose (`on`) or no longer. The stamped event carries the person behind
+ * `peer` when known, so the right follows them to a new connection; un-granting also takes it
+ * from the same person's other connections (`drop`).
+ */
+function decideCompose(rules: Rules, peer: string, on: boolean, ctx: HostContext): HostDecision {
+  const person = ctx.person;
+  const listed = rules.composers?.includes(peer) ?? false;
+  if (on) {
+    if (rules.removed.includes(peer)) return forbidden("that person was removed from this scene");
+    if (listed && (person === undefined || rules.composerPeople?.[peer] === person)) {
+      return { body: null };
+    }
+    if (ctx.present !== true) return forbidden("compose: that person is not in this scene now");
+    const body: RulesBody = { type: "rules", do: "compose", peer, on };
+    if (person !== undefined) body.person = person;
+    return { body };
+  }
+  const drop = person === undefined ? [] : composerConnections(rules, person, peer);
+  if (!listed && drop.length === 0) return { body: null };
+  const body: RulesBody = { type: "rules", do: "compose", peer, on };
+  if (person !== undefined) body.person = person;
+  if (drop.length > 0) body.drop = drop;
+  return { body };
 }
 
 /** What each host action does, for a refusal's reason. */
@@ -259,7 +290,7 @@ export function refuseSubmit(
       if (isMuted(rules, by, person)) {
         return errorMessage("muted", "a host muted your launches in this scene");
       }
-      return mayCompose(rules, by) ? null : errorMessage(
+      return mayCompose(rules, by, person) ? null : errorMessage(
         "forbidden",
         `only hosts and people a host lets compose may ${
           body.type === "show" ? "play" : "cancel"

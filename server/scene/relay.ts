@@ -20,7 +20,13 @@ import type {
   Reaction,
   WelcomeMessage,
 } from "../../shared/protocol.ts";
-import { isRemovedPerson, mayCompose, publicEvent, publicSnapshot } from "../../shared/rules.ts";
+import {
+  isComposerPerson,
+  isRemovedPerson,
+  mayCompose,
+  publicEvent,
+  publicSnapshot,
+} from "../../shared/rules.ts";
 import type { Rules, RulesBody, SceneEvent } from "../../shared/types.ts";
 import { errorMessage } from "./errors.ts";
 import { Audience } from "./audience.ts";
@@ -115,6 +121,12 @@ export interface RelayDeps {
   onReactions?: (frame: string) => void;
   /** Show draft edits taken here: a cluster edge passes them on to the scene's other nodes. */
   onDraft?: (by: string, edits: readonly DraftEdit[]) => void;
+  /**
+   * A person a host let compose was welcomed on a connection the rules do not list as a
+   * composer yet: the room (or edge) asks for the right to follow them (a `compose` action from
+   * the connection itself, see `decideHost`), so their page sees it in the rules.
+   */
+  onComposerBack?: (peer: Peer) => void;
 }
 
 /** One scene's connections on this server. */
@@ -225,6 +237,10 @@ export class SceneRelay {
     peer.sendChecked(JSON.stringify(this.#welcome(peer, lastSeq)));
     if (this.#status !== null) peer.send(this.#status);
     this.#drafts.greet(peer);
+    const rules = this.#source.rules;
+    if (!mayCompose(rules, peer.id) && isComposerPerson(rules, peer.person)) {
+      this.#deps.onComposerBack?.(peer);
+    }
     if (announce) {
       this.#audience.presenceJoin(peer);
       this.#deps.onAnnounce?.(peer);
@@ -320,8 +336,10 @@ export class SceneRelay {
    * grant, a new host link dropping others): those people here hear the draft as they now may.
    */
   #composeRightsMoved(body: RulesBody): void {
-    const moved = body.do === "host" || body.do === "compose"
+    const moved = body.do === "host"
       ? [body.peer]
+      : body.do === "compose"
+      ? [body.peer, ...body.drop ?? []]
       : body.do === "rekey"
       ? body.drop
       : [];
@@ -331,9 +349,9 @@ export class SceneRelay {
     }
   }
 
-  /** Whether `peerId` may compose shows under the rules in force. */
-  mayCompose(peerId: string): boolean {
-    return mayCompose(this.#source.rules, peerId);
+  /** Whether `peer` (a connection, or the same person on another) may compose shows now. */
+  mayCompose(peer: Peer): boolean {
+    return mayCompose(this.#source.rules, peer.id, peer.person);
   }
 
   /** A welcomed peer's edits to the show draft (see `DraftRelay.edit`). */
