@@ -17,7 +17,8 @@
  * console.log(list.start, list.cues.map((c) => c.at)); // 900 [0, 60]: sorted by `at`
  * ```
  */
-import { SHOW_MAX_LIVE } from "./protocol.ts";
+import { TICK_RATE } from "./constants.ts";
+import { SHOW_MAX_LIVE, SHOW_MAX_TICKS } from "./protocol.ts";
 import type {
   LaunchBody,
   LiveShow,
@@ -78,9 +79,29 @@ export function showLastTick(show: ShowBody): number {
   return show.start + last;
 }
 
+/**
+ * The tick a show's music ends at: its start plus the track's length (`track.ms`, rounded up to
+ * a tick, at most SHOW_MAX_TICKS); the show's start when it names no track or no length.
+ */
+export function showTrackEnd(show: ShowBody): number {
+  const ms = show.track?.ms;
+  if (ms === undefined) return show.start;
+  return show.start + Math.min(Math.ceil((ms * TICK_RATE) / 1000), SHOW_MAX_TICKS);
+}
+
 /** The first tick at which none of a live show's cues launch any more. */
-export function liveShowEnd(live: LiveShow): number {
+export function showCuesEnd(live: LiveShow): number {
   const end = showLastTick(live.show) + 1;
+  return live.cancel === undefined ? end : Math.min(end, live.cancel + 1);
+}
+
+/**
+ * The first tick at which a live show is over: its last cue launched and its music (when its
+ * track's length is known) ended, or the tick after its cancel. Until then the snapshot keeps it,
+ * so a page that joins while the music still plays hears it at the right place.
+ */
+export function liveShowEnd(live: LiveShow): number {
+  const end = Math.max(showLastTick(live.show) + 1, showTrackEnd(live.show));
   return live.cancel === undefined ? end : Math.min(end, live.cancel + 1);
 }
 
@@ -146,7 +167,8 @@ export function foldShowEvent(snap: WorldSnapshot, event: SceneEvent): WorldSnap
 
 /**
  * The snapshot without the shows that are over by `tick` (no cue of theirs launches at `tick`
- * or later): a snapshot at `tick` needs only those. The same snapshot when none is.
+ * or later and their music has ended, see {@link liveShowEnd}): a snapshot at `tick` needs only
+ * those. The same snapshot when none is.
  */
 export function pruneShows(snap: WorldSnapshot, tick: number): WorldSnapshot {
   const shows = snap.shows;

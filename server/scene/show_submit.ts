@@ -28,7 +28,7 @@ import { WINDOW_TICKS } from "../../shared/constants.ts";
 import { DERIVED_SOURCE, derivedLaunches, derivedSeq, sourcesOf } from "../../shared/derived.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
-import { liveShowEnd } from "../../shared/show_cues.ts";
+import { showCuesEnd } from "../../shared/show_cues.ts";
 import type { SceneEvent, ShowBody, ShowRequestBody, WorldSnapshot } from "../../shared/types.ts";
 import { errorMessage } from "./errors.ts";
 import { priceShow } from "./show_admission.ts";
@@ -63,7 +63,8 @@ export function decideAndPriceShow(o: ShowSubmit): { body: ShowBody } | ErrorMes
   const event: SceneEvent = { seq: o.seq, tick: o.now, by: o.by, body };
   const after = advanceSnapshot({ ...o.head, tick: o.now }, [event], o.now + 1);
   const live = after.shows?.find((s) => s.seq === o.seq);
-  const end = live ? liveShowEnd(live) + WINDOW_TICKS : o.now + 1;
+  // Priced up to its last cue's burst: its music after that launches nothing.
+  const end = live ? showCuesEnd(live) + WINDOW_TICKS : o.now + 1;
   const seqOf = (i: number) => derivedSeq(DERIVED_SOURCE.cues, o.seq, i);
   const own = new Set(body.cues.map((_, i) => seqOf(i)));
   const others = derivedLaunches(o.seed, sourcesOf(after), o.now + 1, end)
