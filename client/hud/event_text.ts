@@ -114,11 +114,11 @@ function describeRules(body: RulesBody, whom: (peer: string) => string): string 
 }
 
 /**
- * Whether a rules event is news worth a toast: a host proving their own key again (every
- * reconnect of a host's page does) is not.
+ * Whether a rules event is news worth a toast: a host proving their own key again, or a composer
+ * given their right back (every reconnect of their page does one of them), is not.
  */
 export function rulesNews(by: string, body: RulesBody): boolean {
-  return !(body.do === "host" && body.peer === by);
+  return !((body.do === "host" || body.do === "compose") && body.peer === by);
 }
 
 /** Several launches by one person folded into one line, e.g. "Rae launched 5 fireworks". */

@@ -87,4 +87,8 @@ Deno.test("host toasts name both people, and a host's own reconnect is no news",
   // A host's page proves its key after every reconnect: a grant to oneself.
   assert.equal(rulesNews("p1", { ...grant, peer: "p1" }), false);
   assert.equal(rulesNews("p1", grant), true);
+  // A composer's page given the right back on reconnect: the server stamps it by the page itself.
+  const compose = { type: "rules", do: "compose", peer: "p1", on: true } as const;
+  assert.equal(rulesNews("p1", compose), false);
+  assert.equal(rulesNews("p2", compose), true);
 });
