@@ -448,32 +448,19 @@ function dispatch(
       // Shows and their cancels share the settings bucket (a host's rare, scene-wide acts).
       const wait = peer.take(type === "show" || type === "show-cancel" ? "settings" : type, nowMs);
       if (wait > 0) return [BODY_RATE_KIND[type], rateLimited(BODY_NOUNS[type], wait), false];
-      if (origin) {
-        // The address's (and its network's) budget of stored events: looked at first, spent only
-        // once stored.
-        origin.events.sweep(nowMs);
-        // A show spends more than one (see showEventCost).
-        const cost = msg.body.type === "show" ? showEventCost(msg.body.cues.length) : 1;
-        const spent = origin.events.take(origin.address, nowMs, true, cost);
-        if (spent > 0) {
-          return [
-            Kind.EventBudget,
-            error(
-              "rate_limited",
-              `your address stored its budget of ${origin.eventsPerMinute} events a minute ` +
-                `(or its network, ${NETWORK_BUDGET_FACTOR}x that)${
-                  cost > 1 ? `; this show counts as ${cost}` : ""
-                }; nothing was stored, try again in ${Math.ceil(spent / 1000)} s`,
-              spent,
-            ),
-            false,
-          ];
-        }
-        const refusal = scene.submit(peer, msg.body);
-        if (refusal === null) origin.events.take(origin.address, nowMs, false, cost);
-        return sceneOutcome(refusal);
-      }
-      return sceneOutcome(scene.submit(peer, msg.body));
+      // A show spends more than one (see showEventCost).
+      const cost = msg.body.type === "show" ? showEventCost(msg.body.cues.length) : 1;
+      return withinEventBudget(
+        origin,
+        nowMs,
+        cost,
+        (perMinute, waitS) =>
+          `your address stored its budget of ${perMinute} events a minute ` +
+          `(or its network, ${NETWORK_BUDGET_FACTOR}x that)${
+            cost > 1 ? `; this show counts as ${cost}` : ""
+          }; nothing was stored, try again in ${waitS} s`,
+        () => scene.submit(peer, msg.body),
+      );
     }
     case "rename": {
       // A rename fans out to everyone like a settings change, and shares its bucket.
@@ -492,30 +479,18 @@ function dispatch(
       // Host actions share the settings changes' bucket: both steer the scene for everyone.
       const wait = peer.take("settings", nowMs);
       if (wait > 0) return [Kind.SettingsRate, rateLimited("host actions", wait), false];
-      if (origin) {
-        // What it stores (one rules event: a finale is derived) spends the stored-event budget.
-        const cost = storedCost(msg.action);
-        const spent = origin.events.take(origin.address, nowMs, true, cost);
-        if (spent > 0) {
-          return [
-            Kind.EventBudget,
-            error(
-              "rate_limited",
-              `this would store ${cost} event${cost === 1 ? "" : "s"}, past your ` +
-                `address's budget of ${origin.eventsPerMinute} events a minute (or its ` +
-                `network's, ${NETWORK_BUDGET_FACTOR}x that); try again in ${
-                  Math.ceil(spent / 1000)
-                } s`,
-              spent,
-            ),
-            false,
-          ];
-        }
-        const refusal = scene.host(peer, msg.action);
-        if (refusal === null) origin.events.take(origin.address, nowMs, false, cost);
-        return sceneOutcome(refusal);
-      }
-      return sceneOutcome(scene.host(peer, msg.action));
+      // What it stores (one rules event: a finale is derived) spends the stored-event budget.
+      const cost = storedCost(msg.action);
+      return withinEventBudget(
+        origin,
+        nowMs,
+        cost,
+        (perMinute, waitS) =>
+          `this would store ${cost} event${cost === 1 ? "" : "s"}, past your ` +
+          `address's budget of ${perMinute} events a minute (or its ` +
+          `network's, ${NETWORK_BUDGET_FACTOR}x that); try again in ${waitS} s`,
+        () => scene.host(peer, msg.action),
+      );
     }
     case "react": {
       // Reactions fan out to everyone like launches, with a bucket of their own.
@@ -541,6 +516,30 @@ const RULES_CODES: ReadonlySet<string> = new Set([
   "removed",
   "launches_paused",
 ]);
+
+/**
+ * Does `act` under the address's (and its network's) budget of stored events, when the
+ * connection has one: `cost` tokens are looked at first and spent only once `act` stored;
+ * over the budget nothing is done and `refusal(perMinute, waitS)` says why.
+ */
+function withinEventBudget(
+  origin: ConnectionOrigin | undefined,
+  nowMs: number,
+  cost: number,
+  refusal: (perMinute: number, waitS: number) => string,
+  act: () => ErrorMessage | null,
+): Outcome {
+  if (!origin) return sceneOutcome(act());
+  origin.events.sweep(nowMs);
+  const spent = origin.events.take(origin.address, nowMs, true, cost);
+  if (spent > 0) {
+    const text = refusal(origin.eventsPerMinute, Math.ceil(spent / 1000));
+    return [Kind.EventBudget, error("rate_limited", text, spent), false];
+  }
+  const refused = act();
+  if (refused === null) origin.events.take(origin.address, nowMs, false, cost);
+  return sceneOutcome(refused);
+}
 
 /** A scene's refusal: a bad message spends the abuse budget, a full sky does not. */
 function sceneOutcome(refusal: ErrorMessage | null): Outcome {
