@@ -100,6 +100,13 @@ export function hashUnits(
 }
 
 /**
+ * Where `skip` and `fill` have `fillU32` draw their words, so the generator's step is written in
+ * one loop (and `nextU32`); a module's one scratch serves every generator (draws are synchronous).
+ */
+const SCRATCH_WORDS = 64;
+const scratch = new Uint32Array(SCRATCH_WORDS);
+
+/**
  * sfc32, a small fast counter-based generator. One instance can be re-seeded in place, so hot
  * loops reuse a single object instead of allocating a generator per stream.
  */
@@ -128,19 +135,9 @@ export class Rng {
 
   /** Draws and drops `n` numbers (the state `n` draws on, without producing them). */
   skip(n: number): this {
-    const s = this.#s;
-    let a = s[0], b = s[1], c = s[2], d = s[3];
-    for (let i = 0; i < n; i++) {
-      const t = (((a + b) | 0) + d) | 0;
-      d = (d + 1) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (((c << 21) | (c >>> 11)) + t) | 0;
+    for (let done = 0; done < n; done += SCRATCH_WORDS) {
+      this.fillU32(scratch, 0, Math.min(SCRATCH_WORDS, n - done));
     }
-    s[0] = a;
-    s[1] = b;
-    s[2] = c;
-    s[3] = d;
     return this;
   }
 
@@ -183,20 +180,11 @@ export class Rng {
    * calls of `next`), for a loop that reads many draws without a call per draw.
    */
   fill(out: Float64Array, at: number, n: number): this {
-    const s = this.#s;
-    let a = s[0], b = s[1], c = s[2], d = s[3];
-    for (let i = at; i < at + n; i++) {
-      const t = (((a + b) | 0) + d) | 0;
-      d = (d + 1) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (((c << 21) | (c >>> 11)) + t) | 0;
-      out[i] = (t >>> 0) / 4294967296;
+    for (let done = 0; done < n; done += SCRATCH_WORDS) {
+      const k = Math.min(SCRATCH_WORDS, n - done);
+      this.fillU32(scratch, 0, k);
+      for (let j = 0; j < k; j++) out[at + done + j] = scratch[j] / 4294967296;
     }
-    s[0] = a;
-    s[1] = b;
-    s[2] = c;
-    s[3] = d;
     return this;
   }
 
