@@ -50,12 +50,9 @@ function reduce(x: number, k: number): number {
   return ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
 }
 
-/** Deterministic sine. Exact reduction for |x| < ~1.6e6; beyond that accuracy degrades. */
-export function sin(x: number): number {
-  if (!Number.isFinite(x)) return NaN;
-  const k = Math.round(x * TWO_OVER_PI);
-  const r = reduce(x, k);
-  switch (quadrantOf(k)) {
+/** sin(x) where x reduced is `r` in quadrant `q` (0..3); cos(x) is that of quadrant q + 1. */
+function sinInQuadrant(r: number, q: number): number {
+  switch (q) {
     case 0:
       return kernelSin(r, r * r);
     case 1:
@@ -67,21 +64,18 @@ export function sin(x: number): number {
   }
 }
 
-/** Deterministic cosine. */
+/** Deterministic sine. Exact reduction for |x| < ~1.6e6; beyond that accuracy degrades. */
+export function sin(x: number): number {
+  if (!Number.isFinite(x)) return NaN;
+  const k = Math.round(x * TWO_OVER_PI);
+  return sinInQuadrant(reduce(x, k), quadrantOf(k));
+}
+
+/** Deterministic cosine: the sine a quadrant on (the same kernels, the same bits). */
 export function cos(x: number): number {
   if (!Number.isFinite(x)) return NaN;
   const k = Math.round(x * TWO_OVER_PI);
-  const r = reduce(x, k);
-  switch (quadrantOf(k)) {
-    case 0:
-      return kernelCos(r * r);
-    case 1:
-      return -kernelSin(r, r * r);
-    case 2:
-      return -kernelCos(r * r);
-    default:
-      return kernelSin(r, r * r);
-  }
+  return sinInQuadrant(reduce(x, k), quadrantOf(k + 1));
 }
 
 /**
