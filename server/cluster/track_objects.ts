@@ -15,8 +15,8 @@
  */
 import { type ObjectStore, Objm } from "@nats-io/obj";
 import { StorageType } from "@nats-io/jetstream";
-import { type StoredTrack, TrackStorageError, type TrackStore } from "../scene/track_store.ts";
-import type { TrackType } from "../http/track_type.ts";
+import type { StoredTrack, TrackRange, TrackStore, TrackUpload } from "../scene/track_store.ts";
+import { TrackStorageError } from "../scene/track_store.ts";
 import { TrackBudget } from "../local/track_budget.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
@@ -67,13 +67,7 @@ export class TrackObjects implements TrackStore {
     return { id, mime: info.description ?? "application/octet-stream", bytes: info.size };
   }
 
-  async put(
-    scene: string,
-    id: string,
-    type: TrackType,
-    data: Uint8Array,
-    spender: string,
-  ): Promise<StoredTrack> {
+  async put({ scene, id, type, data, spender }: TrackUpload): Promise<StoredTrack> {
     const known = await this.stat(scene, id);
     if (known) return known;
     // The scene's and the bucket's bytes as the bucket holds them now (other nodes store too).
@@ -99,12 +93,7 @@ export class TrackObjects implements TrackStore {
     return { id, mime: type.mime, bytes: data.length };
   }
 
-  async read(
-    scene: string,
-    id: string,
-    start: number,
-    end: number,
-  ): Promise<ReadableStream<Uint8Array>> {
+  async read({ scene, id, start, end }: TrackRange): Promise<ReadableStream<Uint8Array>> {
     const result = await this.#store.get(objectName(scene, id));
     if (!result) throw new Error(`no track ${id} in scene ${scene}`);
     return sliced(result.data, start, end);

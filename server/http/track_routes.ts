@@ -91,7 +91,13 @@ export function registerTracks(app: Hono<{ Bindings: ServerEnv }>, deps: TrackRo
         }
         const spender = c.env?.remoteAddress ?? "";
         try {
-          stored = await deps.store.put(scene, sha256, type, data, spenderOf(spender));
+          stored = await deps.store.put({
+            scene,
+            id: sha256,
+            type,
+            data,
+            spender: spenderOf(spender),
+          });
         } catch (e) {
           if (!(e instanceof TrackStorageError)) throw e;
           deps.refuse?.(e.code);
@@ -163,5 +169,5 @@ async function serveTrack(
   if (range) headers["content-range"] = `bytes ${start}-${end}/${track.bytes}`;
   const status = range ? 206 : 200;
   if (c.req.method === "HEAD") return new Response(null, { status, headers });
-  return new Response(await store.read(scene, track.id, start, end), { status, headers });
+  return new Response(await store.read({ scene, id: track.id, start, end }), { status, headers });
 }

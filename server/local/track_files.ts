@@ -13,7 +13,8 @@
  * ```
  */
 import { join } from "node:path";
-import { type StoredTrack, TrackStorageError, type TrackStore } from "../scene/track_store.ts";
+import type { StoredTrack, TrackRange, TrackStore, TrackUpload } from "../scene/track_store.ts";
+import { TrackStorageError } from "../scene/track_store.ts";
 import { TRACK_TYPES, type TrackType } from "../http/track_type.ts";
 import { TrackBudget } from "./track_budget.ts";
 
@@ -50,32 +51,20 @@ export class TrackFiles implements TrackStore {
     return Promise.resolve(track && { id, mime: track.mime, bytes: track.bytes });
   }
 
-  put(
-    scene: string,
-    id: string,
-    type: TrackType,
-    data: Uint8Array,
-    spender: string,
-  ): Promise<StoredTrack> {
+  put(upload: TrackUpload): Promise<StoredTrack> {
+    const { scene, id } = upload;
     const known = this.#tracks.get(scene)?.get(id);
     if (known) return Promise.resolve({ id, mime: known.mime, bytes: known.bytes });
     const key = `${scene}/${id}`;
     let writing = this.#writing.get(key);
     if (!writing) {
-      writing = this.#write(scene, id, type, data, spender).finally(() =>
-        this.#writing.delete(key)
-      );
+      writing = this.#write(upload).finally(() => this.#writing.delete(key));
       this.#writing.set(key, writing);
     }
     return writing;
   }
 
-  async read(
-    scene: string,
-    id: string,
-    start: number,
-    end: number,
-  ): Promise<ReadableStream<Uint8Array>> {
+  async read({ scene, id, start, end }: TrackRange): Promise<ReadableStream<Uint8Array>> {
     const track = this.#tracks.get(scene)?.get(id);
     if (!track) throw new Error(`no track ${id} in scene ${scene}`);
     const file = await Deno.open(join(this.#root, scene, `${id}.${track.ext}`), { read: true });
@@ -88,13 +77,7 @@ export class TrackFiles implements TrackStore {
     return limited(file, end - start + 1);
   }
 
-  async #write(
-    scene: string,
-    id: string,
-    type: TrackType,
-    data: Uint8Array,
-    spender: string,
-  ): Promise<StoredTrack> {
+  async #write({ scene, id, type, data, spender }: TrackUpload): Promise<StoredTrack> {
     const refusal = this.#budget.refusal(scene, spender, data.length);
     if (refusal) throw new TrackStorageError(refusal);
     // Reserved before the write, so two different uploads cannot both fit the last room.

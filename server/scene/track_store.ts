@@ -34,24 +34,36 @@ export interface StoredTrack {
   bytes: number;
 }
 
+/** A track to store: its bytes, their SHA-256 hex `id`, its kind and scene, and who sends it. */
+export interface TrackUpload {
+  scene: string;
+  id: string;
+  type: TrackType;
+  data: Uint8Array;
+  /** The uploader's network, charged its share of the budget. */
+  spender: string;
+}
+
+/** Bytes `start` to `end` (inclusive) of track `id` of `scene`. */
+export interface TrackRange {
+  scene: string;
+  id: string;
+  start: number;
+  end: number;
+}
+
 /** Where a scene's tracks are stored and read. */
 export interface TrackStore {
   /**
-   * Stores `data` (whose SHA-256 hex is `id`) for `scene`; storing a track the scene already has
-   * stores nothing again. `spender` (the uploader's network) is charged its share. Throws
-   * {@link TrackStorageError} when the budget or the storage cannot take it.
+   * Stores the upload's bytes for its scene; storing a track the scene already has stores
+   * nothing again. The `spender` is charged its share. Throws {@link TrackStorageError} when the
+   * budget or the storage cannot take it.
    */
-  put(
-    scene: string,
-    id: string,
-    type: TrackType,
-    data: Uint8Array,
-    spender: string,
-  ): Promise<StoredTrack>;
+  put(upload: TrackUpload): Promise<StoredTrack>;
   /** The track's facts, or undefined when `scene` holds no track `id`. */
   stat(scene: string, id: string): Promise<StoredTrack | undefined>;
-  /** Bytes `start` to `end` (inclusive) of a stored track. */
-  read(scene: string, id: string, start: number, end: number): Promise<ReadableStream<Uint8Array>>;
+  /** The bytes of a range of a stored track. */
+  read(range: TrackRange): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** The storage cannot take a track (budget spent, disk full): answered 507 with its reason. */
