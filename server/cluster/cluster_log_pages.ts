@@ -15,23 +15,16 @@ import type { LogPageResult } from "../http/log_api.ts";
 import { lastKeyframeWhere, nextKeyframe } from "./keyframes.ts";
 import type { NatsLink } from "./nats_link.ts";
 import {
-  entriesFrom,
   eventsFrom,
   firstEntryAt,
   isEvent,
   lastEntry,
   type LogEntry,
-  LogRangeGoneError,
   nextEntry,
-  readRange,
+  readEntries,
+  readEvents,
   type StoredEntry,
 } from "./stream_log.ts";
-
-/**
- * Pages of at most this many events are read by direct gets (one request each); longer ones by
- * an ordered consumer, whose setup costs a few requests but which then streams the entries.
- */
-const DIRECT_PAGE_MAX = 16;
 
 /** Where a scene's kept log starts. */
 export interface LogStart {
@@ -41,7 +34,6 @@ export interface LogStart {
   snapshot: WorldSnapshot;
 }
 
-const bySeq = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
 const byTick = (entry: LogEntry) => entry.tick;
 
 /**
@@ -94,16 +86,13 @@ export async function clusterLogPage(
   if (!last) return page;
   if ("seq" in start) {
     const fromSeq = Math.max(start.seq, firstSeq);
-    const at = await firstEntryAt(link, scene, bySeq, fromSeq, last);
-    if (at !== null) {
-      page.events = await pageEvents(link, scene, at, last, limit, (e) => e.seq >= fromSeq);
-    }
+    page.events = await readEvents(link, scene, fromSeq, limit, last);
     return page;
   }
   // A tick before the start is refused by the route (410); nothing to read.
   if (start.tick < kept.tick) return page;
   const at = await firstEntryAt(link, scene, byTick, start.tick, last);
-  if (at !== null) page.events = await pageEvents(link, scene, at, last, limit);
+  if (at !== null) page.events = await eventsFrom(link, scene, at, last, limit);
   if (request.snapshot) page.snapshot = await snapshotAt(link, scene, kept, start.tick, last);
   return page;
 }
@@ -134,53 +123,4 @@ async function snapshotAt(
     }
   }
   return advanceSnapshot(base, settings, tick);
-}
-
-/**
- * Up to `limit` events `want` accepts, from stream sequence `from` up to `last`: by direct gets
- * for a short page, else in one ordered read.
- */
-async function pageEvents(
-  link: NatsLink,
-  scene: string,
-  from: number,
-  last: StoredEntry,
-  limit: number,
-  want: (event: SceneEvent) => boolean = () => true,
-): Promise<SceneEvent[]> {
-  if (limit <= DIRECT_PAGE_MAX) return await eventsFrom(link, scene, from, last, limit, want);
-  const entries = await readEntries(link, scene, from, last, () => {
-    let wanted = 0;
-    return ({ entry }) => {
-      if (isEvent(entry) && want(entry)) wanted++;
-      return wanted >= limit;
-    };
-  });
-  const events: SceneEvent[] = [];
-  for (const { entry } of entries) {
-    if (events.length === limit) break;
-    if (isEvent(entry) && want(entry)) events.push(entry);
-  }
-  return events;
-}
-
-/**
- * The scene's entries from `from` up to `last` (or the first `enough` accepts), in one ordered
- * read. Entries purged while read (the retention moved the log's front): what is left, entry by
- * entry, as before batching. `enough` is made afresh for each read, so a predicate that counts
- * starts again from zero when the entry-by-entry read starts again from `from`.
- */
-async function readEntries(
-  link: NatsLink,
-  scene: string,
-  from: number,
-  last: StoredEntry,
-  enough: () => (stored: StoredEntry) => boolean,
-): Promise<StoredEntry[]> {
-  try {
-    return await readRange(link, scene, from, last, enough());
-  } catch (e) {
-    if (!(e instanceof LogRangeGoneError)) throw e;
-    return await entriesFrom(link, scene, from, last, enough());
-  }
 }

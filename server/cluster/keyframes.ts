@@ -14,8 +14,8 @@
  */
 import type { WorldSnapshot } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { isWrongLastSequence } from "./nats_errors.ts";
-import { keysSubject, LOG_STREAM } from "./subjects.ts";
+import { appendAfter, lastMessage, nextMessage, type SubjectMessage } from "./subject_messages.ts";
+import { keysSubject } from "./subjects.ts";
 
 /** One keyframe. */
 export interface Keyframe {
@@ -30,9 +30,6 @@ export interface StoredKeyframe {
   keyframe: Keyframe;
   keySeq: number;
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /**
  * Appends `keyframe` after the keyframe stored at `expectLast` (0: none); returns its stream
@@ -49,23 +46,12 @@ export async function appendKeyframe(
   keyframe: Keyframe,
   expectLast: number,
 ): Promise<number | null> {
-  try {
-    const ack = await link.js.publish(
-      keysSubject(scene),
-      encoder.encode(JSON.stringify(keyframe)),
-      { expect: { lastSubjectSequence: expectLast }, timeout: 2000 },
-    );
-    return ack.seq;
-  } catch (e) {
-    if (isWrongLastSequence(e)) return null;
-    throw e;
-  }
+  return await appendAfter(link, keysSubject(scene), keyframe, expectLast);
 }
 
 /** The scene's last keyframe, or null when it has none. */
 export async function lastKeyframe(link: NatsLink, scene: string): Promise<StoredKeyframe | null> {
-  const msg = await link.jsm.streams.getMessage(LOG_STREAM, { last_by_subj: keysSubject(scene) });
-  return msg ? { keyframe: JSON.parse(decoder.decode(msg.data)), keySeq: msg.seq } : null;
+  return stored(await lastMessage<Keyframe>(link, keysSubject(scene)));
 }
 
 /** The scene's first keyframe at stream sequence ≥ `from` (1: the first kept), or null. */
@@ -74,10 +60,11 @@ export async function nextKeyframe(
   scene: string,
   from = 1,
 ): Promise<StoredKeyframe | null> {
-  // STREAM.MSG.GET with next_by_subj (nats-server ≥ 2.9), as in stream_log.ts.
-  const request = { seq: from, next_by_subj: keysSubject(scene) } as unknown as { seq: number };
-  const msg = await link.jsm.streams.getMessage(LOG_STREAM, request);
-  return msg ? { keyframe: JSON.parse(decoder.decode(msg.data)), keySeq: msg.seq } : null;
+  return stored(await nextMessage<Keyframe>(link, keysSubject(scene), from));
+}
+
+function stored(message: SubjectMessage<Keyframe> | null): StoredKeyframe | null {
+  return message && { keyframe: message.value, keySeq: message.seq };
 }
 
 /**

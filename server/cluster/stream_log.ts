@@ -7,7 +7,7 @@ import { type Consumer, type ConsumerMessages, DeliverPolicy } from "@nats-io/je
 import type { SceneEvent } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { LOG_STREAM, logSubject } from "./subjects.ts";
-import { isWrongLastSequence } from "./nats_errors.ts";
+import { appendAfter, lastMessage, nextMessage, type SubjectMessage } from "./subject_messages.ts";
 
 /** Written by a node taking a scene over, so the previous owner's next append is refused. */
 export interface OwnerMarker {
@@ -36,7 +36,6 @@ export class FencedError extends Error {
   readonly code = "fenced";
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
@@ -53,26 +52,14 @@ export async function appendEntry(
   expectLast: number,
   msgId?: string,
 ): Promise<number> {
-  try {
-    const ack = await link.js.publish(logSubject(scene), encoder.encode(JSON.stringify(entry)), {
-      expect: { lastSubjectSequence: expectLast },
-      timeout: 2000,
-      ...(msgId === undefined ? {} : { msgID: msgId }),
-    });
-    return ack.seq;
-  } catch (e) {
-    if (isWrongLastSequence(e)) {
-      throw new FencedError(`scene ${scene}: log moved past ${expectLast}`);
-    }
-    throw e;
-  }
+  const seq = await appendAfter(link, logSubject(scene), entry, expectLast, msgId);
+  if (seq === null) throw new FencedError(`scene ${scene}: log moved past ${expectLast}`);
+  return seq;
 }
 
 /** The scene's last log message, or null when its log is empty. */
 export async function lastEntry(link: NatsLink, scene: string): Promise<StoredEntry | null> {
-  const msg = await link.jsm.streams.getMessage(LOG_STREAM, { last_by_subj: logSubject(scene) });
-  if (!msg) return null;
-  return { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq };
+  return stored(await lastMessage<LogEntry>(link, logSubject(scene)));
 }
 
 /**
@@ -295,23 +282,25 @@ async function consume(
   return { consumer, messages };
 }
 
+/** An entry's place in seq order: a marker sits between the event it follows and the next one. */
+export const bySeq = (entry: LogEntry): number => isEvent(entry) ? entry.seq : entry.seq + 0.5;
+
 /**
- * Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream (for the API).
- * The first one is found by binary search over stream sequences (scene seq grows with stream
- * sequence along a subject), so a page costs O(log n) lookups plus one direct get per entry; no
- * consumer is created.
+ * Up to `limit` events of the scene with seq ≥ `fromSeq`, read from the stream up to `last` (the
+ * scene's last entry, read first when not given). The first one is found by binary search over
+ * stream sequences (scene seq grows with stream sequence along a subject), so a page costs
+ * O(log n) lookups plus the read of its events ({@link eventsFrom}).
  */
 export async function readEvents(
   link: NatsLink,
   scene: string,
   fromSeq: number,
   limit: number,
+  last?: StoredEntry | null,
 ): Promise<SceneEvent[]> {
-  const last = await lastEntry(link, scene);
+  last ??= await lastEntry(link, scene);
   if (!last || limit <= 0) return [];
-  // Markers sit between the event they follow and the next one.
-  const key = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
-  const at = await firstEntryAt(link, scene, key, fromSeq, last);
+  const at = await firstEntryAt(link, scene, bySeq, fromSeq, last);
   if (at === null) return [];
   return await eventsFrom(link, scene, at, last, limit, (e) => e.seq >= fromSeq);
 }
@@ -347,9 +336,15 @@ export async function firstEntryAt(
 }
 
 /**
- * Up to `limit` events `want` accepts, from stream sequence `from` up to `last`, by direct gets
- * (next message on the subject from a stream sequence): an API read creates no consumer on the
- * stream and leaves nothing behind (issue 19).
+ * Ranges of at most this many events are read by direct gets (one request each); longer ones by
+ * an ordered consumer, whose setup costs a few requests but which then streams the entries.
+ */
+const DIRECT_EVENTS_MAX = 16;
+
+/**
+ * Up to `limit` events `want` accepts, from stream sequence `from` up to `last`: by direct gets
+ * (next message on the subject from a stream sequence) for a few, else in one ordered read
+ * ({@link readEntries}).
  */
 export async function eventsFrom(
   link: NatsLink,
@@ -359,31 +354,51 @@ export async function eventsFrom(
   limit: number,
   want: (event: SceneEvent) => boolean = () => true,
 ): Promise<SceneEvent[]> {
+  const enough = () => {
+    let wanted = 0;
+    return ({ entry }: StoredEntry) => {
+      if (isEvent(entry) && want(entry)) wanted++;
+      return wanted >= limit;
+    };
+  };
+  const entries = await readEntries(link, scene, from, last, enough, limit <= DIRECT_EVENTS_MAX);
   const events: SceneEvent[] = [];
-  await entriesFrom(link, scene, from, last, ({ entry }) => {
+  for (const { entry } of entries) {
+    if (events.length === limit) break;
     if (isEvent(entry) && want(entry)) events.push(entry);
-    return events.length >= limit;
-  });
+  }
   return events;
 }
 
 /**
- * The scene's entries from stream sequence `from` up to `last`, one direct get each, up to and
- * including the first `enough` accepts (an entry purged meanwhile is skipped).
+ * The scene's entries from `from` up to `last` (or the first `enough` accepts): in one ordered
+ * read ({@link readRange}), or one direct get each when `direct`. Entries purged while read (the
+ * retention moved the log's front): what is left, entry by entry, as before batching. `enough`
+ * is made afresh for each read, so a predicate that counts starts again from zero when the
+ * entry-by-entry read starts again from `from`.
  */
-export async function entriesFrom(
+export async function readEntries(
   link: NatsLink,
   scene: string,
   from: number,
   last: StoredEntry,
-  enough: (stored: StoredEntry) => boolean,
+  enough: () => (stored: StoredEntry) => boolean,
+  direct = false,
 ): Promise<StoredEntry[]> {
+  if (!direct) {
+    try {
+      return await readRange(link, scene, from, last, enough());
+    } catch (e) {
+      if (!(e instanceof LogRangeGoneError)) throw e;
+    }
+  }
+  const accept = enough();
   const entries: StoredEntry[] = [];
   for (let at = from; at <= last.streamSeq;) {
     const next = await nextEntry(link, scene, at);
     if (!next || next.streamSeq > last.streamSeq) break;
     entries.push(next);
-    if (enough(next)) break;
+    if (accept(next)) break;
     at = next.streamSeq + 1;
   }
   return entries;
@@ -395,9 +410,9 @@ export async function nextEntry(
   scene: string,
   from: number,
 ): Promise<StoredEntry | null> {
-  // STREAM.MSG.GET with next_by_subj (nats-server ≥ 2.9); the client's type lists only seq and
-  // last_by_subj. Nothing there: the client returns null (JetStream API code 10037).
-  const request = { seq: from, next_by_subj: logSubject(scene) } as unknown as { seq: number };
-  const msg = await link.jsm.streams.getMessage(LOG_STREAM, request);
-  return msg ? { entry: JSON.parse(decoder.decode(msg.data)), streamSeq: msg.seq } : null;
+  return stored(await nextMessage<LogEntry>(link, logSubject(scene), from));
+}
+
+function stored(message: SubjectMessage<LogEntry> | null): StoredEntry | null {
+  return message && { entry: message.value, streamSeq: message.seq };
 }

@@ -22,7 +22,7 @@ import { ageCutTick, countKeepFromSeq, type RetentionPolicy } from "../scene/ret
 import { logStart } from "./cluster_log_pages.ts";
 import { lastKeyframe, lastKeyframeWhere, nextKeyframe } from "./keyframes.ts";
 import type { NatsLink } from "./nats_link.ts";
-import { firstEntryAt, isEvent, lastEntry, type LogEntry, nextEntry } from "./stream_log.ts";
+import { bySeq, firstEntryAt, lastEntry, nextEntry } from "./stream_log.ts";
 import { keysSubject, LOG_STREAM, logSubject } from "./subjects.ts";
 
 /** What one pass did. */
@@ -65,7 +65,6 @@ export async function pruneSceneLog(
   let cut = ageCutTick(policy, nowTick);
   const keepFrom = countKeepFromSeq(policy, last.entry.seq);
   if (keepFrom > 1) {
-    const bySeq = (entry: LogEntry) => isEvent(entry) ? entry.seq : entry.seq + 0.5;
     const at = await firstEntryAt(link, scene, bySeq, keepFrom, last);
     const kept = at === null ? null : await nextEntry(link, scene, at);
     if (kept) cut = Math.max(cut, kept.entry.tick);
