@@ -335,7 +335,13 @@ function bindPageSwitches({ labels, voice }: ScenePage): void {
  */
 function linkHandlers(scene: ScenePage, panels: LinkedPanels, link: () => Net): NetHandlers {
   const { hud, sim, observed, rules, replay, cues, labels, floats, host } = scene;
-  const { musicList, composer } = scene;
+  const { musicList, composer, countdown } = scene;
+  /** A stamped show counts down on every page like a finale; a cancel ends its countdown. */
+  const showCountdown = (event: SceneEvent): void => {
+    const body = event.body;
+    if (body.type === "show") countdown.showAt(event.seq, body.start, body.title);
+    else if (body.type === "show-cancel") countdown.showCancelled(body.show);
+  };
   return {
     welcome(message) {
       const net = link();
@@ -354,6 +360,12 @@ function linkHandlers(scene: ScenePage, panels: LinkedPanels, link: () => Net): 
       rules.welcome(message);
       musicList.welcome(message.snapshot.shows, message.events);
       panels.host.setPeers(message.you, message.peers);
+      composer.rightsChanged();
+      if (!message.resumed) countdown.clearShows();
+      for (const live of message.snapshot.shows ?? []) {
+        if (live.cancel === undefined) countdown.showAt(live.seq, live.show.start, live.show.title);
+      }
+      for (const event of message.events) showCountdown(event);
       if (host.key && !rules.isHost(message.you.id)) {
         net.hostAction({ do: "claim", key: host.key });
       }
@@ -369,6 +381,7 @@ function linkHandlers(scene: ScenePage, panels: LinkedPanels, link: () => Net): 
       rules.event(event);
       musicList.event(event);
       composer.event(event);
+      showCountdown(event);
       if (event.by === "show") return;
       hud.eventToast(event.by, event.body, sim.world?.settings.theme ?? "auto");
       // Whose burst: the launcher's name by it, in their colour (see BurstLabels).

@@ -1,7 +1,7 @@
 /**
  * The host's controls, inside the scene settings panel: who may change settings, pause
  * launches, a countdown to a finale (in N minutes, its length and intensity) and cancelling it,
- * per person mute / remove / make host, and the host link, shown once when a key arrives. For
+ * per person mute / remove / make host / let compose shows (and who may compose), and the host link, shown once when a key arrives. For
  * everyone it says which settings rule is in force, and a guest's disabled settings controls say
  * why. Every action is checked again on the server; this only asks.
  *
@@ -69,7 +69,11 @@ const HTML = `
         <button id="host-unmute" type="button" class="chip">Unmute</button>
         <button id="host-remove" type="button" class="chip">Remove</button>
         <button id="host-grant" type="button" class="chip">Make host</button>
+        <button id="host-compose" type="button" class="chip" aria-pressed="false"
+          title="Let this person compose shows with the hosts (the Show button), or no longer"
+          >Composes shows</button>
       </div>
+      <p id="host-composers" class="small host-composers"></p>
     </fieldset>
     <div id="host-link-box" class="host-link-box" hidden>
       <p class="small">Your host link, shown once: whoever opens it is a host. Keep it private.</p>
@@ -96,6 +100,7 @@ export class HostPanel {
   private you = "";
   private shownVersion = -1;
   private shownYou = "";
+  private rules: SceneRules | null = null;
 
   /**
    * `send` asks the server for a host action; `say` tells the person something (a toast), such as
@@ -160,6 +165,12 @@ export class HostPanel {
     element("host-grant").addEventListener("click", () => {
       if (person()) this.send({ do: "grant", peer: person() });
     });
+    const compose = element<HTMLButtonElement>("host-compose");
+    compose.addEventListener("click", () => {
+      const on = compose.getAttribute("aria-pressed") !== "true";
+      if (person()) this.send({ do: "compose", peer: person(), on });
+    });
+    element("host-person").addEventListener("change", () => this.showComposer());
     element("host-rekey").addEventListener("click", () => this.send({ do: "rekey" }));
     element("host-link-copy").addEventListener("click", () => {
       const input = element<HTMLInputElement>("host-link");
@@ -171,6 +182,21 @@ export class HostPanel {
         },
       );
     });
+  }
+
+  /** The compose toggle says whether the chosen person may compose (hosts always may). */
+  private showComposer(): void {
+    const peer = element<HTMLSelectElement>("host-person").value;
+    const button = element<HTMLButtonElement>("host-compose");
+    const host = this.rules?.isHost(peer) ?? false;
+    const on = host || (this.rules?.current.composers?.includes(peer) ?? false);
+    button.setAttribute("aria-pressed", String(on));
+    button.disabled = !peer || host;
+    button.title = host
+      ? "Hosts always compose shows"
+      : on
+      ? "This person composes shows with the hosts; press to stop that"
+      : "Let this person compose shows with the hosts (the Show button)";
   }
 
   /** Shows the Host tab (or the scene's settings). */
@@ -216,6 +242,7 @@ export class HostPanel {
   /** Shows the rules in force; cheap to call every frame (writes only on change). */
   display(rules: SceneRules): void {
     if (rules.version === this.shownVersion && this.you === this.shownYou) return;
+    this.rules = rules;
     this.shownVersion = rules.version;
     this.shownYou = this.you;
     const current = rules.current;
@@ -259,14 +286,24 @@ export class HostPanel {
     const picker = element<HTMLSelectElement>("host-person");
     const chosen = picker.value;
     picker.replaceChildren();
+    const composers = current.composers ?? [];
     for (const peer of this.people.values()) {
       if (peer.id === this.you) continue;
       const tags = [
         rules.isHost(peer.id) ? "host" : "",
         current.muted.includes(peer.id) ? "muted" : "",
+        composers.includes(peer.id) && !rules.isHost(peer.id) ? "composes" : "",
       ].filter(Boolean).join(", ");
       picker.add(new Option(tags ? `${peer.name} (${tags})` : peer.name, peer.id));
     }
     if (chosen) picker.value = chosen;
+    // Who may compose shows besides the hosts (hosts always may).
+    const names = composers.filter((id) => !rules.isHost(id)).map((id) =>
+      id === this.you ? "you" : this.people.get(id)?.name
+    ).filter((name): name is string => !!name);
+    element("host-composers").textContent = names.length > 0
+      ? `Composing shows with the hosts: ${names.join(", ")}.`
+      : "Only hosts compose shows (a host may let others: Composes shows).";
+    this.showComposer();
   }
 }

@@ -180,6 +180,8 @@ export class Composer {
       loaded: (title, cues, track) => this.#replaceWith(title, cues, track),
     });
     deps.opener.addEventListener("click", () => this.toggle());
+    // Shown once the scene says this page may compose (rightsChanged).
+    deps.opener.hidden = true;
     document.addEventListener("keydown", (event) => this.#onKey(event), { capture: true });
     (globalThis as unknown as { snowfireComposer: ComposerDebug }).snowfireComposer = {
       open: () => this.isOpen,
@@ -267,8 +269,25 @@ export class Composer {
     this.#d.notice.textContent = message || "A show is being prepared…";
   }
 
-  /** A stamped event: a show this page played gets its link; any show, a heads-up. */
+  /**
+   * Who may compose changed (a rules event, or a welcome naming this page): the opener shows for
+   * the scene's hosts and the people a host lets compose; a person no longer let compose has the
+   * panel closed.
+   */
+  rightsChanged(): void {
+    const may = this.#d.mayCompose();
+    this.#d.opener.hidden = !may;
+    if (may) this.#d.notice.hidden = true;
+    else if (this.isOpen) this.close();
+    this.#changed();
+  }
+
+  /**
+   * A stamped event: a show this page played gets its link; any show, a heads-up; a rules event
+   * may change who composes.
+   */
   event(event: SceneEvent): void {
+    if (event.body.type === "rules") return this.rightsChanged();
     const body = event.body as { type: string; title?: string; start?: number };
     if (body.type !== "show" || body.start === undefined) return;
     if (event.by === this.#d.you()) {
