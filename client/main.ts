@@ -138,6 +138,12 @@ interface ScenePage extends PageSetup {
   rules: SceneRules;
   /** The show's launches seen, newest last (at most 500). */
   showEvents: { seq: number; tick: number; x: number; z: number }[];
+  /**
+   * The live world's rebuilds (welcome, resync, fast-forward), at most 100: the world went from
+   * tick `from` (−1: none before) to `to` without stepping, so no derived launch in between was
+   * seen applied (`showEvents`), though the rebuilt world holds them.
+   */
+  rebuilds: { from: number; to: number }[];
   countdown: CountdownDisplay;
   voice: CountdownVoice;
   labels: BurstLabels;
@@ -255,10 +261,16 @@ function createScene(setup: PageSetup, renderer: SceneRenderer, link: () => Net)
     showEvents.push({ seq: event.seq, tick: event.tick, x: event.body.x, z: event.body.z });
     if (showEvents.length > 500) showEvents.shift();
   };
+  /** The live world before the latest rebuild: how far it had got says which ticks were skipped. */
+  let lastWorld: World | null = null;
+  const rebuilds: ScenePage["rebuilds"] = [];
   const sim = new Sim({
     checkpoint: (tick, hash) => hashes.push({ tick, h: hash }),
     rebuilt: (world: World) => {
       world.onDerived = derivedLaunch;
+      rebuilds.push({ from: lastWorld?.tick ?? -1, to: world.tick });
+      if (rebuilds.length > 100) rebuilds.shift();
+      lastWorld = world;
       // (A show previewed in the composer keeps the screen until it stops.)
       return composer.previewing || replay.liveRebuilt(world);
     },
@@ -304,6 +316,7 @@ function createScene(setup: PageSetup, renderer: SceneRenderer, link: () => Net)
     replay,
     rules,
     showEvents,
+    rebuilds,
     countdown: new CountdownDisplay(),
     voice: new CountdownVoice(),
     labels: new BurstLabels(),
@@ -644,6 +657,7 @@ function exposeHook(scene: ScenePage, net: Net, quality: QualityControl, music: 
     /** The host rules as this page knows them (no key hashes ever reach a page). */
     rules: () => rules.current,
     showEvents: () => [...scene.showEvents],
+    rebuilds: () => [...scene.rebuilds],
     /** Where the show's music is (the sample leaving the speakers now), or null. */
     music: () => music.position(),
     /** Live burst labels: name, colour, burst tick, showing now, pixel position. */

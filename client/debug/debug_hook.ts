@@ -69,6 +69,12 @@ export interface SnowfireDebug {
   rules?(): Readonly<Rules>;
   /** The show's latest events (seq, tick, launch point), up to 500 (set by main.ts). */
   showEvents?(): { seq: number; tick: number; x: number; z: number }[];
+  /**
+   * The live world's latest rebuilds (welcome, resync, fast-forward after a stall): it went from
+   * tick `from` to `to` without applying launches one by one, so `showEvents` lacks those between
+   * (set by main.ts).
+   */
+  rebuilds?(): { from: number; to: number }[];
   /** This browser's quality choice and what the page draws now (set by main.ts). */
   quality?(): { choice: string; pixelRatio: number; glow: boolean; flakeShare: number };
   /** Whether the renderer follows reduced motion now (set by main.ts). */

@@ -25,11 +25,15 @@ import {
 } from "../../testing/browser.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 import type { ComposerDebug } from "../../client/hud/composer/composer.ts";
+import {
+  checkpointsAgree,
+  cueLaunches,
+  stopWatchingBursts,
+  watchBursts,
+} from "../../testing/show_launches.ts";
 
 declare global {
   var snowfireComposer: ComposerDebug;
-  var seenBursts: Set<number> | undefined;
-  var burstWatch: ReturnType<typeof setInterval> | undefined;
 }
 
 const SHOTS = Deno.env.get("SNOWFIRE_SHOTS");
@@ -172,14 +176,7 @@ browserTest(
             await a.waitForSelector("#composer-panel", { state: "visible" });
             const cues = await a.evaluate(() => snowfireComposer.cues());
             // Each page notes every launch whose sparks it holds (a burst: many live sparks).
-            for (const page of [a, b]) {
-              await page.evaluate(() => {
-                const seen = globalThis.seenBursts = new Set<number>();
-                globalThis.burstWatch = setInterval(() => {
-                  for (const c of snowfire.fireworkCentroids()) if (c.count >= 20) seen.add(c.seq);
-                }, 50);
-              });
-            }
+            for (const page of [a, b]) await watchBursts(page);
             await clickLikeAPerson(a, ".composer-stamp");
             await a.waitForFunction(() => snowfireComposer.lastShow() > 0, null, {
               timeout: 20_000,
@@ -201,36 +198,32 @@ browserTest(
             const left = Number(await counted.jsonValue());
             assert.ok(left >= 1 && left <= 5, `the countdown shows ${left} s`);
             assert.match(await b.getAttribute("#countdown", "class") ?? "", /big/);
-            // Every cue launches at its tick and spot, on both pages.
-            const want = cues.map((c) => `${start + c.at} ${c.x} ${c.z}`).sort();
-            const last = start + Math.max(...cues.map((c) => c.at));
-            const launches = await Promise.all([a, b].map(async (page) => {
-              await page.waitForFunction((last) => snowfire.tick() > last + 30, last, {
+            // Every cue launches at its tick and spot, and bursts, on both pages.
+            const want = cues.map((c) => ({ tick: start + c.at, x: c.x, z: c.z }));
+            const last = Math.max(...want.map((c) => c.tick));
+            const seen = await Promise.all([a, b].map(async (page) => {
+              await page.waitForFunction((last) => snowfire.tick() > last + 240, last, {
                 timeout: 30_000,
               });
-              return page.evaluate(
-                (start) => snowfire.showEvents!().filter((e) => e.tick >= start),
-                start,
-              );
+              await stopWatchingBursts(page);
+              return cueLaunches(page, want, last);
             }));
-            for (const [i, seen] of launches.entries()) {
-              const got = seen.map((e) => `${e.tick} ${e.x} ${e.z}`).sort();
-              for (const w of want) assert.ok(got.includes(w), `page ${i}: no launch ${w}`);
+            for (const [i, page] of seen.entries()) {
+              assert.deepEqual(page.missing, [], `page ${i}: each cue at its tick and spot`);
+              assert.deepEqual(page.unburst, [], `page ${i}: each launch burst in its world`);
+              assert.ok(page.launched.size > 0, `page ${i} saw the cues launch one by one`);
             }
-            const seqs = (page: typeof launches[0]) =>
-              page.filter((e) => want.includes(`${e.tick} ${e.x} ${e.z}`)).map((e) => e.seq).sort();
-            assert.deepEqual(seqs(launches[0]), seqs(launches[1]), "the same launches");
-            // Each launch bursts in each page's world (its sparks are live, counted exactly).
-            await Promise.all([a, b].map((page) =>
-              page.waitForFunction(
-                (seqs) => seqs.every((s) => globalThis.seenBursts!.has(s)),
-                seqs(launches[0]),
-                { timeout: 20_000, polling: 100 },
-              )
-            ));
-            for (const page of [a, b]) {
-              await page.evaluate(() => clearInterval(globalThis.burstWatch));
+            for (const [cue, seq] of seen[1].launched) {
+              const first = seen[0].launched.get(cue);
+              if (first !== undefined) assert.equal(seq, first, `cue ${cue}: the same launch`);
             }
+            const agree = await checkpointsAgree([a, b], start, last + 240);
+            assert.ok(agree.compared.length >= 3, `checkpoints compared: ${agree.compared.length}`);
+            assert.deepEqual(
+              agree.differing,
+              [],
+              "the two pages' worlds agree at every checkpoint",
+            );
           });
           await closeRound(pages);
         });
