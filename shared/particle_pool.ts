@@ -182,6 +182,14 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   /** Bytes of the buffers the arrays live in. */
   #bytes = 0;
   /**
+   * Windowed (`windowBirths`): the pool keeps no birth arrays of its own; its birth arrays are a
+   * window of `#windowSlots` slots that one block at a time is written into, at slot 0, by the
+   * system that owns it (closed-form fireworks evaluate a launch there and forget it).
+   */
+  #windowed = false;
+  #windowSlots = 0;
+  #windowArrays: readonly PoolArray[] = [];
+  /**
    * Whether the state (position, previous, colour, life) is kept only once asked for: a
    * closed-form system stores each slot's birth and evaluates the rest when read.
    */
@@ -207,6 +215,64 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     this.#allocate(0);
   }
 
+  /** Whether the birth arrays are a one-block window, not a slot for every slot (`windowBirths`). */
+  get windowed(): boolean {
+    return this.#windowed;
+  }
+
+  /**
+   * Stateless, before anything is stored: keeps no birth arrays per slot from now on. The birth
+   * arrays (origin, velocity, size, max life, style, flicker, born) become a window that holds
+   * one block at slot 0 (`window`), which its system fills when it reads that block; the layout
+   * (blocks, `count`, `allocated`, moves) is kept as before and costs no bytes per slot.
+   * `keepBirths` goes back to a slot for every slot.
+   */
+  windowBirths(): void {
+    if (!this.stateless || this.#state || this.count > 0) {
+      throw new Error(
+        "pool_window: only a stateless pool holding nothing keeps its births in a window",
+      );
+    }
+    this.#windowed = true;
+    this.#allocate(this.allocated);
+  }
+
+  /**
+   * Windowed: makes the window hold at least `slots` slots and zeroes, over its first `slots`,
+   * what a new block's slots read as zero (velocity, max life, flicker), so slots the caller
+   * does not write read as never spawned. Replaces the birth arrays when it grows.
+   */
+  window(slots: number): void {
+    if (slots > this.#windowSlots) {
+      const n = Math.max(slots, 2 * this.#windowSlots, 1024);
+      const fresh = staggeredArrays(BIRTH_NAMES.map((name) => LAYOUT[name] * n), STAGGER_BYTES);
+      this.#windowArrays = BIRTH_NAMES.map((name, i) => ({
+        name,
+        array: fresh[i],
+        stride: LAYOUT[name],
+        words: new Uint32Array(fresh[i].buffer, fresh[i].byteOffset, fresh[i].length),
+      }));
+      this.#windowSlots = n;
+      this.#bind();
+      return;
+    }
+    this.velocity.fill(0, 0, slots * 3);
+    this.maxLife.fill(0, 0, slots);
+    this.flicker.fill(0, 0, slots);
+  }
+
+  /**
+   * Windowed: back to a birth slot for every slot (zero: the system writes every block's births
+   * again), kept from now on. A no-op when not windowed.
+   */
+  keepBirths(): void {
+    if (!this.#windowed) return;
+    this.#windowed = false;
+    this.#windowArrays = [];
+    this.#windowSlots = 0;
+    this.#allocate(this.allocated);
+  }
+
   /** Whether position, previous, colour and life are stored (always, unless stateless). */
   get hasState(): boolean {
     return this.#state;
@@ -214,7 +280,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
 
   /** Bytes of the pool's buffers (birth arrays, and the state arrays when kept). */
   get bytes(): number {
-    return this.#bytes;
+    const window = this.#windowArrays[0];
+    return this.#bytes + (window ? window.array.buffer.byteLength : 0);
   }
 
   /**
@@ -223,6 +290,7 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
    */
   ensureState(): void {
     if (this.#state) return;
+    if (this.#windowed) throw new Error("pool_windowed: keepBirths before keeping the state");
     this.#state = true;
     this.#allocate(this.allocated);
   }
@@ -230,7 +298,9 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   /** Moves storage to a fresh buffer of `slots` slots, keeping the used prefix. */
   #allocate(slots: number): void {
     const old = new Map(this.#arrays.map((entry) => [entry.name, entry]));
-    const groups: ArrayName[][] = this.stateless
+    const groups: ArrayName[][] = this.#windowed
+      ? []
+      : this.stateless
       ? [BIRTH_NAMES, ...(this.#state ? [STATE_NAMES] : [])]
       : [Object.keys(LAYOUT) as ArrayName[]];
     const arrays: PoolArray[] = [];
@@ -251,20 +321,9 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
         arrays.push(entry);
       });
     }
-    const empty = new Float32Array(0);
-    const get = (name: ArrayName) => arrays.find((entry) => entry.name === name)?.array ?? empty;
-    this.position = get("position");
-    this.previous = get("previous");
-    this.origin = get("origin");
-    this.velocity = get("velocity");
-    this.color = get("color");
-    this.size = get("size");
-    this.life = get("life");
-    this.maxLife = get("maxLife");
-    this.style = get("style");
-    this.flicker = get("flicker");
-    this.born = get("born");
     this.#arrays = arrays;
+    this.#bind();
+    const empty = new Float32Array(0);
     const pick = (names: ArrayName[]) => arrays.filter((entry) => names.includes(entry.name));
     this.#hashed = ["position", "velocity", "color", "life"].map((name) =>
       arrays.find((entry) => entry.name === name) ?? {
@@ -289,6 +348,25 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
     this.#bytes = bytes;
     this.allocated = slots;
     this.layoutVersion++;
+  }
+
+  /** Points the public arrays at the pool's arrays, or the window's (empty when neither). */
+  #bind(): void {
+    const empty = new Float32Array(0);
+    const get = (name: ArrayName) =>
+      (this.#arrays.find((entry) => entry.name === name) ??
+        this.#windowArrays.find((entry) => entry.name === name))?.array ?? empty;
+    this.position = get("position");
+    this.previous = get("previous");
+    this.origin = get("origin");
+    this.velocity = get("velocity");
+    this.color = get("color");
+    this.size = get("size");
+    this.life = get("life");
+    this.maxLife = get("maxLife");
+    this.style = get("style");
+    this.flicker = get("flicker");
+    this.born = get("born");
   }
 
   /** Grows storage now to hold at least `slots` slots (capped at capacity); never shrinks. */

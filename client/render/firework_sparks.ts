@@ -414,8 +414,9 @@ export class FireworkSparks {
     // The launch row: the shell as the pool spawned it.
     const launchRow = first + LAUNCH_ROW;
     {
+      // Where the pool holds the shell's birth (a windowed pool writes it there now).
+      const i = system.shellSlot(block), p = i * 3, o = this.table.offset(launchRow);
       const { origin, velocity, maxLife, style, flicker, size, born } = system.pool;
-      const i = block.start, p = i * 3, o = this.table.offset(launchRow);
       t[o] = origin[p];
       t[o + 1] = origin[p + 1];
       t[o + 2] = origin[p + 2];

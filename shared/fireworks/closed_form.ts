@@ -26,15 +26,27 @@ import { AGE_BASE, DROP, REACH, STYLE_COLORS, STYLE_STRIDE } from "../firework_m
 import type { FireworkBlock } from "./block.ts";
 import { writeBirths } from "./births.ts";
 import { paint, placeAt, type Sky, type SlotState } from "./sky.ts";
+import { closeWindow, openWindow } from "./window.ts";
 
 /**
  * Closed form: the state of `block`'s possibly-live slots [lo, hi) at tick `now` in scratch
  * arrays, slot `block.start + lo + k` at index k (embers dropped since the last write are
- * written into the pool's birth arrays first). Valid until the next call.
+ * written into the pool's birth arrays first; a windowed pool's births are all written into its
+ * window, window.ts). Valid until the next call.
  */
 export function evaluate(sky: Sky, block: FireworkBlock, now: number): SlotState {
-  writeBirths(sky, block);
   const scratch = sky.scratchOf(block.hi - block.lo);
+  if (sky.pool.windowed) {
+    // Its births written into the window (slot 0 on), evaluated there, forgotten.
+    const start = openWindow(sky, block, true);
+    try {
+      evaluateInto(sky, block, now - block.tick, scratch, block.lo);
+    } finally {
+      closeWindow(block, start);
+    }
+    return scratch;
+  }
+  writeBirths(sky, block);
   evaluateInto(sky, block, now - block.tick, scratch, block.start + block.lo);
   return scratch;
 }

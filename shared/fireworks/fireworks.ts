@@ -20,8 +20,6 @@
  * ```
  */
 import { BlockSystem } from "../block_system.ts";
-import { WARM_WHITE } from "../firework_colors.ts";
-import { MOTION, MOTIONS, styleOf } from "../firework_motion.ts";
 import type { Hasher } from "../hash.ts";
 import type { ThemeSetting } from "../types.ts";
 import type { FireworkView } from "../views.ts";
@@ -33,7 +31,8 @@ import { expectedIn } from "./expected.ts";
 import { jumpBlock } from "./jump.ts";
 import { LaunchHash } from "./launch_hash.ts";
 import { advanceBlock, catchUpAll, nextDue, schedule } from "./schedule.ts";
-import { type FireworksOptions, paint, place, Sky, velocityAt } from "./sky.ts";
+import { type FireworksOptions, paint, Sky, velocityAt } from "./sky.ts";
+import { closeWindow, openWindow, placeShell } from "./window.ts";
 
 /** All fireworks of a world. */
 export class Fireworks extends BlockSystem<FireworkBlock> {
@@ -56,10 +55,14 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   constructor(seed: number, capacity: number, options: FireworksOptions = {}) {
     super(seed, capacity, options.slack ?? 1, options.closedForm ?? false);
     this.closedForm = options.closedForm ?? false;
+    // Closed form keeps no births per slot unless asked (window.ts): a launch's births are
+    // written when read and forgotten.
+    if (this.closedForm && !options.keepBirths) this.pool.windowBirths();
     this.#sky = new Sky(seed, this.pool, this.closedForm);
     this.#hash = new LaunchHash(this.#sky);
     const pool = this.pool;
     const sync = () => this.sync();
+    const kept = () => this.keepBirths();
     this.settledView = {
       get count() {
         return pool.count;
@@ -77,15 +80,19 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
         return pool.color;
       },
       get size() {
+        kept();
         return pool.size;
       },
       get flicker() {
+        kept();
         return pool.flicker;
       },
       get origin() {
+        kept();
         return pool.origin;
       },
       get style() {
+        kept();
         return pool.style;
       },
       get blocks() {
@@ -141,31 +148,17 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   launch(seq: number, tick: number, spec: LaunchSpec, setting: ThemeSetting): void {
     const sky = this.#sky;
     const block = newBlock(this.seed, seq, tick, spec, setting);
-    const plan = block.plan;
     this.pool.add(block);
     // Visited first at the step of its own tick (or the next, applied late).
     if (this.closedForm) schedule(sky, block, Math.max(tick, sky.now));
-    const { life, maxLife, style, size, color } = this.pool;
-    const i = block.start;
-    place(
-      sky,
-      i,
-      spec.x - plan.driftX * plan.driftReach,
-      0,
-      spec.z - plan.driftZ * plan.driftReach,
-      plan.driftX,
-      plan.shellSpeed,
-      plan.driftZ,
-    );
-    // The block, not the life counter, ends the shell at its apex; a long nominal life keeps its
-    // colour near the hot start of the curve while it rises.
-    maxLife[i] = plan.riseTicks * 4;
-    if (!this.closedForm) life[i] = maxLife[i];
-    const shellStyle = styleOf(MOTION.shell, WARM_WHITE);
-    style[i] = shellStyle;
-    size[i] = MOTIONS[MOTION.shell].size;
-    if (!this.closedForm) paint(color, i, shellStyle, 0, maxLife[i]);
-    this.pool.born[i] = 0;
+    // The shell's birth (a windowed pool writes it when the launch is read).
+    if (!this.pool.windowed) placeShell(sky, block);
+    if (!this.closedForm) {
+      const i = block.start;
+      const { life, maxLife, style, color } = this.pool;
+      life[i] = maxLife[i];
+      paint(color, i, style[i] | 0, 0, maxLife[i]);
+    }
     touch(block, 0, 1);
     sky.liveCount++;
   }
@@ -269,6 +262,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
     const sky = this.#sky;
     if (!this.closedForm || sky.settledAt === sky.now) return;
     catchUpAll(sky);
+    this.keepBirths();
     this.pool.ensureState();
     const now = sky.now;
     const blocks = this.pool.blocks;
@@ -323,6 +317,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * (a renderer writing the births it draws). `sync`, the hash and a jump write them themselves.
    */
   placeBursts(block: FireworkBlock): void {
+    this.keepBirths();
     if (block.burstsWritten !== block.bursts) writeBursts(this.#sky, block);
   }
 
@@ -331,7 +326,45 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * point at [0, 3) and the shell's velocity at its apex at [3, 6) (burst.ts).
    */
   burstFrame(block: FireworkBlock, b: number, out: Float64Array): Float64Array {
-    return burstFrame(this.#sky, block, b, out);
+    const sky = this.#sky;
+    if (!this.pool.windowed) return burstFrame(sky, block, b, out);
+    const start = openWindow(sky, block, false);
+    try {
+      return burstFrame(sky, block, b, out);
+    } finally {
+      closeWindow(block, start);
+    }
+  }
+
+  /**
+   * The slot at which the pool's birth arrays hold `block`'s shell (origin, velocity, born, max
+   * life, style, flicker, size): its first slot, or (a windowed pool, window.ts) slot 0 of the
+   * window, written now and valid until the next read of any launch.
+   */
+  shellSlot(block: FireworkBlock): number {
+    if (!this.pool.windowed) return block.start;
+    const start = openWindow(this.#sky, block, false);
+    closeWindow(block, start);
+    return 0;
+  }
+
+  /**
+   * Closed form with a windowed pool: keeps every slot's births in the pool from now on (for a
+   * consumer that reads them by slot: the settled view, `placeBursts`, `velocityAt`), each
+   * launch's written again when next read. A no-op otherwise.
+   */
+  keepBirths(): void {
+    const pool = this.pool;
+    if (!pool.windowed) return;
+    pool.keepBirths();
+    const sky = this.#sky, blocks = pool.blocks;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b];
+      placeShell(sky, block);
+      block.burstsWritten = 0;
+      block.trailWritten = 0;
+      block.emberWritten.fill(0);
+    }
   }
 
   /**
@@ -339,6 +372,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    * fireworks store only the spawn velocity). Writes into and returns `out`.
    */
   velocityAt(i: number, age: number, out: Float64Array): Float64Array {
+    this.keepBirths();
     return velocityAt(this.#sky, i, age, out);
   }
 }

@@ -26,6 +26,7 @@ import type { FireworkBlock } from "./block.ts";
 import { evaluate, raiseLoIn } from "./closed_form.ts";
 import { catchUpAll } from "./schedule.ts";
 import type { Sky } from "./sky.ts";
+import { closeWindow, openWindow } from "./window.ts";
 
 /**
  * A hash of the launches begun at `tick` (`LaunchHash.begin`): the launches then, in order,
@@ -295,11 +296,23 @@ export class LaunchHash {
    * ticks, per break splits done and ember waves, counted as of now).
    */
   #hashRow(block: FireworkBlock, h: Hasher): void {
-    const row = block.row ?? (block.row = rowOf(block, this.#sky.pool));
+    const row = block.row ?? (block.row = this.#rowOf(block));
     h.words(row, 0, row.length);
     h.u32(block.hi).u32(block.bursts).u32(block.trailTicks);
     const splitsDone = block.splitsDone, emberWaves = block.emberWaves;
     for (let b = 0; b < splitsDone.length; b++) h.u32(splitsDone[b]).u32(emberWaves[b]);
+  }
+
+  /** `rowOf`, the shell's birth written into a windowed pool's window first (window.ts). */
+  #rowOf(block: FireworkBlock): Uint32Array {
+    const sky = this.#sky;
+    if (!sky.pool.windowed) return rowOf(block, sky.pool);
+    const start = openWindow(sky, block, false);
+    try {
+      return rowOf(block, sky.pool);
+    } finally {
+      closeWindow(block, start);
+    }
   }
 
   /**

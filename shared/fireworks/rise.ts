@@ -46,9 +46,14 @@ export const TRAIL_SIDE = 1;
 
 /**
  * Drops rise tick `k`'s TRAIL_PER_TICK sparks stratified along the shell's segment that tick;
- * with `count`, counts them born (live count, range, births).
+ * with `count`, counts them born (live count, range, births). A windowed pool (window.ts) only
+ * counts them: their births are written when the launch is read.
  */
 export function spawnTrail(sky: Sky, block: FireworkBlock, k: number, count = true): void {
+  if (count && sky.pool.windowed) {
+    countTrail(sky, block, k);
+    return;
+  }
   const rng = sky.rng.reseed(streamKey(sky.seed, STREAM.firework, block.seq, PHASE.trail + k));
   const shell = block.start;
   // The shell's segment this tick: from its position at age k to age k + 1 (as stored).
@@ -81,7 +86,11 @@ export function spawnTrail(sky: Sky, block: FireworkBlock, k: number, count = tr
     if (!closed) paint(color, i, trailStyle, 0, lifetime);
     born[i] = k + 1;
   }
-  if (!count) return;
+  if (count) countTrail(sky, block, k);
+}
+
+/** Counts rise tick `k`'s trail sparks born: live count, range, births. */
+function countTrail(sky: Sky, block: FireworkBlock, k: number): void {
   touch(block, trailSlot(k, 0), trailSlot(k, TRAIL_PER_TICK));
   block.hi = Math.max(block.hi, trailSlot(k, TRAIL_PER_TICK));
   block.trailTicks = k + 1;

@@ -42,6 +42,12 @@ export interface FireworksOptions {
   closedForm?: boolean;
   /** The pool's arena slack (ParticlePool); default 1. */
   slack?: number;
+  /**
+   * Closed form: keep every slot's birth state in the pool (44 bytes a slot) instead of writing
+   * a launch's births into a one-launch window when it is read and forgetting them (window.ts).
+   * Default false; the pool keeps them anyway from the first read by slot (`keepBirths`).
+   */
+  keepBirths?: boolean;
 }
 
 /** A slot's evaluated state: the pool's own arrays, or scratch for one launch. */

@@ -86,10 +86,13 @@ Deno.test("closed-form fireworks step without placing or moving sparks until rea
   assert.equal(block.bursts, 1);
   assert.equal(block.burstsWritten, 0);
   assert.ok(block.births.length > 0, "the burst's slots are marked born");
-  assert.equal(fw.pool.maxLife[slot], 0);
-  assert.equal(fw.pool.origin[slot * 3 + 1], 0);
-  // A renderer reading the births places them (origin and velocity, not a position).
+  // No slot of the pool holds a birth: they are written into a one-launch window when read.
+  assert.equal(fw.pool.windowed, true);
+  assert.equal(fw.pool.maxLife.length, 0, "nothing read yet: not even the window");
+  // A renderer reading the births by slot makes the pool keep them, and places them (origin
+  // and velocity, not a position).
   fw.placeBursts(block);
+  assert.equal(fw.pool.windowed, false);
   assert.equal(block.burstsWritten, 1);
   assert.notEqual(fw.pool.origin[slot * 3 + 1], 0);
   assert.ok(fw.pool.maxLife[slot] > 0);
@@ -123,6 +126,15 @@ Deno.test("closed-form fireworks hash the same whether their bursts are placed e
   }
   assert.equal(checked, 11);
   assert.ok(placedByHash >= 8, `${placedByHash} hashes placed breaks first`);
+  // The lazy sky kept no birth per slot (each launch's written into a one-launch window when
+  // hashed); the eager one, read by slot, keeps 44 bytes a slot.
+  assert.equal(lazy.pool.windowed, true);
+  assert.equal(eager.pool.windowed, false);
+  assert.equal(lazy.pool.allocated, eager.pool.allocated);
+  assert.ok(
+    lazy.pool.bytes * 10 < eager.pool.bytes,
+    `births: ${lazy.pool.bytes} bytes windowed, ${eager.pool.bytes} kept`,
+  );
 });
 
 Deno.test("closed-form jump leaves each launch's live range where stepping and a hash leave it", () => {
