@@ -456,6 +456,12 @@ addEventListener("unload", () => {
       [...checkpointCpuMs].sort((a, b) => a - b).filter((_, i, a) =>
         i === 0 || i === a.length >> 1 || i === a.length - 1
       ).map((v) => v.toFixed(1)).join(" / ")
-    }); late join best ${bestJoinMs.toFixed(0)} ms wall, ${bestJoinCpuMs.toFixed(0)} ms cpu`,
+    }); late join best ${bestJoinMs.toFixed(0)} ms wall, ${
+      bestJoinCpuMs.toFixed(0)
+    } ms cpu; the pool's births ${
+      (fw.pool.bytes / 1e6).toFixed(1)
+    } MB for ${fw.pool.allocated} allocated slots (${
+      fw.pool.windowed ? "a one-launch window" : "kept per slot"
+    })`,
   );
 });

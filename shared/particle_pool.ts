@@ -221,18 +221,18 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
   }
 
   /**
-   * Stateless, before anything is stored: keeps no birth arrays per slot from now on. The birth
+   * Stateless, without its state kept: keeps no birth arrays per slot from now on (those stored
+   * are dropped: the system writes a block's births again whenever it reads it). The birth
    * arrays (origin, velocity, size, max life, style, flicker, born) become a window that holds
    * one block at slot 0 (`window`), which its system fills when it reads that block; the layout
    * (blocks, `count`, `allocated`, moves) is kept as before and costs no bytes per slot.
    * `keepBirths` goes back to a slot for every slot.
    */
   windowBirths(): void {
-    if (!this.stateless || this.#state || this.count > 0) {
-      throw new Error(
-        "pool_window: only a stateless pool holding nothing keeps its births in a window",
-      );
+    if (!this.stateless || this.#state) {
+      throw new Error("pool_window: only a stateless pool keeps its births in a window");
     }
+    if (this.#windowed) return;
     this.#windowed = true;
     this.#allocate(this.allocated);
   }

@@ -29,7 +29,7 @@ import { evaluate, evaluateInto, integrateRange, raiseLoIn } from "./closed_form
 import { writeBirths } from "./births.ts";
 import { expectedIn } from "./expected.ts";
 import { jumpBlock } from "./jump.ts";
-import { LaunchHash } from "./launch_hash.ts";
+import { CHECKPOINT_SAMPLE_SLOTS, LaunchHash } from "./launch_hash.ts";
 import { advanceBlock, catchUpAll, nextDue, schedule } from "./schedule.ts";
 import { type FireworksOptions, paint, Sky, velocityAt } from "./sky.ts";
 import { closeWindow, openWindow, placeShell } from "./window.ts";
@@ -40,6 +40,8 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   readonly closedForm: boolean;
   readonly #sky: Sky;
   readonly #hash: LaunchHash;
+  /** Past this many allocated slots the pool keeps its births in a window (FireworksOptions). */
+  #windowAbove: number;
   /** Bumped when `jumpTo` rewrites every launch: a mirror of the slots must copy them again. */
   rebuilds = 0;
   /**
@@ -55,9 +57,11 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   constructor(seed: number, capacity: number, options: FireworksOptions = {}) {
     super(seed, capacity, options.slack ?? 1, options.closedForm ?? false);
     this.closedForm = options.closedForm ?? false;
-    // Closed form keeps no births per slot unless asked (window.ts): a launch's births are
+    // Closed form keeps no births per slot in a big sky (window.ts): a launch's births are
     // written when read and forgotten.
-    if (this.closedForm && !options.keepBirths) this.pool.windowBirths();
+    this.#windowAbove = this.closedForm
+      ? options.windowBirthsAbove ?? CHECKPOINT_SAMPLE_SLOTS
+      : Infinity;
     this.#sky = new Sky(seed, this.pool, this.closedForm);
     this.#hash = new LaunchHash(this.#sky);
     const pool = this.pool;
@@ -148,7 +152,9 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   launch(seq: number, tick: number, spec: LaunchSpec, setting: ThemeSetting): void {
     const sky = this.#sky;
     const block = newBlock(this.seed, seq, tick, spec, setting);
-    this.pool.add(block);
+    const pool = this.pool;
+    pool.add(block);
+    if (pool.allocated > this.#windowAbove && !pool.windowed) pool.windowBirths();
     // Visited first at the step of its own tick (or the next, applied late).
     if (this.closedForm) schedule(sky, block, Math.max(tick, sky.now));
     // The shell's birth (a windowed pool writes it when the launch is read).
@@ -355,6 +361,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
    */
   keepBirths(): void {
     const pool = this.pool;
+    this.#windowAbove = Infinity;
     if (!pool.windowed) return;
     pool.keepBirths();
     const sky = this.#sky, blocks = pool.blocks;

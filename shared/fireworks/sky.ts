@@ -43,11 +43,14 @@ export interface FireworksOptions {
   /** The pool's arena slack (ParticlePool); default 1. */
   slack?: number;
   /**
-   * Closed form: keep every slot's birth state in the pool (44 bytes a slot) instead of writing
-   * a launch's births into a one-launch window when it is read and forgetting them (window.ts).
-   * Default false; the pool keeps them anyway from the first read by slot (`keepBirths`).
+   * Closed form: once the pool's buffer holds more than this many slots, it keeps no birth state
+   * per slot (44 bytes a slot): a launch's births are written into a one-launch window when it is
+   * read and forgotten (window.ts). Below it, births written stay for the next read (a small
+   * sky's checkpoint evaluates every launch at every checkpoint). Default
+   * `CHECKPOINT_SAMPLE_SLOTS` (262,144: a sky the checkpoint samples); Infinity: always kept.
+   * The pool keeps them for good from the first read by slot (`Fireworks.keepBirths`).
    */
-  keepBirths?: boolean;
+  windowBirthsAbove?: number;
 }
 
 /** A slot's evaluated state: the pool's own arrays, or scratch for one launch. */

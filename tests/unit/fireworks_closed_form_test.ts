@@ -76,7 +76,7 @@ Deno.test("closed-form fireworks equal stepped ones slot for slot, across compac
 });
 
 Deno.test("closed-form fireworks step without placing or moving sparks until read", () => {
-  const fw = new Fireworks(SEED, 50_000, { closedForm: true });
+  const fw = new Fireworks(SEED, 50_000, { closedForm: true, windowBirthsAbove: 0 });
   fw.launch(1, 0, { x: 0, z: 0, y: 40, kind: "peony" }, "auto");
   for (let tick = 0; tick < 200; tick++) fw.step(tick);
   const block = fw.pool.blocks[0];
@@ -107,8 +107,8 @@ Deno.test("closed-form fireworks step without placing or moving sparks until rea
 Deno.test("closed-form fireworks hash the same whether their bursts are placed every tick or at the hash", () => {
   // A renderer places each break's sparks the tick it bursts; a sky nobody draws places them
   // only when a checkpoint reads them (after later breaks, splits and compactions).
-  const eager = new Fireworks(SEED, 200_000, { closedForm: true });
-  const lazy = new Fireworks(SEED, 200_000, { closedForm: true });
+  const eager = new Fireworks(SEED, 200_000, { closedForm: true, windowBirthsAbove: 0 });
+  const lazy = new Fireworks(SEED, 200_000, { closedForm: true, windowBirthsAbove: 0 });
   let checked = 0, placedByHash = 0;
   for (let tick = 0; tick < 700; tick++) {
     launchAt(eager, tick);
