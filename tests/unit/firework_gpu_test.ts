@@ -24,6 +24,13 @@ function liveRow(gpu: FireworkSparks, i: number): number {
   return local >= 0 && local < breaks[launch + 17] ? row : -1;
 }
 
+/** The first index where `a` and `b` differ (their lengths too), else −1. */
+function firstDifference(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return i;
+  return -1;
+}
+
 function sparks(keepEvery = 1): FireworkSparks {
   return new FireworkSparks({
     uniforms: createPointUniforms(),
@@ -259,4 +266,49 @@ Deno.test("GPU firework sparks: launches in ended ones' gaps and after a compact
   // A compaction writes no reference again: what is written after one is that frame's launches.
   assert.ok(writtenAfterMoves < 10_000 * moved, `${writtenAfterMoves} slots written after moves`);
   gpu.dispose();
+});
+
+Deno.test("GPU firework sparks: a sky that keeps no births per slot writes the rows a kept one does", () => {
+  // A big sky's pool keeps no births per slot (shared/fireworks/window.ts): the renderer reads
+  // each new launch's shell and burst frames from a one-launch window instead. Same events, same
+  // layout (both reserve the same buffer); one keeps its births per slot.
+  const worlds = [0, 1].map(() => new World({ seed: 0x2b, capacity: 400_000 }));
+  for (const world of worlds) world.reserveSlots(400_000, 0);
+  worlds[1].fireworkSystem.keepBirths();
+  const gpus = worlds.map((world) => {
+    const gpu = sparks();
+    gpu.bind(world);
+    return gpu;
+  });
+  let seq = 0, compared = 0;
+  for (let tick = 0; tick < 360; tick++) {
+    for (const world of worlds) {
+      if (tick % 5 === 0 && tick < 300) {
+        world.apply({
+          seq: seq + 1,
+          tick,
+          by: "t",
+          body: {
+            type: "launch",
+            x: (seq % 7) * 10 - 30,
+            z: 0,
+            kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
+            breaks: 1 + (seq % 3),
+          },
+        });
+      }
+      world.step();
+    }
+    if (tick % 5 === 0 && tick < 300) seq++;
+    gpus.forEach((gpu) => gpu.update(1));
+    if (tick % 10 !== 0) continue;
+    const [a, b] = gpus.map((gpu) => gpu.writtenRows);
+    assert.equal(firstDifference(a.breaks, b.breaks), -1, `rows at tick ${tick}`);
+    assert.equal(firstDifference(a.refs, b.refs), -1, `references at tick ${tick}`);
+    compared++;
+  }
+  assert.equal(worlds[0].fireworkSystem.pool.windowed, true);
+  assert.equal(worlds[1].fireworkSystem.pool.windowed, false);
+  assert.ok(seq >= 60 && compared === 36);
+  gpus.forEach((gpu) => gpu.dispose());
 });
