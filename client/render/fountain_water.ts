@@ -15,7 +15,7 @@ import type { PointUniforms } from "./point_uniforms.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
 import { STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
-import { streakQuadGeometry } from "./streak_quad.ts";
+import { packedStreakGeometry, streakQuadGeometry } from "./streak_quad.ts";
 import { uploadPrefix } from "./upload_range.ts";
 
 /** Side of the droplet texture, texels. */
@@ -194,7 +194,6 @@ export class FountainWater {
   private readonly texture = createDropletTexture();
   private readonly lights: WaterLights;
   private buffer: THREE.InstancedInterleavedBuffer | null = null;
-  private packed: THREE.BufferAttribute | null = null;
   private view: StreakView | null = null;
   private drawn = 0;
 
@@ -243,20 +242,8 @@ export class FountainWater {
     const capacity = view.size.length;
     if (this.buffer && this.buffer.count >= capacity) return;
     this.geometry.dispose();
-    this.geometry = streakQuadGeometry();
+    ({ geometry: this.geometry, buffer: this.buffer } = packedStreakGeometry(capacity));
     this.object.geometry = this.geometry;
-    const buffer = new THREE.InstancedInterleavedBuffer(
-      new Float32Array(capacity * SPARK_STRIDE),
-      SPARK_STRIDE,
-    );
-    buffer.setUsage(THREE.DynamicDrawUsage);
-    this.buffer = buffer;
-    this.geometry.setAttribute("head", new THREE.InterleavedBufferAttribute(buffer, 3, 0));
-    this.geometry.setAttribute("tail", new THREE.InterleavedBufferAttribute(buffer, 3, 3));
-    this.geometry.setAttribute("color", new THREE.InterleavedBufferAttribute(buffer, 4, 6));
-    this.geometry.setAttribute("size", new THREE.InterleavedBufferAttribute(buffer, 1, 10));
-    this.packed = buffer as unknown as THREE.BufferAttribute;
-    this.geometry.instanceCount = 0;
   }
 
   /**
@@ -266,9 +253,9 @@ export class FountainWater {
   update(alpha: number): void {
     const view = this.view;
     if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
-    if (!view || !this.buffer || !this.packed) return;
+    if (!view || !this.buffer) return;
     const n = packSparks(view, alpha, DROP_TAIL, 1, NaN, this.buffer.array as Float32Array);
-    uploadPrefix(this.packed, n * SPARK_STRIDE);
+    uploadPrefix(this.buffer, n * SPARK_STRIDE);
     this.geometry.instanceCount = n;
     this.drawn = n;
     this.copyLights();

@@ -8,7 +8,13 @@ import type { FireworkView, ParticleView, StreakView } from "../../shared/views.
 import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
 import { uploadPrefix } from "./upload_range.ts";
-import { ADDED_LIGHT, type StreakLook, streakQuadGeometry, streakUniforms } from "./streak_quad.ts";
+import {
+  ADDED_LIGHT,
+  packedStreakGeometry,
+  type StreakLook,
+  streakQuadGeometry,
+  streakUniforms,
+} from "./streak_quad.ts";
 
 /** Options for {@link SparkStreaks}. */
 export interface SparkStreaksOptions extends StreakLook {
@@ -32,7 +38,6 @@ export class SparkStreaks {
   private readonly keepEvery: number;
   private readonly strobe: boolean;
   private buffer: THREE.InstancedInterleavedBuffer | null = null;
-  private packed: THREE.BufferAttribute | null = null;
   private view: ParticleView | StreakView | FireworkView | null = null;
   private drawn = 0;
 
@@ -61,24 +66,9 @@ export class SparkStreaks {
     this.view = view;
     const capacity = view.size.length;
     if (this.buffer && this.buffer.count >= capacity) return;
-    // A fresh geometry: three caches an instanced geometry's largest instance count on first
-    // draw, so a grown buffer on the old geometry would still draw only the old count.
     this.geometry.dispose();
-    this.geometry = streakQuadGeometry();
+    ({ geometry: this.geometry, buffer: this.buffer } = packedStreakGeometry(capacity));
     this.object.geometry = this.geometry;
-    const buffer = new THREE.InstancedInterleavedBuffer(
-      new Float32Array(capacity * SPARK_STRIDE),
-      SPARK_STRIDE,
-    );
-    buffer.setUsage(THREE.DynamicDrawUsage);
-    this.buffer = buffer;
-    this.geometry.setAttribute("head", new THREE.InterleavedBufferAttribute(buffer, 3, 0));
-    this.geometry.setAttribute("tail", new THREE.InterleavedBufferAttribute(buffer, 3, 3));
-    this.geometry.setAttribute("color", new THREE.InterleavedBufferAttribute(buffer, 4, 6));
-    this.geometry.setAttribute("size", new THREE.InterleavedBufferAttribute(buffer, 1, 10));
-    // uploadPrefix works on anything with update ranges; the interleaved buffer is one.
-    this.packed = buffer as unknown as THREE.BufferAttribute;
-    this.geometry.instanceCount = 0;
   }
 
   /**
@@ -89,7 +79,7 @@ export class SparkStreaks {
     const view = this.view;
     // The world's pools grow (new, larger arrays) when a launch needs room: follow them.
     if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
-    if (!view || !this.buffer || !this.packed) return;
+    if (!view || !this.buffer) return;
     const n = packSparks(
       view,
       alpha,
@@ -98,7 +88,7 @@ export class SparkStreaks {
       this.strobe ? tick : NaN,
       this.buffer.array as Float32Array,
     );
-    uploadPrefix(this.packed, n * SPARK_STRIDE);
+    uploadPrefix(this.buffer, n * SPARK_STRIDE);
     this.geometry.instanceCount = n;
     this.drawn = n;
   }

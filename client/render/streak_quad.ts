@@ -11,6 +11,7 @@
  */
 import * as THREE from "three";
 import type { PointUniforms } from "./point_uniforms.ts";
+import { SPARK_STRIDE } from "./spark_packing.ts";
 
 /** What sets a streak material's shared uniforms (the quad's placement and the fragment stage). */
 export interface StreakLook {
@@ -63,4 +64,30 @@ export function streakQuadGeometry(): THREE.InstancedBufferGeometry {
   geometry.setIndex([0, 1, 2, 2, 1, 3]);
   geometry.instanceCount = 0;
   return geometry;
+}
+
+/** A streak geometry and the interleaved buffer its instances are read from. */
+export interface PackedStreaks {
+  geometry: THREE.InstancedBufferGeometry;
+  buffer: THREE.InstancedInterleavedBuffer;
+}
+
+/**
+ * A fresh streak geometry whose instances come from one dynamic interleaved buffer of `capacity`
+ * records as `packSparks` writes them (`SPARK_STRIDE` floats: head 3, tail 3, colour 4, size 1),
+ * no instance drawn yet. Fresh, not regrown: three caches an instanced geometry's largest instance
+ * count on first draw, so a grown buffer on the old geometry would still draw only the old count.
+ */
+export function packedStreakGeometry(capacity: number): PackedStreaks {
+  const geometry = streakQuadGeometry();
+  const buffer = new THREE.InstancedInterleavedBuffer(
+    new Float32Array(capacity * SPARK_STRIDE),
+    SPARK_STRIDE,
+  );
+  buffer.setUsage(THREE.DynamicDrawUsage);
+  geometry.setAttribute("head", new THREE.InterleavedBufferAttribute(buffer, 3, 0));
+  geometry.setAttribute("tail", new THREE.InterleavedBufferAttribute(buffer, 3, 3));
+  geometry.setAttribute("color", new THREE.InterleavedBufferAttribute(buffer, 4, 6));
+  geometry.setAttribute("size", new THREE.InterleavedBufferAttribute(buffer, 1, 10));
+  return { geometry, buffer };
 }

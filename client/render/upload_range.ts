@@ -5,10 +5,13 @@
  */
 import type * as THREE from "three";
 
-const ranges = new WeakMap<THREE.BufferAttribute, { start: number; count: number }>();
+/** What has update ranges: a buffer attribute, or an interleaved buffer (several attributes'). */
+type Uploadable = THREE.BufferAttribute | THREE.InterleavedBuffer;
+
+const ranges = new WeakMap<Uploadable, { start: number; count: number }>();
 
 /** Schedules an upload of elements `[0, length)` of `attribute` (nothing when `length` is 0). */
-export function uploadPrefix(attribute: THREE.BufferAttribute, length: number): void {
+export function uploadPrefix(attribute: Uploadable, length: number): void {
   if (length <= 0) return;
   let range = ranges.get(attribute);
   if (!range) {
