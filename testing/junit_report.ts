@@ -39,6 +39,8 @@ export interface JunitCase {
   line: number;
   col: number;
   outcome: "passed" | "failed" | "ignored";
+  /** Its time, as deno measured it. */
+  seconds: number;
   /** For a failure: deno's message (first line) and error text. */
   message: string;
   detail: string;
@@ -84,6 +86,19 @@ export class JunitReport {
         why: whyLines(c),
       }),
     );
+  }
+
+  /**
+   * Seconds per test file: the sum of its tests' times (steps are inside their test's), by the
+   * file that defines each test. A test defined through a helper module (testing/browser.ts'
+   * `browserTest`) is counted under that module: deno names the caller of `Deno.test`.
+   */
+  secondsByFile(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const c of this.cases) {
+      if (!c.step) out.set(c.file, (out.get(c.file) ?? 0) + c.seconds);
+    }
+    return out;
   }
 
   /** Of `ran` (paths or `./`-relative names), the files with no suite in the report. */
@@ -158,6 +173,7 @@ export function parseJunit(xml: string): JunitReport {
         line: Number(a.line ?? 0),
         col: Number(a.col ?? 0),
         outcome: failure ? "failed" : /<skipped\s*\/?>/.test(inner) ? "ignored" : "passed",
+        seconds: Number(a.time ?? 0),
         message: failure ? attributes(failure[1]).message ?? "" : "",
         detail: failure ? unescape(failure[2] ?? "") : "",
       });

@@ -11,23 +11,26 @@
  *     deno task test server --filter=abuse
  *
  * Order: the browser tier runs from the start beside the others at a lower priority (`nice`),
- * three files at a time: a browser file waits on pages and the scene's clock part of its time (one
- * of 37 s used ~32 s of CPU, Chromium's included), so a third file fills some of the waits. Beside
- * it, one after
+ * three files at a time, each file a `deno test` of its own (so each file's time is its own): a
+ * browser file waits on pages and the scene's clock part of its time (one of 37 s used ~32 s of
+ * CPU, Chromium's included), so a third file fills some of the waits. Beside it, one after
  * the other: the unit tier, the server tier and the cluster tier. The unit and server tiers run
  * their files as many at a time as there are cores (two here). The cluster tier runs one file at
  * a time: two at a time it took 101-145 s instead of ~200, but beside the browser tier its timing
  * tests failed in five CI runs of six on 2026-12-01 (an idle scene not swept in time, 14 events not
- * relayed within 20 s). Files run many at a time start longest first (by source length, a proxy
- * for their time), so the longest do not start last and end the tier late. Last, one at a time
- * with nothing beside them, the files marked `// test tiers: alone`.
+ * relayed within 20 s). Files run many at a time start longest first, by the seconds each took in
+ * a recorded run (testing/test_times.json; a file not in it by its source length), so the longest
+ * do not start last and end the tier late. Last, one at a time with nothing beside them, the files
+ * marked `// test tiers: alone`. The closing lines give each tier's longest files; every file's
+ * seconds go to tests/output/test_times.json.
  * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead;
  * `SNOWFIRE_BROWSER_JOBS=N` sets how many browser files run at once.
  * The closing lines name every failed test with the first lines of its error, so the tail of a
  * long log says what failed and why.
  */
-import { type Counts, parseJunit } from "./junit_report.ts";
+import { type Counts, type JunitReport, parseJunit } from "./junit_report.ts";
 import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
+import { estimatedSeconds, readTestTimes, writeTestTimes } from "./test_times.ts";
 
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
 
@@ -41,7 +44,7 @@ const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser"]);
 const BACKGROUND_NICENESS = "10";
 
 /** Browser files at once (their pages mostly wait; see the order above). */
-const BROWSER_JOBS = Deno.env.get("SNOWFIRE_BROWSER_JOBS") ?? "3";
+const BROWSER_JOBS = Math.max(1, Number(Deno.env.get("SNOWFIRE_BROWSER_JOBS") ?? "3") || 3);
 
 const encoder = new TextEncoder();
 
@@ -62,11 +65,13 @@ interface RunOptions {
   live: boolean;
   /** Run under `nice` (where there is one). */
   nice: boolean;
+  /** Where a run that is not live puts its output (default: stdout, as one block when it ends). */
+  into?: (text: string) => void;
 }
 
-/** Starts `deno` with `args` (and `env` added), under `nice` if asked and available. */
-function spawnDeno(args: string[], nice: boolean, env: Record<string, string>): Deno.ChildProcess {
-  const pipes = { stdout: "piped", stderr: "piped", env } as const;
+/** Starts `deno` with `args`, under `nice` if asked and available. */
+function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
+  const pipes = { stdout: "piped", stderr: "piped" } as const;
   if (nice) {
     try {
       const niced = ["-n", BACKGROUND_NICENESS, Deno.execPath(), ...args];
@@ -79,12 +84,8 @@ function spawnDeno(args: string[], nice: boolean, env: Record<string, string>): 
 }
 
 /** Runs `deno` with `args`; resolves with its exit code. */
-async function runDeno(
-  args: string[],
-  { live, nice }: RunOptions,
-  env: Record<string, string> = {},
-): Promise<number> {
-  const process = spawnDeno(args, nice, env);
+async function runDeno(args: string[], { live, nice, into }: RunOptions): Promise<number> {
+  const process = spawnDeno(args, nice);
   let block = "";
   const read = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
@@ -104,7 +105,7 @@ async function runDeno(
   };
   await Promise.all([read(process.stdout), read(process.stderr)]);
   const { code } = await process.status;
-  if (!live) writeBlock(block);
+  if (!live) (into ?? writeBlock)(block);
   return code;
 }
 
@@ -117,6 +118,11 @@ interface Step {
   tier: Tier;
   files: TestFile[];
   parallel: boolean;
+  /**
+   * Each file a `deno test` of its own, BROWSER_JOBS at a time (the browser tier): its wall time
+   * is then the file's own, and a long file starts first by its recorded time.
+   */
+  pooled: boolean;
 }
 
 const args = [...Deno.args];
@@ -143,12 +149,21 @@ if (!flags.includes("--no-check")) {
   flags.push("--no-check");
 }
 
+/** Each file's seconds in an earlier run (testing/test_times.json), to start the longest first. */
+const recorded = await readTestTimes();
+/** Each file's seconds in this run, by tier, written to tests/output/test_times.json at the end. */
+const measured = new Map<string, number>();
+const ROOT = new URL("../", import.meta.url).pathname;
+const relative = (path: string) => path.startsWith(ROOT) ? path.slice(ROOT.length) : path;
+
 const stepOf = (tier: Tier, alone: boolean): Step | null => {
   const inStep = files.filter((f) => f.tier === tier && f.alone === alone);
   const parallel = !alone && PARALLEL.has(tier);
   // Many at a time: the longest first (deno starts them in the order given).
-  if (parallel) inStep.sort((a, b) => b.chars - a.chars);
-  return inStep.length === 0 ? null : { tier, files: inStep, parallel };
+  const seconds = (f: TestFile) => estimatedSeconds(recorded, relative(f.path), f.chars);
+  if (parallel) inStep.sort((a, b) => seconds(b) - seconds(a));
+  const pooled = parallel && tier === "browser";
+  return inStep.length === 0 ? null : { tier, files: inStep, parallel, pooled };
 };
 
 const counts = new Map<Tier, Counts & { ms: number; ran: boolean }>(
@@ -158,15 +173,13 @@ let status = 0;
 /** Every failed test, as deno names it, with its tier and the first lines of its error. */
 const failed: { tier: Tier; name: string; why: string[] }[] = [];
 
-async function run(step: Step | null, options: RunOptions): Promise<void> {
-  if (!step) return;
-  const started = performance.now();
-  const header = `\n== ${step.tier} tests${step.parallel ? ", in parallel" : ""}${
-    options.nice ? ", niced" : ""
-  }: ${step.files.map((f) => f.path.split("/").pop()).join(" ")} ==\n`;
-  if (options.live) writeBlock(header);
-  else writeBlock(header.replace("==\n", "== (output when done)\n"));
-  // deno's JUnit report says what ran, passed and failed; its console output is for people.
+/** Runs one `deno test` of `paths`, adding its report to the tier's counts; resolves with it. */
+async function runTests(
+  step: Step,
+  paths: string[],
+  options: RunOptions,
+  extra: string[],
+): Promise<JunitReport> {
   const junit = await Deno.makeTempFile({ prefix: `snowfire-${step.tier}-`, suffix: ".xml" });
   try {
     const code = await runDeno(
@@ -175,16 +188,14 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
         // Where a leaked timer or op started: the cluster tier's leaks come rarely, under load
         // (stop 26's CI and one run in eight here), and a second run is no help.
         ...(step.tier === "cluster" ? ["--trace-leaks"] : []),
-        ...(step.parallel ? ["--parallel"] : []),
+        ...extra,
         `--junit-path=${junit}`,
         ...flags,
-        ...step.files.map((f) => f.path),
+        ...paths,
       ],
       options,
-      step.parallel && step.tier === "browser" ? { DENO_JOBS: BROWSER_JOBS } : {},
     );
     const total = counts.get(step.tier)!;
-    total.ms += performance.now() - started;
     total.ran = true;
     if (code !== 0) status = code;
     const report = parseJunit(await Deno.readTextFile(junit).catch(() => ""));
@@ -193,7 +204,7 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
     for (const key of ["passed", "steps", "failed", "ignored"] as const) total[key] += summary[key];
     if (code !== 0 && summary.failed === 0) {
       // A module that throws outside any test has no suite in the report.
-      const missing = report.missing(step.files.map((f) => f.path));
+      const missing = report.missing(paths);
       failed.push({
         tier: step.tier,
         name: `deno test exited with code ${code} and no failed test in its report`,
@@ -203,9 +214,56 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
       });
       total.failed += Math.max(1, missing.length);
     }
+    return report;
   } finally {
     await Deno.remove(junit).catch(() => {});
   }
+}
+
+async function run(step: Step | null, options: RunOptions): Promise<void> {
+  if (!step) return;
+  const started = performance.now();
+  const names = step.files.map((f) => f.path.split("/").pop()).join(" ");
+  const how = step.pooled
+    ? `, ${BROWSER_JOBS} files at a time`
+    : step.parallel
+    ? ", in parallel"
+    : "";
+  const header = `\n== ${step.tier} tests${how}${options.nice ? ", niced" : ""}: ${names} ==\n`;
+  if (step.pooled) {
+    // Each file's output comes as one block when it ends, headed by its name and time.
+    writeBlock(header.replace("==\n", "== (each file's output when it ends)\n"));
+    const queue = [...step.files];
+    const worker = async () => {
+      for (let file = queue.shift(); file; file = queue.shift()) {
+        const from = performance.now();
+        let output = "";
+        await runTests(step, [file.path], { ...options, live: false, into: (t) => output += t }, [])
+          .catch((error) => {
+            status ||= 1;
+            output += `${error}\n`;
+          });
+        const seconds = (performance.now() - from) / 1000;
+        measured.set(relative(file.path), seconds);
+        writeBlock(`\n-- ${relative(file.path)}: ${seconds.toFixed(0)} s --\n${output}`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BROWSER_JOBS, queue.length) }, worker));
+  } else {
+    if (options.live) writeBlock(header);
+    else writeBlock(header.replace("==\n", "== (output when done)\n"));
+    const report = await runTests(
+      step,
+      step.files.map((f) => f.path),
+      options,
+      step.parallel ? ["--parallel"] : [],
+    );
+    // A file's time: its tests' (run many at a time, each file's tests run one after the other).
+    for (const [file, seconds] of report.secondsByFile()) {
+      measured.set(relative(file).replace(/^\.\//, ""), seconds);
+    }
+  }
+  counts.get(step.tier)!.ms += performance.now() - started;
 }
 
 const started = performance.now();
@@ -232,11 +290,18 @@ for (const tier of chosen) await run(stepOf(tier, true), quiet);
 
 // deno's JUnit report marks a test left out by --filter as skipped, like an ignored one.
 const IGNORED = flags.some((f) => f.startsWith("--filter")) ? "ignored or filtered out" : "ignored";
+/** Each tier's longest files this run (all of them in tests/output/test_times.json). */
+const LONGEST_SHOWN = 6;
+const longest = (tier: Tier) =>
+  [...measured].filter(([path]) => path.startsWith(`tests/${tier}/`))
+    .sort((a, b) => b[1] - a[1]).slice(0, LONGEST_SHOWN)
+    .map(([path, seconds]) => `${path.split("/").pop()} ${formatSeconds(seconds * 1000)}`);
 const lines = [...counts].filter(([, c]) => c.ran).map(([tier, c]) =>
   `${tier}: ${c.passed} passed, ${c.failed} failed, ${c.ignored} ${IGNORED} in ${
     formatSeconds(c.ms)
-  }`
+  }${longest(tier).length > 0 ? `; longest: ${longest(tier).join(", ")}` : ""}`
 );
+await writeTestTimes(measured).catch(() => {});
 if (failed.length > 0) {
   // Each failed test with the first lines of its error: CI shows only the tail of a long log.
   lines.unshift(

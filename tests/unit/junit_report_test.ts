@@ -92,3 +92,18 @@ Deno.test("a JUnit report with no suites counts nothing", () => {
   assert.deepEqual(report.failures(), []);
   assert.deepEqual(report.missing(["/x/a_test.ts"]), ["/x/a_test.ts"]);
 });
+
+Deno.test("a JUnit report gives each file the seconds of its tests, steps inside them", () => {
+  const report = parseJunit(`<testsuites name="deno test" tests="3" failures="0" errors="0">
+    <testsuite name="./a_test.ts" tests="3" disabled="0" errors="0" failures="0">
+      <testcase name="slow" classname="./a_test.ts" time="2.500" line="1" col="6"></testcase>
+      <testcase name="slow &gt; part" classname="./a_test.ts" time="2.000" line="2" col="9">
+      </testcase>
+      <testcase name="quick" classname="./a_test.ts" time="0.250" line="5" col="6"></testcase>
+    </testsuite>
+    <testsuite name="./b_test.ts" tests="1" disabled="0" errors="0" failures="0">
+      <testcase name="one" classname="./b_test.ts" time="1.000" line="1" col="6"></testcase>
+    </testsuite>
+  </testsuites>`);
+  assert.deepEqual([...report.secondsByFile()], [["./a_test.ts", 2.75], ["./b_test.ts", 1]]);
+});

@@ -1,6 +1,7 @@
 /**
- * Every control a person can reach, pressed like a person, in headless Chromium at 1280×720
- * (mouse), 390×844 and 844×390 (touch), as the scene's host and as a guest.
+ * The person-click test (tests/browser/person_click_*_test.ts, one file per screen so the three
+ * run side by side): every control a person can reach, pressed like a person, in headless
+ * Chromium at 1280×720 (mouse), 390×844 and 844×390 (touch), as the scene's host and as a guest.
  *
  * Nothing here lists the controls by hand: from the bar, every visible enabled control is found
  * (`button, input, select, textarea, summary, a[href]` and ARIA buttons and tabs), and every
@@ -21,17 +22,16 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { ElementHandle, Page } from "playwright-core";
 import {
-  browserTest,
   clickLikeAPerson,
   type HandPoint,
   isTouchPage,
   launchBrowser,
   openScene,
   type ScenePage,
-} from "../../testing/browser.ts";
-import { TestClient } from "../../testing/test_client.ts";
-import { startTestServer } from "../../testing/test_server.ts";
-import type { ReplayDebug } from "../../client/replay/replay_mode.ts";
+} from "./browser.ts";
+import { TestClient } from "./test_client.ts";
+import { startTestServer } from "./test_server.ts";
+import type { ReplayDebug } from "../client/replay/replay_mode.ts";
 
 declare global {
   var snowfireReplay: ReplayDebug;
@@ -415,7 +415,9 @@ async function pressEverything(
     globalThis.handDown = null;
     document.addEventListener("pointerdown", (e) => (globalThis.handDown = e.target), true);
   });
+  let traceFrom = performance.now();
   const enter = async (path: string[]) => {
+    if (TRACE) console.log(`TRACE ${label} enter ${path.join(" > ")}`);
     await reset(page);
     for (const key of path) {
       const found = (await enumerate(page)).find((f) => f.key === key);
@@ -470,11 +472,21 @@ async function pressEverything(
         continue;
       }
       if (effect.afterPress) await effect.afterPress(page, handle);
+      const settleFrom = performance.now();
       const { ok, after } = await settle(handle, effect, before);
+      if (TRACE) {
+        const toasts = await page.evaluate(() => document.getElementById("toasts")!.textContent);
+        console.log(
+          `TRACE ${label} ${(performance.now() - traceFrom).toFixed(0)} ms ${where} ${next.key} ` +
+            `settle ${(performance.now() - settleFrom).toFixed(0)} ms ok=${ok} toasts: ${toasts}`,
+        );
+      }
+      traceFrom = performance.now();
       if (!ok) {
+        const toasts = await page.evaluate(() => document.getElementById("toasts")!.textContent);
         failures.add(
           `${where}: pressing ${next.key} changed nothing it says it changes ` +
-            `(${JSON.stringify(before)} → ${JSON.stringify(after)})`,
+            `(${JSON.stringify(before)} → ${JSON.stringify(after)}; toasts: ${toasts})`,
         );
       }
       if (next.opener && !path.includes(next.key) && path.length < 3) {
@@ -490,15 +502,33 @@ async function pressEverything(
   return { pressed: [...tested], failures: [...failures] };
 }
 
-const VIEWPORTS = [
-  { label: "1280x720", width: 1280, height: 720, touch: false },
-  { label: "390x844", width: 390, height: 844, touch: true },
-  { label: "844x390", width: 844, height: 390, touch: true },
-] as const;
+/** A screen the hand presses on: a desk (mouse) or a phone (touch). */
+export interface HandsView {
+  label: "1280x720" | "390x844" | "844x390";
+  width: number;
+  height: number;
+  touch: boolean;
+}
+
+/** The three screens, each walked by its own test file (tests/browser/person_click_*_test.ts). */
+export const VIEWPORTS: Readonly<Record<HandsView["label"], HandsView>> = {
+  "1280x720": { label: "1280x720", width: 1280, height: 720, touch: false },
+  "390x844": { label: "390x844", width: 390, height: 844, touch: true },
+  "844x390": { label: "844x390", width: 844, height: 390, touch: true },
+};
 /** `HANDS_ONLY="844x390 host"` (any part of a step name) runs only the matching steps. */
 const ONLY = Deno.env.get("HANDS_ONLY");
+/** `HANDS_TRACE=1` logs each press: ms since the last, how long its effect took, the toasts. */
+const TRACE = Deno.env.get("HANDS_TRACE") === "1";
 
-browserTest("browser person click: every control takes a hand, as host and guest", async (t) => {
+/**
+ * The test at one screen: the scene's creator (a desk) is its host; at a phone's size the host
+ * walks on the host's phone, made a host by the creator's grant (its own key: the creator's "New
+ * host link" drops whoever came in with the old one), and turned from 390×844 where the screen
+ * is 844×390. First the host presses everything, then a guest; then, with the settings locked
+ * to hosts, the guest sees why and hears why when pressing an off control.
+ */
+export async function pressEverythingAt(view: HandsView, t: Deno.TestContext): Promise<void> {
   const server = await startTestServer({ client: true });
   const browser = await launchBrowser();
   const pages: ScenePage[] = [];
@@ -506,11 +536,12 @@ browserTest("browser person click: every control takes a hand, as host and guest
   try {
     const scene = `hands-${crypto.randomUUID().slice(0, 8)}`;
     const open = async (name: string, touch: boolean) => {
-      const view = touch ? VIEWPORTS[1] : VIEWPORTS[0];
+      // A phone opens upright; the 844×390 round turns it.
+      const size = touch ? VIEWPORTS["390x844"] : VIEWPORTS["1280x720"];
       const opened = await openScene(browser, server.url, scene, {
         name,
-        width: view.width,
-        height: view.height,
+        width: size.width,
+        height: size.height,
         touch,
         draw: false,
         context: { permissions: ["clipboard-read", "clipboard-write"] },
@@ -519,34 +550,35 @@ browserTest("browser person click: every control takes a hand, as host and guest
       chooseFiles(opened.page);
       return opened.page;
     };
-    // The scene's creator is its host; the host makes the host's phone a host too (its own key:
-    // the creator's "New host link" later drops whoever came in with the old one).
     const hostDesk = await open("Hana", false);
     await hostDesk.waitForFunction(() => snowfire.rules?.().hosts.length === 1);
-    const hostPhone = await open("Hal", true);
-    const hal = await hostPhone.evaluate(() => snowfire.you);
-    await clickLikeAPerson(hostDesk, "#settings summary", { touch: false });
-    await clickLikeAPerson(hostDesk, "#tab-host", { touch: false });
-    await hostDesk.waitForFunction(
-      (id) => !!document.querySelector(`#host-person option[value="${id}"]`),
-      hal,
-    );
-    await hostDesk.selectOption("#host-person", hal);
-    await clickLikeAPerson(hostDesk, "#host-grant", { touch: false });
-    await hostPhone.waitForFunction(
-      () => {
-        const rules = snowfire.rules?.();
-        return snowfire.connected() && !!rules && rules.hosts.includes(snowfire.you);
-      },
-      null,
-      { timeout: 60_000 },
-    );
-    const guestDesk = await open("Gus", false);
-    const guestPhone = await open("Gil", true);
+    let host = hostDesk;
+    if (view.touch) {
+      // The scene's creator makes the host's phone a host too, with its own key.
+      host = await open("Hal", true);
+      const hal = await host.evaluate(() => snowfire.you);
+      await clickLikeAPerson(hostDesk, "#settings summary", { touch: false });
+      await clickLikeAPerson(hostDesk, "#tab-host", { touch: false });
+      await hostDesk.waitForFunction(
+        (id) => !!document.querySelector(`#host-person option[value="${id}"]`),
+        hal,
+      );
+      await hostDesk.selectOption("#host-person", hal);
+      await clickLikeAPerson(hostDesk, "#host-grant", { touch: false });
+      await host.waitForFunction(
+        () => {
+          const rules = snowfire.rules?.();
+          return snowfire.connected() && !!rules && rules.hosts.includes(snowfire.you);
+        },
+        null,
+        { timeout: 60_000 },
+      );
+    }
+    const guest = await open(view.touch ? "Gil" : "Gus", view.touch);
 
     // Someone for the host's person buttons (mute, make host, remove), new for each round.
     let zed = "";
-    const prepareHost = (page: Page) => async (key: string) => {
+    const prepareHost = async (page: Page, key: string) => {
       if (!/#host-(mute|unmute|remove|grant)/.test(key)) return;
       if (!zed) {
         const { client, welcome } = await TestClient.join(server.url, scene, { name: "Zed" });
@@ -607,37 +639,33 @@ browserTest("browser person click: every control takes a hand, as host and guest
       if (!said) failures.push(`${label} guest: pressing an off control says nothing`);
       await reset(page);
     };
-    for (const view of VIEWPORTS) {
-      for (const role of ["host", "guest"] as const) {
-        if (ONLY && !`${view.label} ${role}`.includes(ONLY)) continue;
-        await t.step(`${view.label} as ${role}`, async () => {
-          const page = view.touch
-            ? (role === "host" ? hostPhone : guestPhone)
-            : (role === "host" ? hostDesk : guestDesk);
-          await page.setViewportSize({ width: view.width, height: view.height });
-          // A turned view, so the bar offers Reset view (it shows once the view has moved).
-          await prepareAny(page, "#reset-view");
-          const { pressed, failures } = await pressEverything(
-            page,
-            `${view.label} ${role}`,
-            async (key) => {
-              await prepareAny(page, key);
-              if (role === "host") await prepareHost(page)(key);
-            },
-          );
-          console.log(`${view.label} ${role}: pressed ${pressed.length} controls`);
-          everyFailure.push(...failures);
-          if (role === "guest") await lockedForGuests(page, view.label, everyFailure);
-          // Every panel the bar opens was reached.
-          for (const key of ["#open-scene", "#open-picker", "#open-react", "#replay-open"]) {
-            assert.ok(pressed.includes(key), `${view.label} ${role}: ${key} pressed`);
-          }
-          assert.ok(pressed.some((k) => k.includes(".replay-back")), "the replay bar's controls");
-          if (role === "host") {
-            assert.ok(pressed.includes("#countdown-start"), "the host's controls");
-          }
-        });
-      }
+    for (const role of ["host", "guest"] as const) {
+      if (ONLY && !`${view.label} ${role}`.includes(ONLY)) continue;
+      await t.step(`${view.label} as ${role}`, async () => {
+        const page = role === "host" ? host : guest;
+        await page.setViewportSize({ width: view.width, height: view.height });
+        // A turned view, so the bar offers Reset view (it shows once the view has moved).
+        await prepareAny(page, "#reset-view");
+        const { pressed, failures } = await pressEverything(
+          page,
+          `${view.label} ${role}`,
+          async (key) => {
+            await prepareAny(page, key);
+            if (role === "host") await prepareHost(page, key);
+          },
+        );
+        console.log(`${view.label} ${role}: pressed ${pressed.length} controls`);
+        everyFailure.push(...failures);
+        if (role === "guest") await lockedForGuests(page, view.label, everyFailure);
+        // Every panel the bar opens was reached.
+        for (const key of ["#open-scene", "#open-picker", "#open-react", "#replay-open"]) {
+          assert.ok(pressed.includes(key), `${view.label} ${role}: ${key} pressed`);
+        }
+        assert.ok(pressed.some((k) => k.includes(".replay-back")), "the replay bar's controls");
+        if (role === "host") {
+          assert.ok(pressed.includes("#countdown-start"), "the host's controls");
+        }
+      });
     }
     assert.deepEqual(everyFailure, []);
     for (const { problems } of pages) assert.deepEqual(problems, []);
@@ -647,4 +675,4 @@ browserTest("browser person click: every control takes a hand, as host and guest
     await browser.close();
     await server.close();
   }
-});
+}
