@@ -26,12 +26,3 @@ Deno.test("test times: written sorted in tenths, read back; a missing file reads
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-Deno.test("test times: every browser file has a recorded time, and none is recorded twice", async () => {
-  const times = await readTestTimes();
-  const dir = new URL("../browser/", import.meta.url);
-  for await (const entry of Deno.readDir(dir)) {
-    if (!entry.name.endsWith("_test.ts")) continue;
-    assert.equal(typeof times[`tests/browser/${entry.name}`], "number", entry.name);
-  }
-});
