@@ -280,8 +280,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
 
   /** Bytes of the pool's buffers (birth arrays, and the state arrays when kept). */
   get bytes(): number {
-    const window = this.#windowArrays[0];
-    return this.#bytes + (window ? window.array.buffer.byteLength : 0);
+    const births = this.#windowArrays[0];
+    return this.#bytes + (births ? births.array.buffer.byteLength : 0);
   }
 
   /**
