@@ -734,7 +734,8 @@ function runFrames(
     const serverTick = net.clock.serverTick(performance.now());
     music.update(performance.now(), replay.active ? noMusic : scene.musicList);
     countdown.update(rules.current.countdown, serverTick);
-    voice.update(CountdownDisplay.remaining(rules.current.countdown, serverTick));
+    // The spoken count follows what the display counts: a finale's, or a show's start.
+    voice.update(countdown.left);
     stats.frame(nowMs);
     quality.frame(interval);
     // Text for the HUD is made a few times a second, not every frame.

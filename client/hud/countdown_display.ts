@@ -27,6 +27,7 @@ interface ComingShow {
 export class CountdownDisplay {
   readonly element: HTMLElement;
   #shown = "";
+  #left: number | null = null;
   /** Shows stamped to start later (a show's countdown is shown like a finale's). */
   #shows: ComingShow[] = [];
 
@@ -38,6 +39,11 @@ export class CountdownDisplay {
     this.element.setAttribute("aria-live", "polite");
     this.element.hidden = true;
     parent.append(this.element);
+  }
+
+  /** Whole seconds the display counts now (a finale's or a show's), or null. */
+  get left(): number | null {
+    return this.#left;
   }
 
   /** Whole seconds to zero at `tick` (fractional server tick), or null with no countdown ahead. */
@@ -82,6 +88,7 @@ export class CountdownDisplay {
     let left = CountdownDisplay.remaining(countdown, tick);
     const show = left === null ? this.#nextShow(tick) : undefined;
     if (show) left = Math.ceil((show.tick - tick) / TICK_RATE);
+    this.#left = left;
     let text = "";
     let big = false;
     if (left !== null) {
