@@ -26,8 +26,12 @@
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { MusicShow, ShowMusicList } from "./show_music_list.ts";
 
-/** Off by more than this (s), twice running, the music is started again at the right place. */
-export const RESEEK_SECONDS = 0.05;
+/**
+ * Off by more than this (s), twice running, the music is started again at the right place: below
+ * the 40 ms two pages may differ by (it was 50 ms, which a page could sit just under for seconds
+ * while a nudge of at most 0.5 % closed it), above the clock estimate's usual jitter.
+ */
+export const RESEEK_SECONDS = 0.03;
 /** Off by more than this (s), the playback rate is nudged to close the gap. */
 export const NUDGE_SECONDS = 0.003;
 /** The most the rate is nudged (0.5 %: a gap of 20 ms closes in 4 s, the pitch barely moves). */

@@ -290,6 +290,8 @@ export class Composer {
     if (event.body.type === "rules") return this.rightsChanged();
     const body = event.body as { type: string; title?: string; start?: number };
     if (body.type !== "show" || body.start === undefined) return;
+    // The show is no longer being prepared: it is on (the notice comes back with the next draft).
+    this.#d.notice.hidden = true;
     if (event.by === this.#d.you()) {
       this.#lastShow = event.seq;
       const link = showLink(location.origin, this.#d.sceneId, event.seq);
