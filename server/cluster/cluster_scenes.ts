@@ -17,13 +17,11 @@ import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
 import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
 import {
-  largestHolderScene,
-  longestEmpty,
+  connectionsIn,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
   UNLIMITED_SCENES,
-  unloadedForNetwork,
 } from "../scene/scene_limits.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
@@ -140,9 +138,7 @@ export class ClusterScenes implements SceneHost {
 
   /** Connections across scenes. */
   connections(): number {
-    let n = 0;
-    for (const edge of this.#edges.values()) n += edge.peers.size;
-    return n;
+    return connectionsIn(this.#edges);
   }
 
   /**
@@ -232,10 +228,20 @@ export class ClusterScenes implements SceneHost {
    */
   async admission(id: string, address: string, take: boolean): Promise<SceneRefusal | null> {
     if (this.#edges.has(id)) return null;
-    const busy = this.#gate.capacity(this.#edges.size);
-    if (busy && !this.#closeOneEmpty() && !this.#closeForNetwork(address, busy, take)) {
-      return busy;
-    }
+    const full = this.#gate.makeRoom(this.#edges, address, take, (id, edge, busy) => {
+      if (!busy) return this.#closeEdge(id, edge, "no viewers on this node");
+      this.#deps.metrics.scenesUnloadedForNetwork++;
+      this.#deps.log(
+        `cluster: scene ${id} closed here: the node is full and its network holds the most`,
+      );
+      this.#closeEdge(
+        id,
+        edge,
+        "the node is full: its network holds the most scenes",
+        busy.closeCode,
+      );
+    });
+    if (full) return full;
     // Without NATS nothing can be stored: the socket opens, and its edge tells it the sky is
     // paused and to try again (what a client of a known scene hears too).
     if (this.#deps.link.state !== "connected") return null;
@@ -247,38 +253,6 @@ export class ClusterScenes implements SceneHost {
     }
     if (stored) return null;
     return this.#gate.newScene(address, this.#deps.clock.monotonicMs(), take, id);
-  }
-
-  /** Closes the edge that has been empty longest; false when none is empty. */
-  #closeOneEmpty(): boolean {
-    const oldest = longestEmpty(this.#edges);
-    if (!oldest) return false;
-    this.#closeEdge(oldest[0], oldest[1], "no viewers on this node");
-    return true;
-  }
-
-  /**
-   * This node is full: closes a scene of the network holding the most here (see
-   * `largestHolderScene`), telling its people why; false when the newcomer's network holds (about)
-   * as many. Only a WebSocket upgrade (`take`) closes one; a page load only asks.
-   */
-  #closeForNetwork(address: string, busy: SceneRefusal, take: boolean): boolean {
-    const id = largestHolderScene(this.#edges, address);
-    if (id === undefined || !take) return id !== undefined;
-    const edge = this.#edges.get(id)!;
-    const notice = JSON.stringify(unloadedForNetwork(this.#gate.limits.maxScenes));
-    for (const peer of edge.peers.values()) peer.send(notice);
-    this.#deps.metrics.scenesUnloadedForNetwork++;
-    this.#deps.log(
-      `cluster: scene ${id} closed here: the node is full and its network holds the most`,
-    );
-    this.#closeEdge(
-      id,
-      edge,
-      "the node is full: its network holds the most scenes",
-      busy.closeCode,
-    );
-    return true;
   }
 
   #closeEdge(id: string, edge: SceneEdge, reason: string, code = 1001): void {

@@ -14,13 +14,11 @@ import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
 import {
-  largestHolderScene,
-  longestEmpty,
+  connectionsIn,
   SceneGate,
   type SceneLimits,
   type SceneRefusal,
   UNLIMITED_SCENES,
-  unloadedForNetwork,
 } from "../scene/scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
@@ -69,9 +67,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
 
   /** Number of connections across rooms. */
   connections(): number {
-    let n = 0;
-    for (const room of this.#rooms.values()) n += room.peers.size;
-    return n;
+    return connectionsIn(this.#rooms);
   }
 
   /** A friendly id no stored or loaded scene has (nothing is stored). */
@@ -97,10 +93,14 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
     const nowMs = this.#clock.monotonicMs();
     const over = stored ? null : this.#gate.newScene(address, nowMs, false, id);
     if (over) return over;
-    const busy = this.#gate.capacity(this.#rooms.size);
-    if (busy && !this.#unloadOneEmpty() && !this.#unloadForNetwork(address, busy, take)) {
-      return busy;
-    }
+    const full = this.#gate.makeRoom(this.#rooms, address, take, (id, room, busy) => {
+      if (!busy) return this.#unload(id, room);
+      this.#metrics.scenesUnloadedForNetwork++;
+      this.#deps.log(`scene ${id} unloaded: the server is full and its network holds the most`);
+      room.close(busy.closeCode, "the server is full: a scene of your network closed");
+      this.#rooms.delete(id);
+    });
+    if (full) return full;
     if (stored) return null;
     return this.#gate.newScene(address, nowMs, take, id);
   }
@@ -258,33 +258,6 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
       }
     }
     this.#gate.sweep(nowMs);
-  }
-
-  /** Unloads the room empty for longest; false when every room has someone in it. */
-  #unloadOneEmpty(): boolean {
-    const oldest = longestEmpty(this.#rooms);
-    if (!oldest) return false;
-    this.#unload(oldest[0], oldest[1]);
-    return true;
-  }
-
-  /**
-   * The server is full: unloads a scene of the network holding the most (see
-   * `largestHolderScene`), telling its people why (`server_busy`, then close 1013); false when the
-   * newcomer's network is (about) as large a holder as any.
-   */
-  #unloadForNetwork(address: string, busy: SceneRefusal, take: boolean): boolean {
-    const id = largestHolderScene(this.#rooms, address);
-    // Only a WebSocket upgrade (`take`) unloads; a page load only asks whether it could.
-    if (id === undefined || !take) return id !== undefined;
-    const room = this.#rooms.get(id)!;
-    const notice = JSON.stringify(unloadedForNetwork(this.#gate.limits.maxScenes));
-    for (const peer of room.peers.values()) peer.send(notice);
-    this.#metrics.scenesUnloadedForNetwork++;
-    this.#deps.log(`scene ${id} unloaded: the server is full and its network holds the most`);
-    room.close(busy.closeCode, "the server is full: a scene of your network closed");
-    this.#rooms.delete(id);
-    return true;
   }
 
   #unload(id: string, room: Room): void {

@@ -69,6 +69,37 @@ export class SceneGate {
   }
 
   /**
+   * Room among the `scenes` loaded here for a newcomer from `address`: null when there is room or
+   * it was made, else the refusal. A full host closes the scene empty for longest; with none
+   * empty, one of the network holding the most (see `largestHolderScene`; null when none holds
+   * two more than the newcomer's), only for a WebSocket upgrade (`take`: a page load only asks
+   * whether it could), its people told why first (`unloadedForNetwork`). `close(id, scene, busy)`
+   * closes one: `busy` is null for an empty one, else the refusal its sockets close with.
+   */
+  makeRoom<S extends RoomedScene>(
+    scenes: Map<string, S>,
+    address: string,
+    take: boolean,
+    close: (id: string, scene: S, busy: SceneRefusal | null) => void,
+  ): SceneRefusal | null {
+    const busy = this.capacity(scenes.size);
+    if (!busy) return null;
+    const oldest = longestEmpty(scenes);
+    if (oldest) {
+      close(oldest[0], oldest[1], null);
+      return null;
+    }
+    const id = largestHolderScene(scenes, address);
+    if (id === undefined) return busy;
+    if (!take) return null;
+    const scene = scenes.get(id)!;
+    const notice = JSON.stringify(unloadedForNetwork(this.limits.maxScenes));
+    for (const peer of scene.peers.values()) peer.send(notice);
+    close(id, scene, busy);
+    return null;
+  }
+
+  /**
    * Takes (or with `take` false only checks) a new-scene token for `address`; null when granted.
    * With `scene`, a token taken for it in the last CHARGED_MS covers everyone opening it meanwhile
    * (many people opening a new scene's link at once pay for it once, not once each).
@@ -129,6 +160,21 @@ export function longestEmpty<T extends { emptySinceMs: number | null }>(
 /** A loaded scene as the loaded-scene share sees it: the addresses of the people in it. */
 export interface HeldScene {
   readonly peers: { values(): Iterable<{ readonly address: string | undefined }> };
+}
+
+/** Connections across the loaded `scenes` (their people here). */
+export function connectionsIn(scenes: Map<string, { readonly peers: { size: number } }>): number {
+  let n = 0;
+  for (const scene of scenes.values()) n += scene.peers.size;
+  return n;
+}
+
+/** A loaded scene as `SceneGate.makeRoom` sees it: empty since when, and its people. */
+export interface RoomedScene {
+  readonly emptySinceMs: number | null;
+  readonly peers: {
+    values(): Iterable<{ readonly address: string | undefined; send(text: string): void }>;
+  };
 }
 
 /**
