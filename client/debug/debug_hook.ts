@@ -9,6 +9,11 @@ import type { Net } from "../net/net.ts";
 import type { Playout } from "../net/playout.ts";
 import type { SceneRenderer } from "../render/renderer.ts";
 import type { Sim } from "../sim.ts";
+
+declare global {
+  /** The client's debug hook (tests read it from inside the page). */
+  var snowfire: SnowfireDebug;
+}
 import type { FireworkSound } from "../audio/sound.ts";
 
 /** What `window.snowfire` offers. */
@@ -297,6 +302,6 @@ export function exposeDebugHook(
       return observed.invalidFrames;
     },
   };
-  (globalThis as unknown as { snowfire: SnowfireDebug }).snowfire = hook;
+  globalThis.snowfire = hook;
   return hook;
 }

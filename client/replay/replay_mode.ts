@@ -23,6 +23,11 @@ import {
   tickTime,
 } from "./moment.ts";
 import { MomentGoneError, ReplayDriver } from "./replay_driver.ts";
+
+declare global {
+  /** The replay's debug hook (tests read it from inside the page). */
+  var snowfireReplay: ReplayDebug;
+}
 import { Timeline } from "./timeline.ts";
 
 /** A replay that catches up to within this many ticks of the live view becomes live. */
@@ -143,7 +148,7 @@ export class ReplayMode {
     document.addEventListener("keydown", (event) => this.#onKey(event));
     document.getElementById("replay-open")?.addEventListener("click", () => this.toggle());
     this.#syncOpener();
-    (globalThis as unknown as { snowfireReplay: ReplayDebug }).snowfireReplay = this.#debug();
+    globalThis.snowfireReplay = this.#debug();
   }
 
   /** True while the page shows a replay (or is loading one). */

@@ -73,8 +73,9 @@ export class GuardedListener {
   /** Starts listening; resolves with the port. */
   async listen(): Promise<number> {
     this.#port = await this.#open(this.#options.port);
-    this.#watchdog = setInterval(() => this.#check(), WATCHDOG_MS);
-    Deno.unrefTimer(this.#watchdog as unknown as number);
+    const watchdog = setInterval(() => this.#check(), WATCHDOG_MS);
+    Deno.unrefTimer(watchdog);
+    this.#watchdog = watchdog;
     return this.#port;
   }
 
