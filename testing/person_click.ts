@@ -576,10 +576,11 @@ export async function pressEverythingAt(view: HandsView, t: Deno.TestContext): P
     }
     const guest = await open(view.touch ? "Gil" : "Gus", view.touch);
 
-    // Someone for the host's person buttons (mute, make host, remove), new for each round.
+    // Someone for the host's person buttons (mute, make host, remove, composes shows), new for
+    // each round. Composes shows is off for a host (the Zed just made one): it needs a new Zed.
     let zed = "";
     const prepareHost = async (page: Page, key: string) => {
-      if (!/#host-(mute|unmute|remove|grant)/.test(key)) return;
+      if (!/#host-(mute|unmute|remove|grant|compose)/.test(key)) return;
       if (!zed) {
         const { client, welcome } = await TestClient.join(server.url, scene, { name: "Zed" });
         extras.push(client);
