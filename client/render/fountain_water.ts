@@ -13,10 +13,9 @@ import * as THREE from "three";
 import type { StreakView } from "../../shared/views.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
-import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
+import { packSparks, type StreakTail } from "./spark_packing.ts";
 import { STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
-import { packedStreakGeometry, streakQuadGeometry } from "./streak_quad.ts";
-import { uploadPrefix } from "./upload_range.ts";
+import { PackedStreakMesh } from "./packed_streak_mesh.ts";
 
 /** Side of the droplet texture, texels. */
 const DROPLET_TEXELS = 32;
@@ -189,11 +188,10 @@ export interface FountainWaterOptions {
 export class FountainWater {
   /** Add this to the scene. */
   readonly object: THREE.Mesh;
-  private geometry = streakQuadGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly texture = createDropletTexture();
   private readonly lights: WaterLights;
-  private buffer: THREE.InstancedInterleavedBuffer | null = null;
+  private readonly mesh: PackedStreakMesh;
   private view: StreakView | null = null;
   private drawn = 0;
 
@@ -226,9 +224,8 @@ export class FountainWater {
       blendSrcAlpha: THREE.OneFactor,
       blendDstAlpha: THREE.OneMinusSrcAlphaFactor,
     });
-    this.object = new THREE.Mesh(this.geometry, this.material);
-    this.object.frustumCulled = false;
-    this.object.renderOrder = options.renderOrder;
+    this.mesh = new PackedStreakMesh(this.material, options.renderOrder);
+    this.object = this.mesh.object;
   }
 
   /** Drops drawn by the last `update`. */
@@ -239,11 +236,7 @@ export class FountainWater {
   /** Binds a (new) world's fountain view; allocates only when its capacity grows. */
   bind(view: StreakView): void {
     this.view = view;
-    const capacity = view.size.length;
-    if (this.buffer && this.buffer.count >= capacity) return;
-    this.geometry.dispose();
-    ({ geometry: this.geometry, buffer: this.buffer } = packedStreakGeometry(capacity));
-    this.object.geometry = this.geometry;
+    this.mesh.room(view.size.length);
   }
 
   /**
@@ -252,11 +245,9 @@ export class FountainWater {
    */
   update(alpha: number): void {
     const view = this.view;
-    if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
-    if (!view || !this.buffer) return;
-    const n = packSparks(view, alpha, DROP_TAIL, 1, NaN, this.buffer.array as Float32Array);
-    uploadPrefix(this.buffer, n * SPARK_STRIDE);
-    this.geometry.instanceCount = n;
+    if (!view) return;
+    const n = packSparks(view, alpha, DROP_TAIL, 1, NaN, this.mesh.room(view.size.length));
+    this.mesh.draw(n);
     this.drawn = n;
     this.copyLights();
   }
@@ -285,7 +276,7 @@ export class FountainWater {
 
   /** Frees GPU resources. */
   dispose(): void {
-    this.geometry.dispose();
+    this.mesh.dispose();
     this.material.dispose();
     this.texture.dispose();
   }

@@ -5,16 +5,10 @@
  */
 import * as THREE from "three";
 import type { FireworkView, ParticleView, StreakView } from "../../shared/views.ts";
-import { packSparks, SPARK_STRIDE, type StreakTail } from "./spark_packing.ts";
+import { packSparks, type StreakTail } from "./spark_packing.ts";
 import { SparkStreakShader } from "./spark_streak_shader.ts";
-import { uploadPrefix } from "./upload_range.ts";
-import {
-  ADDED_LIGHT,
-  packedStreakGeometry,
-  type StreakLook,
-  streakQuadGeometry,
-  streakUniforms,
-} from "./streak_quad.ts";
+import { PackedStreakMesh } from "./packed_streak_mesh.ts";
+import { ADDED_LIGHT, type StreakLook, streakUniforms } from "./streak_quad.ts";
 
 /** Options for {@link SparkStreaks}. */
 export interface SparkStreaksOptions extends StreakLook {
@@ -32,12 +26,11 @@ export interface SparkStreaksOptions extends StreakLook {
 export class SparkStreaks {
   /** Add this to the scene. */
   readonly object: THREE.Mesh;
-  private geometry = streakQuadGeometry();
   private readonly material: THREE.ShaderMaterial;
   private readonly tail: StreakTail;
   private readonly keepEvery: number;
   private readonly strobe: boolean;
-  private buffer: THREE.InstancedInterleavedBuffer | null = null;
+  private readonly mesh: PackedStreakMesh;
   private view: ParticleView | StreakView | FireworkView | null = null;
   private drawn = 0;
 
@@ -51,9 +44,8 @@ export class SparkStreaks {
       uniforms: streakUniforms(options),
       ...ADDED_LIGHT,
     });
-    this.object = new THREE.Mesh(this.geometry, this.material);
-    this.object.frustumCulled = false;
-    this.object.renderOrder = options.renderOrder;
+    this.mesh = new PackedStreakMesh(this.material, options.renderOrder);
+    this.object = this.mesh.object;
   }
 
   /** Sparks drawn by the last `update`. */
@@ -64,11 +56,7 @@ export class SparkStreaks {
   /** Binds a (new) world's view; allocates only when its capacity exceeds the current one. */
   bind(view: ParticleView | StreakView | FireworkView): void {
     this.view = view;
-    const capacity = view.size.length;
-    if (this.buffer && this.buffer.count >= capacity) return;
-    this.geometry.dispose();
-    ({ geometry: this.geometry, buffer: this.buffer } = packedStreakGeometry(capacity));
-    this.object.geometry = this.geometry;
+    this.mesh.room(view.size.length);
   }
 
   /**
@@ -77,25 +65,17 @@ export class SparkStreaks {
    */
   update(alpha: number, tick: number): void {
     const view = this.view;
+    if (!view) return;
     // The world's pools grow (new, larger arrays) when a launch needs room: follow them.
-    if (view && (!this.buffer || view.size.length > this.buffer.count)) this.bind(view);
-    if (!view || !this.buffer) return;
-    const n = packSparks(
-      view,
-      alpha,
-      this.tail,
-      this.keepEvery,
-      this.strobe ? tick : NaN,
-      this.buffer.array as Float32Array,
-    );
-    uploadPrefix(this.buffer, n * SPARK_STRIDE);
-    this.geometry.instanceCount = n;
+    const out = this.mesh.room(view.size.length);
+    const n = packSparks(view, alpha, this.tail, this.keepEvery, this.strobe ? tick : NaN, out);
+    this.mesh.draw(n);
     this.drawn = n;
   }
 
   /** Frees GPU resources. */
   dispose(): void {
-    this.geometry.dispose();
+    this.mesh.dispose();
     this.material.dispose();
   }
 }
