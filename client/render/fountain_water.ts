@@ -12,9 +12,8 @@
 import * as THREE from "three";
 import type { StreakView } from "../../shared/views.ts";
 import type { PointUniforms } from "./point_uniforms.ts";
-import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { packSparks, type StreakTail } from "./spark_packing.ts";
-import { STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
+import { STREAK_FRAGMENT_HEAD_GLSL, STREAK_VERTEX_HEAD_GLSL } from "./spark_streak_shader.ts";
 import { PackedStreakMesh } from "./packed_streak_mesh.ts";
 
 /** Side of the droplet texture, texels. */
@@ -63,27 +62,17 @@ export function createDropletTexture(): THREE.DataTexture {
 /** The water shader: a streak quad per drop, a lit droplet in it. */
 export const FountainWaterShader = {
   vertexShader: /* glsl */ `
-attribute vec3 head;
-attribute vec3 tail;
-attribute vec4 color;
-attribute float size;
-uniform float uGlow;
-uniform vec2 uViewport;
+${STREAK_VERTEX_HEAD_GLSL}
 uniform vec3 uMoonDirection;  // world, towards the moon
 uniform vec3 uGlowPosition;   // world
 uniform vec3 uGlowColor;      // colour × intensity
 uniform float uGlowRange;
 uniform float uGlowDecay;
-varying vec4 vColor;
-varying vec2 vLocal;
-varying float vLength;
 varying vec2 vAxis;           // the streak's direction on the screen
 varying vec3 vMoon;           // view space
 varying vec3 vGlowDirection;  // view space
 varying vec3 vGlowLight;      // the glow's light reaching this drop
 varying vec3 vUp;             // world up in view space
-${POINT_SIZE_GLSL}
-${STREAK_QUAD_GLSL}
 void main() {
   float pixels = placeStreak(head, tail, size);
   if (pixels < 0.0) return;
@@ -111,9 +100,7 @@ uniform vec3 uSky;
 uniform vec3 uGround;
 uniform vec3 uMoonColor;
 uniform float uOpacity;
-varying vec4 vColor;
-varying vec2 vLocal;
-varying float vLength;
+${STREAK_FRAGMENT_HEAD_GLSL}
 varying vec2 vAxis;
 varying vec3 vMoon;
 varying vec3 vGlowDirection;
@@ -121,8 +108,8 @@ varying vec3 vGlowLight;
 varying vec3 vUp;
 void main() {
   // The nearest point of the streak's spine: around it, the droplet's disc.
-  float nearest = clamp(vLocal.x, 0.0, vLength);
-  vec2 d = vec2(vLocal.x - nearest, vLocal.y);
+  float nearest;
+  vec2 d = spineOffset(nearest);
   if (dot(d, d) > 1.0) discard;
   vec4 texel = texture2D(uDroplet, d * 0.5 + 0.5);
   float coverage = texel.a * vColor.a * uOpacity;

@@ -47,10 +47,11 @@ float placeStreak(vec3 head, vec3 tail, float spriteSize) {
 }
 `;
 
-/** Shader sources and uniform names (shared uniforms come from point_uniforms.ts). */
-export const SparkStreakShader = {
-  vertexShader: /* glsl */ `
-// position.x: 0 at the tail end, 1 at the head end; position.y: -1 / +1 across.
+/**
+ * GLSL: the start of a streak vertex shader: the packed instance's attributes (`head`, `tail`,
+ * `color`, `size`), the uniforms and varyings `placeStreak` needs, and `placeStreak` itself.
+ */
+export const STREAK_VERTEX_HEAD_GLSL = /* glsl */ `
 attribute vec3 head;
 attribute vec3 tail;
 attribute vec4 color;
@@ -62,6 +63,28 @@ varying vec2 vLocal;
 varying float vLength;
 ${POINT_SIZE_GLSL}
 ${STREAK_QUAD_GLSL}
+`;
+
+/**
+ * GLSL: the start of a streak fragment shader: the varyings `placeStreak` set, and
+ * `spineOffset`, where this fragment is from the nearest point of the streak's spine (in radii;
+ * `nearest` gets that point's place along it, 0 at the tail).
+ */
+export const STREAK_FRAGMENT_HEAD_GLSL = /* glsl */ `
+varying vec4 vColor;
+varying vec2 vLocal;
+varying float vLength;
+vec2 spineOffset(out float nearest) {
+  nearest = clamp(vLocal.x, 0.0, vLength);
+  return vec2(vLocal.x - nearest, vLocal.y);
+}
+`;
+
+/** Shader sources and uniform names (shared uniforms come from point_uniforms.ts). */
+export const SparkStreakShader = {
+  vertexShader: /* glsl */ `
+// position.x: 0 at the tail end, 1 at the head end; position.y: -1 / +1 across.
+${STREAK_VERTEX_HEAD_GLSL}
 void main() {
   float pixels = placeStreak(head, tail, size);
   if (pixels < 0.0) return;
@@ -74,12 +97,10 @@ void main() {
   fragmentShader: /* glsl */ `
 uniform float uIntensity;
 uniform float uTailLight;
-varying vec4 vColor;
-varying vec2 vLocal;
-varying float vLength;
+${STREAK_FRAGMENT_HEAD_GLSL}
 void main() {
-  float nearest = clamp(vLocal.x, 0.0, vLength);
-  vec2 d = vec2(vLocal.x - nearest, vLocal.y);
+  float nearest;
+  vec2 d = spineOffset(nearest);
   float d2 = dot(d, d);
   if (d2 > 1.0) discard;
   float core = exp(-d2 * 10.0);
