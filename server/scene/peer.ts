@@ -66,13 +66,8 @@ export class Peer {
   readonly color: string;
   readonly socket: PeerSocket;
   readonly #limits: RateLimits;
-  /** Created on first use: an idle connection holds none (a fresh bucket is full anyway). */
-  #launch: TokenBucket | undefined;
-  #gun: TokenBucket | undefined;
-  #settings: TokenBucket | undefined;
-  #reaction: TokenBucket | undefined;
-  #frames: TokenBucket | undefined;
-  #refused: TokenBucket | undefined;
+  /** A token bucket per kind, made on first use: an idle connection holds none (a fresh bucket is full anyway). */
+  readonly #buckets: { [K in keyof RateLimits]?: TokenBucket } = {};
   /** Per refusal kind: when the last notice went out (ms), and how many were not answered since. */
   #noticeAt: Float64Array | undefined;
   #unanswered: Uint32Array | undefined;
@@ -131,20 +126,7 @@ export class Peer {
 
   /** Takes a token of `kind`: 0 when granted, else the ms until one will be available. */
   take(kind: keyof RateLimits, nowMs: number): number {
-    switch (kind) {
-      case "launch":
-        return (this.#launch ??= new TokenBucket(this.#limits.launch, nowMs)).take(nowMs);
-      case "gun":
-        return (this.#gun ??= new TokenBucket(this.#limits.gun, nowMs)).take(nowMs);
-      case "settings":
-        return (this.#settings ??= new TokenBucket(this.#limits.settings, nowMs)).take(nowMs);
-      case "reaction":
-        return (this.#reaction ??= new TokenBucket(this.#limits.reaction, nowMs)).take(nowMs);
-      case "frames":
-        return (this.#frames ??= new TokenBucket(this.#limits.frames, nowMs)).take(nowMs);
-      case "refused":
-        return (this.#refused ??= new TokenBucket(this.#limits.refused, nowMs)).take(nowMs);
-    }
+    return (this.#buckets[kind] ??= new TokenBucket(this.#limits[kind], nowMs)).take(nowMs);
   }
 
   /**
