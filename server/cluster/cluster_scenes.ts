@@ -16,13 +16,8 @@ import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
 import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
-import {
-  connectionsIn,
-  SceneGate,
-  type SceneLimits,
-  type SceneRefusal,
-  UNLIMITED_SCENES,
-} from "../scene/scene_limits.ts";
+import type { SceneLimits, SceneRefusal } from "../scene/scene_limits.ts";
+import { connectionsIn, SceneGate, UNLIMITED_SCENES } from "../scene/scene_limits.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { ClusterOptions } from "./cluster_config.ts";
 import { ClusterMetrics } from "./cluster_metrics.ts";

@@ -13,13 +13,8 @@ import { StorageUnavailableError } from "../scene/errors.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
-import {
-  connectionsIn,
-  SceneGate,
-  type SceneLimits,
-  type SceneRefusal,
-  UNLIMITED_SCENES,
-} from "../scene/scene_limits.ts";
+import type { SceneLimits, SceneRefusal } from "../scene/scene_limits.ts";
+import { connectionsIn, SceneGate, UNLIMITED_SCENES } from "../scene/scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
 import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
