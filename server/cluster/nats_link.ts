@@ -18,6 +18,7 @@ import { NAME_TTL_MS } from "./name_claims.ts";
 import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
 import { answerAlive } from "./node_liveness.ts";
+import { LogLeaderWatch } from "./log_leader_watch.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -64,6 +65,7 @@ export class NatsLink {
   /** Names held scene-wide (`name_claims.ts`). */
   readonly names: KV;
   #state: NatsState = "connected";
+  #leaderWatch: LogLeaderWatch | undefined;
   /** Times the connection was lost. */
   disconnects = 0;
 
@@ -127,7 +129,9 @@ export class NatsLink {
         return { jsm, buckets: { leases, scenes, names } };
       }, { ...START_RETRY, log });
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
-      return new NatsLink(nc, made.jsm, made.buckets, options.nodeId);
+      const link = new NatsLink(nc, made.jsm, made.buckets, options.nodeId);
+      link.#leaderWatch = LogLeaderWatch.start(link, options, log);
+      return link;
     } catch (e) {
       await nc.close();
       throw e;
@@ -139,9 +143,18 @@ export class NatsLink {
     return this.#state;
   }
 
+  /**
+   * False while the log stream's leader is known to be gone and no successor is named yet
+   * (`LogLeaderWatch`): an owner stamps nothing meanwhile.
+   */
+  get logWritable(): boolean {
+    return this.#leaderWatch?.writable ?? true;
+  }
+
   /** Drains nothing, closes the connection. */
   async close(): Promise<void> {
     this.#set("closed");
+    await this.#leaderWatch?.close();
     await this.nc.close();
     cancelLateRequests(this.nc);
   }

@@ -6,7 +6,15 @@
  * (`testing/nats_cluster.ts`) use these lists, and a test checks the deploy files still match
  * them, so the cluster tests run with exactly what production grants.
  */
-import { LEASE_BUCKET, NAME_BUCKET, SCENE_BUCKET, TRACK_BUCKET } from "./subjects.ts";
+import {
+  LEASE_BUCKET,
+  leaderElectedSubject,
+  LOG_STREAM,
+  NAME_BUCKET,
+  SCENE_BUCKET,
+  SCENE_RECORDS_STREAM,
+  TRACK_BUCKET,
+} from "./subjects.ts";
 
 /** Subjects the nodes publish on. */
 export const SNOWFIRE_PUBLISH: readonly string[] = [
@@ -26,8 +34,16 @@ export const SNOWFIRE_PUBLISH: readonly string[] = [
   "_INBOX.>",
 ];
 
-/** Subjects the nodes subscribe to (KV watches and reads deliver to inboxes). */
-export const SNOWFIRE_SUBSCRIBE: readonly string[] = ["snowfire.>", "_INBOX.>"];
+/**
+ * Subjects the nodes subscribe to (KV watches and reads deliver to inboxes), and JetStream's
+ * leader-elected advisories of the log stream and the records' bucket (`log_leader_watch.ts`).
+ */
+export const SNOWFIRE_SUBSCRIBE: readonly string[] = [
+  "snowfire.>",
+  "_INBOX.>",
+  leaderElectedSubject(LOG_STREAM),
+  leaderElectedSubject(SCENE_RECORDS_STREAM),
+];
 
 /**
  * The `permissions` block of the snowfire user in nats-server's config syntax.

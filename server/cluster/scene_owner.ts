@@ -310,9 +310,12 @@ export class SceneOwner {
    * refuses it (sky full; `paused` when the owner lost the scene meanwhile).
    */
   submit(request: SubmitRequest): Promise<SubmitReply> {
-    // While the log takes no writes (an append is being retried), nothing new is stamped: it
-    // would wait behind it and be answered `paused` by the edge, then stored after all.
-    if (this.#stopped || this.#log.retrying) return Promise.resolve(paused());
+    // While the log takes no writes (an append is being retried, or the stream's leader is known
+    // to be gone), nothing new is stamped: it would wait for the election, in doubt, and hold
+    // every heartbeat behind it; refused at once, the sky goes on and only launches wait.
+    if (this.#stopped || this.#log.retrying || !this.#deps.link.logWritable) {
+      return Promise.resolve(paused());
+    }
     let outcome;
     try {
       if (request.body !== undefined) {

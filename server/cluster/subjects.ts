@@ -14,6 +14,12 @@ export const LEASE_BUCKET = "snowfire_leases";
 export const NAME_BUCKET = "snowfire_names";
 /** KV bucket of scene records (seed, epoch, reserved horizon, snapshot). */
 export const SCENE_BUCKET = "snowfire_scenes";
+/** The JetStream stream behind the scene records' bucket. */
+export const SCENE_RECORDS_STREAM = `KV_${SCENE_BUCKET}`;
+
+/** The advisory JetStream publishes when `stream` elects a leader. */
+export const leaderElectedSubject = (stream: string): string =>
+  `$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${stream}`;
 
 /** Object store bucket of every scene's music tracks (`track_objects.ts`). */
 export const TRACK_BUCKET = "snowfire_tracks";

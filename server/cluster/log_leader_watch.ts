@@ -1,0 +1,205 @@
+/**
+ * Knows within a moment when the NATS server leading the log stream is gone, so an owner stops
+ * stamping before it writes into a stream that cannot answer (docs/cluster.md, failover).
+ *
+ * Why: when the stream's leader dies, nats-server 2.9 waits 4–9 s (its raft election timeout,
+ * not configurable) before a follower campaigns. An append sent meanwhile is in doubt until a new
+ * leader answers (it may have been stored), and the owner may promise no tick past an event in
+ * doubt, so one append into the dead leader stood the sky still for the whole election. Stamping
+ * nothing while the leader is known dead (launches get `paused`) keeps heartbeats going: the sky
+ * moves on and only launches wait.
+ *
+ * How: one small probe connection per configured NATS server, bound to it (no failover to the
+ * others): kill -9 closes its socket at once, and the probe's `disconnect` names the server. The
+ * leader's name comes from the stream's info and from JetStream's leader-elected advisories; an
+ * advisory (or an info) naming a leader that is up ends the outage.
+ *
+ * It also keeps the scene records' bucket led by another server than the log stream (asking the
+ * bucket's leader to step down when the two coincide): the owner's horizon reservation is a
+ * record write, and with both leaders on the one server that dies the reservation could not move
+ * during the election either, and the sky would stop a second after it began.
+ */
+import { connect, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
+import type { JetStreamManager } from "@nats-io/jetstream";
+import type { ClusterOptions } from "./cluster_config.ts";
+import { leaderElectedSubject, LOG_STREAM, SCENE_RECORDS_STREAM } from "./subjects.ts";
+
+/** How often the leaders are read again while nothing happens (a missed advisory heals). */
+const REFRESH_MS = 5000;
+/** While the log's leader is gone, its successor is asked after this often (besides advisories). */
+const OUTAGE_REFRESH_MS = 250;
+/** A leader step-down asked for the records' bucket at most this often by one node. */
+const SPREAD_EVERY_MS = 10_000;
+
+/** Watches the servers and the log stream's leader (see the module's comment). */
+export class LogLeaderWatch {
+  readonly #link: { nc: NatsConnection; jsm: JetStreamManager };
+  readonly #log: (msg: string) => void;
+  readonly #probes: NatsConnection[] = [];
+  /** Server names whose probe is disconnected now. */
+  readonly #down = new Set<string>();
+  #leader: string | null = null;
+  #recordsLeader: string | null = null;
+  /** Set when the log's leader's server went down; cleared once a leader that is up is named. */
+  #lost = false;
+  #lastSpreadMs = -Infinity;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** Outages seen (the log's leader's server went down). */
+  outages = 0;
+
+  private constructor(
+    link: { nc: NatsConnection; jsm: JetStreamManager },
+    log: (msg: string) => void,
+  ) {
+    this.#link = link;
+    this.#log = log;
+  }
+
+  /**
+   * Starts watching: the probes connect in the background (a server down at start is watched
+   * from when it comes up), the leaders are read, the advisories followed.
+   *
+   * @example
+   * ```ts
+   * const watch = LogLeaderWatch.start(link, options, console.log);
+   * if (!watch.writable) console.log("the log stream is electing a leader");
+   * await watch.close();
+   * ```
+   */
+  static start(
+    link: { nc: NatsConnection; jsm: JetStreamManager },
+    options: ClusterOptions,
+    log: (msg: string) => void,
+  ): LogLeaderWatch {
+    const watch = new LogLeaderWatch(link, log);
+    for (const url of options.natsUrls) watch.#probe(url, options);
+    for (const stream of [LOG_STREAM, SCENE_RECORDS_STREAM]) {
+      link.nc.subscribe(leaderElectedSubject(stream), {
+        callback: (error, msg) => {
+          if (error) return;
+          try {
+            const { leader } = msg.json<{ leader?: string }>();
+            if (typeof leader === "string") watch.#leaderIs(stream, leader);
+          } catch {
+            // Not an advisory we can read: the next refresh reads the leader.
+          }
+        },
+      });
+    }
+    watch.#refresh();
+    return watch;
+  }
+
+  /**
+   * False while the log stream's leader is known to be gone and no successor is named: an append
+   * now would wait for the election and be in doubt meanwhile.
+   */
+  get writable(): boolean {
+    return !this.#lost;
+  }
+
+  /** The log stream's leader as last known (a server name), or null. */
+  get leader(): string | null {
+    return this.#leader;
+  }
+
+  /** Closes the probes and stops reading. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await Promise.all(this.#probes.map((nc) => nc.close().catch(() => {})));
+  }
+
+  #probe(url: string, options: ClusterOptions): void {
+    const probeOptions: ConnectionOptions = {
+      servers: [url],
+      name: `snowfire-${options.nodeId}-probe`,
+      // Bound to this one server: a probe that moved to another would say nothing of this one.
+      ignoreClusterUpdates: true,
+      noRandomize: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+      pingInterval: 1000,
+      maxPingOut: 2,
+      ...(options.user ? { user: options.user, pass: options.pass } : {}),
+      ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
+    };
+    connect(probeOptions).then(async (nc) => {
+      if (this.#closed) return void nc.close().catch(() => {});
+      this.#probes.push(nc);
+      const name = nc.info?.server_name ?? url;
+      for await (const status of nc.status()) {
+        if (status.type === "disconnect") this.#serverDown(name);
+        else if (status.type === "reconnect") this.#serverUp(name);
+      }
+    }).catch(() => {
+      // Closed: the watch is stopping.
+    });
+  }
+
+  #serverDown(name: string): void {
+    this.#down.add(name);
+    if (name === this.#leader && !this.#lost) {
+      this.#lost = true;
+      this.outages++;
+      this.#log(`cluster: NATS server ${name}, the log stream's leader, is gone: stamping waits`);
+      this.#schedule(OUTAGE_REFRESH_MS);
+    }
+  }
+
+  #serverUp(name: string): void {
+    this.#down.delete(name);
+    if (this.#lost) this.#schedule(0);
+  }
+
+  #leaderIs(stream: string, leader: string): void {
+    if (stream === SCENE_RECORDS_STREAM) {
+      this.#recordsLeader = leader;
+    } else {
+      this.#leader = leader;
+      if (this.#lost && leader !== "" && !this.#down.has(leader)) {
+        this.#lost = false;
+        this.#log(`cluster: the log stream leads from ${leader} again: stamping goes on`);
+      }
+    }
+    this.#spread();
+  }
+
+  /** Asks the records' bucket to take another leader when both lead from one server. */
+  #spread(): void {
+    const now = performance.now();
+    if (
+      this.#lost || !this.#leader || this.#leader !== this.#recordsLeader ||
+      now - this.#lastSpreadMs < SPREAD_EVERY_MS
+    ) {
+      return;
+    }
+    this.#lastSpreadMs = now;
+    this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${SCENE_RECORDS_STREAM}`, undefined, {
+      timeout: 2000,
+    }).catch(() => {});
+  }
+
+  #schedule(ms: number): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#refresh(), ms);
+  }
+
+  async #refresh(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const [log, records] = await Promise.all([
+        this.#link.jsm.streams.info(LOG_STREAM),
+        this.#link.jsm.streams.info(SCENE_RECORDS_STREAM),
+      ]);
+      if (records.cluster?.leader) this.#leaderIs(SCENE_RECORDS_STREAM, records.cluster.leader);
+      if (log.cluster?.leader) this.#leaderIs(LOG_STREAM, log.cluster.leader);
+    } catch {
+      // NATS cannot answer now (an election, a reconnect): read again soon.
+    }
+    this.#schedule(this.#lost ? OUTAGE_REFRESH_MS : REFRESH_MS);
+  }
+}
