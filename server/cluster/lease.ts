@@ -56,11 +56,25 @@ function processOf(holder: string): string {
 }
 
 /**
- * Renews a held lease; throws when it was lost (expired and taken, or rewritten: see
+ * Renews a held lease (adopting a renewal of ours that landed though its answer was lost);
+ * throws when it was lost (expired and taken, or rewritten: see
  * {@link isLeaseLost}) or NATS failed.
  */
 export async function renewLease(link: NatsLink, lease: Lease, nodeId: string): Promise<void> {
-  lease.revision = await link.leases.update(lease.scene, encoder.encode(nodeId), lease.revision);
+  try {
+    lease.revision = await link.leases.update(lease.scene, encoder.encode(nodeId), lease.revision);
+  } catch (e) {
+    if (!isWrongLastSequence(e)) throw e;
+    // A renewal whose answer was lost (a timeout during the bucket's leader election) may have
+    // landed after all: the key then names this node at a later revision. Only this node writes
+    // its own id there, so that revision is ours: adopt it (the next renewal goes on from it).
+    const entry = await link.leases.get(lease.scene);
+    if (!entry || entry.operation !== "PUT" || entry.string() !== nodeId) throw e;
+    // Ours at our revision or below: a replica a moment behind answered; not a loss (the next
+    // renewal asks again).
+    if (entry.revision <= lease.revision) throw new Error("the lease read lags its renewal");
+    lease.revision = entry.revision;
+  }
 }
 
 /** The renewal failed because the lease is gone, not because NATS did: stop owning. */

@@ -14,15 +14,27 @@
  * leader's name comes from the stream's info and from JetStream's leader-elected advisories; an
  * advisory (or an info) naming a leader that is up ends the outage.
  *
- * It also keeps the scene records' bucket led by another server than the log stream (asking the
- * bucket's leader to step down when the two coincide): the owner's horizon reservation is a
- * record write, and with both leaders on the one server that dies the reservation could not move
- * during the election either, and the sky would stop a second after it began.
+ * It also keeps the scene records' and the leases' buckets led by other servers than the log
+ * stream (asking a bucket's leader to step down when it coincides): the owner's horizon
+ * reservation is a record write, and with both leaders on the one server that dies the
+ * reservation could not move during the election either, and the sky would stop a second after it
+ * began; a lease not renewable through an election outlives its TTL and the owner loses it.
  */
 import { connect, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { ClusterOptions } from "./cluster_config.ts";
-import { leaderElectedSubject, LOG_STREAM, SCENE_RECORDS_STREAM } from "./subjects.ts";
+import {
+  leaderElectedSubject,
+  LEASE_RECORDS_STREAM,
+  LOG_STREAM,
+  SCENE_RECORDS_STREAM,
+} from "./subjects.ts";
+
+/**
+ * The buckets an owner writes to keep its scene (horizon reservations, lease renewals): kept led
+ * from another server than the log stream, so losing the log's leader leaves them writable.
+ */
+const BUCKET_STREAMS = [SCENE_RECORDS_STREAM, LEASE_RECORDS_STREAM] as const;
 
 /** How often the leaders are read again while nothing happens (a missed advisory heals). */
 const REFRESH_MS = 5000;
@@ -39,10 +51,12 @@ export class LogLeaderWatch {
   /** Server names whose probe is disconnected now. */
   readonly #down = new Set<string>();
   #leader: string | null = null;
-  #recordsLeader: string | null = null;
+  /** Each bucket's leader as last known. */
+  readonly #bucketLeaders = new Map<string, string>();
   /** Set when the log's leader's server went down; cleared once a leader that is up is named. */
   #lost = false;
-  #lastSpreadMs = -Infinity;
+  /** When (monotonic ms) each bucket was last asked to step down. */
+  readonly #lastSpreadMs = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   /** Outages seen (the log's leader's server went down). */
@@ -74,7 +88,7 @@ export class LogLeaderWatch {
   ): LogLeaderWatch {
     const watch = new LogLeaderWatch(link, log);
     for (const url of options.natsUrls) watch.#probe(url, options);
-    for (const stream of [LOG_STREAM, SCENE_RECORDS_STREAM]) {
+    for (const stream of [LOG_STREAM, ...BUCKET_STREAMS]) {
       link.nc.subscribe(leaderElectedSubject(stream), {
         callback: (error, msg) => {
           if (error) return;
@@ -121,8 +135,11 @@ export class LogLeaderWatch {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       waitOnFirstConnect: true,
-      pingInterval: 1000,
-      maxPingOut: 2,
+      // A killed server closes the probe's socket at once; pings only find a server that went
+      // silent. Frequent under load they found live servers "stale" and made probes reconnect
+      // (each reconnect a chance of the client library's write-after-end: socket_write_guard.ts).
+      pingInterval: 5000,
+      maxPingOut: 3,
       ...(options.user ? { user: options.user, pass: options.pass } : {}),
       ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
     };
@@ -155,8 +172,8 @@ export class LogLeaderWatch {
   }
 
   #leaderIs(stream: string, leader: string): void {
-    if (stream === SCENE_RECORDS_STREAM) {
-      this.#recordsLeader = leader;
+    if (stream !== LOG_STREAM) {
+      this.#bucketLeaders.set(stream, leader);
     } else {
       this.#leader = leader;
       if (this.#lost && leader !== "" && !this.#down.has(leader)) {
@@ -167,19 +184,18 @@ export class LogLeaderWatch {
     this.#spread();
   }
 
-  /** Asks the records' bucket to take another leader when both lead from one server. */
+  /** Asks a bucket to take another leader when it leads from the log stream's server. */
   #spread(): void {
+    if (this.#lost || !this.#leader) return;
     const now = performance.now();
-    if (
-      this.#lost || !this.#leader || this.#leader !== this.#recordsLeader ||
-      now - this.#lastSpreadMs < SPREAD_EVERY_MS
-    ) {
-      return;
+    for (const stream of BUCKET_STREAMS) {
+      if (this.#bucketLeaders.get(stream) !== this.#leader) continue;
+      if (now - (this.#lastSpreadMs.get(stream) ?? -Infinity) < SPREAD_EVERY_MS) continue;
+      this.#lastSpreadMs.set(stream, now);
+      this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
+        timeout: 2000,
+      }).catch(() => {});
     }
-    this.#lastSpreadMs = now;
-    this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${SCENE_RECORDS_STREAM}`, undefined, {
-      timeout: 2000,
-    }).catch(() => {});
   }
 
   #schedule(ms: number): void {
@@ -190,16 +206,16 @@ export class LogLeaderWatch {
 
   async #refresh(): Promise<void> {
     if (this.#closed) return;
-    try {
-      const [log, records] = await Promise.all([
-        this.#link.jsm.streams.info(LOG_STREAM),
-        this.#link.jsm.streams.info(SCENE_RECORDS_STREAM),
-      ]);
-      if (records.cluster?.leader) this.#leaderIs(SCENE_RECORDS_STREAM, records.cluster.leader);
-      if (log.cluster?.leader) this.#leaderIs(LOG_STREAM, log.cluster.leader);
-    } catch {
-      // NATS cannot answer now (an election, a reconnect): read again soon.
-    }
+    // Each read on its own: a bucket electing a leader must not hold up the log's news.
+    const streams = [...BUCKET_STREAMS, LOG_STREAM];
+    await Promise.all(streams.map(async (stream) => {
+      try {
+        const leader = (await this.#link.jsm.streams.info(stream)).cluster?.leader;
+        if (leader && !this.#closed) this.#leaderIs(stream, leader);
+      } catch {
+        // NATS cannot answer now (an election, a reconnect): read again soon.
+      }
+    }));
     this.#schedule(this.#lost ? OUTAGE_REFRESH_MS : REFRESH_MS);
   }
 }

@@ -19,6 +19,7 @@ import { isStreamNameInUse, isStreamNotFound } from "./nats_errors.ts";
 import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
 import { answerAlive } from "./node_liveness.ts";
 import { LogLeaderWatch } from "./log_leader_watch.ts";
+import { guardSocketWrites } from "./socket_write_guard.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -92,6 +93,7 @@ export class NatsLink {
    * cluster that just started refuses (`retryWhileSettling`, up to a minute).
    */
   static async open(options: ClusterOptions, log: (msg: string) => void): Promise<NatsLink> {
+    guardSocketWrites(log);
     const nc = await connect({
       servers: options.natsUrls,
       name: `snowfire-${options.nodeId}`,

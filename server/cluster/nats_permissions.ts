@@ -7,8 +7,9 @@
  * them, so the cluster tests run with exactly what production grants.
  */
 import {
-  LEASE_BUCKET,
   leaderElectedSubject,
+  LEASE_BUCKET,
+  LEASE_RECORDS_STREAM,
   LOG_STREAM,
   NAME_BUCKET,
   SCENE_BUCKET,
@@ -36,13 +37,15 @@ export const SNOWFIRE_PUBLISH: readonly string[] = [
 
 /**
  * Subjects the nodes subscribe to (KV watches and reads deliver to inboxes), and JetStream's
- * leader-elected advisories of the log stream and the records' bucket (`log_leader_watch.ts`).
+ * leader-elected advisories of the log stream and the records' and leases' buckets
+ * (`log_leader_watch.ts`).
  */
 export const SNOWFIRE_SUBSCRIBE: readonly string[] = [
   "snowfire.>",
   "_INBOX.>",
   leaderElectedSubject(LOG_STREAM),
   leaderElectedSubject(SCENE_RECORDS_STREAM),
+  leaderElectedSubject(LEASE_RECORDS_STREAM),
 ];
 
 /**

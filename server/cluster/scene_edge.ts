@@ -19,7 +19,7 @@ import {
   ReactionsMessageSchema,
 } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { ClientBody, HostAction, Rules, Settings } from "../../shared/types.ts";
+import type { ClientBody, HostAction, Rules, SceneEvent, Settings } from "../../shared/types.ts";
 import { SceneClock, type ServerClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
@@ -42,7 +42,6 @@ import { createRecord, getRecord, type SceneRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import { coveredSeq, followsOn } from "./snapshot_start.ts";
 import {
-  beatSubject,
   draftSubject,
   hashSubject,
   keySubject,
@@ -55,6 +54,7 @@ import { hashHostKey, mintHostKey } from "../scene/host_keys.ts";
 import { CLOSE_TRY_LATER } from "../ws/ws_socket.ts";
 import { EdgePresence, type PresenceNote } from "./edge_presence.ts";
 import { EdgeSubmits } from "./edge_submits.ts";
+import { OwnerFeed } from "./owner_feed.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /**
@@ -105,8 +105,8 @@ export class SceneEdge implements RelaySource {
   /** The stored snapshot and the events relayed since (welcomes and resumes come from here). */
   #window = new EventWindow(initialSnapshot());
   readonly #subs: Subscription[] = [];
-  /** The heartbeat subscription, while no owner on this node hands them over in process. */
-  #beatSub: Subscription | undefined;
+  /** Heartbeats and stored events from a remote owner (left while the owner is on this node). */
+  readonly #feed: OwnerFeed;
   /** The scene's owner when it is on this node (see `attachOwner`). */
   #localOwner: SceneOwner | undefined;
   /** Hash reports waiting for the next pass's message to a remote owner: [peer, tick, hash]. */
@@ -216,6 +216,10 @@ export class SceneEdge implements RelaySource {
       localOwner: () => this.#localOwner?.active ? this.#localOwner : null,
       fromOwner: (owner) => this.#fromOwner(owner, false),
       closed: () => this.#closed,
+    });
+    this.#feed = new OwnerFeed(deps.link.nc, id, {
+      beat: (beat) => this.#onBeat(beat),
+      event: (event) => this.#onFastEvent(event),
     });
     this.lastBeatMs = deps.clock.monotonicMs();
     this.ready = this.#open();
@@ -562,7 +566,7 @@ export class SceneEdge implements RelaySource {
     this.#firstHello.resolve();
     this.#submits.close();
     for (const sub of this.#subs) unsubscribe(sub);
-    this.#unsubscribeBeats();
+    this.#feed.stop();
     this.#relay.close(code, reason);
     await this.ready.catch(() => {});
     await this.#reader?.close();
@@ -576,44 +580,21 @@ export class SceneEdge implements RelaySource {
   attachOwner(owner: SceneOwner): void {
     if (this.#closed) return;
     this.#localOwner = owner;
-    this.#unsubscribeBeats();
+    this.#feed.stop();
     owner.attach({
       beat: (beat) => this.#onBeat(beat),
+      event: (event) => this.#onFastEvent(event),
       ownerStopped: () => {
         if (this.#localOwner !== owner) return;
         this.#localOwner = undefined;
-        if (!this.#closed) this.#subscribeBeats();
+        if (!this.#closed) this.#feed.listen();
       },
     });
   }
 
-  #subscribeBeats(): void {
-    if (this.#beatSub) return;
-    try {
-      this.#beatSub = this.#deps.link.nc.subscribe(beatSubject(this.id), {
-        callback: (err, msg) => {
-          if (err) return;
-          try {
-            this.#onBeat(msg.json<Beat>());
-          } catch {
-            // Malformed: ignore.
-          }
-        },
-      });
-    } catch (e) {
-      // Only a closed connection (the node is stopping) refuses a subscription.
-      if (!this.#deps.link.nc.isClosed()) throw e;
-    }
-  }
-
-  #unsubscribeBeats(): void {
-    if (this.#beatSub) unsubscribe(this.#beatSub);
-    this.#beatSub = undefined;
-  }
-
   #subscribe(): void {
     const { nc } = this.#deps.link;
-    this.#subscribeBeats();
+    this.#feed.listen();
     this.#subs.push(nc.subscribe(presenceSubject(this.id), {
       callback: (err, msg) => {
         if (err) return;
@@ -717,7 +698,7 @@ export class SceneEdge implements RelaySource {
     return false;
   }
 
-  #onEntry({ entry }: StoredEntry): void {
+  #onEntry({ entry }: Pick<StoredEntry, "entry">): void {
     const nowMs = this.#deps.clock.monotonicMs();
     this.lastBeatMs = nowMs;
     // The reader is moving: a heartbeat still waiting waits for later events, not a stuck
@@ -744,6 +725,14 @@ export class SceneEdge implements RelaySource {
     }
     if (this.#ahead.length > 0) this.#releaseAhead(nowMs);
     this.#flushBeat();
+  }
+
+  /**
+   * An event the owner stored, straight from it (`OwnerFeed`): taken when it is the next one
+   * (the reader delivers it again, ignored then; anything else waits for the reader).
+   */
+  #onFastEvent(event: SceneEvent): void {
+    if (this.#ready && event.seq === this.#window.lastSeq + 1) this.#onEntry({ entry: event });
   }
 
   #onBeat(beat: Beat): void {

@@ -14,7 +14,7 @@
  */
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { ErrorMessage } from "../../shared/protocol.ts";
-import type { ClientBody, HostAction } from "../../shared/types.ts";
+import type { ClientBody, HostAction, SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
 import {
   DEFAULT_DESYNC_LIMITS,
@@ -36,6 +36,7 @@ import { StaleRecordError } from "./scene_records.ts";
 import { FencedError } from "./stream_log.ts";
 import {
   beatSubject,
+  eventSubject,
   hashSubject,
   keySubject,
   presenceSubject,
@@ -111,6 +112,8 @@ export interface Beat {
 export interface LocalEdge {
   /** A heartbeat the owner just published for the other nodes. */
   beat(beat: Beat): void;
+  /** An event just stored (and published for the other nodes' edges: `OwnerFeed`). */
+  event?(event: SceneEvent): void;
   /** The owner stepped down: heartbeats come over NATS again (whoever owns the scene next). */
   ownerStopped(): void;
 }
@@ -172,6 +175,7 @@ export class SceneOwner {
     this.#lastPruneMs = this.#lastRenewMs;
     const { link } = deps;
     const beats = beatSubject(this.scene);
+    const events = eventSubject(this.scene);
     this.#sequencer = new SceneSequencer(loaded, {
       log,
       clock: deps.clock,
@@ -182,6 +186,11 @@ export class SceneOwner {
         const beat: Beat = { n, seq, w: deps.clock.wallMs() };
         link.publish(beats, JSON.stringify(beat));
         this.#local?.beat(beat);
+      },
+      // Stored: to the edges at once, not only through their log readers (see `OwnerFeed`).
+      onEvent: (event) => {
+        link.publish(events, JSON.stringify(event));
+        this.#local?.event?.(event);
       },
       onFailure: (e) => this.stepDown(failureReason(e)),
     });

@@ -14,6 +14,8 @@ export const LEASE_BUCKET = "snowfire_leases";
 export const NAME_BUCKET = "snowfire_names";
 /** KV bucket of scene records (seed, epoch, reserved horizon, snapshot). */
 export const SCENE_BUCKET = "snowfire_scenes";
+/** The JetStream stream behind the leases' bucket. */
+export const LEASE_RECORDS_STREAM = `KV_${LEASE_BUCKET}`;
 /** The JetStream stream behind the scene records' bucket. */
 export const SCENE_RECORDS_STREAM = `KV_${SCENE_BUCKET}`;
 
@@ -34,6 +36,12 @@ export const logSubject = (scene: string): string => `snowfire.log.${scene}`;
 export const keysSubject = (scene: string): string => `snowfire.log.${scene}.keys`;
 /** Core subject of a scene's heartbeats `{n, seq, w}`. */
 export const beatSubject = (scene: string): string => `snowfire.beat.${scene}`;
+/**
+ * Core subject the owner publishes each event on once it is stored (`{...event}`, as in the log):
+ * the fast path to the edges, which otherwise wait for their log reader (reopened, after a lost
+ * NATS server, for seconds). Not the beat subject: the monitor user may read heartbeats only.
+ */
+export const eventSubject = (scene: string): string => `snowfire.event.${scene}`;
 /** Request subject edges send a client's launch / gun / settings to. */
 export const submitSubject = (scene: string): string => `snowfire.submit.${scene}`;
 /** Subject edges publish clients' checkpoint hashes on. */

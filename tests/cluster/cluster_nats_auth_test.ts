@@ -25,6 +25,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 const FORGERIES: [string, string][] = [
   ["snowfire.submit.victim-1", '{"by":"p1victim","body":{"type":"launch","x":0,"z":0}}'],
   ["snowfire.beat.victim-1", '{"n":999999999,"seq":1,"w":0}'],
+  [
+    "snowfire.event.victim-1",
+    '{"seq":1,"tick":1,"by":"p1victim","body":{"type":"launch","x":0,"z":0}}',
+  ],
   ["snowfire.resync.victim-1", '{"peers":["p1victim"]}'],
   ["$JS.API.STREAM.DELETE.SNOWFIRE_LOG", ""],
 ];
@@ -390,6 +394,7 @@ const SECRETS = [
   "_INBOX.>",
   "snowfire.log.>",
   "snowfire.submit.>",
+  "snowfire.event.>",
   "snowfire.>",
   "$KV.>",
   "$KV.snowfire_scenes.>",

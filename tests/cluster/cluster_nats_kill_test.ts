@@ -282,7 +282,7 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       throw e;
     } finally {
       // Real processes: what they printed is the only clue when this fails in CI.
-      if (failed) {
+      if (failed || Deno.env.get("KILL_DEBUG")) {
         for (const node of nodes) console.log(`--- ${node.nodeId}:\n${node.output().slice(-4000)}`);
       }
     }
