@@ -40,8 +40,10 @@ const BUCKET_STREAMS = [SCENE_RECORDS_STREAM, LEASE_RECORDS_STREAM] as const;
 const REFRESH_MS = 5000;
 /** While the log's leader is gone, its successor is asked after this often (besides advisories). */
 const OUTAGE_REFRESH_MS = 250;
-/** A leader step-down asked for the records' bucket at most this often by one node. */
-const SPREAD_EVERY_MS = 10_000;
+/** A bucket's leader step-down asked at most this often by one node. */
+const SPREAD_EVERY_MS = 2000;
+/** …after a random delay up to this long. */
+const SPREAD_JITTER_MS = 1000;
 
 /** Watches the servers and the log stream's leader (see the module's comment). */
 export class LogLeaderWatch {
@@ -58,6 +60,8 @@ export class LogLeaderWatch {
   /** When (monotonic ms) each bucket was last asked to step down. */
   readonly #lastSpreadMs = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Delays before a bucket step-down (cleared on close). */
+  readonly #jitters = new Set<ReturnType<typeof setTimeout>>();
   #closed = false;
   /** Outages seen (the log's leader's server went down). */
   outages = 0;
@@ -122,6 +126,7 @@ export class LogLeaderWatch {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    for (const timer of this.#jitters) clearTimeout(timer);
     await Promise.all(this.#probes.map((nc) => nc.close().catch(() => {})));
   }
 
@@ -184,7 +189,10 @@ export class LogLeaderWatch {
     this.#spread();
   }
 
-  /** Asks a bucket to take another leader when it leads from the log stream's server. */
+  /**
+   * Asks a bucket to take another leader when it leads from the log stream's server, read fresh
+   * first: two nodes acting on the same stale view would move it twice, maybe back.
+   */
   #spread(): void {
     if (this.#lost || !this.#leader) return;
     const now = performance.now();
@@ -192,8 +200,22 @@ export class LogLeaderWatch {
       if (this.#bucketLeaders.get(stream) !== this.#leader) continue;
       if (now - (this.#lastSpreadMs.get(stream) ?? -Infinity) < SPREAD_EVERY_MS) continue;
       this.#lastSpreadMs.set(stream, now);
-      this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
-        timeout: 2000,
+      // Nodes hear the same advisory at once: a random delay lets the first one's move be seen.
+      const jitter = new Promise<void>((r) => {
+        const timer = setTimeout(() => {
+          this.#jitters.delete(timer);
+          r();
+        }, Math.random() * SPREAD_JITTER_MS);
+        this.#jitters.add(timer);
+      });
+      jitter.then(() => this.#link.jsm.streams.info(stream)).then((info) => {
+        const leader = info.cluster?.leader;
+        if (leader) this.#bucketLeaders.set(stream, leader);
+        if (this.#closed || this.#lost || !leader || leader !== this.#leader) return;
+        this.#log(`cluster: ${stream} leads from ${leader} like the log stream: asked to move`);
+        return this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
+          timeout: 2000,
+        });
       }).catch(() => {});
     }
   }

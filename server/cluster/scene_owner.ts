@@ -479,8 +479,11 @@ export class SceneOwner {
    * all, this owner's next append is fenced and its next renewal refused: it steps down then.
    */
   #throughOutage(nowMs: number): boolean {
-    return nowMs - this.#natsFailedMs < this.#deps.leaseTtlMs + RENEW_ANSWER_MS &&
-      nowMs - this.#lastRenewMs < KEEP_THROUGH_OUTAGE_MS;
+    // A renewal still unanswered while the log's leader is known gone (its server died) waits for
+    // NATS too: one sent through the dead server is answered only at its timeout, past the TTL.
+    const natsFailing = nowMs - this.#natsFailedMs < this.#deps.leaseTtlMs + RENEW_ANSWER_MS ||
+      !this.#deps.link.logWritable;
+    return natsFailing && nowMs - this.#lastRenewMs < KEEP_THROUGH_OUTAGE_MS;
   }
 
   #reserve(tick: number): void {
