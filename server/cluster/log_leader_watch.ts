@@ -211,7 +211,9 @@ export class LogLeaderWatch {
       jitter.then(() => this.#link.jsm.streams.info(stream)).then((info) => {
         const leader = info.cluster?.leader;
         if (leader) this.#bucketLeaders.set(stream, leader);
-        if (this.#closed || this.#lost || !leader || leader !== this.#leader) return;
+        // One server (no replicas): there is nowhere to move.
+        if (this.#closed || this.#lost || !info.cluster?.replicas?.length) return;
+        if (!leader || leader !== this.#leader) return;
         this.#log(`cluster: ${stream} leads from ${leader} like the log stream: asked to move`);
         return this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
           timeout: 2000,
