@@ -211,8 +211,12 @@ export class LogLeaderWatch {
       jitter.then(() => this.#link.jsm.streams.info(stream)).then((info) => {
         const leader = info.cluster?.leader;
         if (leader) this.#bucketLeaders.set(stream, leader);
-        // One server (no replicas): there is nowhere to move.
-        if (this.#closed || this.#lost || !info.cluster?.replicas?.length) return;
+        // One server (no replicas): there is nowhere to move. A replica offline or behind (a
+        // server lost): a step-down now only makes the bucket elect again among the two left,
+        // maybe the same leader (seen: six in a row, and the owner's lease went unrenewed).
+        const replicas = info.cluster?.replicas ?? [];
+        if (this.#closed || this.#lost || replicas.length === 0) return;
+        if (replicas.some((r) => r.offline || !r.current)) return;
         if (!leader || leader !== this.#leader) return;
         this.#log(`cluster: ${stream} leads from ${leader} like the log stream: asked to move`);
         return this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
