@@ -44,6 +44,10 @@ const OUTAGE_REFRESH_MS = 250;
 const SPREAD_EVERY_MS = 2000;
 /** …after a random delay up to this long. */
 const SPREAD_JITTER_MS = 1000;
+/** A probe whose server did not answer tries again after this long. */
+const PROBE_RETRY_MS = 500;
+/** A probe's connect gives up after this long (a server that drops packets answers nothing). */
+const PROBE_CONNECT_TIMEOUT_MS = 2000;
 
 /** Watches the servers and the log stream's leader (see the module's comment). */
 export class LogLeaderWatch {
@@ -62,6 +66,9 @@ export class LogLeaderWatch {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Delays before a bucket step-down (cleared on close). */
   readonly #jitters = new Set<ReturnType<typeof setTimeout>>();
+  /** Probe connects under way, and probes' waits before trying again (both ended by `close`). */
+  readonly #connecting = new Set<Promise<void>>();
+  readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #closed = false;
   /** Outages seen (the log's leader's server went down). */
   outages = 0;
@@ -127,10 +134,15 @@ export class LogLeaderWatch {
     this.#closed = true;
     clearTimeout(this.#timer);
     for (const timer of this.#jitters) clearTimeout(timer);
+    for (const timer of this.#retries) clearTimeout(timer);
+    // A probe still connecting is closed once its connect ends (each ends within its timeout):
+    // left behind, its dial loop's timer and socket outlive the watch.
+    await Promise.all([...this.#connecting]);
     await Promise.all(this.#probes.map((nc) => nc.close().catch(() => {})));
   }
 
   #probe(url: string, options: ClusterOptions): void {
+    if (this.#closed) return;
     const probeOptions: ConnectionOptions = {
       servers: [url],
       name: `snowfire-${options.nodeId}-probe`,
@@ -139,7 +151,9 @@ export class LogLeaderWatch {
       noRandomize: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
-      waitOnFirstConnect: true,
+      // No waitOnFirstConnect: its dial loop cannot be stopped before it connects; a server
+      // down at start is tried again by this watch's own timer, which `close` clears.
+      timeout: PROBE_CONNECT_TIMEOUT_MS,
       // A killed server closes the probe's socket at once; pings only find a server that went
       // silent. Frequent under load they found live servers "stale" and made probes reconnect
       // (each reconnect a chance of the client library's write-after-end: socket_write_guard.ts).
@@ -148,17 +162,34 @@ export class LogLeaderWatch {
       ...(options.user ? { user: options.user, pass: options.pass } : {}),
       ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
     };
-    connect(probeOptions).then(async (nc) => {
-      if (this.#closed) return void nc.close().catch(() => {});
-      this.#probes.push(nc);
-      const name = nc.info?.server_name ?? url;
+    const connecting: Promise<void> = connect(probeOptions).then(
+      (nc) => {
+        if (this.#closed) return nc.close().catch(() => {});
+        this.#probes.push(nc);
+        this.#follow(nc, nc.info?.server_name ?? url);
+      },
+      () => {
+        if (this.#closed) return;
+        const retry = setTimeout(() => {
+          this.#retries.delete(retry);
+          this.#probe(url, options);
+        }, PROBE_RETRY_MS);
+        this.#retries.add(retry);
+      },
+    ).finally(() => this.#connecting.delete(connecting));
+    this.#connecting.add(connecting);
+  }
+
+  /** Follows one probe's connection: its server is down while the probe is disconnected. */
+  async #follow(nc: NatsConnection, name: string): Promise<void> {
+    try {
       for await (const status of nc.status()) {
         if (status.type === "disconnect") this.#serverDown(name);
         else if (status.type === "reconnect") this.#serverUp(name);
       }
-    }).catch(() => {
-      // Closed: the watch is stopping.
-    });
+    } catch {
+      // The status stream ended with the connection.
+    }
   }
 
   #serverDown(name: string): void {
