@@ -63,7 +63,10 @@ export function pageFailure(
  * ```
  */
 export class LogPages {
-  readonly #worker: Worker;
+  #worker: Worker;
+  readonly #path: string;
+  /** The worker failed (say it could not load its code while the process had no file left). */
+  #broken = false;
   // deno-lint-ignore no-explicit-any
   readonly #waiting = new Map<number, PromiseWithResolvers<any>>();
   #nextId = 1;
@@ -73,11 +76,16 @@ export class LogPages {
 
   /** Starts the worker on the database at `path` (opened read-only there). */
   constructor(path: string) {
-    this.#worker = new Worker(new URL("./log_pages_worker.ts", import.meta.url), {
+    this.#path = path;
+    this.#worker = this.#spawn();
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(new URL("./log_pages_worker.ts", import.meta.url), {
       type: "module",
     });
-    this.#worker.postMessage({ path });
-    this.#worker.onmessage = (e: MessageEvent<PageReply | { closed: true }>) => {
+    worker.postMessage({ path: this.#path });
+    worker.onmessage = (e: MessageEvent<PageReply | { closed: true }>) => {
       const reply = e.data;
       if ("closed" in reply) return this.#connectionClosed.resolve();
       const waiting = this.#waiting.get(reply.id);
@@ -87,6 +95,18 @@ export class LogPages {
       if ("error" in reply) waiting.reject(pageFailure(reply));
       else waiting.resolve(reply.page);
     };
+    // A worker that fails (one started while a flood held every file descriptor could not load
+    // its modules, CI saw it) must not end the server: its reads fail, the next starts another.
+    worker.onerror = (e) => {
+      e.preventDefault();
+      for (const waiting of this.#waiting.values()) {
+        waiting.reject(new Error(`the log reader failed: ${e.message}`));
+      }
+      this.#waiting.clear();
+      worker.terminate();
+      this.#broken = true;
+    };
+    return worker;
   }
 
   /** Reads one page (the query runs on the worker). */
@@ -104,6 +124,10 @@ export class LogPages {
 
   #ask<T>(request: PageRequest, encoded: boolean): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the log reader is closed"));
+    if (this.#broken) {
+      this.#broken = false;
+      this.#worker = this.#spawn();
+    }
     const id = this.#nextId++;
     const waiting = Promise.withResolvers<T>();
     this.#waiting.set(id, waiting);

@@ -680,6 +680,12 @@ export class SceneStore {
     worker.onmessage = (e: MessageEvent) => {
       if (e.data !== "stopped") log(`store: ${e.data}`);
     };
+    // A checkpointer that fails (it could not load under a flood that took every file
+    // descriptor) must not end the server: the log then grows until the next start or close.
+    worker.onerror = (e) => {
+      e.preventDefault();
+      log(`store: the checkpoint worker failed (${e.message}); checkpoints wait for a restart`);
+    };
     worker.postMessage({
       path: this.#path,
       intervalMs,
