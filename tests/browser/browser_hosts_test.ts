@@ -79,9 +79,12 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
       await a.fill("#finale-seconds", "5");
       await a.fill("#finale-intensity", "2");
       await clickLikeAPerson(a, "#countdown-start");
-      await b.waitForFunction(() => snowfire.rules?.().countdown != null, null, {
-        timeout: 20_000,
-      });
+      // Each page in its own time (CI saw the host's starved page a moment behind the guest's).
+      for (const page of [a, b]) {
+        await page.waitForFunction(() => snowfire.rules?.().countdown != null, null, {
+          timeout: 20_000,
+        });
+      }
       countdown = await finaleOf(b);
       assert.deepEqual(await finaleOf(a), countdown);
       const ahead = countdown!.tick - await a.evaluate(() => snowfire.horizon());
