@@ -44,8 +44,11 @@ export const MAX_FLAKES = 100_000;
  * 8: bursts and splits draw from keyed streams (firework_draws.ts): every spark of a break is placed
  * differently than an older client would place it.
  * 9: the `rekey` host action and rules event (a new host link), which an older client cannot read.
+ * 10: composed shows (`show` events, the compose right) and the derived seeded show.
+ * 11: the seeds' last details: the burst's noise depth, the fountain's two bounces and its seeded
+ * emission counts and lives, fountain rotation and spiral settings.
  */
-export const PROTOCOL_VERSION = 10;
+export const PROTOCOL_VERSION = 11;
 
 /** Longest display name a `hello` may carry, in UTF-16 code units after trimming. */
 export const NAME_MAX_LENGTH = 32;
