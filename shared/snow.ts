@@ -11,11 +11,9 @@
  * draws each flake at its periodic image nearest the camera (client/render/snow_points.ts), so
  * the viewer stands inside the snowfall wherever the camera is (docs/sources.md, snow).
  */
-import { DT, MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
-import { cosSinArray, TAU } from "./dmath.ts";
+import { MAX_FLAKES, SCENE_HALF_EXTENT } from "./constants.ts";
 import type { Hasher } from "./hash.ts";
 import { wordsOf } from "./hash.ts";
-import { Rng, STREAM, streamKey } from "./prng.ts";
 import {
   initialSnapshot,
   windOffsetX,
@@ -23,76 +21,19 @@ import {
   windVelocityX,
   windVelocityZ,
 } from "./settings.ts";
+import { SNOW_HEIGHT } from "./snow_constants.ts";
+import { flakeSample, type FlakeTable, flakeTable } from "./snow_flakes.ts";
 import type { WorldSnapshot } from "./types.ts";
 import type { SnowView } from "./views.ts";
 
-/**
- * Height of the snow box, metres: flakes fall from here to the ground (y = 0) and wrap. As tall
- * as the scene is wide (the source's cube, docs/sources.md), so the snowfall reaches above the default cameras
- * (57–90 m up) and every burst height.
- */
-export const SNOW_HEIGHT = 120;
-/** Slowest and fastest fall speed, metres per second. */
-export const SNOW_FALL_SPEED = [0.6, 1.6] as const;
-/** Range of the per-flake multiplier on the wind's drift. */
-export const SNOW_WIND_FACTOR = [0.6, 1.4] as const;
-/** Range of the sway amplitude, metres (a flake wanders this far either side of its drift). */
-export const SNOW_SWAY_AMPLITUDE = [0.1, 0.6] as const;
-/** Range of the sway period, seconds. */
-export const SNOW_SWAY_PERIOD = [2.5, 6] as const;
-/**
- * Largest windless drift along x and along z, m/s: each flake's drift is uniform in ±this per
- * axis (the source's random variation per axis, docs/sources.md).
- */
-export const SNOW_DRIFT = 0.35;
-/**
- * Range of the flake's side, metres: 0.35 m on average, 0.29 % of the snow box, as the source's
- * flakes are 0.3 % of its box (docs/sources.md, snow). At the default 1280×720 view the median
- * visible flake is about 3.8 px and some 700 are 8 px or more, so the shapes and tumble read.
- */
-export const SNOW_SIZE = [0.2, 0.5] as const;
-/**
- * Range of the tumbling speed, radians per second, added to both tumble angles alike (about
- * world x and world y: docs/sources.md, snow: 5.0–5.9 rad/s).
- */
-export const SNOW_SPIN = [5, 5.9] as const;
-/** Number of flake sprite variants (docs/sources.md, snow: six textures). */
-export const SNOW_VARIANTS = 6;
+export * from "./snow_constants.ts";
+
 /** `hashInto` hashes every `SNOW_HASH_STRIDE`-th active flake. */
 export const SNOW_HASH_STRIDE = 64;
 
 const WIDTH = 2 * SCENE_HALF_EXTENT;
 const INV_WIDTH = 1 / WIDTH;
 const INV_HEIGHT = 1 / SNOW_HEIGHT;
-// Bytes between consecutive per-flake arrays beyond their length, so equal indices of different
-// arrays do not land on the same cache set.
-const STAGGER_BYTES = 64;
-const FIELDS = 16;
-
-const UNIT32 = 1 / 4294967296;
-
-/** Flakes drawn per chunk (`#drawFlakes`), and the chunk's words, headings, cosines and sines. */
-const DRAW_CHUNK = 4096;
-const drawWords = new Uint32Array(DRAW_CHUNK * 10);
-const drawHeading = new Float64Array(DRAW_CHUNK);
-const drawCos = new Float64Array(DRAW_CHUNK);
-const drawSin = new Float64Array(DRAW_CHUNK);
-const UNIT16 = 1 / 65536;
-
-/** The low 16 bits of a word as a uniform number in [0, 1). */
-function low16(word: number): number {
-  return (word & 0xffff) * UNIT16;
-}
-
-/** The high 16 bits of a word as a uniform number in [0, 1). */
-function high16(word: number): number {
-  return (word >>> 16) * UNIT16;
-}
-
-/** `range[0] + (range[1] − range[0]) · u`. */
-function between(range: readonly [number, number], u: number): number {
-  return range[0] + (range[1] - range[0]) * u;
-}
 
 /**
  * A cheap smooth periodic wave ≈ sin(2π·u) for u in [0, 1) (max error 0.001): a parabola with
@@ -105,52 +46,24 @@ export function sway(u: number): number {
 }
 
 /**
- * The snowflakes. Per-flake constants are drawn once, in the constructor, from the seed's snow
- * stream: flake i always takes its 10 words at [10i, 10i + 10), so its constants are a function
- * of (seed, i) and a prefix of the flakes never changes with the count.
+ * The snowflakes. Per-flake constants come from the seed's snow stream (`snow_flakes.ts`: flake i
+ * always takes the stream's words [10i, 10i + 10), so its constants are a function of (seed, i)
+ * and a prefix of the flakes never changes with the count). They are built when first read: the
+ * state hash needs only every `SNOW_HASH_STRIDE`-th flake, so a late joiner that has not drawn
+ * yet never builds the 100k-flake table (the per-flake arrays below are built on first access).
  */
 export class Snow implements SnowView {
   /** Scene seed. */
   readonly seed: number;
   /** Length of every per-flake array, in flakes. */
   readonly capacity: number;
-  /** Per flake, x at tick 0 with zero wind integral, metres. */
-  readonly originX: Float32Array;
-  /** Per flake, height at tick 0, metres in [0, SNOW_HEIGHT). */
-  readonly originY: Float32Array;
-  /** Per flake, z at tick 0 with zero wind integral, metres. */
-  readonly originZ: Float32Array;
-  /** Per flake, fall speed in metres per tick. */
-  readonly fallPerTick: Float32Array;
-  /** Per flake, multiplier on the wind's integral. */
-  readonly windFactor: Float32Array;
-  /** Per flake, sway amplitude along x in metres (the sway runs along a per-flake direction). */
-  readonly swayX: Float32Array;
-  /** Per flake, sway amplitude along z in metres. */
-  readonly swayZ: Float32Array;
-  /** Per flake, sway frequency in cycles per tick. */
-  readonly swayFrequency: Float32Array;
-  /** Per flake, sway phase in cycles [0, 1). */
-  readonly swayPhase: Float32Array;
-  /** Per flake, the side of its square in metres. */
-  readonly size: Float32Array;
-  /** Per flake, sprite variant 0..SNOW_VARIANTS − 1. */
-  readonly variant: Float32Array;
-  /** Per flake, tumbling speed of both angles, radians per second. */
-  readonly spin: Float32Array;
-  /** Per flake, the pitch angle (about world x, applied second) at time 0, radians. */
-  readonly phase: Float32Array;
-  /** Per flake, the yaw angle (about world y, applied first) at time 0, radians. */
-  readonly phaseY: Float32Array;
-  /** Per flake, windless drift along x, metres per tick. */
-  readonly driftX: Float32Array;
-  /** Per flake, windless drift along z, metres per tick. */
-  readonly driftZ: Float32Array;
 
   #count = 0;
   #climate: WorldSnapshot = initialSnapshot();
   #windVelocityX = 0;
   #windVelocityZ = 0;
+  #table: FlakeTable | null = null;
+  readonly #sample: FlakeTable;
   readonly #hashScratch: Float32Array;
   readonly #hashWords: Uint32Array;
 
@@ -162,76 +75,80 @@ export class Snow implements SnowView {
     }
     this.seed = seed;
     this.capacity = capacity;
-    const stride = capacity * 4 + STAGGER_BYTES;
-    const buffer = new ArrayBuffer(stride * FIELDS);
-    const field = (k: number) => new Float32Array(buffer, k * stride, capacity);
-    this.originX = field(0);
-    this.originY = field(1);
-    this.originZ = field(2);
-    this.fallPerTick = field(3);
-    this.windFactor = field(4);
-    this.swayX = field(5);
-    this.swayZ = field(6);
-    this.swayFrequency = field(7);
-    this.swayPhase = field(8);
-    this.size = field(9);
-    this.variant = field(10);
-    this.spin = field(11);
-    this.phase = field(12);
-    this.phaseY = field(13);
-    this.driftX = field(14);
-    this.driftZ = field(15);
-    this.#hashScratch = new Float32Array(Math.ceil(capacity / SNOW_HASH_STRIDE) * 3);
+    this.#sample = flakeSample(seed, capacity, SNOW_HASH_STRIDE);
+    this.#hashScratch = new Float32Array(this.#sample.length * 3);
     this.#hashWords = wordsOf(this.#hashScratch);
-    this.#drawFlakes();
     this.setClimate(this.#climate);
   }
 
-  #drawFlakes(): void {
-    const { originX, originY, originZ, fallPerTick, windFactor, swayX, swayZ } = this;
-    const { swayFrequency, swayPhase, size, variant, spin, phase, phaseY, driftX, driftZ } = this;
-    // Exactly 10 words per flake from one stream (reseeding a stream per flake costs 12 warm-up
-    // rounds each). Positions take a whole 32-bit word; the other constants need far less
-    // resolution and share words as 16-bit halves. Late joiners build 100k flakes, so this loop is
-    // on their critical path: the words are drawn a chunk of flakes at a time (`fillU32`) and the
-    // sway headings' cosines and sines in one pass (`cosSinArray`), the same bits as one flake
-    // after another with `nextU32`, `cos` and `sin`.
-    const rng = new Rng(streamKey(this.seed, STREAM.snow));
-    const SPAN_X = 2 * SCENE_HALF_EXTENT;
-    const words = drawWords, heading = drawHeading, c = drawCos, s = drawSin;
-    for (let first = 0; first < this.capacity; first += DRAW_CHUNK) {
-      const n = Math.min(DRAW_CHUNK, this.capacity - first);
-      rng.fillU32(words, 0, n * 10);
-      for (let k = 0; k < n; k++) heading[k] = high16(words[k * 10 + 4]) * TAU;
-      cosSinArray(heading, n, c, s);
-      for (let k = 0, w = 0; k < n; k++, w += 10) {
-        const i = first + k;
-        originX[i] = words[w] * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
-        originY[i] = words[w + 1] * UNIT32 * SNOW_HEIGHT;
-        originZ[i] = words[w + 2] * UNIT32 * SPAN_X - SCENE_HALF_EXTENT;
-        let word = words[w + 3];
-        fallPerTick[i] = between(SNOW_FALL_SPEED, low16(word)) * DT;
-        windFactor[i] = between(SNOW_WIND_FACTOR, high16(word));
-        word = words[w + 4];
-        const amplitude = between(SNOW_SWAY_AMPLITUDE, low16(word));
-        swayX[i] = amplitude * c[k];
-        swayZ[i] = amplitude * s[k];
-        word = words[w + 5];
-        swayFrequency[i] = DT / between(SNOW_SWAY_PERIOD, low16(word));
-        swayPhase[i] = high16(word);
-        word = words[w + 6];
-        size[i] = between(SNOW_SIZE, low16(word));
-        spin[i] = between(SNOW_SPIN, high16(word));
-        word = words[w + 7];
-        variant[i] = Math.floor(low16(word) * SNOW_VARIANTS);
-        phase[i] = high16(word) * TAU;
-        word = words[w + 8];
-        driftX[i] = (2 * low16(word) - 1) * SNOW_DRIFT * DT;
-        driftZ[i] = (2 * high16(word) - 1) * SNOW_DRIFT * DT;
-        word = words[w + 9];
-        phaseY[i] = low16(word) * TAU;
-      }
-    }
+  /** Every flake's constants, built on first use (shared by every Snow of this seed). */
+  #flakes(): FlakeTable {
+    return this.#table ??= flakeTable(this.seed, this.capacity);
+  }
+
+  /** Per flake, x at tick 0 with zero wind integral, metres. */
+  get originX(): Float32Array {
+    return this.#flakes().originX;
+  }
+  /** Per flake, height at tick 0, metres in [0, SNOW_HEIGHT). */
+  get originY(): Float32Array {
+    return this.#flakes().originY;
+  }
+  /** Per flake, z at tick 0 with zero wind integral, metres. */
+  get originZ(): Float32Array {
+    return this.#flakes().originZ;
+  }
+  /** Per flake, fall speed in metres per tick. */
+  get fallPerTick(): Float32Array {
+    return this.#flakes().fallPerTick;
+  }
+  /** Per flake, multiplier on the wind's integral. */
+  get windFactor(): Float32Array {
+    return this.#flakes().windFactor;
+  }
+  /** Per flake, sway amplitude along x in metres (the sway runs along a per-flake direction). */
+  get swayX(): Float32Array {
+    return this.#flakes().swayX;
+  }
+  /** Per flake, sway amplitude along z in metres. */
+  get swayZ(): Float32Array {
+    return this.#flakes().swayZ;
+  }
+  /** Per flake, sway frequency in cycles per tick. */
+  get swayFrequency(): Float32Array {
+    return this.#flakes().swayFrequency;
+  }
+  /** Per flake, sway phase in cycles [0, 1). */
+  get swayPhase(): Float32Array {
+    return this.#flakes().swayPhase;
+  }
+  /** Per flake, the side of its square in metres. */
+  get size(): Float32Array {
+    return this.#flakes().size;
+  }
+  /** Per flake, sprite variant 0..SNOW_VARIANTS − 1. */
+  get variant(): Float32Array {
+    return this.#flakes().variant;
+  }
+  /** Per flake, tumbling speed of both angles, radians per second. */
+  get spin(): Float32Array {
+    return this.#flakes().spin;
+  }
+  /** Per flake, the pitch angle (about world x, applied second) at time 0, radians. */
+  get phase(): Float32Array {
+    return this.#flakes().phase;
+  }
+  /** Per flake, the yaw angle (about world y, applied first) at time 0, radians. */
+  get phaseY(): Float32Array {
+    return this.#flakes().phaseY;
+  }
+  /** Per flake, windless drift along x, metres per tick. */
+  get driftX(): Float32Array {
+    return this.#flakes().driftX;
+  }
+  /** Per flake, windless drift along z, metres per tick. */
+  get driftZ(): Float32Array {
+    return this.#flakes().driftZ;
   }
 
   /** Active flakes: `round(settings.snow * capacity)`, always a prefix of the flake arrays. */
@@ -268,7 +185,7 @@ export class Snow implements SnowView {
         `snow_fill_short: out holds ${out.length} floats, ${this.#count * 3} needed`,
       );
     }
-    this.#evaluate(time, out, 1);
+    this.#evaluate(time, out, this.#flakes(), this.#count);
   }
 
   /** See {@link SnowView.fillPhases}. Never allocates. */
@@ -287,10 +204,8 @@ export class Snow implements SnowView {
     }
     const windX = this.windOffsetX(time);
     const windZ = this.windOffsetZ(time);
-    const originX = this.originX, originY = this.originY, originZ = this.originZ;
-    const fall = this.fallPerTick, wind = this.windFactor;
-    const frequency = this.swayFrequency, phase = this.swayPhase;
-    const driftX = this.driftX, driftZ = this.driftZ;
+    const { originX, originY, originZ, fallPerTick: fall, windFactor: wind } = this.#flakes();
+    const { swayFrequency: frequency, swayPhase: phase, driftX, driftZ } = this.#flakes();
     for (let i = 0, o = 0; i < count; i++, o += 4) {
       const x = originX[i] + driftX[i] * time + wind[i] * windX;
       const z = originZ[i] + driftZ[i] * time + wind[i] * windZ;
@@ -307,23 +222,19 @@ export class Snow implements SnowView {
 
   /** Hashes the active count and the positions of every 64th active flake at tick `tick`. */
   hashInto(h: Hasher, tick: number): void {
-    const sampled = this.#evaluate(tick, this.#hashScratch, SNOW_HASH_STRIDE);
+    const sampled = Math.ceil(this.#count / SNOW_HASH_STRIDE);
+    this.#evaluate(tick, this.#hashScratch, this.#sample, sampled);
     h.u32(this.#count);
     h.words(this.#hashWords, 0, sampled * 3);
   }
 
-  /** Positions of flakes 0, stride, 2·stride, … below `count`, packed into `out`; returns how many. */
-  #evaluate(time: number, out: Float32Array, stride: number): number {
+  /** Positions of the first `n` flakes of `flakes` at `time`, packed into `out`. */
+  #evaluate(time: number, out: Float32Array, flakes: FlakeTable, n: number): void {
     const windX = this.windOffsetX(time);
     const windZ = this.windOffsetZ(time);
-    const originX = this.originX, originY = this.originY, originZ = this.originZ;
-    const fall = this.fallPerTick, wind = this.windFactor;
-    const swayX = this.swayX, swayZ = this.swayZ;
-    const frequency = this.swayFrequency, phase = this.swayPhase;
-    const driftX = this.driftX, driftZ = this.driftZ;
-    const count = this.#count;
-    let o = 0;
-    for (let i = 0; i < count; i += stride) {
+    const { originX, originY, originZ, fallPerTick: fall, windFactor: wind, swayX, swayZ } = flakes;
+    const { swayFrequency: frequency, swayPhase: phase, driftX, driftZ } = flakes;
+    for (let i = 0, o = 0; i < n; i++, o += 3) {
       // Wrap in units of the box so the fraction is exact and lands in [0, 1].
       const heights = (originY[i] - fall[i] * time) * INV_HEIGHT;
       const y = (heights - Math.floor(heights)) * SNOW_HEIGHT;
@@ -337,8 +248,6 @@ export class Snow implements SnowView {
       out[o] = (widthsX - Math.floor(widthsX)) * WIDTH - SCENE_HALF_EXTENT;
       out[o + 1] = y;
       out[o + 2] = (widthsZ - Math.floor(widthsZ)) * WIDTH - SCENE_HALF_EXTENT;
-      o += 3;
     }
-    return o / 3;
   }
 }
