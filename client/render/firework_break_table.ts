@@ -4,9 +4,8 @@
  * in the break, firework_derived_packing.ts) instead of the break's numbers. A launch takes a
  * group of MAX_BREAKS_PER_GROUP rows while it lives; a row is BREAK_TEXELS texels (see
  * firework_derived_packing.ts). Rows are written once, when the launch is first drawn, and
- * `upload` copies only the texture lines holding rows written since the last, with one
- * `texSubImage2D` for each run of such lines (three's own update ranges cost a texture
- * re-validation and a GL query each). Groups are handed out round the table from where the last
+ * `upload` copies only the texture lines holding rows written since the last, each line one of
+ * the texture's update ranges (`Texture.addUpdateRange`, three's public API). Groups are handed out round the table from where the last
  * one was (ended launches' groups are free again, and launches end roughly in the order they
  * came), so a frame's new launches take neighbouring groups, mostly in one line. The texture
  * grows by doubling its height when more than 3/4 of its groups are in use (uploaded whole
@@ -62,6 +61,11 @@ export class FireworkBreakTable {
   #dirtyTo = -1;
   /** The texture is new (created or grown): the next upload sends it whole. */
   #fresh = true;
+  /** The canvas whose restored context makes the texture new again. */
+  #canvas: HTMLCanvasElement | null = null;
+  #restored = (): void => {
+    this.#fresh = true;
+  };
   /** Called with the new texture when the table grew (the material's uniform follows it). */
   onGrow: ((texture: THREE.DataTexture) => void) | null = null;
 
@@ -143,60 +147,41 @@ export class FireworkBreakTable {
   }
 
   /**
-   * Copies what was written since the last upload to the GPU now: a new texture whole (through
-   * three, which creates it), else each run of written lines with one `texSubImage2D`, bound
-   * through three's state so that its caches stay true.
+   * Copies what was written since the last upload to the GPU now, through three's public texture
+   * API: a new texture whole, else each written line as one of the texture's update ranges
+   * (three sends a range a line, with one `texSubImage2D` each). After the renderer's context
+   * was lost and restored the texture goes up whole again (three makes a new one then).
    */
   upload(renderer: THREE.WebGLRenderer): void {
+    this.#watch(renderer.domElement);
+    const texture = this.texture;
     if (this.#fresh) {
-      this.texture.needsUpdate = true;
-      renderer.initTexture(this.texture);
+      texture.clearUpdateRanges();
       this.#fresh = false;
-      this.#clearDirty();
-      return;
+    } else {
+      if (this.#dirtyTo < 0) return;
+      const dirty = this.#dirty, floatsPerLine = BREAK_TABLE_WIDTH * 4;
+      for (let line = this.#dirtyFrom; line <= this.#dirtyTo; line++) {
+        if (dirty[line]) texture.addUpdateRange(line * floatsPerLine, floatsPerLine);
+      }
     }
-    if (this.#dirtyTo < 0) return;
-    const gl = renderer.getContext() as WebGL2RenderingContext;
-    const state = renderer.state;
-    const handle = (renderer.properties.get(this.texture) as { __webglTexture?: WebGLTexture })
-      .__webglTexture;
-    if (!handle) {
-      // Not created yet (a lost context restored): through three, whole.
-      this.#fresh = true;
-      this.upload(renderer);
-      return;
-    }
-    state.bindTexture(gl.TEXTURE_2D, handle);
-    state.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
-    state.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
-    state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
-    state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
-    state.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
-    state.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
-    const dirty = this.#dirty, floatsPerLine = BREAK_TABLE_WIDTH * 4;
-    for (let line = this.#dirtyFrom; line <= this.#dirtyTo; line++) {
-      if (!dirty[line]) continue;
-      let end = line + 1;
-      while (end <= this.#dirtyTo && dirty[end]) end++;
-      gl.texSubImage2D(
-        gl.TEXTURE_2D,
-        0,
-        0,
-        line,
-        BREAK_TABLE_WIDTH,
-        end - line,
-        gl.RGBA,
-        gl.FLOAT,
-        this.data,
-        line * floatsPerLine,
-      );
-      line = end;
-    }
+    texture.needsUpdate = true;
+    renderer.initTexture(texture);
     this.#clearDirty();
   }
 
   dispose(): void {
+    this.#canvas?.removeEventListener("webglcontextrestored", this.#restored);
+    this.#canvas = null;
     this.texture.dispose();
+  }
+
+  /** Listens for `canvas`'s context being restored (the texture then goes up whole). */
+  #watch(canvas: HTMLCanvasElement): void {
+    if (this.#canvas === canvas) return;
+    this.#canvas?.removeEventListener("webglcontextrestored", this.#restored);
+    this.#canvas = canvas;
+    canvas.addEventListener("webglcontextrestored", this.#restored);
   }
 
   /** Texture lines of the table. */

@@ -27,59 +27,65 @@ function rowsToUpload(table: FireworkBreakTable): Set<number> {
 }
 
 /**
- * A stand-in for three's renderer that records what `upload` sends: whole textures through
- * `initTexture`, line runs as `texSubImage2D` (first line, lines, first float).
+ * A stand-in for three's renderer that records what `upload` asks three to send: each
+ * `initTexture` of a texture marked for update, as "whole" (no update ranges) or its update
+ * ranges as [first line, lines] (three sends a range a line), and clears the ranges as three does.
  */
 function recordingRenderer() {
-  const sent = { whole: 0, runs: [] as [number, number, number][] };
-  const gl = {
-    TEXTURE_2D: 0x0de1,
-    RGBA: 0x1908,
-    FLOAT: 0x1406,
-    texSubImage2D: (
-      _target: number,
-      _level: number,
-      x: number,
-      y: number,
-      width: number,
-      height: number,
-      _format: number,
-      _type: number,
-      _data: Float32Array,
-      offset: number,
-    ) => {
-      assert.equal(x, 0);
-      assert.equal(width, BREAK_TABLE_WIDTH);
-      sent.runs.push([y, height, offset]);
+  const sent = { whole: 0, ranges: [] as [number, number][] };
+  const floatsPerLine = BREAK_TABLE_WIDTH * 4;
+  const canvas = new EventTarget();
+  const versions = new WeakMap<THREE.DataTexture, number>();
+  const renderer = {
+    domElement: canvas,
+    initTexture: (texture: THREE.DataTexture) => {
+      assert.ok(texture.version > (versions.get(texture) ?? 0), "marked for update");
+      versions.set(texture, texture.version);
+      if (texture.updateRanges.length === 0) sent.whole++;
+      for (const { start, count } of texture.updateRanges) {
+        assert.equal(start % floatsPerLine, 0, "a range starts a line");
+        assert.equal(count % floatsPerLine, 0, "a range is whole lines");
+        sent.ranges.push([start / floatsPerLine, count / floatsPerLine]);
+      }
+      texture.clearUpdateRanges();
     },
   };
-  const renderer = {
-    initTexture: () => sent.whole++,
-    getContext: () => gl,
-    state: { bindTexture: () => {}, pixelStorei: () => {} },
-    properties: { get: () => ({ __webglTexture: {} }) },
-  };
-  return { sent, renderer: renderer as unknown as THREE.WebGLRenderer };
+  return { sent, canvas, renderer: renderer as unknown as THREE.WebGLRenderer };
 }
 
-Deno.test("firework break table uploads a new texture whole, then each run of written lines at once", () => {
+Deno.test("firework break table uploads a new texture whole, then each written line as an update range", () => {
   const table = new FireworkBreakTable(64);
   const { sent, renderer } = recordingRenderer();
   assert.equal(table.pendingLines, "all");
   table.upload(renderer);
   assert.equal(sent.whole, 1);
   assert.deepEqual(table.pendingLines, []);
-  // Twenty neighbouring groups (launches of a few frames): two lines, one run.
+  // Twenty neighbouring groups (launches of a few frames): two lines.
   for (let g = 0; g < 20; g++) table.touch(table.allocate() * MAX_BREAKS_PER_GROUP, 4);
   table.touch(3 * ROWS_PER_LINE, 1); // and a compaction's line further on
   assert.deepEqual(table.pendingLines, [0, 1, 3]);
   table.upload(renderer);
-  const floats = BREAK_TABLE_WIDTH * 4;
-  assert.deepEqual(sent.runs, [[0, 2, 0], [3, 1, 3 * floats]]);
+  assert.deepEqual(sent.ranges, [[0, 1], [1, 1], [3, 1]]);
+  assert.equal(sent.whole, 1);
   assert.deepEqual(table.pendingLines, []);
   table.upload(renderer);
-  assert.equal(sent.runs.length, 2, "nothing written, nothing sent");
+  assert.equal(sent.ranges.length, 3, "nothing written, nothing sent");
   table.dispose();
+});
+
+Deno.test("firework break table uploads whole again after the renderer's context was restored", () => {
+  const table = new FireworkBreakTable(64);
+  const { sent, canvas, renderer } = recordingRenderer();
+  table.upload(renderer);
+  table.touch(table.allocate() * MAX_BREAKS_PER_GROUP, 4);
+  canvas.dispatchEvent(new Event("webglcontextrestored"));
+  assert.equal(table.pendingLines, "all");
+  table.upload(renderer);
+  assert.equal(sent.whole, 2);
+  assert.deepEqual(sent.ranges, []);
+  table.dispose();
+  canvas.dispatchEvent(new Event("webglcontextrestored"));
+  assert.equal(sent.whole, 2, "a disposed table listens no more");
 });
 
 Deno.test("firework break table hands out neighbouring groups round the table and uploads only touched rows", () => {
