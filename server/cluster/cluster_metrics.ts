@@ -12,6 +12,8 @@ export class ClusterMetrics {
   beatsRelayed = 0;
   /** Appends published again after a transient failure (timeout, no responders, election). */
   appendRetries = 0;
+  /** Record writes that made appends in doubt durable (the log's leader died under them). */
+  appendsJournaled = 0;
   /** Submits refused because no owner answered (takeover or NATS outage). */
   submitsPaused = 0;
   /**
@@ -84,6 +86,12 @@ export class ClusterMetrics {
       "counter",
       "Log appends published again after a transient NATS failure.",
       this.appendRetries,
+    );
+    metric(
+      "snowfire_cluster_appends_journaled_total",
+      "counter",
+      "Record writes that made appends in doubt durable (the log stream's leader was lost).",
+      this.appendsJournaled,
     );
     metric(
       "snowfire_cluster_events_stamped_total",

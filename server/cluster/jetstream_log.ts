@@ -4,14 +4,26 @@
  *
  * It owns everything about writing there. Appends are chained (each names the stream sequence of
  * the one before, which only the previous ack tells), so they complete in order. Each carries a
- * message id (`<ownership token>-<expected last sequence>`), the same for every retry of one
- * entry, so a retry after a failure that hid a success is deduplicated by the stream. A failed
+ * message id (`<ownership token>-<seq>`: {@link appendMsgId}), the same for every retry of one
+ * event, so a retry after a failure that hid a success is deduplicated by the stream. A failed
  * publish (a timeout, no responders, a stream leader election after a lost NATS server) is sent
  * again after a short wait, for at most `APPEND_RETRY_FOR_MS` (a leader election's length): a lost
  * server then costs a pause instead of a step-down plus a takeover; meanwhile the owner takes no
  * new submits (`retrying`). A refused one (another node appended since: fenced), a closed
  * connection or a stopped log fails at once, and so does every append after it. Record writes go
  * by revision, one at a time; a stale revision (another owner wrote the record) fails the log.
+ *
+ * Appends in doubt. An append sent to a stream leader that dies is in doubt until JetStream
+ * elects another (4–9 s in nats-server 2.9): it may have been stored. The owner may promise no
+ * tick past an event that is not stored, so the sky used to stand still for the election. Now,
+ * once appends are in doubt (`journal`: the log's leader is known gone, an append is retried, or
+ * one is unanswered for {@link JOURNAL_AFTER_MS}), the events not yet acknowledged are written into
+ * the scene's record (`SceneRecord.pending`; the records bucket is led from another server), and
+ * from that write on they count as stored: `append` settles, the owner publishes them and its
+ * heartbeats go on. Their appends go on being retried under the same message ids; a node taking
+ * the scene over appends the record's pending events missing from the log before its marker
+ * (`open`), with the same ids, so a copy that did land is not stored twice. Either way every
+ * event made durable so ends up in the log, once, at its seq.
  */
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
@@ -44,6 +56,37 @@ export const APPEND_RETRY_DELAYS_MS: readonly number[] = [100, 250, 500];
  * handing it over once NATS is back (which took 9-14 s more).
  */
 export const APPEND_RETRY_FOR_MS = 20_000;
+
+/**
+ * An append the stream has not answered for this long is in doubt even when nothing else says so
+ * (a leader that stopped answering without closing its sockets): its events go to the record.
+ */
+export const JOURNAL_AFTER_MS = 500;
+
+/**
+ * The message id (`Nats-Msg-Id`) of the append of event `seq` by the ownership `token`: one event
+ * per seq per ownership, so every copy of it (a retry, a successor appending it from the record's
+ * pending events) has the same id and the stream stores it once.
+ *
+ * @example
+ * ```ts
+ * appendMsgId("3f1c…", 42); // "3f1c…-42"
+ * ```
+ */
+export function appendMsgId(token: string, seq: number): string {
+  return `${token}-${seq}`;
+}
+
+/** An event appended that the stream has not acknowledged yet. */
+interface Unconfirmed {
+  event: SceneEvent;
+  /** When it was appended (monotonic ms). */
+  atMs: number;
+  /** Stored in the stream, or in the record's pending events. */
+  durable: boolean;
+  /** What `append` returned: settles once durable (or failed before). */
+  settled: PromiseWithResolvers<void>;
+}
 
 /** Which incarnation of a scene id: a removed scene created again has a new seed and epoch. */
 export interface SceneIdentity {
@@ -79,6 +122,18 @@ export class JetStreamSceneLog implements SceneLog {
   /** Appends run one after another through this chain. */
   #appends: Promise<unknown> = Promise.resolve();
   #retrying = false;
+  /** Appended events the stream has not acknowledged, in seq order. */
+  #unconfirmed: Unconfirmed[] = [];
+  /** Set once appends are in doubt; record writes carry the unconfirmed events until none is. */
+  #inDoubt = false;
+  /** A record write started by `journal` is under way. */
+  #journaling = false;
+  /**
+   * Called when an append that already counted as stored (written in the record's pending
+   * events) fails in the stream after all (fenced, or retried too long): the owner must step
+   * down; whoever takes the scene over appends it from the record.
+   */
+  onDurableFailure: ((error: unknown) => void) | undefined;
   /** Record writes, likewise. */
   #writes: Promise<unknown> = Promise.resolve();
   #lastStreamSeq: number;
@@ -145,10 +200,29 @@ export class JetStreamSceneLog implements SceneLog {
       events.push(entry);
       streamSeqs.push([entry.seq, streamSeq]);
     }
-    const lastSeq = last ? last.entry.seq : 0;
-    const lastTick = last ? last.entry.tick : 0;
+    let lastSeq = last ? last.entry.seq : 0;
+    let lastTick = last ? last.entry.tick : 0;
+    let lastStreamSeq = last?.streamSeq ?? 0;
+    // Events the previous owner made durable in the record while their appends were in doubt
+    // (see the module comment): those missing from the log go in first, under their ids.
+    const pending = record.pending;
+    for (const event of pending?.events ?? []) {
+      if (event.seq <= lastSeq) continue;
+      if (event.seq !== lastSeq + 1) {
+        throw new Error(
+          `scene ${scene}: pending seq ${event.seq} does not follow the log's ${lastSeq}`,
+        );
+      }
+      const msgId = appendMsgId(pending!.token, event.seq);
+      lastStreamSeq = await appendEntry(link, scene, event, lastStreamSeq, msgId);
+      events.push(event);
+      streamSeqs.push([event.seq, lastStreamSeq]);
+      lastSeq = event.seq;
+      lastTick = event.tick;
+      deps.log(`cluster: ${scene}: appended pending seq ${event.seq} from the record`);
+    }
     const marker: LogEntry = { owner: deps.nodeId, seq: lastSeq, tick: lastTick };
-    const markerSeq = await appendEntry(link, scene, marker, last?.streamSeq ?? 0);
+    const markerSeq = await appendEntry(link, scene, marker, lastStreamSeq);
     const keySeq = (await lastKeyframe(link, scene))?.keySeq ?? 0;
     const log = new JetStreamSceneLog(scene, deps, record, revision, markerSeq, keySeq);
     for (const [seq, streamSeq] of streamSeqs) log.#streamSeqs.set(seq, streamSeq);
@@ -181,7 +255,18 @@ export class JetStreamSceneLog implements SceneLog {
     this.#failure ??= new Error(`scene ${this.scene}: the log was closed`);
   }
 
+  /**
+   * Appends `event` after the ones before it; settles once it is durable: acknowledged by the
+   * stream, or written in the record's pending events while in doubt (see the module comment).
+   */
   append(event: SceneEvent): Promise<void> {
+    const entry: Unconfirmed = {
+      event,
+      atMs: this.#deps.clock.monotonicMs(),
+      durable: false,
+      settled: Promise.withResolvers<void>(),
+    };
+    this.#unconfirmed.push(entry);
     const run = this.#appends.then(async () => {
       if (this.#failure) throw this.#failure;
       try {
@@ -194,7 +279,65 @@ export class JetStreamSceneLog implements SceneLog {
       }
     });
     this.#appends = run.catch(() => {});
-    return run;
+    run.then(
+      () => {
+        this.#forget(entry);
+        this.#durable(entry);
+      },
+      async (e) => {
+        // A record write under way may carry it: then it is durable, and the log's successor
+        // appends it. (Every failed append waits for the same writes: they settle in order.)
+        await this.#writes;
+        this.#forget(entry);
+        if (!entry.durable) entry.settled.reject(e);
+        else this.onDurableFailure?.(e);
+      },
+    );
+    return entry.settled.promise;
+  }
+
+  /**
+   * Called every scheduler pass. When appends are in doubt — the log stream's leader is known
+   * gone (`logWritable` false), an append is being retried, or the oldest unacknowledged one was
+   * made {@link JOURNAL_AFTER_MS} ago — writes the events not yet acknowledged into the record,
+   * after which they count as stored (see the module comment).
+   */
+  journal(logWritable: boolean): void {
+    if (this.#failure || this.#journaling) return;
+    const first = this.#unconfirmed[0];
+    if (!first || this.#unconfirmed.every((u) => u.durable)) return;
+    const waited = this.#deps.clock.monotonicMs() - first.atMs;
+    if (logWritable && !this.#retrying && waited < JOURNAL_AFTER_MS) return;
+    if (!this.#inDoubt) {
+      this.#deps.log(
+        `cluster: ${this.scene}: appends from seq ${first.event.seq} in doubt; ` +
+          "writing them to the record",
+      );
+    }
+    this.#inDoubt = true;
+    this.#journaling = true;
+    this.#deps.metrics.appendsJournaled++;
+    this.#write((record) => record).catch(() => {}).finally(() => this.#journaling = false);
+  }
+
+  /**
+   * Events that count as stored (in the record) but the stream has not acknowledged yet: the
+   * owner publishes them again now and then for edges that missed them (a reconnect).
+   */
+  inDoubt(): SceneEvent[] {
+    return this.#unconfirmed.filter((u) => u.durable).map((u) => u.event);
+  }
+
+  #forget(entry: Unconfirmed): void {
+    const i = this.#unconfirmed.indexOf(entry);
+    if (i >= 0) this.#unconfirmed.splice(i, 1);
+    if (this.#unconfirmed.length === 0) this.#inDoubt = false;
+  }
+
+  #durable(entry: Unconfirmed): void {
+    if (entry.durable) return;
+    entry.durable = true;
+    entry.settled.resolve();
   }
 
   /** Remembered; written with the next record write (a reservation or a snapshot). */
@@ -274,10 +417,18 @@ export class JetStreamSceneLog implements SceneLog {
   #write(change: (record: SceneRecord) => SceneRecord): Promise<boolean> {
     const run = this.#writes.then(async () => {
       if (this.#failure) throw this.#failure;
-      const next = { ...change(this.#record), showCursor: this.#showCursor };
+      const next: SceneRecord = { ...change(this.#record), showCursor: this.#showCursor };
+      // While appends are in doubt every write carries the events not yet acknowledged; once
+      // none is, the next write drops them (a successor skips those already in the log anyway).
+      const carried = this.#inDoubt ? [...this.#unconfirmed] : [];
+      delete next.pending;
+      if (carried.length > 0) {
+        next.pending = { token: this.#token, events: carried.map((u) => u.event) };
+      }
       try {
         this.#revision = await updateRecord(this.#deps.link, this.scene, next, this.#revision);
         this.#record = next;
+        for (const entry of carried) this.#durable(entry);
         return true;
       } catch (e) {
         if (e instanceof StaleRecordError) {
@@ -294,7 +445,7 @@ export class JetStreamSceneLog implements SceneLog {
   /** Publishes one entry until the stream acknowledges it (see the module comment). */
   async #publish(event: SceneEvent, expectLast: number): Promise<number> {
     const { link, clock, metrics } = this.#deps;
-    const msgId = `${this.#token}-${expectLast}`;
+    const msgId = appendMsgId(this.#token, event.seq);
     const startMs = clock.monotonicMs();
     for (let attempt = 0;; attempt++) {
       try {

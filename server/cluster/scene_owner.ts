@@ -155,6 +155,8 @@ export class SceneOwner {
   /** When (monotonic ms) a renewal last failed because NATS could not answer. */
   #natsFailedMs = -Infinity;
   #lastPruneMs: number;
+  /** When (owner clock ms) events in doubt were last published again. */
+  #republishedMs = -Infinity;
   #pruning = false;
   #stopped = false;
   /** The scene's edge on this node, once attached. */
@@ -194,6 +196,9 @@ export class SceneOwner {
       },
       onFailure: (e) => this.stepDown(failureReason(e)),
     });
+    // An event that counted as stored (in the record) failed in the stream after all: the next
+    // owner appends it from the record; this one must stop.
+    log.onDurableFailure = (e) => this.stepDown(failureReason(e));
     const sequencer = this.#sequencer;
     this.#judge = new DesyncJudge(
       { ...DEFAULT_DESYNC_LIMITS, timeoutMs: deps.desyncTimeoutMs, ...deps.desyncLimits },
@@ -273,6 +278,9 @@ export class SceneOwner {
     if (sequencer.clock.tick() + RESERVE_LOW_TICKS > this.#reserved && !this.#reserving) {
       this.#reserve(sequencer.clock.tick() + RESERVE_AHEAD_TICKS);
     }
+    // Appends in doubt go to the record first, so the heartbeats below may pass them.
+    this.#log.journal(this.#deps.link.logWritable);
+    if (nowMs - this.#republishedMs >= REPUBLISH_MS) this.#republish(nowMs);
     sequencer.pass();
     sequencer.persist();
     const retention = this.#deps.retention;
@@ -486,6 +494,19 @@ export class SceneOwner {
     return natsFailing && nowMs - this.#lastRenewMs < KEEP_THROUGH_OUTAGE_MS;
   }
 
+  /**
+   * Publishes again the events that count as stored but the stream has not acknowledged (see
+   * `JetStreamSceneLog.journal`): an edge whose connection was on the lost server missed them on
+   * the event subject, and its log reader cannot deliver them before the election ends.
+   */
+  #republish(nowMs: number): void {
+    const events = this.#log.inDoubt();
+    if (events.length === 0) return;
+    this.#republishedMs = nowMs;
+    const subject = eventSubject(this.scene);
+    for (const event of events) this.#deps.link.publish(subject, JSON.stringify(event));
+  }
+
   #reserve(tick: number): void {
     this.#reserving = true;
     this.#log.reserve(tick).then(
@@ -503,6 +524,9 @@ function failureReason(e: unknown): string {
   if (e instanceof StaleRecordError) return "scene record changed under us";
   return `append failed: ${(e as Error).message}`;
 }
+
+/** Events in doubt are published again at most this often (`#republish`). */
+const REPUBLISH_MS = 250;
 
 /** A renewal answered (or failed) within this long says something about NATS (its timeout + margin). */
 const RENEW_ANSWER_MS = 3000;

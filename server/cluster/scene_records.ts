@@ -4,7 +4,7 @@
  * snapshot kept at or before T − W with the stream sequence its events start after. Writes go
  * by revision, so an owner that lost the scene cannot overwrite its successor's record.
  */
-import type { WorldSnapshot } from "../../shared/types.ts";
+import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { isWrongLastSequence } from "./nats_errors.ts";
 import { SCENE_BUCKET } from "./subjects.ts";
@@ -31,6 +31,19 @@ export interface SceneRecord {
    * written before it was (the entry at `snapshotStreamSeq` says, while it is stored).
    */
   snapshotSeq?: number;
+  /**
+   * Events an owner stamped whose append the log stream has not acknowledged yet, written here
+   * while their outcome is in doubt (the stream's leader died under them): from the write on
+   * they count as stored, and a node taking the scene over appends them (with the same message
+   * ids, so a copy that did land is not stored twice) before anything else. Absent when none.
+   */
+  pending?: PendingEvents;
+}
+
+/** Events in doubt, with the ownership token their message ids carry (see `SceneRecord`). */
+export interface PendingEvents {
+  token: string;
+  events: SceneEvent[];
 }
 
 /** A record with the KV revision it was read at. */
