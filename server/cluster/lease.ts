@@ -56,7 +56,8 @@ function processOf(holder: string): string {
 }
 
 /**
- * Renews a held lease (adopting a renewal of ours that landed though its answer was lost);
+ * Renews a held lease (adopting a renewal of ours that landed though its answer was lost, taking
+ * it again when it expired and nobody took it);
  * throws when it was lost (expired and taken, or rewritten: see
  * {@link isLeaseLost}) or NATS failed.
  */
@@ -69,7 +70,20 @@ export async function renewLease(link: NatsLink, lease: Lease, nodeId: string): 
     // landed after all: the key then names this node at a later revision. Only this node writes
     // its own id there, so that revision is ours: adopt it (the next renewal goes on from it).
     const entry = await link.leases.get(lease.scene);
-    if (!entry || entry.operation !== "PUT" || entry.string() !== nodeId) throw e;
+    if (!entry || entry.operation !== "PUT") {
+      // Gone: it expired while the bucket could not take renewals (its leader's server died
+      // and it elected another, 4-9 s, past the TTL), and nobody took it since. Taken again by
+      // create (refused if someone holds it now). Safe as every ownership is: a node that took
+      // the scene meanwhile and let it go appended its marker, which fences this owner's next
+      // append.
+      try {
+        lease.revision = await link.leases.create(lease.scene, encoder.encode(nodeId));
+        return;
+      } catch {
+        throw e;
+      }
+    }
+    if (entry.string() !== nodeId) throw e;
     // Ours at our revision or below: a replica a moment behind answered; not a loss (the next
     // renewal asks again).
     if (entry.revision <= lease.revision) throw new Error("the lease read lags its renewal");

@@ -471,7 +471,7 @@ export class SceneOwner {
         // after a lost server, a timeout): keep trying, and keep the scene through it (see
         // `#throughOutage`), unless this process stalled meanwhile (its request outlived the
         // timeout by far: SIGSTOP, a long pause), which proves nothing about NATS.
-        if (isLeaseLost(e)) this.stepDown("lease lost");
+        if (isLeaseLost(e)) this.stepDown(`lease lost (${(e as Error).message})`);
         else if (this.#deps.clock.monotonicMs() - nowMs < RENEW_ANSWER_MS) {
           this.#natsFailedMs = this.#deps.clock.monotonicMs();
         }

@@ -40,6 +40,17 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       assert.ok(lease.revision > landed, "and the next renewal goes on from it");
     });
 
+    await t.step("a lease that expired and nobody took is taken again", async () => {
+      // As the bucket's TTL removes it (its leader's election outlasted the TTL): no entry.
+      const expired = await acquireLease(a, "lease-2", "a");
+      assert.ok(expired);
+      await a.leases.delete("lease-2");
+      await renewLease(a, expired, "a");
+      const entry = await b.leases.get("lease-2");
+      assert.equal(entry?.string(), "a");
+      assert.equal(entry?.revision, expired.revision, "the renewal goes on from the new write");
+    });
+
     await t.step("a lease another node wrote is lost", async () => {
       await b.leases.put("lease-1", new TextEncoder().encode("b"));
       const refused = await renewLease(a, lease, "a").then(() => null, (e) => e);
