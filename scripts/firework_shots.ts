@@ -6,7 +6,8 @@
  * mean life, then a crackle at its pops; it saves each frame to DIR (default
  * tests/output/firework_shots/) and prints the mean colour the burst adds to the frame inside
  * its disc on screen (the frame with the fireworks layer minus the same frame without it, in
- * 0–255 sRGB, over the pixels it lights by more than 8 of 255).
+ * 0–255 sRGB, over the pixels it lights by more than 8 of 255, and the same in linear light with
+ * its g/r and b/r).
  */
 import type { Page } from "playwright-core";
 import { type LaunchShape, planFirework } from "../shared/firework_plan.ts";
@@ -53,7 +54,7 @@ async function addedLight(page: Page, x: number, y: number, radius: number): Pro
   await page.evaluate(() => snowfire.setLayerVisible("fireworks", true));
   await drawFrame(page);
   const withIt = await read();
-  const sum = [0, 0, 0];
+  const sum = [0, 0, 0], linear = [0, 0, 0];
   let lit = 0;
   for (let i = 0; i < withIt.length; i += 4) {
     const d = [
@@ -63,9 +64,18 @@ async function addedLight(page: Page, x: number, y: number, radius: number): Pro
     ];
     if (Math.max(...d) <= 8) continue;
     lit++;
-    for (let c = 0; c < 3; c++) sum[c] += d[c];
+    for (let c = 0; c < 3; c++) {
+      sum[c] += d[c];
+      linear[c] += toLinear(withIt[i + c]) - toLinear(without[i + c]);
+    }
   }
-  return [...sum.map((v) => lit ? v / lit : 0), lit];
+  return [...sum.map((v) => lit ? v / lit : 0), lit, ...linear.map((v) => lit ? v / lit : 0)];
+}
+
+/** An sRGB byte as linear light, 0–1. */
+function toLinear(byte: number): number {
+  const c = byte / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 }
 
 const server = await startTestServer({ client: true });
@@ -85,6 +95,14 @@ try {
     try {
       client.submit({ type: "settings", settings: { show: false, snow: 0.3 } });
       await page.waitForFunction(() => snowfire.settings()?.show === false);
+      // The show may have launched before it was turned off: measure in an empty sky, so no
+      // other burst adds its light to the measured disc.
+      const before = await page.evaluate(() => snowfire.fireworkCentroids().length);
+      await page.waitForFunction(() => snowfire.fireworkCentroids().length === 0, undefined, {
+        timeout: 60_000,
+        polling: 200,
+      });
+      console.log(`${width}x${height}: ${before} other launch(es) in the sky waited out`);
       const seed = await page.evaluate(() => snowfire.seed());
       const me = welcome.you.id;
       const launch = async (body: LaunchShape & { theme?: string }) => {
@@ -135,12 +153,17 @@ try {
       const radius = center && edge ? Math.abs(edge.x - center.x) : 100;
       for (const share of SHARES) {
         await hold(burstTick + Math.round(share * PEONY_LIFE));
-        const [r, g, b, lit] = await addedLight(page, center!.x, center!.y, radius);
+        const [r, g, b, lit, lr, lg, lb] = await addedLight(page, center!.x, center!.y, radius);
         console.log(
           `${width}x${height} peony red-gold at ${share} of life (+${
             Math.round(share * PEONY_LIFE)
           } ticks): ` +
-            `mean added light (${r.toFixed(0)}, ${g.toFixed(0)}, ${b.toFixed(0)}) over ${lit} px`,
+            `mean added light (${r.toFixed(0)}, ${g.toFixed(0)}, ${
+              b.toFixed(0)
+            }) over ${lit} px; ` +
+            `linear (${lr.toFixed(3)}, ${lg.toFixed(3)}, ${lb.toFixed(3)}), g/r ${
+              (lg / lr).toFixed(2)
+            }, b/r ${(lb / lr).toFixed(2)}`,
         );
         await shot(`peony-${share}`, [0, peony.plan.burstY, 0]);
       }

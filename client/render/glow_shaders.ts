@@ -17,7 +17,10 @@ void main() {
  * level (a near glow, about ±16 pixels) plus the 1/32-size level (a wide one). A mip level is the
  * average light of its block, so a spark glows in proportion to its energy however small it is
  * (no threshold to miss it between samples); a floor keeps the night sky and the snow's haze from
- * glowing.
+ * glowing. The cap and the floor scale a colour by its brightest channel instead of clamping or
+ * subtracting per channel, so the glow keeps the hue of the light it comes from: a white-hot
+ * burst glows white, not with a red rim (a per-channel floor turned the dim edge of white light
+ * (0.40, 0.36, 0.30) into (0.10, 0.06, 0) red).
  */
 export const GlowGatherShader = {
   uniforms: {
@@ -33,8 +36,20 @@ uniform vec2 uTexel;      // one texel of mip level 3
 uniform float uFloor;
 uniform float uCap;       // a fresh burst's sum of sparks would glow like a sun: cap it
 varying vec2 vUv;
+float brightest(vec3 c) {
+  return max(max(c.r, c.g), max(c.b, 1e-6));
+}
+// c no brighter than uCap in its brightest channel, hue kept.
+vec3 capped(vec3 c) {
+  return c * min(1.0, uCap / brightest(c));
+}
+// c less the floor in its brightest channel, hue kept (0 below the floor).
+vec3 aboveFloor(vec3 c) {
+  float m = brightest(c);
+  return c * (max(m - uFloor, 0.0) / m);
+}
 vec3 near(vec2 offset) {
-  return min(textureLod(tScene, vUv + offset * uTexel, 3.0).rgb, vec3(uCap));
+  return capped(textureLod(tScene, vUv + offset * uTexel, 3.0).rgb);
 }
 void main() {
   vec3 sum = near(vec2(0.0)) * 0.25;
@@ -42,8 +57,8 @@ void main() {
     near(vec2(0.0, -1.2))) * 0.125;
   sum += (near(vec2(1.2, 1.2)) + near(vec2(-1.2, 1.2)) + near(vec2(1.2, -1.2)) +
     near(vec2(-1.2, -1.2))) * 0.0625;
-  vec3 wide = min(textureLod(tScene, vUv, 5.0).rgb, vec3(uCap));
-  vec3 glow = max(sum - uFloor, 0.0) + 0.6 * max(wide - uFloor, 0.0);
+  vec3 wide = capped(textureLod(tScene, vUv, 5.0).rgb);
+  vec3 glow = aboveFloor(sum) + 0.6 * aboveFloor(wide);
   gl_FragColor = vec4(glow, 1.0);
 }
 `,
