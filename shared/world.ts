@@ -7,7 +7,7 @@ import { eventCost } from "./budget.ts";
 import { DEFAULT_SKY_CAP } from "./constants.ts";
 import { SkyFullError, TickInPastError } from "./errors.ts";
 import { Fireworks } from "./fireworks/mod.ts";
-import { Fountain, FOUNTAIN_MAX_LIFE } from "./fountain.ts";
+import { Fountain, FOUNTAIN_MAX_LIFE, type FountainStepMode } from "./fountain.ts";
 import { Gun } from "./gun.ts";
 import { CheckpointHash } from "./checkpoint_hash.ts";
 import { Hasher } from "./hash.ts";
@@ -153,7 +153,7 @@ export class World {
 
   /** Applies this tick's events, simulates one tick and advances `tick`. */
   step(): void {
-    this.#step(true, true);
+    this.#step(true, "full");
   }
 
   /**
@@ -161,7 +161,7 @@ export class World {
    * derived launches apply first (with the sources in force before this tick's events), then
    * its stored events in seq order.
    */
-  #step(withFireworks: boolean, withFountain: boolean): void {
+  #step(withFireworks: boolean, fountain: FountainStepMode | null): void {
     const tick = this.#tick;
     const queue = this.#queue;
     this.#announce = withFireworks;
@@ -178,7 +178,7 @@ export class World {
     else this.#fireworks.skip(tick);
     this.#gun.step(tick);
     const settings = this.#snap.settings;
-    if (withFountain) this.#fountain.step(tick, settings.fountain, settings);
+    if (fountain !== null) this.#fountain.step(tick, settings.fountain, settings, fountain);
     this.#tick = tick + 1;
   }
 
@@ -193,14 +193,18 @@ export class World {
   /**
    * Reaches the same state at `tick` as `advanceTo(tick)`, faster: fireworks are set once at
    * `tick` from their closed forms instead of being stepped, and the fountain is not simulated
-   * before `tick − FOUNTAIN_MAX_LIFE` (all water spawned then is dead by `tick`). States in
+   * before `tick − FOUNTAIN_MAX_LIFE` (all water spawned then is dead by `tick`); after that its
+   * drops are spawned each tick and placed once, at `tick` (closed form too). States in
    * between are incomplete, so only call this when nobody looks before `tick` (late join).
    */
   fastForwardTo(tick: number): void {
     if (tick < this.#tick) throw new TickInPastError(tick, this.#tick);
     if (tick === this.#tick) return;
     const fountainFrom = tick - FOUNTAIN_MAX_LIFE;
-    while (this.#tick < tick) this.#step(false, this.#tick >= fountainFrom);
+    while (this.#tick < tick) {
+      const at = this.#tick;
+      this.#step(false, at < fountainFrom ? null : at === tick - 1 ? "full" : "spawn");
+    }
     this.#fireworks.jumpTo(tick);
   }
 

@@ -18,10 +18,8 @@ export interface ZoomLimits {
 }
 
 /** The fountain's dishes as a solid for picking: a drum as wide as the lower dish, as tall as the upper. */
-const FOUNTAIN_RADIUS = Math.max(
-  ...FOUNTAIN_SURFACES.filter((s) => s.slope > 0).map((s) => s.rMax),
-);
-const FOUNTAIN_TOP = Math.max(...FOUNTAIN_SURFACES.filter((s) => s.slope > 0).map((s) => s.apexY));
+const FOUNTAIN_RADIUS = Math.max(...FOUNTAIN_SURFACES.map((s) => s.rMax));
+const FOUNTAIN_TOP = Math.max(...FOUNTAIN_SURFACES.map((s) => s.apexY));
 
 /** Where `ray` first meets the fountain's drum (axis x = z = 0), or Infinity. */
 function fountainHit(ray: THREE.Ray): number {

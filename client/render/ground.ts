@@ -4,7 +4,7 @@
  */
 import * as THREE from "three";
 import { FOUNTAIN_BASIN_RADIUS, SCENE_HALF_EXTENT } from "../../shared/constants.ts";
-import { FOUNTAIN_JETS, FOUNTAIN_SURFACES } from "../../shared/fountain.ts";
+import { FOUNTAIN_JETS, FOUNTAIN_SURFACES, surfaceHeight } from "../../shared/fountain.ts";
 import { type MoonPlace, moonPlace } from "./moon_place.ts";
 
 const SKY_VERTEX = /* glsl */ `
@@ -286,7 +286,7 @@ export class Ground {
 
   /**
    * The fountain as the simulation builds it (shared/fountain.ts): the two dishes the water
-   * bounces off, drawn from FOUNTAIN_SURFACES as shallow cones (centre high, so water slides off
+   * bounces off, drawn from FOUNTAIN_SURFACES as shallow domes (centre high, so water runs off
    * their rims), the central column carrying them up to the nozzle of the tall jet, and a short
    * spout under each ring jet.
    */
@@ -297,27 +297,23 @@ export class Ground {
     const shaft = 0.16;
     let top = 0;
     for (const surface of FOUNTAIN_SURFACES) {
-      if (!Number.isFinite(surface.rMax) || surface.slope === 0) continue; // the rim and ground
-      const { apexY, slope, rMax } = surface;
+      const { apexY, rMax } = surface;
       const inner = shaft;
-      const drop = slope * (rMax - inner);
-      // The top face: exactly the bounce cone from the column out to rMax.
-      const face = new THREE.Mesh(
-        this.keep(new THREE.CylinderGeometry(inner, rMax, drop, 48, 1, true)),
-        wet,
-      );
-      face.position.y = apexY - slope * inner - drop / 2;
-      this.group.add(face);
-      // A thin underside and a rounded lip, so the dish reads as a solid basin edge.
-      const under = new THREE.Mesh(
-        this.keep(new THREE.CylinderGeometry(inner + 0.1, rMax, drop + 0.14, 48, 1, true)),
-        stone,
-      );
-      under.position.y = face.position.y - 0.09;
-      this.group.add(under);
-      const lip = new THREE.Mesh(this.keep(new THREE.TorusGeometry(rMax, 0.05, 8, 64)), wet);
+      // The top face: exactly the bounce dome from the column out to rMax, turned from its
+      // profile; the underside the same profile 0.12 m lower, closed at the rim by the lip.
+      const profile = (drop: number) => {
+        const points: THREE.Vector2[] = [];
+        for (let k = 0; k <= 16; k++) {
+          const r = inner + (rMax - inner) * (k / 16);
+          points.push(new THREE.Vector2(r, surfaceHeight(surface, r) - drop));
+        }
+        return points;
+      };
+      this.group.add(new THREE.Mesh(this.keep(new THREE.LatheGeometry(profile(0), 48)), wet));
+      this.group.add(new THREE.Mesh(this.keep(new THREE.LatheGeometry(profile(0.12), 48)), stone));
+      const lip = new THREE.Mesh(this.keep(new THREE.TorusGeometry(rMax, 0.06, 8, 64)), wet);
       lip.rotation.x = Math.PI / 2;
-      lip.position.y = apexY - slope * rMax - 0.02;
+      lip.position.y = surfaceHeight(surface, rMax) - 0.05;
       this.group.add(lip);
       top = Math.max(top, apexY);
     }

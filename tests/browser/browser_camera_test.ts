@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import type { CDPSession, Page } from "playwright-core";
 import { browserTest, drawnScreenshot, launchBrowser, openScene } from "../../testing/browser.ts";
-import { FOUNTAIN_SURFACES } from "../../shared/fountain.ts";
+import { FOUNTAIN_SURFACES, surfaceHeight } from "../../shared/fountain.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
@@ -48,7 +48,7 @@ async function settled(page: Page): Promise<View> {
 /** The lower dish as the fountain has it: its radius and its rim's height, metres. */
 const LOWER_DISH = (() => {
   const dish = FOUNTAIN_SURFACES.find((s) => s.name === "lower-dish")!;
-  return { radius: dish.rMax, rimY: dish.apexY - dish.slope * dish.rMax };
+  return { radius: dish.rMax, rimY: surfaceHeight(dish, dish.rMax) };
 })();
 
 /** The fountain's centre on screen (CSS px), and its lower dish's width there. */

@@ -10,6 +10,8 @@ import {
   FOUNTAIN_MAX_LIFE,
   FOUNTAIN_SURFACES,
   POOL_LEVEL,
+  surfaceHeight,
+  TOUCHED_POOL,
 } from "../../shared/fountain.ts";
 import { Hasher } from "../../shared/hash.ts";
 
@@ -65,54 +67,58 @@ Deno.test("fountain bounce obeys v' = (1 − μ)·v_t − ε·v_n", async (t) =>
   });
 
   await t.step(
-    "a particle stepping into the upper dish bounces off its local tangent plane",
+    "a drop falling on the upper dish bounces off its tangent plane where it meets it",
     () => {
       const dish = surface("upper-dish");
       const f = new Fountain(1);
       const slot = 5 * f.perTick; // row 5, not the row retired at tick 10
-      const p = [0.6, dish.apexY - dish.slope * 0.6 + 0.01, 0.2];
+      const p = [0.6, surfaceHeight(dish, Math.hypot(0.6, 0.2)) + 0.05, 0.2];
       const v = [0.4, -3, -0.3];
       inject(f, slot, p, v);
-      f.step(10, false);
-      // Independent expectation: gravity, move, hit the cone below, reflect about its normal.
-      const v1 = [v[0], v[1] - FOUNTAIN_GRAVITY * DT, v[2]];
-      const x = p[0] + v1[0] * DT, z = p[2] + v1[2] * DT;
-      const r = Math.hypot(x, z);
-      const len = Math.hypot(dish.slope, 1);
-      const n = [dish.slope * x / r / len, 1 / len, dish.slope * z / r / len];
-      const vn = dot(v1, n);
-      const expected = v1.map((c, k) => (1 - dish.mu) * (c - vn * n[k]) - dish.eps * vn * n[k]);
+      // Independent expectation: the contact by bisection on the height above the dome.
+      const g = FOUNTAIN_GRAVITY;
+      const at = (t: number) => [p[0] + v[0] * t, p[1] + v[1] * t - g * t * t / 2, p[2] + v[2] * t];
+      const above = (t: number) => {
+        const q = at(t);
+        return q[1] - surfaceHeight(dish, Math.hypot(q[0], q[2]));
+      };
+      let lo = 0, hi = 0.1;
+      for (let k = 0; k < 80; k++) {
+        const mid = (lo + hi) / 2;
+        if (above(mid) > 0) lo = mid;
+        else hi = mid;
+      }
+      const tc = hi, q = at(tc);
+      const vc = [v[0], v[1] - g * tc, v[2]];
+      const gx = 2 * dish.curve * q[0], gz = 2 * dish.curve * q[2];
+      const len = Math.hypot(gx, 1, gz);
+      const n = [gx / len, 1 / len, gz / len];
+      const vn = dot(vc, n);
+      const out = vc.map((c, k) => (1 - dish.mu) * (c - vn * n[k]) - dish.eps * vn * n[k]);
+      assert.ok(tc < DT, "meets the dish within the first tick");
+      f.step(f.tick, false);
+      const u = DT - tc;
+      const expected = [out[0], out[1] - g * u, out[2]];
       const got = [...f.view.velocity.subarray(slot * 3, slot * 3 + 3)];
-      for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - expected[k]) < F32, `v[${k}]`);
+      for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - expected[k]) < 1e-4, `v[${k}]`);
       assert.ok(got[1] > 0, "bounced upwards");
       const y = f.view.position[slot * 3 + 1];
-      assert.ok(Math.abs(y - (dish.apexY - dish.slope * r)) < F32, "sits on the dish");
+      assert.ok(
+        Math.abs(y - (q[1] + out[1] * u - g * u * u / 2)) < 1e-4,
+        "left the dish from the contact",
+      );
+      assert.ok(f.touched[slot] & 1, "touched the upper dish");
       assert.ok(alive(f, slot));
     },
   );
 
-  await t.step("a particle falling on the basin rim bounces off the flat plane", () => {
-    const rim = surface("basin-rim");
-    const f = new Fountain(1);
-    const slot = 3 * f.perTick + 2;
-    const p = [FOUNTAIN_BASIN_RADIUS + 0.2, rim.apexY + 0.02, 0];
-    const v = [0.5, -2.5, 1];
-    inject(f, slot, p, v);
-    f.step(20, false);
-    const vy = v[1] - FOUNTAIN_GRAVITY * DT;
-    const got = [...f.view.velocity.subarray(slot * 3, slot * 3 + 3)];
-    const expected = [(1 - rim.mu) * v[0], -rim.eps * vy, (1 - rim.mu) * v[2]];
-    for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - expected[k]) < F32, `v[${k}]`);
-    assert.ok(Math.abs(f.view.position[slot * 3 + 1] - rim.apexY) < F32);
-  });
-
-  await t.step("a particle under a dish is not caught by it", () => {
+  await t.step("a drop under a dish is not caught by it", () => {
     const dish = surface("lower-dish");
     const f = new Fountain(1);
     const slot = 7 * f.perTick;
-    const p = [1, dish.apexY - dish.slope - 0.3, 0];
+    const p = [1, surfaceHeight(dish, 1) - 0.3, 0];
     inject(f, slot, p, [0, -1, 0]);
-    f.step(30, false);
+    f.step(f.tick, false);
     assert.ok(f.view.velocity[slot * 3 + 1] < -1, "keeps falling");
   });
 });
@@ -124,40 +130,47 @@ Deno.test("fountain drops splash once at the pool surface, then die there", () =
   const slot = 4 * f.perTick + 1;
   inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -4, 0]);
   f.view.size[slot] = 0.07;
-  f.step(50, false);
+  f.step(f.tick, false);
   assert.ok(alive(f, slot), "it splashed");
   const vy = f.view.velocity[slot * 3 + 1];
   assert.ok(vy > 0.5 && vy < 2, `the droplet jumps up at ${vy} m/s`);
-  assert.equal(f.view.position[slot * 3 + 1], Math.fround(POOL_LEVEL));
+  assert.ok(f.view.position[slot * 3 + 1] > POOL_LEVEL, "above the pool");
+  assert.ok(f.touched[slot] & TOUCHED_POOL, "reached the pool");
   assert.ok(f.view.size[slot] < 0.05, "a smaller droplet");
-  let tick = 51;
+  let tick = f.tick;
   while (alive(f, slot) && tick < 200) f.step(tick++, false);
   assert.ok(tick < 120, "the droplet dies when it falls back");
-  // A slow drop does not splash.
+  // A slow drop does not splash: it is gone once it reaches the pool (0.02 s down).
   inject(f, slot, [3.5, POOL_LEVEL + 0.01, -1], [0.2, -0.5, 0]);
   f.view.size[slot] = 0.07;
-  f.step(tick, false);
+  f.step(f.tick, false);
+  assert.ok(alive(f, slot), "still above the pool after a tick");
+  f.step(f.tick, false);
   assert.equal(alive(f, slot), false);
+  assert.equal(f.touched[slot] & TOUCHED_POOL, TOUCHED_POOL);
   assert.equal(f.live(), 0);
   assert.equal(f.view.count, 0);
   const words = new Uint32Array(f.view.position.buffer);
   assert.ok(words.every((w) => w === 0), "dead slots are all zero");
-  // Outside the basin the ground is a bounce plane, not a kill plane.
+  // Outside the basin a drop falls through the pool's level to the ground and dies there.
   const outside = new Fountain(2);
-  inject(outside, slot, [FOUNTAIN_BASIN_RADIUS + 3, 0.01, 0], [0, -2, 0]);
-  outside.step(50, false);
-  assert.ok(alive(outside, slot));
+  inject(outside, slot, [FOUNTAIN_BASIN_RADIUS + 3, POOL_LEVEL + 0.01, 0], [0, -2, 0]);
+  outside.step(outside.tick, false);
+  assert.ok(alive(outside, slot), "above the ground");
+  for (let k = 0; k < 30; k++) outside.step(outside.tick, false);
+  assert.equal(alive(outside, slot), false, "gone at the ground");
 });
 
 Deno.test("no fountain particle outlives FOUNTAIN_MAX_LIFE", async (t) => {
   assert.ok(FOUNTAIN_MAX_LIFE <= WINDOW_TICKS);
 
-  await t.step("a resting particle dies when its row is retired, on or off", () => {
+  await t.step("a drop still in the air dies when its row is retired, on or off", () => {
     for (const on of [false, true]) {
       const f = new Fountain(3);
       f.step(0, on); // row 0 belongs to spawn tick 0
       const slot = f.perTick - 1;
-      inject(f, slot, [FOUNTAIN_BASIN_RADIUS + 5, 0, 0], [0, 0, 0]); // rests on the ground
+      // Thrown up outside the basin: it would stay in the air longer than any life.
+      inject(f, slot, [FOUNTAIN_BASIN_RADIUS + 5, 0.01, 0], [0, 30, 0]);
       const restingX = FOUNTAIN_BASIN_RADIUS + 5;
       let lastAlive = 0;
       for (let tick = 1; tick < 2 * FOUNTAIN_MAX_LIFE; tick++) {
@@ -204,6 +217,25 @@ Deno.test("fountain hash equals after rebuild from the window", () => {
   }
   assert.equal(digest(joiner), digest(veteran), "joiner equals veteran");
   assert.equal(digest(other), digest(veteran), "other history equals veteran");
+});
+
+Deno.test("a late joiner that spawns 239 ticks and places once equals the veteran", () => {
+  const motion = (tick: number) => ({
+    fountainSpin: tick % 300 < 200,
+    fountainSpiral: tick % 170 > 40,
+  });
+  const on = (tick: number) => tick % 200 < 150;
+  const veteran = new Fountain(9);
+  for (let tick = 0; tick < 1000; tick++) veteran.step(tick, on(tick), motion(tick));
+  const joiner = new Fountain(9);
+  for (let tick = 1000 - FOUNTAIN_MAX_LIFE; tick < 999; tick++) {
+    joiner.step(tick, on(tick), motion(tick), "spawn");
+  }
+  joiner.step(999, on(999), motion(999));
+  assert.equal(digest(joiner), digest(veteran));
+  assert.equal(joiner.live(), veteran.live());
+  assert.deepEqual(joiner.view.previous, veteran.view.previous);
+  assert.ok(veteran.live() > 5000);
 });
 
 Deno.test("fountain is reproducible and keyed by seed", () => {
@@ -258,8 +290,8 @@ Deno.test("fountain water lands on both dishes and stays in the basin", () => {
     const r = Math.hypot(x, z);
     assert.ok(r < FOUNTAIN_BASIN_RADIUS, `escaped to r = ${r}`);
     assert.ok(y >= POOL_LEVEL - F32, `below the pool: ${y}`);
-    if (r < upper.rMax && Math.abs(y - (upper.apexY - upper.slope * r)) < 0.01) onUpper++;
-    if (r < lower.rMax && Math.abs(y - (lower.apexY - lower.slope * r)) < 0.01) onLower++;
+    if (r < upper.rMax && Math.abs(y - surfaceHeight(upper, r)) < 0.05) onUpper++;
+    if (r < lower.rMax && Math.abs(y - surfaceHeight(lower, r)) < 0.05) onLower++;
   }
   assert.equal(live, f.live());
   assert.ok(onUpper > 10, `upper dish holds ${onUpper}`);
