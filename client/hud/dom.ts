@@ -20,3 +20,108 @@ export function typingInControl(event: KeyboardEvent): boolean {
   const target = event.target as HTMLElement | null;
   return !!target?.closest?.("input, select, textarea, [contenteditable]");
 }
+
+/**
+ * A new `tag` element with `props` assigned and `children` appended: the panels built in code
+ * (the composer, the replay bar) build their markup with it.
+ *
+ * @example
+ * ```ts
+ * const row = el("div", { className: "replay-row" }, el("strong", {}, "Live"), " · ");
+ * ```
+ */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> & { className?: string } = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+}
+
+/**
+ * A chip button: `text` on it, `title` as its tooltip, `onclick` when pressed, `name` its own
+ * class beside `chip`.
+ *
+ * @example
+ * ```ts
+ * const play = chip("Pause", "Pause or play (K)", () => console.log("pressed"), "replay-play");
+ * ```
+ */
+export function chip(
+  text: string,
+  title: string,
+  onclick: () => void,
+  name = "",
+): HTMLButtonElement {
+  return el("button", { type: "button", className: `chip ${name}`.trim(), title, onclick }, text);
+}
+
+/**
+ * A panel's "×" chip (class `<prefix>-close`) that closes it: `title` its tooltip, `label` what
+ * a screen reader says.
+ *
+ * @example
+ * ```ts
+ * const close = closeChip("composer", "Close the composer (Esc)", "Close the composer", () => {});
+ * ```
+ */
+export function closeChip(
+  prefix: string,
+  title: string,
+  label: string,
+  onclick: () => void,
+): HTMLButtonElement {
+  const className = `chip ${prefix}-close`;
+  return el("button", { type: "button", className, title, ariaLabel: label, onclick }, "×");
+}
+
+/**
+ * A panel built in code whose `root` is shown or hidden whole (the composer, the replay bar).
+ *
+ * @example
+ * ```ts
+ * class Note extends HiddenPanel {
+ *   readonly root = el("section", { hidden: true }, "Hello");
+ * }
+ * const note = new Note();
+ * note.open(); // note.isOpen is true
+ * ```
+ */
+export abstract class HiddenPanel {
+  abstract readonly root: HTMLElement;
+
+  get isOpen(): boolean {
+    return !this.root.hidden;
+  }
+
+  open(): void {
+    this.root.hidden = false;
+  }
+
+  close(): void {
+    this.root.hidden = true;
+  }
+}
+
+/**
+ * A hidden panel's root: a `section` with `id`, the classes `panel` and `name`, and `label` for
+ * screen readers, holding `children`.
+ *
+ * @example
+ * ```ts
+ * const root = panelSection("replay-bar", "replay-bar", "Replay and clips", el("p", {}, "Live"));
+ * ```
+ */
+export function panelSection(
+  id: string,
+  name: string,
+  label: string,
+  ...children: (Node | string)[]
+): HTMLElement {
+  const section = el("section", { id, className: `panel ${name}`, hidden: true }, ...children);
+  section.setAttribute("aria-label", label);
+  return section;
+}

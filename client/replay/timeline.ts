@@ -4,6 +4,7 @@
  * indicator). Pure DOM: it shows what it is told and reports what the user does.
  */
 import { CLIP_MAX_SECONDS, CLIP_MIN_SECONDS, type ClipFormat } from "./clip_recorder.ts";
+import { chip, closeChip, el, HiddenPanel, panelSection } from "../hud/dom.ts";
 
 /** Playback speeds offered. */
 export const SPEEDS = [0.25, 0.5, 1, 2, 4] as const;
@@ -36,17 +37,6 @@ export interface TimelineState {
   loading: boolean;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<HTMLElementTagNameMap[K]> & { className?: string } = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  Object.assign(node, props);
-  node.append(...children);
-  return node;
-}
-
 /**
  * The bar, appended to `parent`.
  *
@@ -58,7 +48,7 @@ function el<K extends keyof HTMLElementTagNameMap>(
  * bar.setPosition(30000);
  * ```
  */
-export class Timeline {
+export class Timeline extends HiddenPanel {
   readonly root: HTMLElement;
   readonly #actions: TimelineActions;
   readonly #state: HTMLElement;
@@ -82,6 +72,7 @@ export class Timeline {
   #dragging = false;
 
   constructor(parent: HTMLElement, formats: ClipFormat[], actions: TimelineActions) {
+    super();
     this.#actions = actions;
     this.#formats = formats;
     this.#stateWord = el("strong", {}, "Live");
@@ -94,8 +85,6 @@ export class Timeline {
       " · ",
       this.#stateClock,
     );
-    const chip = (text: string, title: string, onclick: () => void, name = "") =>
-      el("button", { type: "button", className: `chip ${name}`.trim(), title, onclick }, text);
     this.#play = chip("Pause", "Pause or play (K)", () => actions.playPause(), "replay-play");
     this.#speed = el("select", {
       className: "replay-speed",
@@ -183,9 +172,10 @@ export class Timeline {
         "replay-stop",
       ),
     );
-    this.root = el(
-      "section",
-      { id: "replay-bar", className: "panel replay-bar", hidden: true },
+    this.root = panelSection(
+      "replay-bar",
+      "replay-bar",
+      "Replay and clips",
       el(
         "div",
         { className: "replay-row" },
@@ -195,13 +185,7 @@ export class Timeline {
         chip("+10 s", "Forward 10 seconds", () => actions.jump(600), "replay-forward"),
         el("label", { className: "replay-pick" }, "Speed ", this.#speed),
         this.#live,
-        el("button", {
-          type: "button",
-          className: "chip replay-close",
-          title: "Close (back to live)",
-          ariaLabel: "Close the replay bar",
-          onclick: () => actions.close(),
-        }, "×"),
+        closeChip("replay", "Close (back to live)", "Close the replay bar", () => actions.close()),
       ),
       this.#range,
       el("div", { className: "replay-ends" }, this.#start, this.#note, el("span", {}, "now")),
@@ -220,22 +204,9 @@ export class Timeline {
       ),
       this.#message,
     );
-    this.root.setAttribute("aria-label", "Replay and clips");
     parent.append(this.root);
     // The indicator stays in sight when the HUD is hidden.
     document.body.append(this.#rec);
-  }
-
-  get isOpen(): boolean {
-    return !this.root.hidden;
-  }
-
-  open(): void {
-    this.root.hidden = false;
-  }
-
-  close(): void {
-    this.root.hidden = true;
   }
 
   /** The scrubber's span: the first exactly rebuilt tick to now. */

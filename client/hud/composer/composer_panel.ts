@@ -11,6 +11,7 @@ import { type Theme, THEMES } from "../../../shared/types.ts";
 import { kindWords, THEME_LABELS } from "../event_text.ts";
 import { cueRows, type DraftCue, showTime } from "./cue_model.ts";
 import { drawWave, type Waveform } from "./wave_draw.ts";
+import { chip, closeChip, el, HiddenPanel, panelSection } from "../dom.ts";
 
 /** What the person does on the panel. */
 export interface ComposerPanelActions {
@@ -76,23 +77,36 @@ export interface ComposerView {
   status: string;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<HTMLElementTagNameMap[K]> & { className?: string } = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  Object.assign(node, props);
-  node.append(...children);
-  return node;
-}
-
 /** Cue chips' size in CSS px: a finger's on a touch screen. */
 function chipSize(): { w: number; h: number } {
   return matchMedia("(pointer: coarse)").matches ? { w: 44, h: 46 } : { w: 22, h: 26 };
 }
 
 const MUSIC_TITLE = "Choose a music track (mp3, ogg, m4a or wav, up to 20 MB)";
+const STAMP_TITLE = "Everyone in the scene sees the show, after a short countdown";
+
+/** The composer's tool chips (class `composer-<name>`): text and tooltip. */
+const TOOLS = {
+  add: ["Add cue", "A cue at the playhead, in the middle of the sky (or click the sky)"],
+  copy: ["Copy", "Copy the selected cues (Ctrl+C)"],
+  paste: ["Paste", "Paste at the playhead (Ctrl+V)"],
+  delete: ["Delete", "Delete the selected cues (Delete)"],
+  "zoom-out": ["−", "Show more of the time line"],
+  "zoom-in": ["+", "Show the time line larger"],
+  preview: ["Preview", "Play the show on this page only, from the playhead"],
+  stamp: ["Play for everyone", STAMP_TITLE],
+  link: ["Copy show link", "A link that opens the replay at this show's start"],
+  music: ["Music…", MUSIC_TITLE],
+  snap: ["Snap to beats", "Cues dragged or moved land on the music's beats"],
+  export: ["Export", "Save the show as a file"],
+  import: ["Import…", "Open a show file"],
+} as const;
+
+/** The tool chip `name` of TOOLS, `onclick` when pressed. */
+function tool(name: keyof typeof TOOLS, onclick: () => void): HTMLButtonElement {
+  const [text, title] = TOOLS[name];
+  return chip(text, title, onclick, `composer-${name}`);
+}
 
 /** Pointer travel (px) before a press on a cue becomes a drag. */
 const DRAG_PIXELS = 5;
@@ -109,7 +123,7 @@ const HEAD_ROW = 30;
  * panel.render(view);
  * ```
  */
-export class ComposerPanel {
+export class ComposerPanel extends HiddenPanel {
   readonly root: HTMLElement;
   readonly #a: ComposerPanelActions;
   readonly #title: HTMLInputElement;
@@ -145,9 +159,8 @@ export class ComposerPanel {
   #waveKey = "";
 
   constructor(parent: HTMLElement, kinds: readonly string[], actions: ComposerPanelActions) {
+    super();
     this.#a = actions;
-    const chip = (text: string, title: string, onclick: () => void, name: string) =>
-      el("button", { type: "button", className: `chip ${name}`, title, onclick }, text);
     this.#title = el("input", {
       className: "composer-title",
       type: "text",
@@ -211,42 +224,15 @@ export class ComposerPanel {
       "change",
       () => actions.theme((this.#theme.value || undefined) as Theme | undefined),
     );
-    this.#copy = chip(
-      "Copy",
-      "Copy the selected cues (Ctrl+C)",
-      () => actions.copy(),
-      "composer-copy",
-    );
-    this.#paste = chip(
-      "Paste",
-      "Paste at the playhead (Ctrl+V)",
-      () => actions.paste(),
-      "composer-paste",
-    );
-    this.#remove = chip(
-      "Delete",
-      "Delete the selected cues (Delete)",
-      () => actions.remove(),
-      "composer-delete",
-    );
-    this.#preview = chip(
-      "Preview",
-      "Play the show on this page only, from the playhead",
-      () => actions.preview(),
-      "composer-preview",
-    );
+    this.#copy = tool("copy", () => actions.copy());
+    this.#paste = tool("paste", () => actions.paste());
+    this.#remove = tool("delete", () => actions.remove());
+    this.#preview = tool("preview", () => actions.preview());
     this.#preview.setAttribute("aria-pressed", "false");
-    this.#stamp = chip(
-      "Play for everyone",
-      "Everyone in the scene sees the show, after a short countdown",
-      () => actions.playForEveryone(),
-      "composer-stamp",
-    );
-    this.#snap = chip(
-      "Snap to beats",
-      "Cues dragged or moved land on the music's beats",
+    this.#stamp = tool("stamp", () => actions.playForEveryone());
+    this.#snap = tool(
+      "snap",
       () => actions.snap(this.#snap.getAttribute("aria-pressed") !== "true"),
-      "composer-snap",
     );
     this.#snap.setAttribute("aria-pressed", "false");
     this.#musicInput = el("input", { type: "file", accept: "audio/*,.mp3,.ogg,.opus,.m4a,.wav" });
@@ -267,55 +253,36 @@ export class ComposerPanel {
       if (file) actions.importFile(file);
     });
     this.#track = el("span", { className: "composer-track small" }, "No music");
-    this.#music = chip("Music…", MUSIC_TITLE, () => this.#musicInput.click(), "composer-music");
-    this.#link = chip(
-      "Copy show link",
-      "A link that opens the replay at this show's start",
-      () => actions.copyLink(),
-      "composer-link",
-    );
+    this.#music = tool("music", () => this.#musicInput.click());
+    this.#link = tool("link", () => actions.copyLink());
     this.#link.hidden = true;
-    this.#zoomOut = chip(
-      "−",
-      "Show more of the time line",
-      () => actions.zoom(-1),
-      "composer-zoom-out",
-    );
+    this.#zoomOut = tool("zoom-out", () => actions.zoom(-1));
     this.#zoomOut.setAttribute("aria-label", "Zoom out the time line");
-    this.#zoomIn = chip(
-      "+",
-      "Show the time line larger",
-      () => actions.zoom(1),
-      "composer-zoom-in",
-    );
+    this.#zoomIn = tool("zoom-in", () => actions.zoom(1));
     this.#zoomIn.setAttribute("aria-label", "Zoom in the time line");
-    this.root = el(
-      "section",
-      { id: "composer-panel", className: "panel composer", hidden: true },
-      el(
-        "div",
-        { className: "composer-row composer-head" },
-        el("h2", { className: "picker-heading composer-heading" }, "Show"),
-        this.#title,
-        this.#time,
-        el("button", {
-          type: "button",
-          className: "chip composer-close",
-          title: "Close the composer (Esc)",
-          ariaLabel: "Close the composer",
-          onclick: () => actions.close(),
-        }, "×"),
+    const head = el(
+      "div",
+      { className: "composer-row composer-head" },
+      el("h2", { className: "picker-heading composer-heading" }, "Show"),
+      this.#title,
+      this.#time,
+      closeChip(
+        "composer",
+        "Close the composer (Esc)",
+        "Close the composer",
+        () => actions.close(),
       ),
+    );
+    this.root = panelSection(
+      "composer-panel",
+      "composer",
+      "Show composer",
+      head,
       this.#lane,
       el(
         "div",
         { className: "composer-row" },
-        chip(
-          "Add cue",
-          "A cue at the playhead, in the middle of the sky (or click the sky)",
-          () => actions.add(),
-          "composer-add",
-        ),
+        tool("add", () => actions.add()),
         this.#copy,
         this.#paste,
         this.#remove,
@@ -332,29 +299,16 @@ export class ComposerPanel {
         this.#link,
         this.#music,
         this.#snap,
-        chip("Export", "Save the show as a file", () => actions.exportShow(), "composer-export"),
-        chip("Import…", "Open a show file", () => this.#importInput.click(), "composer-import"),
+        tool("export", () => actions.exportShow()),
+        tool("import", () => this.#importInput.click()),
         this.#track,
         this.#musicInput,
         this.#importInput,
       ),
       this.#status,
     );
-    this.root.setAttribute("aria-label", "Show composer");
     parent.append(this.root);
     new ResizeObserver(() => this.#view && this.render(this.#view)).observe(this.#lane);
-  }
-
-  get isOpen(): boolean {
-    return !this.root.hidden;
-  }
-
-  open(): void {
-    this.root.hidden = false;
-  }
-
-  close(): void {
-    this.root.hidden = true;
   }
 
   /** The cue chip for `id` (for tests and focus). */
@@ -430,8 +384,7 @@ export class ComposerPanel {
     this.#preview.setAttribute("aria-pressed", String(view.previewing));
     this.#preview.disabled = view.cues.length === 0 && !view.previewing;
     this.#stamp.disabled = view.stampBlocked !== null;
-    this.#stamp.title = view.stampBlocked ??
-      "Everyone in the scene sees the show, after a short countdown";
+    this.#stamp.title = view.stampBlocked ?? STAMP_TITLE;
     this.#snap.setAttribute("aria-pressed", String(view.snap));
     this.#snap.disabled = view.beats.length === 0;
     this.#zoomOut.disabled = view.zoom <= 1;
