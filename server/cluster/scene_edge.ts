@@ -12,10 +12,8 @@
  */
 import { TICK_RATE } from "../../shared/constants.ts";
 import {
-  type DraftEdit,
   DraftRelayMessageSchema,
   type ErrorMessage,
-  type Reaction,
   ReactionsMessageSchema,
 } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
@@ -25,8 +23,9 @@ import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
-import { type RelaySource, SceneRelay } from "../scene/relay.ts";
+import { relayBasics, type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
+import { RelayFront } from "../scene/relay_front.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import type { NameClaims } from "./name_claims.ts";
@@ -95,7 +94,7 @@ export interface EdgeDeps {
 }
 
 /** A scene's local audience and relay on this node. */
-export class SceneEdge implements RelaySource {
+export class SceneEdge extends RelayFront implements RelaySource {
   readonly id: string;
   readonly #deps: EdgeDeps;
   /** Welcomes, fan-out, presence and verdicts for the local clients (as on a single node). */
@@ -153,6 +152,7 @@ export class SceneEdge implements RelaySource {
   readonly ready: Promise<void>;
 
   constructor(id: string, deps: EdgeDeps) {
+    super();
     this.id = id;
     this.#deps = deps;
     this.#presence = new EdgePresence({
@@ -165,13 +165,7 @@ export class SceneEdge implements RelaySource {
     });
     const presence = this.#presence;
     this.#relay = new SceneRelay({
-      scene: id,
-      skyCap: deps.skyCap,
-      maxPeers: deps.maxPeers,
-      presenceLimit: deps.presenceLimit,
-      clock: deps.clock,
-      stats: deps.metrics,
-      log: deps.log,
+      ...relayBasics(id, deps),
       onHash: (peer, tick, h) => {
         if (this.#localOwner?.active) this.#localOwner.reportHash(peer.id, tick, h);
         else if (deps.link.state === "connected") {
@@ -234,14 +228,9 @@ export class SceneEdge implements RelaySource {
     });
   }
 
-  /** Connections here, welcomed or not. */
-  get peers(): ReadonlyMap<string, Peer> {
-    return this.#relay.peers;
-  }
-
-  /** Monotonic ms since the edge has had no local peers, or null. */
-  get emptySinceMs(): number | null {
-    return this.#relay.emptySinceMs;
+  /** This front's relay (`RelayFront`'s calls go to it). */
+  protected get relay(): SceneRelay {
+    return this.#relay;
   }
 
   /** Highest seq relayed here. */
@@ -272,11 +261,6 @@ export class SceneEdge implements RelaySource {
   /** The scene's fractional tick as this node's clock sees it, never below the horizon. */
   exactTick(): number {
     return Math.max(this.#clock?.exactTick() ?? 0, this.#promised);
-  }
-
-  /** Welcomed local peers. */
-  welcomedPeers(): Peer[] {
-    return this.#relay.welcomedPeers();
   }
 
   /** Host rules after every relayed event (the relay's source). */
@@ -389,15 +373,10 @@ export class SceneEdge implements RelaySource {
     return complete;
   }
 
-  /** Adds a fresh connection, or refuses it when the scene is full on this node. */
-  admit(peer: Peer): ErrorMessage | null {
-    return this.#relay.admit(peer);
-  }
-
   /** Removes a peer (and tells the other nodes when it had been announced); its name is free. */
-  leave(peer: Peer): void {
+  override leave(peer: Peer): void {
     this.#deps.names.release(peer);
-    this.#relay.leave(peer);
+    super.leave(peer);
   }
 
   /**
@@ -485,26 +464,6 @@ export class SceneEdge implements RelaySource {
     return null;
   }
 
-  /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
-  mayCompose(peer: Peer): boolean {
-    return this.#relay.mayCompose(peer);
-  }
-
-  /** Applies show draft edits and relays them here and to the scene's other nodes. */
-  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null {
-    return this.#relay.draft(peer, edits);
-  }
-
-  /** Relays a quick reaction here and to the scene's other nodes (see `SceneRelay.react`). */
-  react(peer: Peer, emoji: Reaction): ErrorMessage | null {
-    return this.#relay.react(peer, emoji);
-  }
-
-  /** A welcomed local peer takes another name; the other nodes hear of it (`onRename`). */
-  rename(peer: Peer, name: string, generated: boolean): void {
-    this.#relay.rename(peer, name, generated);
-  }
-
   /**
    * Names of this scene's people on other nodes, as their edges announced them (joins at once,
    * rosters every 2 s; at most the presence limit): candidates known taken are skipped without
@@ -512,16 +471,6 @@ export class SceneEdge implements RelaySource {
    */
   namesElsewhere(): Iterable<string> {
     return this.#presence.names();
-  }
-
-  /** Answers `ping` with the scene's fractional tick as this node's clock sees it. */
-  pong(peer: Peer, id: number, ct: number): void {
-    this.#relay.pong(peer, id, ct);
-  }
-
-  /** Forwards a checkpoint hash to the owner's desync judge (see `SceneRelay.reportHash`). */
-  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null {
-    return this.#relay.reportHash(peer, tick, hash);
   }
 
   /** One scheduler pass: the paused/live state, presence upkeep, and trimming the window. */

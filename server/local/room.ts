@@ -5,14 +5,15 @@
  * {@link SceneRelay} admits, welcomes and fans out; the {@link DesyncJudge} settles hash reports.
  * It never simulates particles: admission control uses the world's budgets from shared/budget.ts.
  */
-import type { DraftEdit, ErrorMessage, Reaction } from "../../shared/protocol.ts";
+import type { ErrorMessage } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction, Rules, Settings, WorldSnapshot } from "../../shared/types.ts";
 import type { SceneClock, ServerClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
-import { SceneRelay } from "../scene/relay.ts";
+import { relayBasics, SceneRelay } from "../scene/relay.ts";
+import { RelayFront } from "../scene/relay_front.ts";
 import { SceneSequencer } from "../scene/sequencer.ts";
 import { StoreSceneLog } from "./store_log.ts";
 import type { SceneRow, SceneStore } from "./store.ts";
@@ -42,7 +43,7 @@ export interface RoomDeps {
 }
 
 /** A scene's live state. */
-export class Room {
+export class Room extends RelayFront {
   readonly id: string;
   /**
    * Set while the scene exists only in memory: stores it, called at the first hello (a scene is
@@ -57,6 +58,7 @@ export class Room {
 
   /** Loads the scene `row` and its events from the store. */
   constructor(row: SceneRow, deps: RoomDeps) {
+    super();
     this.id = row.id;
     this.#deps = deps;
     const arbiter = deps.arbiter;
@@ -80,13 +82,7 @@ export class Room {
       onHeartbeat: (n) => relay.heartbeat(n),
     });
     const relay = new SceneRelay({
-      scene: row.id,
-      skyCap: deps.skyCap,
-      maxPeers: deps.maxPeers,
-      presenceLimit: deps.presenceLimit,
-      clock: deps.clock,
-      stats: deps.metrics,
-      log: deps.log,
+      ...relayBasics(row.id, deps),
       onHash: (peer, tick, hash) =>
         this.#judge.report(tick, peer.id, hash, deps.clock.monotonicMs()),
       onLeave: (peer) => this.#judge.forget(peer.id),
@@ -108,6 +104,11 @@ export class Room {
     });
     this.#sequencer = sequencer;
     this.#relay = relay;
+  }
+
+  /** This front's relay (`RelayFront`'s calls go to it). */
+  protected get relay(): SceneRelay {
+    return this.#relay;
   }
 
   /** The scene's seed. */
@@ -135,31 +136,6 @@ export class Room {
     return this.#sequencer.settings;
   }
 
-  /** Connections in the room, welcomed or not. */
-  get peers(): ReadonlyMap<string, Peer> {
-    return this.#relay.peers;
-  }
-
-  /** Monotonic ms since the room has had no peers (for unloading), or null. */
-  get emptySinceMs(): number | null {
-    return this.#relay.emptySinceMs;
-  }
-
-  /** Peers that got their welcome. */
-  welcomedPeers(): Peer[] {
-    return this.#relay.welcomedPeers();
-  }
-
-  /** Adds a fresh connection, or refuses it when the room is full. */
-  admit(peer: Peer): ErrorMessage | null {
-    return this.#relay.admit(peer);
-  }
-
-  /** Removes a peer (its socket closed or it was dropped) and tells the others. */
-  leave(peer: Peer): void {
-    this.#relay.leave(peer);
-  }
-
   /** Answers `hello` (storing a new scene first): a welcome, then a presence join. */
   hello(peer: Peer, name: string | undefined, lastSeq: number | undefined): ErrorMessage | null {
     let key: string | undefined;
@@ -185,11 +161,6 @@ export class Room {
     return this.#sequencer.submit(peer.id, body, peer.address, peer.person) as ErrorMessage | null;
   }
 
-  /** A welcomed peer takes another name (see `SceneRelay.rename`). */
-  rename(peer: Peer, name: string, generated: boolean): void {
-    this.#relay.rename(peer, name, generated);
-  }
-
   /** Checks and stamps a host action (see `decideHost`); a minted key goes to its peer alone. */
   host(peer: Peer, action: HostAction): ErrorMessage | null {
     const target = "peer" in action
@@ -198,31 +169,6 @@ export class Room {
     const { outcome, key, keyFor } = this.#sequencer.host(peer.id, action, target);
     if (key !== undefined && keyFor !== undefined) this.#relay.sendKey(keyFor, key);
     return outcome as ErrorMessage | null;
-  }
-
-  /** Whether `peer` may compose shows now (a host, or a person a host lets compose). */
-  mayCompose(peer: Peer): boolean {
-    return this.#relay.mayCompose(peer);
-  }
-
-  /** Applies and relays show draft edits to the composers here (see `SceneRelay.draft`). */
-  draft(peer: Peer, edits: readonly DraftEdit[]): ErrorMessage | null {
-    return this.#relay.draft(peer, edits);
-  }
-
-  /** Relays a quick reaction to everyone here (see `SceneRelay.react`). */
-  react(peer: Peer, emoji: Reaction): ErrorMessage | null {
-    return this.#relay.react(peer, emoji);
-  }
-
-  /** Answers `ping` with the server's fractional tick. */
-  pong(peer: Peer, id: number, ct: number): void {
-    this.#relay.pong(peer, id, ct);
-  }
-
-  /** Records a checkpoint hash (see `SceneRelay.reportHash`). */
-  reportHash(peer: Peer, tick: number, hash: string): ErrorMessage | null {
-    return this.#relay.reportHash(peer, tick, hash);
   }
 
   /**

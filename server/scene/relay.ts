@@ -129,6 +129,33 @@ export interface RelayDeps {
   onComposerBack?: (peer: Peer) => void;
 }
 
+/** What a scene's front (a room, or a cluster edge) passes on from its own deps to its relay. */
+export interface RelayBasics {
+  skyCap: number;
+  maxPeers: number;
+  presenceLimit: number;
+  clock: ServerClock;
+  metrics: RelayStats;
+  log: (msg: string) => void;
+}
+
+/**
+ * The relay deps of scene `scene` a front passes on as they are (`metrics` as `stats`); the
+ * front adds its own callbacks.
+ *
+ * @example
+ * ```ts ignore
+ * const relay = new SceneRelay({ ...relayBasics(id, deps), onHash: (peer, tick, hash) => {} }, source);
+ * ```
+ */
+export function relayBasics(
+  scene: string,
+  deps: RelayBasics,
+): Pick<RelayDeps, "scene" | "skyCap" | "maxPeers" | "presenceLimit" | "clock" | "stats" | "log"> {
+  const { skyCap, maxPeers, presenceLimit, clock, metrics: stats, log } = deps;
+  return { scene, skyCap, maxPeers, presenceLimit, clock, stats, log };
+}
+
 /** One scene's connections on this server. */
 export class SceneRelay {
   readonly peers = new Map<string, Peer>();
