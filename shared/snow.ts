@@ -22,7 +22,7 @@ import {
   windVelocityZ,
 } from "./settings.ts";
 import { SNOW_HEIGHT } from "./snow_constants.ts";
-import { flakeSample, type FlakeTable, flakeTable } from "./snow_flakes.ts";
+import { type FlakeSample, flakeSample, type FlakeTable, flakeTable } from "./snow_flakes.ts";
 import type { WorldSnapshot } from "./types.ts";
 import type { SnowView } from "./views.ts";
 
@@ -63,7 +63,7 @@ export class Snow implements SnowView {
   #windVelocityX = 0;
   #windVelocityZ = 0;
   #table: FlakeTable | null = null;
-  readonly #sample: FlakeTable;
+  readonly #sample: FlakeSample;
   readonly #hashScratch: Float32Array;
   readonly #hashWords: Uint32Array;
 
@@ -76,7 +76,7 @@ export class Snow implements SnowView {
     this.seed = seed;
     this.capacity = capacity;
     this.#sample = flakeSample(seed, capacity, SNOW_HASH_STRIDE);
-    this.#hashScratch = new Float32Array(this.#sample.length * 3);
+    this.#hashScratch = new Float32Array(Math.ceil(capacity / SNOW_HASH_STRIDE) * 3);
     this.#hashWords = wordsOf(this.#hashScratch);
     this.setClimate(this.#climate);
   }
@@ -223,7 +223,7 @@ export class Snow implements SnowView {
   /** Hashes the active count and the positions of every 64th active flake at tick `tick`. */
   hashInto(h: Hasher, tick: number): void {
     const sampled = Math.ceil(this.#count / SNOW_HASH_STRIDE);
-    this.#evaluate(tick, this.#hashScratch, this.#sample, sampled);
+    this.#evaluate(tick, this.#hashScratch, this.#sample.cover(this.#count), sampled);
     h.u32(this.#count);
     h.words(this.#hashWords, 0, sampled * 3);
   }

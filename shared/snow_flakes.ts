@@ -7,10 +7,10 @@
  * Two ways to get them, both cached for the last seed asked (a late join, a rebuilt world and the
  * renderer of the same scene share one table; nothing here is ever written after it is built):
  * - `flakeTable`: every flake, for the renderer and `Snow.fill` (100k flakes: a few ms).
- * - `flakeSample`: only flakes 0, stride, 2·stride, …, for the state hash. It still runs the
- *   stream through every word (sfc32 cannot jump) but derives 1 flake in `stride`, so a late
- *   joiner that only hashes the snow (the server's hash worker, every join before the first draw)
- *   never builds the 100k-flake table.
+ * - `flakeSample`: only flakes 0, stride, 2·stride, …, for the state hash, and only as far as the
+ *   active flakes reach. It still runs the stream through every word up to there (sfc32 cannot
+ *   jump) but derives 1 flake in `stride`, so a late joiner that only hashes the snow (the
+ *   server's hash worker, every join before the first draw) never builds the 100k-flake table.
  */
 import { DT, SCENE_HALF_EXTENT } from "./constants.ts";
 import { cosSinArray, TAU } from "./dmath.ts";
@@ -154,48 +154,116 @@ function derive(words: Uint32Array, n: number, table: FlakeTable, at: number): v
   }
 }
 
+/** Chunk of flakes run through at a time when sampling every `stride`-th: a multiple of it. */
+function chunkFor(stride: number): number {
+  return stride > CHUNK ? stride : Math.floor(CHUNK / stride) * stride;
+}
+
 /**
- * Runs the snow stream of `seed` over `capacity` flakes a chunk at a time, deriving every
- * `stride`-th flake (0, stride, …) into consecutive entries of a new table.
+ * Runs the snow stream of `rng` over flakes [first, first + n) (`first` a multiple of `stride`),
+ * deriving every `stride`-th flake into consecutive entries of `table` from `at`; returns how many.
  */
-function build(seed: number, capacity: number, stride: number): FlakeTable {
-  const table = allocate(Math.ceil(capacity / stride));
-  const rng = new Rng(streamKey(seed, STREAM.snow));
+function run(
+  rng: Rng,
+  first: number,
+  n: number,
+  stride: number,
+  table: FlakeTable,
+  at: number,
+): number {
   const words = chunkWords;
-  let derived = 0;
-  // Chunks of CHUNK flakes; CHUNK is a multiple of any stride ≤ CHUNK that divides it, so for
-  // strides that do not divide CHUNK the chunk shrinks to a multiple of the stride.
-  const chunk = stride === 1 ? CHUNK : Math.max(stride, Math.floor(CHUNK / stride) * stride);
-  for (let first = 0; first < capacity; first += chunk) {
-    const n = Math.min(chunk, capacity - first);
-    if (stride === 1) {
-      rng.fillU32(words, 0, n * WORDS);
-      derive(words, n, table, first);
-      continue;
-    }
-    if (chunk > CHUNK) {
-      // A stride wider than a chunk: one flake's words, then skip to the next sampled flake.
-      rng.fillU32(words, 0, WORDS);
-      rng.skip((n - 1) * WORDS);
-      derive(words, 1, table, derived++);
-      continue;
-    }
+  if (stride === 1) {
     rng.fillU32(words, 0, n * WORDS);
-    // Gather the sampled flakes' words to the front (flake k·stride → slot k), then derive them.
-    let m = 0;
-    for (let k = 0; k < n; k += stride, m++) {
-      if (m !== k) words.copyWithin(m * WORDS, k * WORDS, k * WORDS + WORDS);
-    }
-    derive(words, m, table, derived);
-    derived += m;
+    derive(words, n, table, first);
+    return n;
+  }
+  if (n > CHUNK) {
+    // A stride wider than a chunk: one flake's words, then on to the next sampled flake.
+    rng.fillU32(words, 0, WORDS);
+    rng.skip((n - 1) * WORDS);
+    derive(words, 1, table, at);
+    return 1;
+  }
+  rng.fillU32(words, 0, n * WORDS);
+  // Gather the sampled flakes' words to the front (flake k·stride → slot k), then derive them.
+  let m = 0;
+  for (let k = 0; k < n; k += stride, m++) {
+    if (m !== k) words.copyWithin(m * WORDS, k * WORDS, k * WORDS + WORDS);
+  }
+  derive(words, m, table, at);
+  return m;
+}
+
+/** Every flake of `seed` below `capacity`, a chunk at a time. */
+function build(seed: number, capacity: number): FlakeTable {
+  const table = allocate(capacity);
+  const rng = new Rng(streamKey(seed, STREAM.snow));
+  for (let first = 0; first < capacity; first += CHUNK) {
+    run(rng, first, Math.min(CHUNK, capacity - first), 1, table, 0);
   }
   return table;
 }
 
+/**
+ * The constants of flakes 0, stride, 2·stride, … below a capacity (entry k is flake k·stride),
+ * derived only as far as asked: `cover(n)` runs the stream on to flake n (a whole chunk at a
+ * time) and derives the sampled flakes on the way. The same bits as those flakes' entries in
+ * {@link flakeTable}.
+ *
+ * @example
+ * ```ts
+ * import { flakeSample, flakeTable } from "./snow_flakes.ts";
+ * const sample = flakeSample(7, 1000, 64).cover(500); // flakes 0, 64, …, 448 at least
+ * sample.originX[2] === flakeTable(7, 1000).originX[128]; // true
+ * ```
+ */
+export class FlakeSample {
+  /** Scene seed. */
+  readonly seed: number;
+  /** Flakes the sample is taken from. */
+  readonly capacity: number;
+  /** Every `stride`-th flake is sampled. */
+  readonly stride: number;
+  readonly #table: FlakeTable;
+  readonly #rng: Rng;
+  /** Flakes the stream has run through (a multiple of the chunk, or the capacity). */
+  #streamed = 0;
+  /** Entries of the table derived. */
+  #derived = 0;
+
+  constructor(seed: number, capacity: number, stride: number, from: FlakeTable | null = null) {
+    if (!Number.isInteger(stride) || stride < 1) {
+      throw new RangeError(`snow_stride: stride must be a positive integer, got ${stride}`);
+    }
+    this.seed = seed;
+    this.capacity = capacity;
+    this.stride = stride;
+    this.#rng = new Rng(streamKey(seed, STREAM.snow));
+    if (from) {
+      this.#table = pick(from, stride);
+      this.#streamed = capacity;
+      this.#derived = this.#table.length;
+    } else {
+      this.#table = allocate(Math.ceil(capacity / stride));
+    }
+  }
+
+  /** The table, with every sampled flake below `flakes` (at most the capacity) derived. */
+  cover(flakes: number): FlakeTable {
+    const upTo = Math.min(flakes, this.capacity);
+    const chunk = chunkFor(this.stride);
+    while (this.#streamed < upTo) {
+      const n = Math.min(chunk, this.capacity - this.#streamed);
+      this.#derived += run(this.#rng, this.#streamed, n, this.stride, this.#table, this.#derived);
+      this.#streamed += n;
+    }
+    return this.#table;
+  }
+}
+
 let tableSeed = NaN, tableCapacity = -1;
 let tableCache: FlakeTable | null = null;
-let sampleSeed = NaN, sampleCapacity = -1, sampleStride = -1;
-let sampleCache: FlakeTable | null = null;
+let sampleCache: FlakeSample | null = null;
 
 /**
  * Every flake's constants for `seed` and `capacity` (built once per seed and capacity; the last
@@ -211,7 +279,7 @@ let sampleCache: FlakeTable | null = null;
  */
 export function flakeTable(seed: number, capacity: number): FlakeTable {
   if (tableCache && tableSeed === seed && tableCapacity === capacity) return tableCache;
-  const table = build(seed, capacity, 1);
+  const table = build(seed, capacity);
   tableSeed = seed;
   tableCapacity = capacity;
   tableCache = table;
@@ -219,33 +287,19 @@ export function flakeTable(seed: number, capacity: number): FlakeTable {
 }
 
 /**
- * The constants of flakes 0, stride, 2·stride, … below `capacity` (entry k is flake k·stride),
- * the same bits as those flakes' entries in {@link flakeTable}. Cached like it.
- *
- * @example
- * ```ts
- * import { flakeSample, flakeTable } from "./snow_flakes.ts";
- * flakeSample(7, 1000, 64).originX[2] === flakeTable(7, 1000).originX[128]; // true
- * ```
+ * The {@link FlakeSample} of `seed`, `capacity` and `stride`; the last one is kept and shared
+ * (what one caller covered, the next finds derived). Taken from the full table when it is built.
  */
-export function flakeSample(seed: number, capacity: number, stride: number): FlakeTable {
-  if (!Number.isInteger(stride) || stride < 1) {
-    throw new RangeError(`snow_stride: stride must be a positive integer, got ${stride}`);
-  }
+export function flakeSample(seed: number, capacity: number, stride: number): FlakeSample {
+  const cached = sampleCache;
   if (
-    sampleCache && sampleSeed === seed && sampleCapacity === capacity && sampleStride === stride
+    cached && cached.seed === seed && cached.capacity === capacity && cached.stride === stride
   ) {
-    return sampleCache;
+    return cached;
   }
-  // A table already built holds the sample: take it from there.
-  const table = tableCache && tableSeed === seed && tableCapacity === capacity
-    ? pick(tableCache, stride)
-    : build(seed, capacity, stride);
-  sampleSeed = seed;
-  sampleCapacity = capacity;
-  sampleStride = stride;
-  sampleCache = table;
-  return table;
+  const table = tableCache && tableSeed === seed && tableCapacity === capacity ? tableCache : null;
+  sampleCache = new FlakeSample(seed, capacity, stride, table);
+  return sampleCache;
 }
 
 /** Entries 0, stride, 2·stride, … of `table`, copied into a new table. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Hasher } from "../../shared/hash.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import { Snow, SNOW_HASH_STRIDE } from "../../shared/snow.ts";
-import { FIELD_NAMES, flakeSample, flakeTable } from "../../shared/snow_flakes.ts";
+import { FIELD_NAMES, FlakeSample, flakeSample, flakeTable } from "../../shared/snow_flakes.ts";
 
 Deno.test("a flake sample holds the same bits as the table's sampled flakes", async (t) => {
   for (
@@ -14,10 +14,10 @@ Deno.test("a flake sample holds the same bits as the table's sampled flakes", as
   ) {
     await t.step(`seed ${seed}, ${capacity} flakes, stride ${stride}`, () => {
       // Built from the stream (no table of this seed yet), then picked from the table.
-      const streamed = flakeSample(seed, capacity, stride);
+      const streamed = flakeSample(seed, capacity, stride).cover(capacity);
       const table = flakeTable(seed, capacity);
-      const picked = flakeSample(seed + 0.5, capacity, stride) &&
-        flakeSample(seed, capacity, stride);
+      flakeSample(seed + 100, capacity, stride); // another seed's sample: the cache moves on
+      const picked = flakeSample(seed, capacity, stride).cover(0); // all there, from the table
       assert.equal(streamed.length, Math.ceil(capacity / stride));
       for (const name of FIELD_NAMES) {
         const every = Float32Array.from(
@@ -64,4 +64,17 @@ Deno.test("flake tables are shared per seed and capacity", () => {
   assert.notDeepEqual(other.originX, flakeTable(8, 1000).originX);
   assert.equal(new Snow(8, 1000).originX, new Snow(8, 1000).originX);
   assert.throws(() => flakeSample(1, 10, 0), /snow_stride/);
+  assert.equal(flakeSample(8, 1000, 64), flakeSample(8, 1000, 64));
+});
+
+Deno.test("a flake sample covered step by step equals one covered at once", () => {
+  const whole = new FlakeSample(40, 30_000, 64).cover(30_000);
+  const steps = new FlakeSample(40, 30_000, 64);
+  for (const upTo of [0, 1, 4095, 4097, 12_000, 12_000, 29_999, 40_000]) steps.cover(upTo);
+  const table = steps.cover(30_000);
+  for (const name of FIELD_NAMES) assert.deepEqual(table[name], whole[name], name);
+  // Covering less derives less: the stream stops at the chunk holding the last flake asked.
+  const part = new FlakeSample(41, 30_000, 64).cover(100);
+  assert.notEqual(part.originX[63], 0); // flake 4032, in the first chunk of 4096
+  assert.equal(part.originX[64], 0); // flake 4096: not derived yet
 });
