@@ -30,13 +30,6 @@ declare global {
 }
 import { Timeline } from "./timeline.ts";
 
-/** A replay that catches up to within this many ticks of the live view becomes live. */
-const CATCH_UP_TICKS = 6;
-/** Where opening the bar starts a replay: this far back. */
-const OPEN_BACK_TICKS = 600;
-/** How often the bar's text and range refresh, ms. */
-const BAR_INTERVAL_MS = 200;
-
 /** What replay needs from the page. */
 export interface ReplayModeOptions {
   sceneId: string;
@@ -53,6 +46,13 @@ export interface ReplayModeOptions {
   /** Where the bar goes. */
   parent?: HTMLElement;
 }
+
+/** A replay that catches up to within this many ticks of the live view becomes live. */
+const CATCH_UP_TICKS = 6;
+/** Where opening the bar starts a replay: this far back. */
+const OPEN_BACK_TICKS = 600;
+/** How often the bar's text and range refresh, ms. */
+const BAR_INTERVAL_MS = 200;
 
 /** `window.snowfireReplay`, for tests and the curious. */
 export interface ReplayDebug {

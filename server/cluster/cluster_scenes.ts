@@ -38,12 +38,6 @@ import type { LogPageResult } from "../http/log_api.ts";
 import { getRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogRangeGoneError, readEvents, readRange } from "./stream_log.ts";
 
-/** How often the stream's figures are read for `/healthz` and `/metrics`, ms. */
-const STORAGE_READ_MS = 5000;
-
-/** Reads of a stored scene's description when its log is purged under the read. */
-const DESCRIBE_ATTEMPTS = 3;
-
 /** What the node needs. */
 export interface ClusterScenesDeps {
   link: NatsLink;
@@ -72,6 +66,12 @@ export interface ClusterScenesDeps {
   /** The scenes' music tracks (the object store). */
   tracks: TrackStore;
 }
+
+/** How often the stream's figures are read for `/healthz` and `/metrics`, ms. */
+const STORAGE_READ_MS = 5000;
+
+/** Reads of a stored scene's description when its log is purged under the read. */
+const DESCRIBE_ATTEMPTS = 3;
 
 /** All scenes this node serves or owns. */
 export class ClusterScenes implements SceneHost {

@@ -56,6 +56,22 @@ import { EdgeSubmits } from "./edge_submits.ts";
 import { OwnerFeed } from "./owner_feed.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
+/** What an edge needs. */
+export interface EdgeDeps {
+  link: NatsLink;
+  /** This node's id (presence messages name their node). */
+  nodeId: string;
+  clock: ServerClock;
+  skyCap: number;
+  maxPeers: number;
+  presenceLimit: number;
+  /** Names held scene-wide (this node's part). */
+  names: NameClaims;
+  metrics: Metrics;
+  cluster: ClusterMetrics;
+  log: (msg: string) => void;
+}
+
 /**
  * A heartbeat may run at most this far ahead of this node's clock: the owner's reservation
  * (RESERVE_AHEAD_TICKS) and 5 s of clock skew between machines.
@@ -77,21 +93,6 @@ const READER_STALL_MS = 1500;
 const HASH_BATCH_MAX = 1000;
 /** An edge opening reads the record again at most this many times when a purge overtook it. */
 const OPEN_ATTEMPTS = 6;
-/** What an edge needs. */
-export interface EdgeDeps {
-  link: NatsLink;
-  /** This node's id (presence messages name their node). */
-  nodeId: string;
-  clock: ServerClock;
-  skyCap: number;
-  maxPeers: number;
-  presenceLimit: number;
-  /** Names held scene-wide (this node's part). */
-  names: NameClaims;
-  metrics: Metrics;
-  cluster: ClusterMetrics;
-  log: (msg: string) => void;
-}
 
 /** A scene's local audience and relay on this node. */
 export class SceneEdge extends RelayFront implements RelaySource {
@@ -542,66 +543,24 @@ export class SceneEdge extends RelayFront implements RelaySource {
   }
 
   #subscribe(): void {
-    const { nc } = this.#deps.link;
     this.#feed.listen();
-    this.#subs.push(nc.subscribe(presenceSubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          this.#presence.receive(msg.json<PresenceNote>());
-        } catch {
-          // Malformed: ignore.
-        }
-      },
-    }));
-    this.#subs.push(nc.subscribe(reactionSubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          const { node, ...frame } = msg.json<{ node: string }>();
-          if (node === this.#deps.nodeId || !this.#ready) return;
-          // Another edge's frame of its reactions (at most one a quarter second), passed on.
-          const parsed = ReactionsMessageSchema.safeParse(frame);
-          if (parsed.success) this.#relay.broadcast(JSON.stringify(parsed.data));
-        } catch {
-          // Malformed: ignore.
-        }
-      },
-    }));
-    this.#subs.push(nc.subscribe(draftSubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          const { node, ...frame } = msg.json<{ node: string }>();
-          if (node === this.#deps.nodeId || !this.#ready) return;
-          // Another edge's composer's draft edits, for the composers here.
-          const parsed = DraftRelayMessageSchema.safeParse(frame);
-          if (parsed.success) this.#relay.draftFromElsewhere(parsed.data.by, parsed.data.edits);
-        } catch {
-          // Malformed: ignore.
-        }
-      },
-    }));
-    this.#subs.push(nc.subscribe(keySubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          const { peer, key } = msg.json<{ peer: string; key: string }>();
-          if (typeof peer === "string" && typeof key === "string") this.#relay.sendKey(peer, key);
-        } catch {
-          // Malformed: ignore.
-        }
-      },
-    }));
-    this.#subs.push(nc.subscribe(resyncSubject(this.id), {
-      callback: (err, msg) => {
-        if (err) return;
-        let verdict: Partial<FromOwner> & { actions?: DesyncAction[] };
-        try {
-          verdict = msg.json<typeof verdict>();
-        } catch {
-          return; // Malformed: ignore.
-        }
+    this.#listen<PresenceNote>(presenceSubject(this.id), (note) => this.#presence.receive(note));
+    this.#listen<{ node: string }>(reactionSubject(this.id), (message) => {
+      // Another edge's frame of its reactions (at most one a quarter second), passed on.
+      const parsed = ReactionsMessageSchema.safeParse(this.#fromElsewhere(message));
+      if (parsed.success) this.#relay.broadcast(JSON.stringify(parsed.data));
+    });
+    this.#listen<{ node: string }>(draftSubject(this.id), (message) => {
+      // Another edge's composer's draft edits, for the composers here.
+      const parsed = DraftRelayMessageSchema.safeParse(this.#fromElsewhere(message));
+      if (parsed.success) this.#relay.draftFromElsewhere(parsed.data.by, parsed.data.edits);
+    });
+    this.#listen<{ peer: string; key: string }>(keySubject(this.id), ({ peer, key }) => {
+      if (typeof peer === "string" && typeof key === "string") this.#relay.sendKey(peer, key);
+    });
+    this.#listen<Partial<FromOwner> & { actions?: DesyncAction[] }>(
+      resyncSubject(this.id),
+      (verdict) => {
         if (!Array.isArray(verdict.actions)) {
           this.#deps.cluster.notFromOwner++;
           return;
@@ -612,7 +571,29 @@ export class SceneEdge extends RelayFront implements RelaySource {
           if (ok && !this.#closed) this.#relay.act(actions);
         }, () => {});
       },
+    );
+  }
+
+  /** Subscribes to `subject`: each message's JSON goes to `take`; a malformed one is ignored. */
+  #listen<T>(subject: string, take: (message: T) => void): void {
+    this.#subs.push(this.#deps.link.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          take(msg.json<T>());
+        } catch {
+          // Malformed: ignore.
+        }
+      },
     }));
+  }
+
+  /**
+   * Another edge's frame (`message` less its `node`), or null when this edge sent it or is not
+   * ready yet.
+   */
+  #fromElsewhere({ node, ...frame }: { node: string }): object | null {
+    return node === this.#deps.nodeId || !this.#ready ? null : frame;
   }
 
   /**

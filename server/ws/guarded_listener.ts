@@ -18,15 +18,6 @@
 import net from "node:net";
 import type { ConnectionGuard } from "./conn_guard.ts";
 
-/** How often the watchdog looks at a listener that accepted nothing since the last look. */
-export const WATCHDOG_MS = 1000;
-
-/** How long the watchdog's own connection may take to arrive before the listener counts as dead. */
-const PROBE_GRACE_MS = 300;
-
-/** After a refusal is written, the connection is dropped this long later at most. */
-const REFUSAL_LINGER_MS = 200;
-
 /** Where to listen, the caps and the timeouts. */
 export interface GuardedListenerOptions {
   port: number;
@@ -38,6 +29,15 @@ export interface GuardedListenerOptions {
   headersTimeoutMs: number;
   log: (msg: string) => void;
 }
+
+/** How often the watchdog looks at a listener that accepted nothing since the last look. */
+export const WATCHDOG_MS = 1000;
+
+/** How long the watchdog's own connection may take to arrive before the listener counts as dead. */
+const PROBE_GRACE_MS = 300;
+
+/** After a refusal is written, the connection is dropped this long later at most. */
+const REFUSAL_LINGER_MS = 200;
 
 /** Accepts, counts and hands over connections; re-listens when the runtime's accept loop died. */
 export class GuardedListener {
