@@ -272,22 +272,22 @@ export class Fountain {
           this.#clearSlot(i);
           continue;
         }
-        // Ticks lived: the drop is placed at its age after this tick, and a tick before.
-        const lived = tick + 1 - born[i];
-        const now = lived * DT, before = (lived - 1) * DT;
-        if (!paths.settle(i, before)) {
+        // Ticks lived: the drop is placed at its age after this tick, and a tick before. Small
+        // integers (a drop lives ≤ FOUNTAIN_MAX_LIFE ticks), so passing them boxes nothing.
+        const lived = (tick + 1 - born[i]) | 0;
+        if (!paths.settle(i, lived - 1)) {
           this.#clearSlot(i);
           continue;
         }
         const p = i * 3;
-        let k = 2 * (spiralBefore - spiralBorn[i]);
-        paths.place(i, before, SPIRAL_TURN[k], SPIRAL_TURN[k + 1], previous, null, p);
-        if (!paths.settle(i, now)) {
+        const turned = (spiralBefore - spiralBorn[i]) | 0;
+        paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
+        if (!paths.settle(i, lived)) {
           this.#clearSlot(i);
           continue;
         }
-        k = 2 * (spiral - spiralBorn[i]);
-        paths.place(i, now, SPIRAL_TURN[k], SPIRAL_TURN[k + 1], position, velocity, p);
+        const turnedNow = (spiral - spiralBorn[i]) | 0;
+        paths.place(i, lived, SPIRAL_TURN, 2 * turnedNow, position, velocity, p);
         color[i * 4 + 3] = WATER_ALPHA * Math.min(1, left / FOUNTAIN_FADE_TICKS);
         if (paths.splash[i] === 1) this.#view.size[i] = SPLASH_SIZE;
         live++;
@@ -308,7 +308,7 @@ export class Fountain {
     const rng = this.#rng.reseed(
       streamKey(this.seed, STREAM.fountain, tick >>> 0, Math.floor(tick / 4294967296)),
     );
-    const paths = this.#paths;
+    const paths = this.#paths, flight = paths.flight;
     const counts = this.#counts, short = this.#short, touched = this.touched;
     // The head's turn: a whole number of ticks into its period, so any tick gives the same bits.
     const head = spin ? ((tick % FOUNTAIN_SPIN_TICKS) / FOUNTAIN_SPIN_TICKS) * TAU : 0;
@@ -330,17 +330,15 @@ export class Fountain {
         const vy = jet.vyMin + (jet.vyMax - jet.vyMin) * rng.next();
         paths.born[i] = tick;
         paths.splash[i] = 0;
-        paths.begin(
-          i,
-          0,
-          jet.x,
-          jet.y,
-          jet.z,
-          jet.vx + radius * cos(theta),
-          vy,
-          jet.vz + radius * sin(theta),
-          -1,
-        );
+        const f = i * 8;
+        flight[f] = 0;
+        flight[f + 1] = jet.x;
+        flight[f + 2] = jet.y;
+        flight[f + 3] = jet.z;
+        flight[f + 4] = jet.vx + radius * cos(theta);
+        flight[f + 5] = vy;
+        flight[f + 6] = jet.vz + radius * sin(theta);
+        paths.plan(i, -1);
         this.#spiralBorn[i] = this.#spiral;
         const shade = 0.85 + 0.15 * rng.next();
         const c = i * 4;
@@ -372,10 +370,15 @@ export class Fountain {
 
   #clearSlot(i: number): void {
     const { position, previous, velocity, color, size } = this.#view;
-    position.fill(0, i * 3, i * 3 + 3);
-    previous.fill(0, i * 3, i * 3 + 3);
-    velocity.fill(0, i * 3, i * 3 + 3);
-    color.fill(0, i * 4, i * 4 + 4);
+    const p = i * 3, c = i * 4;
+    position[p] = position[p + 1] = position[p + 2] = 0;
+    previous[p] = previous[p + 1] = previous[p + 2] = 0;
+    velocity[p] = velocity[p + 1] = velocity[p + 2] = 0;
+    color[c] =
+      color[c + 1] =
+      color[c + 2] =
+      color[c + 3] =
+        0;
     size[i] = 0;
   }
 

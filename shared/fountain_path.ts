@@ -10,11 +10,12 @@
  * ```ts
  * import { DropPaths } from "./fountain_path.ts";
  * const paths = new DropPaths(7, 1);
- * paths.start(0, 0, [0, 3, 0], [0, 0, 0], 0); // a drop at rest 3 m up, born at tick 0
- * paths.settle(0, 1); // it falls onto the upper dish and bounces: flights advance to t = 1 s
+ * paths.start(0, 0, [0, 3, 0], [0, 0, 0]); // a drop at rest 3 m up, born at tick 0
+ * paths.settle(0, 60); // it falls onto the upper dish and bounces: flights advance to 60 ticks
  * ```
  */
 import { FOUNTAIN_GRAVITY, FOUNTAIN_SURFACES, POOL_LEVEL, POOL_RADIUS } from "./fountain_layout.ts";
+import { DT } from "./constants.ts";
 import { hashUnit, STREAM, streamKey } from "./prng.ts";
 
 /** What ends a flight: a dish (its index), the pool, the ground, or nothing within a life. */
@@ -142,34 +143,25 @@ export class DropPaths {
     this.touched = new Uint8Array(capacity);
   }
 
-  /** Starts slot `i`'s drop at `born` (a tick) from point `p` with velocity `v`, at time `t0` s. */
-  start(i: number, born: number, p: readonly number[], v: readonly number[], t0 = 0): void {
+  /** Starts slot `i`'s drop at `born` (a tick) from point `p` with velocity `v`. */
+  start(i: number, born: number, p: readonly number[], v: readonly number[]): void {
     this.born[i] = born;
     this.splash[i] = 0;
-    this.begin(i, t0, p[0], p[1], p[2], v[0], v[1], v[2], FROM_NOZZLE);
+    this.flight.set([0, p[0], p[1], p[2], v[0], v[1], v[2]], i * F);
+    this.plan(i, FROM_NOZZLE);
   }
 
-  /** Starts slot `i`'s next flight and solves where it ends. */
-  begin(
-    i: number,
-    t0: number,
-    x: number,
-    y: number,
-    z: number,
-    vx: number,
-    vy: number,
-    vz: number,
-    from: number,
-  ): void {
+  /**
+   * Solves where slot `i`'s flight ends, its start (time, point, velocity: `flight[i·8 …+7]`)
+   * written, `from` the surface it leaves. Takes no doubles as arguments: a call that is not
+   * inlined would box each one, and a late join makes ~50k of these calls.
+   */
+  plan(i: number, from: number): void {
     const f = i * F;
     const flight = this.flight;
-    flight[f] = t0;
-    flight[f + 1] = x;
-    flight[f + 2] = y;
-    flight[f + 3] = z;
-    flight[f + 4] = vx;
-    flight[f + 5] = vy;
-    flight[f + 6] = vz;
+    const t0 = flight[f];
+    const x = flight[f + 1], y = flight[f + 2], z = flight[f + 3];
+    const vx = flight[f + 4], vy = flight[f + 5], vz = flight[f + 6];
     this.from[i] = from;
     // r²(u) = r0² + 2·d·u + h·u² along the flight.
     const r0 = x * x + z * z, d = x * vx + z * vz, h = vx * vx + vz * vz;
@@ -226,10 +218,12 @@ export class DropPaths {
   }
 
   /**
-   * Runs slot `i`'s drop through every flight that ends by time `t` (seconds after its birth):
-   * bounces, splashes. Returns false once the drop is gone (in the pool, or on the ground).
+   * Runs slot `i`'s drop through every flight that ends by its age `lived` ticks (a small
+   * integer): bounces, splashes. Returns false once the drop is gone (in the pool, or on the
+   * ground).
    */
-  settle(i: number, t: number): boolean {
+  settle(i: number, lived: number): boolean {
+    const t = lived * DT;
     const flight = this.flight;
     const f = i * F;
     while (flight[f + 7] <= t) {
@@ -251,17 +245,14 @@ export class DropPaths {
         const lift = MIN_REBOUND - (bounced[0] * nx + bounced[1] * ny + bounced[2] * nz);
         const extra = lift > 0 ? lift : 0;
         this.touched[i] |= 1 << end;
-        this.begin(
-          i,
-          te,
-          x,
-          apex - curve * (x * x + z * z),
-          z,
-          bounced[0] + extra * nx,
-          bounced[1] + extra * ny,
-          bounced[2] + extra * nz,
-          end,
-        );
+        flight[f] = te;
+        flight[f + 1] = x;
+        flight[f + 2] = apex - curve * (x * x + z * z);
+        flight[f + 3] = z;
+        flight[f + 4] = bounced[0] + extra * nx;
+        flight[f + 5] = bounced[1] + extra * ny;
+        flight[f + 6] = bounced[2] + extra * nz;
+        this.plan(i, end);
         continue;
       }
       if (end === END_POOL) {
@@ -272,17 +263,14 @@ export class DropPaths {
           const su = hashUnit(key, i * 3), sv = hashUnit(key, i * 3 + 1);
           const sw = hashUnit(key, i * 3 + 2);
           this.splash[i] = 1;
-          this.begin(
-            i,
-            te,
-            x,
-            POOL_LEVEL,
-            z,
-            vx * SPLASH_CARRY + SPLASH_SCATTER * (2 * su - 1),
-            -vy * (SPLASH_LIFT[0] + (SPLASH_LIFT[1] - SPLASH_LIFT[0]) * sw),
-            vz * SPLASH_CARRY + SPLASH_SCATTER * (2 * sv - 1),
-            END_POOL,
-          );
+          flight[f] = te;
+          flight[f + 1] = x;
+          flight[f + 2] = POOL_LEVEL;
+          flight[f + 3] = z;
+          flight[f + 4] = vx * SPLASH_CARRY + SPLASH_SCATTER * (2 * su - 1);
+          flight[f + 5] = -vy * (SPLASH_LIFT[0] + (SPLASH_LIFT[1] - SPLASH_LIFT[0]) * sw);
+          flight[f + 6] = vz * SPLASH_CARRY + SPLASH_SCATTER * (2 * sv - 1);
+          this.plan(i, END_POOL);
           continue;
         }
       }
@@ -292,21 +280,23 @@ export class DropPaths {
   }
 
   /**
-   * Writes slot `i`'s position and velocity at time `t` (within its current flight), turned by
-   * `(c, s)` (cosine, sine) about the fountain's axis, into `pos` and `vel` at `p`.
+   * Writes slot `i`'s position and velocity at its age `lived` ticks (within its current flight),
+   * turned about the fountain's axis by `turn[k]` (cosine) and `turn[k + 1]` (sine), into `pos`
+   * and `vel` at `p`.
    */
   place(
     i: number,
-    t: number,
-    c: number,
-    s: number,
+    lived: number,
+    turn: Float64Array,
+    k: number,
     pos: Float32Array,
     vel: Float32Array | null,
     p: number,
   ): void {
     const flight = this.flight;
     const f = i * F;
-    const u = t - flight[f];
+    const c = turn[k], s = turn[k + 1];
+    const u = lived * DT - flight[f];
     const x = flight[f + 1] + flight[f + 4] * u;
     const z = flight[f + 3] + flight[f + 6] * u;
     pos[p] = c * x - s * z;
