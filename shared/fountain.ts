@@ -27,7 +27,7 @@ import {
   FOUNTAIN_PER_TICK,
   WATER_ALPHA,
 } from "./fountain_layout.ts";
-import { DropPaths, TOUCHED_SPAWNED } from "./fountain_path.ts";
+import { DropPaths, FLIGHT_FIELDS, TOUCHED_SPAWNED } from "./fountain_path.ts";
 
 export * from "./fountain_layout.ts";
 export {
@@ -160,6 +160,8 @@ export class Fountain {
   #live = 0;
   /** Ticks stepped with the spiral on (only differences between two counts matter). */
   #spiral = 0;
+  /** The last tick whose step placed every drop ("full"); -2: none. */
+  #placedTick = -2;
 
   constructor(seed: number, options: FountainOptions = {}) {
     const perTick = options.perTick ?? FOUNTAIN_PER_TICK;
@@ -255,9 +257,12 @@ export class Fountain {
     const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
     const paths = this.#paths, short = this.#short, rowLive = this.#rowLive;
-    const born = paths.born, spiralBorn = this.#spiralBorn;
+    const born = paths.born, spiralBorn = this.#spiralBorn, flight = paths.flight;
     const spiral = this.#spiral;
     const { position, previous, velocity, color } = this.#view;
+    // Every drop born before this tick was placed by the last step (not a late joiner's spawns).
+    const placedLast = this.#placedTick === tick - 1;
+    this.#placedTick = tick;
     let live = 0;
     // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
@@ -275,14 +280,22 @@ export class Fountain {
         // Ticks lived: the drop is placed at its age after this tick, and a tick before. Small
         // integers (a drop lives ≤ FOUNTAIN_MAX_LIFE ticks), so passing them boxes nothing.
         const lived = (tick + 1 - born[i]) | 0;
-        if (!paths.settle(i, lived - 1)) {
-          this.#clearSlot(i);
-          continue;
-        }
         const p = i * 3;
-        const turned = (spiralBefore - spiralBorn[i]) | 0;
-        paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
-        if (!paths.settle(i, lived)) {
+        if (placedLast && lived > 1) {
+          // Placed by the last step at lived − 1, with the spiral count it had: the same bits.
+          previous[p] = position[p];
+          previous[p + 1] = position[p + 1];
+          previous[p + 2] = position[p + 2];
+        } else {
+          if (!paths.settle(i, lived - 1)) {
+            this.#clearSlot(i);
+            continue;
+          }
+          const turned = (spiralBefore - spiralBorn[i]) | 0;
+          paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
+        }
+        const f = i * FLIGHT_FIELDS;
+        if (flight[f + 7] <= lived * DT && !paths.settle(i, lived)) {
           this.#clearSlot(i);
           continue;
         }
@@ -330,7 +343,7 @@ export class Fountain {
         const vy = jet.vyMin + (jet.vyMax - jet.vyMin) * rng.next();
         paths.born[i] = tick;
         paths.splash[i] = 0;
-        const f = i * 8;
+        const f = i * FLIGHT_FIELDS;
         flight[f] = 0;
         flight[f + 1] = jet.x;
         flight[f + 2] = jet.y;

@@ -52,7 +52,8 @@ const G = FOUNTAIN_GRAVITY;
 const G2 = FOUNTAIN_GRAVITY / 2;
 const POOL_R2 = POOL_RADIUS * POOL_RADIUS;
 /** Flight fields per slot: start time, start point, start velocity, end time. */
-const F = 8;
+export const FLIGHT_FIELDS = 8;
+const F = FLIGHT_FIELDS;
 
 // The dishes packed for the planner: apexY, curve, rMin², rMax², μ, ε.
 const DISH_FIELDS = 6;
