@@ -225,35 +225,61 @@ export function reachOf(
   control: ElementHandle<Element>,
   at: HandPoint = { fx: 0.5, fy: 0.5 },
 ): Promise<Reach> {
-  return control.evaluate((node, at) => {
-    const describe = (el: Element | null): string => {
-      if (!el) return "nothing";
-      const id = el.id ? `#${el.id}` : "";
-      const cls = !id && typeof el.className === "string" && el.className
-        ? `.${el.className.trim().split(/\s+/).join(".")}`
-        : "";
-      const text = (el.textContent ?? "").trim().slice(0, 24);
-      return `${el.tagName.toLowerCase()}${id}${cls}${text && !id ? ` "${text}"` : ""}`;
-    };
-    let r = node.getBoundingClientRect();
-    const inView = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-    const hitAt = (x: number, y: number) => document.elementFromPoint(x, y);
-    const x0 = r.left + at.fx * r.width, y0 = r.top + at.fy * r.height;
-    const first = hitAt(x0, y0);
-    if (!inView || !first || !(first === node || node.contains(first))) {
-      node.scrollIntoView({ block: "nearest", inline: "nearest" });
-      r = node.getBoundingClientRect();
-    }
-    const x = r.left + at.fx * r.width, y = r.top + at.fy * r.height;
-    const hit = hitAt(x, y);
-    return {
-      x,
-      y,
-      ok: !!hit && (hit === node || node.contains(hit)),
-      hit: describe(hit),
-      control: describe(node),
-    };
-  }, at);
+  return control.evaluate(reachInPage, at);
+}
+
+/**
+ * {@link reachOf}'s work inside the page, for a test that checks the reach in the same call as
+ * other reads of the control (one round trip to a busy page instead of several). Uses nothing
+ * outside itself.
+ *
+ * @example
+ * ```ts
+ * const reach = await handle.evaluate(reachInPage, { fx: 0.5, fy: 0.5 });
+ * ```
+ */
+export function reachInPage(node: Element, at: HandPoint): Reach {
+  const describe = (el: Element | null): string => {
+    if (!el) return "nothing";
+    const id = el.id ? `#${el.id}` : "";
+    const cls = !id && typeof el.className === "string" && el.className
+      ? `.${el.className.trim().split(/\s+/).join(".")}`
+      : "";
+    const text = (el.textContent ?? "").trim().slice(0, 24);
+    return `${el.tagName.toLowerCase()}${id}${cls}${text && !id ? ` "${text}"` : ""}`;
+  };
+  let r = node.getBoundingClientRect();
+  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  const hitAt = (x: number, y: number) => document.elementFromPoint(x, y);
+  const x0 = r.left + at.fx * r.width, y0 = r.top + at.fy * r.height;
+  const first = hitAt(x0, y0);
+  if (!inView || !first || !(first === node || node.contains(first))) {
+    node.scrollIntoView({ block: "nearest", inline: "nearest" });
+    r = node.getBoundingClientRect();
+  }
+  const x = r.left + at.fx * r.width, y = r.top + at.fy * r.height;
+  const hit = hitAt(x, y);
+  return {
+    x,
+    y,
+    ok: !!hit && (hit === node || node.contains(hit)),
+    hit: describe(hit),
+    control: describe(node),
+  };
+}
+
+/** The error {@link clickLikeAPerson} throws when a control is covered at its point. */
+export function unreachable(target: string, reach: Reach): Error {
+  return new Error(
+    `unreachable: ${target} at (${Math.round(reach.x)}, ${Math.round(reach.y)}) is covered by ` +
+      reach.hit,
+  );
+}
+
+/** A real press at a point already checked by {@link reachOf}: a tap on a touch page, else a click. */
+export async function pressAt(page: Page, reach: Reach, touch: boolean): Promise<void> {
+  if (touch) await page.touchscreen.tap(reach.x, reach.y);
+  else await page.mouse.click(reach.x, reach.y);
 }
 
 /** Whether the page was opened as a phone (touch): it is then tapped, not clicked. */
@@ -281,14 +307,8 @@ export async function clickLikeAPerson(
   const control = typeof target === "string" ? await page.$(target) : target;
   if (!control) throw new Error(`unreachable: no ${target} on the page`);
   const reach = await reachOf(control, options.at);
-  if (!reach.ok) {
-    throw new Error(
-      `unreachable: ${typeof target === "string" ? target : reach.control} at ` +
-        `(${Math.round(reach.x)}, ${Math.round(reach.y)}) is covered by ${reach.hit}`,
-    );
-  }
-  if (options.touch ?? await isTouchPage(page)) await page.touchscreen.tap(reach.x, reach.y);
-  else await page.mouse.click(reach.x, reach.y);
+  if (!reach.ok) throw unreachable(typeof target === "string" ? target : reach.control, reach);
+  await pressAt(page, reach, options.touch ?? await isTouchPage(page));
   return reach;
 }
 

@@ -27,7 +27,11 @@ import {
   isTouchPage,
   launchBrowser,
   openScene,
+  pressAt,
+  type Reach,
+  reachInPage,
   type ScenePage,
+  unreachable,
 } from "./browser.ts";
 import { TestClient } from "./test_client.ts";
 import { startTestServer } from "./test_server.ts";
@@ -37,6 +41,12 @@ declare global {
   var snowfireReplay: ReplayDebug;
   /** The last `pointerdown` target, recorded by the test in the page. */
   var handDown: EventTarget | null;
+  /** Every effect's page side, by index in EFFECTS (put in the page by installEffects). */
+  /** The control being pressed (set by beforePress). */
+  var handNode: Element | undefined;
+  var handEffects:
+    | { read: (el: Element) => unknown; at?: (el: Element) => HandPoint }[]
+    | undefined;
 }
 
 /** What a hand can press. */
@@ -162,8 +172,8 @@ function overlaps(found: Found[]): string[] {
 interface Effect {
   read: (el: Element) => unknown;
   ok?: (before: unknown, after: unknown) => boolean;
-  /** Where on the control the hand presses (default: the centre). */
-  at?: (el: ElementHandle<Element>) => Promise<HandPoint>;
+  /** Where on the control the hand presses (default: the centre); runs in the page on its own. */
+  at?: (el: Element) => HandPoint;
   /** After the press, before reading (a list opened by the press is chosen from). */
   afterPress?: (page: Page, el: ElementHandle<Element>) => Promise<void>;
 }
@@ -262,94 +272,151 @@ function chooseFiles(page: Page): void {
 }
 
 /** A range is pressed a fifth of its width from the end away from its value. */
-const rangeAt = async (el: ElementHandle<Element>): Promise<HandPoint> => {
-  const f = await el.evaluate((node) => {
-    const input = node as HTMLInputElement;
-    const span = Number(input.max) - Number(input.min);
-    return span > 0 ? (Number(input.value) - Number(input.min)) / span : 0.5;
-  });
+const rangeAt = (node: Element): HandPoint => {
+  const input = node as HTMLInputElement;
+  const span = Number(input.max) - Number(input.min);
+  const f = span > 0 ? (Number(input.value) - Number(input.min)) / span : 0.5;
   return { fx: f < 0.5 ? 0.8 : 0.2, fy: 0.5 };
 };
 
-/** The effect a control declares by what it is. */
-async function effectOf(el: ElementHandle<Element>): Promise<Effect> {
-  const kind = await el.evaluate((node, table) => {
-    const i = table.findIndex((selector) => node.matches(selector));
-    if (i >= 0) return `table:${i}`;
-    if (node.hasAttribute("aria-expanded")) return "expanded";
-    if (node.tagName === "SUMMARY") return "details";
-    if (node.hasAttribute("aria-pressed")) return "pressed";
-    if (node.getAttribute("role") === "tab") return "tab";
-    if (node.tagName === "SELECT") return "select";
-    if (node.tagName === "INPUT") {
-      const type = (node as HTMLInputElement).type;
-      if (type === "checkbox" || type === "radio" || type === "range") return type;
-      return "focus";
-    }
-    if (node.tagName === "TEXTAREA") return "focus";
-    return "any";
-  }, BY_SELECTOR.map(([selector]) => selector));
-  if (kind.startsWith("table:")) return BY_SELECTOR[Number(kind.slice(6))][1];
-  switch (kind) {
-    case "expanded":
-      return {
-        read: (node) => {
-          const open = node.getAttribute("aria-expanded");
-          const target = document.getElementById(node.getAttribute("aria-controls") ?? "");
-          return `${open}|${target ? !target.hidden && target.checkVisibility() : "none"}`;
-        },
-        // Expanded flips, and what it controls is shown exactly when it says expanded.
-        ok: (b, a) =>
-          a !== b && /^(true\|true|false\|false|true\|none|false\|none)$/.test(String(a)),
-      };
-    case "details":
-      return { read: (node) => (node.parentElement as HTMLDetailsElement).open };
-    case "pressed":
-      return { read: (node) => node.getAttribute("aria-pressed") };
-    case "tab":
-      return { read: (node) => node.getAttribute("aria-selected"), ok: (_, a) => a === "true" };
-    case "checkbox":
-      return { read: (node) => (node as HTMLInputElement).checked };
-    case "radio":
-      return { read: (node) => (node as HTMLInputElement).checked, ok: (_, a) => a === true };
-    case "range":
-      return { read: (node) => (node as HTMLInputElement).value, at: rangeAt };
-    case "select":
-      return {
-        read: (node) => {
-          const select = node as HTMLSelectElement;
-          // A list of one cannot change: it is enough that the press opened (focused) it.
-          return select.options.length > 1 ? select.value : document.activeElement === node;
-        },
-        ok: (b, a) => a !== b || a === true,
-        afterPress: async (page, handle) => {
-          const last = await handle.evaluate((node) => {
-            const select = node as HTMLSelectElement;
-            return select.selectedIndex === select.options.length - 1;
-          });
-          await page.keyboard.press(last ? "ArrowUp" : "ArrowDown");
-          await page.keyboard.press("Enter");
-        },
-      };
-    case "focus":
-      return { read: (node) => document.activeElement === node, ok: (_, a) => a === true };
-    default:
-      return {
-        read: () =>
-          [
-            document.body.className,
-            document.activeElement?.id,
-            document.getElementById("toasts")!.textContent,
-            ...[...document.querySelectorAll("[hidden], [aria-expanded], [aria-pressed], details")]
-              .map((n) =>
-                `${n.id}:${(n as HTMLElement).hidden}:${n.getAttribute("aria-expanded")}:${
-                  n.getAttribute("aria-pressed")
-                }:${(n as HTMLDetailsElement).open}`
-              ),
-            JSON.stringify(snowfire.rules?.()),
-          ].join("\n"),
-      };
-  }
+/**
+ * The effect a control declares by what it is, when the table names none: its kind, told in
+ * the page by {@link effectIndex}.
+ */
+const KINDS: Record<string, Effect> = {
+  expanded: {
+    read: (node) => {
+      const open = node.getAttribute("aria-expanded");
+      const target = document.getElementById(node.getAttribute("aria-controls") ?? "");
+      return `${open}|${target ? !target.hidden && target.checkVisibility() : "none"}`;
+    },
+    // Expanded flips, and what it controls is shown exactly when it says expanded.
+    ok: (b, a) => a !== b && /^(true\|true|false\|false|true\|none|false\|none)$/.test(String(a)),
+  },
+  details: { read: (node) => (node.parentElement as HTMLDetailsElement).open },
+  pressed: { read: (node) => node.getAttribute("aria-pressed") },
+  tab: { read: (node) => node.getAttribute("aria-selected"), ok: (_, a) => a === "true" },
+  checkbox: { read: (node) => (node as HTMLInputElement).checked },
+  radio: { read: (node) => (node as HTMLInputElement).checked, ok: (_, a) => a === true },
+  range: { read: (node) => (node as HTMLInputElement).value, at: rangeAt },
+  select: {
+    read: (node) => {
+      const select = node as HTMLSelectElement;
+      // A list of one cannot change: it is enough that the press opened (focused) it.
+      return select.options.length > 1 ? select.value : document.activeElement === node;
+    },
+    ok: (b, a) => a !== b || a === true,
+    afterPress: async (page, handle) => {
+      const last = await handle.evaluate((node) => {
+        const select = node as HTMLSelectElement;
+        return select.selectedIndex === select.options.length - 1;
+      });
+      await page.keyboard.press(last ? "ArrowUp" : "ArrowDown");
+      await page.keyboard.press("Enter");
+    },
+  },
+  focus: { read: (node) => document.activeElement === node, ok: (_, a) => a === true },
+  any: {
+    read: () =>
+      [
+        document.body.className,
+        document.activeElement?.id,
+        document.getElementById("toasts")!.textContent,
+        ...[...document.querySelectorAll("[hidden], [aria-expanded], [aria-pressed], details")]
+          .map((n) =>
+            `${n.id}:${(n as HTMLElement).hidden}:${n.getAttribute("aria-expanded")}:${
+              n.getAttribute("aria-pressed")
+            }:${(n as HTMLDetailsElement).open}`
+          ),
+        JSON.stringify(snowfire.rules?.()),
+      ].join("\n"),
+  },
+};
+
+/** Every effect: the table's, then the kinds'. A control's effect is found by its index here. */
+const EFFECTS: Effect[] = [...BY_SELECTOR.map(([, effect]) => effect), ...Object.values(KINDS)];
+const SELECTORS = BY_SELECTOR.map(([selector]) => selector);
+const KIND_NAMES = Object.keys(KINDS);
+
+/**
+ * In the page: the index in {@link EFFECTS} of the effect `node` declares, by the table's
+ * selectors first, else by what it is.
+ */
+function effectIndex(node: Element, table: string[], kinds: string[]): number {
+  const i = table.findIndex((selector) => node.matches(selector));
+  if (i >= 0) return i;
+  let kind = "any";
+  if (node.hasAttribute("aria-expanded")) kind = "expanded";
+  else if (node.tagName === "SUMMARY") kind = "details";
+  else if (node.hasAttribute("aria-pressed")) kind = "pressed";
+  else if (node.getAttribute("role") === "tab") kind = "tab";
+  else if (node.tagName === "SELECT") kind = "select";
+  else if (node.tagName === "INPUT") {
+    const type = (node as HTMLInputElement).type;
+    kind = type === "checkbox" || type === "radio" || type === "range" ? type : "focus";
+  } else if (node.tagName === "TEXTAREA") kind = "focus";
+  return table.length + kinds.indexOf(kind);
+}
+
+/**
+ * Puts every effect's page side (its `read` and `at`) in the page as `handEffects`, so a press
+ * reads its control by index: one call to the page per read, not one to learn the kind first.
+ */
+const installEffects = new Function(
+  `globalThis.handEffects = [${
+    EFFECTS.map((e) =>
+      `{ read: ${e.read.toString()}, at: ${e.at ? e.at.toString() : "undefined"} }`
+    )
+      .join(",\n")
+  }];`,
+) as () => void;
+
+/** What a press needs before it lands: its effect, the state before, and the point it reaches. */
+interface Before {
+  effect: number;
+  before: unknown;
+  reach: Reach;
+}
+
+/**
+ * In the page, in one call: the control's effect, its state before the press, and whether the
+ * hand reaches it at its point (testing/browser.ts `reachInPage`, which scrolls it into view as a
+ * person would). Null when the page lacks `handEffects` (a new document).
+ */
+const beforePress = new Function(
+  "arg",
+  `const effectIndex = ${effectIndex.toString()};
+  const reachInPage = ${reachInPage.toString()};
+  const effects = globalThis.handEffects;
+  if (!effects) return null;
+  const node = document.querySelector('[data-hand="' + arg.index + '"]');
+  globalThis.handNode = node;
+  const effect = effectIndex(node, arg.table, arg.kinds);
+  const before = effects[effect].read(node);
+  const at = effects[effect].at ? effects[effect].at(node) : { fx: 0.5, fy: 0.5 };
+  return { effect, before, reach: reachInPage(node, at) };`,
+) as (arg: { index: number; table: string[]; kinds: string[] }) => Before | null;
+
+/** In the page: {@link reachInPage} at the centre of the control marked `data-hand=index`. */
+const reachIndex = new Function(
+  "index",
+  `const reachInPage = ${reachInPage.toString()};
+  return reachInPage(document.querySelector('[data-hand="' + index + '"]'), { fx: 0.5, fy: 0.5 });`,
+) as (index: number) => Reach;
+
+/**
+ * The control's state after a press (the node {@link beforePress} found): whether the press
+ * reached it, its effect's read, and whether it is open now.
+ */
+function afterPress(effect: number): { reached: boolean; after: unknown; open: boolean } {
+  const node = globalThis.handNode!;
+  return {
+    reached: !!globalThis.handDown && node.contains(globalThis.handDown as Node),
+    after: globalThis.handEffects![effect].read(node),
+    open: node.getAttribute("aria-expanded") === "true" ||
+      node.getAttribute("aria-selected") === "true" ||
+      (node.tagName === "SUMMARY" && (node.parentElement as HTMLDetailsElement).open),
+  };
 }
 
 /** What is open now (openers by id or text), and the HUD when hidden. */
@@ -382,22 +449,45 @@ async function reset(page: Page): Promise<void> {
   assert.deepEqual(await openNow(page), [], "everything closes");
 }
 
-/** Waits (up to `ms`) until `effect` holds for `el` against `before`. */
+/** A control's state after a press (see {@link afterPress}). */
+type After = ReturnType<typeof afterPress>;
+
+/**
+ * Waits (up to `ms`) until effect `index` holds for the pressed control against `before`, reading it
+ * with {@link afterPress} (the first read may be one taken already: `first`).
+ */
 async function settle(
-  el: ElementHandle<Element>,
-  effect: Effect,
+  page: Page,
+  index: number,
   before: unknown,
+  first?: After,
   ms = 8_000,
-): Promise<{ ok: boolean; after: unknown }> {
+): Promise<{ ok: boolean; after: unknown; open: boolean }> {
+  const effect = EFFECTS[index];
   const ok = effect.ok ?? ((b: unknown, a: unknown) => JSON.stringify(a) !== JSON.stringify(b));
   const deadline = Date.now() + ms;
-  let after: unknown;
-  do {
-    after = await el.evaluate(effect.read);
-    if (ok(before, after)) return { ok: true, after };
+  let read = first ?? await page.evaluate(afterPress, index);
+  while (!ok(before, read.after) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
-  } while (Date.now() < deadline);
-  return { ok: false, after };
+    read = await page.evaluate(afterPress, index);
+  }
+  return { ok: ok(before, read.after), after: read.after, open: read.open };
+}
+
+/**
+ * Whether the opener marked `data-hand=index` is open and nothing on the page is still moving
+ * (a panel's transition), so the controls found next are where they will stay.
+ */
+function openedAndStill(index: number): boolean {
+  const node = document.querySelector(`[data-hand="${index}"]`);
+  if (!node) return true;
+  const open = node.getAttribute("aria-expanded") === "true" ||
+    node.getAttribute("aria-selected") === "true" ||
+    (node.tagName === "SUMMARY" && (node.parentElement as HTMLDetailsElement).open);
+  return open &&
+    document.getAnimations().every((a) =>
+      a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
+    );
 }
 
 /** One role at one viewport: every state reached from the bar, every control in it. */
@@ -415,6 +505,7 @@ async function pressEverything(
     globalThis.handDown = null;
     document.addEventListener("pointerdown", (e) => (globalThis.handDown = e.target), true);
   });
+  await page.evaluate(installEffects);
   let traceFrom = performance.now();
   const enter = async (path: string[]) => {
     if (TRACE) console.log(`TRACE ${label} enter ${path.join(" > ")}`);
@@ -422,8 +513,11 @@ async function pressEverything(
     for (const key of path) {
       const found = (await enumerate(page)).find((f) => f.key === key);
       if (!found) throw new Error(`${label}: ${key} is gone`);
-      await clickLikeAPerson(page, `[data-hand="${found.index}"]`, { touch });
-      await page.waitForTimeout(150);
+      const reach = await page.evaluate(reachIndex, found.index);
+      if (!reach.ok) throw unreachable(key, reach);
+      await pressAt(page, reach, touch);
+      await page.waitForFunction(openedAndStill, found.index, { polling: 50, timeout: 8_000 })
+        .catch(() => {}); // not opened: the caller's check names what is open instead
     }
   };
   /** Whether exactly the openers of `path` are open (and the HUD shown). */
@@ -454,26 +548,31 @@ async function pressEverything(
       if (!next) break;
       tested.add(next.key);
       await prepare(next.key);
-      const handle = (await page.$(`[data-hand="${next.index}"]`))!;
-      const effect = await effectOf(handle);
-      const before = await handle.evaluate(effect.read);
-      const at = effect.at ? await effect.at(handle) : undefined;
-      try {
-        await clickLikeAPerson(page, handle, { at, touch });
-      } catch (e) {
-        failures.add(`${where}: ${(e as Error).message}`);
+      const arg = { index: next.index, table: SELECTORS, kinds: KIND_NAMES };
+      let prior = await page.evaluate(beforePress, arg);
+      if (!prior) {
+        await page.evaluate(installEffects);
+        prior = (await page.evaluate(beforePress, arg))!;
+      }
+      const { effect, before, reach } = prior;
+      if (!reach.ok) {
+        failures.add(`${where}: ${unreachable(reach.control, reach).message}`);
         continue;
       }
-      const reached = await handle.evaluate((node) =>
-        !!globalThis.handDown && node.contains(globalThis.handDown as Node)
-      );
-      if (!reached) {
+      await pressAt(page, reach, touch);
+      // Whether the press reached the control; its state after it is the effect's first read.
+      let first: After | undefined = await page.evaluate(afterPress, effect);
+      if (!first.reached) {
         failures.add(`${where}: the press at ${next.key} went elsewhere`);
         continue;
       }
-      if (effect.afterPress) await effect.afterPress(page, handle);
+      const then = EFFECTS[effect].afterPress;
+      if (then) {
+        await then(page, (await page.$(`[data-hand="${next.index}"]`))!);
+        first = undefined;
+      }
       const settleFrom = performance.now();
-      const { ok, after } = await settle(handle, effect, before);
+      const { ok, after, open } = await settle(page, effect, before, first);
       if (TRACE) {
         const toasts = await page.evaluate(() => document.getElementById("toasts")!.textContent);
         console.log(
@@ -489,13 +588,8 @@ async function pressEverything(
             `(${JSON.stringify(before)} → ${JSON.stringify(after)}; toasts: ${toasts})`,
         );
       }
-      if (next.opener && !path.includes(next.key) && path.length < 3) {
-        const nowOpen = await handle.evaluate((node) =>
-          node.getAttribute("aria-expanded") === "true" ||
-          node.getAttribute("aria-selected") === "true" ||
-          (node.tagName === "SUMMARY" && (node.parentElement as HTMLDetailsElement).open)
-        );
-        if (nowOpen) queue.push([...path, next.key]);
+      if (next.opener && !path.includes(next.key) && path.length < 3 && open) {
+        queue.push([...path, next.key]);
       }
     }
   }
