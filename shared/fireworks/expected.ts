@@ -25,19 +25,39 @@ export function outlasts(age: number, lo: number, hi: number): number {
   return (hi - age) / (hi - lo + 1);
 }
 
-/** `Fireworks.expectedLive` of one launch at tick `now` (its counts caught up). */
+/**
+ * `TRAIL_SUMS[j]`: the sum of `outlasts(i, TRAIL_LIFE_MIN, TRAIL_LIFE_MAX)` over i < j, for j up
+ * to TRAIL_LIFE_MAX (past it every term is 0), so that a launch's trail sparks are counted in
+ * one subtraction instead of a term per rise tick.
+ */
+const TRAIL_SUMS: Float64Array = (() => {
+  const sums = new Float64Array(TRAIL_LIFE_MAX + 1);
+  for (let j = 1; j <= TRAIL_LIFE_MAX; j++) {
+    sums[j] = sums[j - 1] + outlasts(j - 1, TRAIL_LIFE_MIN, TRAIL_LIFE_MAX);
+  }
+  return sums;
+})();
+
+/**
+ * `Fireworks.expectedLive` of one launch at tick `now`. Its trail ticks and ember waves are
+ * counted here from its age (as `catchUp` would count them), so the launches need no catching
+ * up first; its splits are the ones its visits made (a step visits a launch at each split).
+ */
 export function expectedIn(block: FireworkBlock, now: number): number {
   const plan = block.plan, recipe = block.recipe;
   const age = now - block.tick;
   const rise = plan.riseTicks;
   // The shell lives until its first break puts it out.
   let sum = age < rise ? 1 : 0;
-  // Trail sparks of rise tick k are born at age k + 1.
-  for (let k = Math.max(0, age - 1 - TRAIL_LIFE_MAX); k < block.trailTicks; k++) {
-    sum += TRAIL_PER_TICK * outlasts(age - k - 1, TRAIL_LIFE_MIN, TRAIL_LIFE_MAX);
+  // Trail sparks of rise tick k are born at age k + 1: the ticks counted so far are ages
+  // age − trailTicks … age − 1, and only those below TRAIL_LIFE_MAX can be alive.
+  const trailTicks = Math.max(block.trailTicks, Math.min(age, rise));
+  if (trailTicks > 0) {
+    const young = Math.min(age - trailTicks, TRAIL_LIFE_MAX), old = Math.min(age, TRAIL_LIFE_MAX);
+    sum += TRAIL_PER_TICK * (TRAIL_SUMS[old] - TRAIL_SUMS[young]);
   }
   const split = recipe.split, trail = recipe.trail;
-  const waveSlots = block.waveSlots;
+  const waveSlots = block.waveSlots, every = block.emberEvery;
   for (let b = 0; b < plan.breaks; b++) {
     const since = age - rise - b * BREAK_GAP_TICKS;
     if (since < 0) break;
@@ -56,9 +76,10 @@ export function expectedIn(block: FireworkBlock, now: number): number {
         sum += split.children * outlasts(childAge, split.life[0], split.life[1]);
       }
     }
-    if (trail) {
-      // Latest wave first, likewise.
-      for (let m = block.emberWaves[b] - 1; m >= 0; m--) {
+    if (trail && every > 0) {
+      // The waves dropped by now (`catchUp`'s count), latest first, likewise.
+      const waves = Math.max(block.emberWaves[b], Math.min(Math.floor(since / every), waveSlots));
+      for (let m = waves - 1; m >= 0; m--) {
         const emberAge = since - (m + 1) * trail.every;
         if (emberAge >= trail.life[1]) break;
         sum += block.emberParents[b * waveSlots + m] *

@@ -137,7 +137,7 @@ export class Fireworks extends BlockSystem<FireworkBlock> {
   expectedLive(): number {
     const sky = this.#sky;
     if (!this.closedForm) return sky.liveCount;
-    catchUpAll(sky);
+    // (No catching up: expectedIn counts the trail ticks and ember waves from the age.)
     const now = sky.now, blocks = this.pool.blocks;
     let sum = 0;
     for (let b = 0; b < blocks.length; b++) sum += expectedIn(blocks[b], now);
