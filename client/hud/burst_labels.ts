@@ -15,6 +15,7 @@
  */
 import { type PerspectiveCamera, Vector3 } from "three";
 import { TICK_RATE } from "../../shared/constants.ts";
+import { spanPool } from "./dom.ts";
 
 /** Most labels at once (the oldest is reused past it). */
 export const MAX_BURST_LABELS = 16;
@@ -42,21 +43,13 @@ interface Label {
 export class BurstLabels {
   /** Off: no label is shown (the page's switch; remembered by main.ts). */
   enabled = true;
-  readonly #layer: HTMLElement;
   readonly #labels: Label[] = [];
   readonly #point = new Vector3();
   #next = 0;
 
   constructor(parent: HTMLElement = document.body) {
-    this.#layer = document.createElement("div");
-    this.#layer.className = "burst-labels";
-    this.#layer.setAttribute("aria-hidden", "true");
-    parent.append(this.#layer);
-    for (let i = 0; i < MAX_BURST_LABELS; i++) {
-      const el = document.createElement("span");
-      el.className = "burst-label";
-      el.hidden = true;
-      this.#layer.append(el);
+    const { spans } = spanPool(parent, "burst-labels", "burst-label", MAX_BURST_LABELS);
+    for (const el of spans) {
       this.#labels.push({ el, tick: -1, x: 0, y: 0, z: 0, px: NaN, py: NaN, alpha: -1 });
     }
   }

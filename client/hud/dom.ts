@@ -125,3 +125,29 @@ export function panelSection(
   section.setAttribute("aria-label", label);
   return section;
 }
+
+/**
+ * A layer (class `layerClass`, hidden from screen readers) of `count` hidden spans (class
+ * `itemClass`), appended to `parent`: overlays that reuse a fixed set of elements round robin.
+ *
+ * @example
+ * ```ts
+ * const { layer, spans } = spanPool(document.body, "burst-labels", "burst-label", 24);
+ * ```
+ */
+export function spanPool(
+  parent: HTMLElement,
+  layerClass: string,
+  itemClass: string,
+  count: number,
+): { layer: HTMLElement; spans: HTMLSpanElement[] } {
+  const layer = el("div", { className: layerClass });
+  layer.setAttribute("aria-hidden", "true");
+  const spans = Array.from(
+    { length: count },
+    () => el("span", { className: itemClass, hidden: true }),
+  );
+  layer.append(...spans);
+  parent.append(layer);
+  return { layer, spans };
+}

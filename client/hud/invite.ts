@@ -18,14 +18,15 @@ const QR_QUIET_MODULES = 4;
 
 /** The invite buttons and QR panel of the HUD. */
 export class Invite {
+  private readonly link: string;
+  private readonly say: (text: string) => void;
+  /** The QR code is drawn (once, when first shown). */
+  private drawn = false;
   private readonly copyButton = element<HTMLButtonElement>("copy-link");
   private readonly shareButton = element<HTMLButtonElement>("share-link");
   private readonly qrButton = element<HTMLButtonElement>("show-qr");
   private readonly qrPanel = element<HTMLElement>("qr-panel");
   private readonly qrCanvas = element<HTMLCanvasElement>("qr");
-  private readonly link: string;
-  private readonly say: (text: string) => void;
-  private drawn = false;
 
   /** `say` shows a short confirmation (a toast). */
   constructor(link: string, say: (text: string) => void) {

@@ -11,29 +11,22 @@
  * ```
  */
 import { type Reaction, REACTIONS } from "../../shared/protocol.ts";
+import { spanPool } from "./dom.ts";
 
 /** Most reactions floating at once. */
 export const MAX_FLOATS = 24;
 
 /** The floating reactions overlay. */
 export class ReactionFloats {
-  readonly #layer: HTMLElement;
   readonly #items: HTMLElement[] = [];
   #next = 0;
   /** Every reaction shown, oldest first (the last 50; for tests). */
   readonly seen: { emoji: string; name: string }[] = [];
 
   constructor(parent: HTMLElement = document.body) {
-    this.#layer = document.createElement("div");
-    this.#layer.className = "reaction-floats";
-    this.#layer.setAttribute("aria-hidden", "true");
-    parent.append(this.#layer);
-    for (let i = 0; i < MAX_FLOATS; i++) {
-      const el = document.createElement("span");
-      el.className = "reaction-float";
-      el.hidden = true;
+    const { spans } = spanPool(parent, "reaction-floats", "reaction-float", MAX_FLOATS);
+    for (const el of spans) {
       el.addEventListener("animationend", () => (el.hidden = true));
-      this.#layer.append(el);
       this.#items.push(el);
     }
   }

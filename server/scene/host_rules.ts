@@ -254,6 +254,11 @@ export function refuseSubmit(
   person?: string,
 ): ErrorMessage | null {
   if (rules.removed.includes(by)) return removedRefusal();
+  // Muted people launch, fire and show nothing (settings go by the lock alone).
+  const launches = body.type !== "settings" && body.type !== "rules";
+  if (launches && isMuted(rules, by, person)) {
+    return errorMessage("muted", "a host muted your launches in this scene");
+  }
   switch (body.type) {
     case "settings":
       if (!maySetSettings(rules, by)) {
@@ -275,9 +280,6 @@ export function refuseSubmit(
       return null;
     case "launch":
     case "gun":
-      if (isMuted(rules, by, person)) {
-        return errorMessage("muted", "a host muted your launches in this scene");
-      }
       if (rules.paused && !isHost(rules, by)) {
         return errorMessage(
           "launches_paused",
@@ -287,9 +289,6 @@ export function refuseSubmit(
       return null;
     case "show":
     case "show-cancel":
-      if (isMuted(rules, by, person)) {
-        return errorMessage("muted", "a host muted your launches in this scene");
-      }
       return mayCompose(rules, by, person) ? null : errorMessage(
         "forbidden",
         `only hosts and people a host lets compose may ${
