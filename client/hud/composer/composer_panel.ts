@@ -238,7 +238,7 @@ export class ComposerPanel extends HiddenPanel {
     this.#musicInput = el("input", { type: "file", accept: "audio/*,.mp3,.ogg,.opus,.m4a,.wav" });
     this.#importInput = el("input", { type: "file", accept: "application/json,.json" });
     for (const input of [this.#musicInput, this.#importInput]) {
-      input.className = "composer-file";
+      input.className = "composer-file visually-hidden";
       input.tabIndex = -1;
       input.setAttribute("aria-hidden", "true");
     }
