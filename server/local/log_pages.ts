@@ -67,8 +67,8 @@ export class LogPages {
   readonly #path: string;
   /** The worker failed (say it could not load its code while the process had no file left). */
   #broken = false;
-  // deno-lint-ignore no-explicit-any
-  readonly #waiting = new Map<number, PromiseWithResolvers<any>>();
+  /** Reads sent to the worker by id, waiting for its reply. */
+  readonly #waiting = new Map<number, PromiseWithResolvers<LogPage | EncodedLogPage>>();
   #nextId = 1;
   #closed = false;
   /** Settled when the worker says it closed its connection. */
@@ -111,7 +111,7 @@ export class LogPages {
 
   /** Reads one page (the query runs on the worker). */
   read(request: PageRequest): Promise<LogPage> {
-    return this.#ask<LogPage>(request, false);
+    return this.#ask(request, false) as Promise<LogPage>;
   }
 
   /**
@@ -119,17 +119,17 @@ export class LogPages {
    * serves, so a page costs the server's thread a string copy, not a parse and a stringify.
    */
   readEncoded(request: PageRequest): Promise<EncodedLogPage> {
-    return this.#ask<EncodedLogPage>(request, true);
+    return this.#ask(request, true) as Promise<EncodedLogPage>;
   }
 
-  #ask<T>(request: PageRequest, encoded: boolean): Promise<T> {
+  #ask(request: PageRequest, encoded: boolean): Promise<LogPage | EncodedLogPage> {
     if (this.#closed) return Promise.reject(new Error("the log reader is closed"));
     if (this.#broken) {
       this.#broken = false;
       this.#worker = this.#spawn();
     }
     const id = this.#nextId++;
-    const waiting = Promise.withResolvers<T>();
+    const waiting = Promise.withResolvers<LogPage | EncodedLogPage>();
     this.#waiting.set(id, waiting);
     this.#worker.postMessage({ id, request, encoded });
     return waiting.promise;

@@ -94,6 +94,11 @@ export interface ComposerDebug {
   lastShow(): number;
 }
 
+declare global {
+  /** The composer's debug hook (tests read it from inside the page). */
+  var snowfireComposer: ComposerDebug;
+}
+
 /**
  * The composer.
  *
@@ -183,7 +188,7 @@ export class Composer {
     // Shown once the scene says this page may compose (rightsChanged).
     deps.opener.hidden = true;
     document.addEventListener("keydown", (event) => this.#onKey(event), { capture: true });
-    (globalThis as unknown as { snowfireComposer: ComposerDebug }).snowfireComposer = {
+    globalThis.snowfireComposer = {
       open: () => this.isOpen,
       cues: () => [...this.#draft.cues.values()].map((c) => ({ ...c })),
       selected: () => [...this.#selected],
