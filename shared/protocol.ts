@@ -216,16 +216,21 @@ export const LiveShowSchema = z.object({
 /** A show the world still expands (see LiveShowSchema). */
 export type LiveShow = z.infer<typeof LiveShowSchema>;
 
+/** Bodies stamped as the client sent them: a launch, a volley, settings, a show's cancel. */
+const FORWARDED_BODIES = [
+  LaunchBodySchema,
+  GunBodySchema,
+  SettingsBodySchema,
+  ShowCancelBodySchema,
+] as const;
+
 /**
  * What a client may submit to be stamped: a launch, a gun volley, a settings change, a show or a
  * show's cancel (those two only hosts and composers).
  */
 export const ClientBodySchema = z.discriminatedUnion("type", [
-  LaunchBodySchema,
-  GunBodySchema,
-  SettingsBodySchema,
+  ...FORWARDED_BODIES,
   ShowRequestBodySchema,
-  ShowCancelBodySchema,
 ]);
 /** What a client may submit to be stamped. */
 export type ClientBody = z.infer<typeof ClientBodySchema>;
@@ -238,13 +243,7 @@ export * from "./rules_protocol.ts";
  * server.
  */
 export const EventBodySchema = z.union([
-  z.discriminatedUnion("type", [
-    LaunchBodySchema,
-    GunBodySchema,
-    SettingsBodySchema,
-    ShowBodySchema,
-    ShowCancelBodySchema,
-  ]),
+  z.discriminatedUnion("type", [...FORWARDED_BODIES, ShowBodySchema]),
   RulesBodySchema,
 ]);
 /** What an event does: a client's body, or a host's rules change. */
