@@ -325,6 +325,13 @@ function parseRate(name: string, text: string): RateLimit {
   return { perSecond: Number(match[1]), burst: Number(match[2]) };
 }
 
+/** Bytes of `text` megabytes (a positive number, fractions allowed). */
+function parseMegabytes(name: string, text: string): number {
+  const mb = Number(text);
+  if (!(mb > 0)) throw new RangeError(`${name} must be a positive number, got ${text}`);
+  return Math.floor(mb * 1024 * 1024);
+}
+
 function parseInteger(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value)) throw new RangeError(`${name} must be an integer, got ${text}`);
@@ -346,49 +353,14 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     hostname: env("HOST") ?? "0.0.0.0",
     dataDir: env("DATA_DIR") ?? "./data",
   };
-  const skyCap = env("SKY_CAP");
-  if (skyCap) options.skyCap = parseInteger("SKY_CAP", skyCap);
-  const maxPeers = env("MAX_PEERS");
-  if (maxPeers) options.maxPeers = parseInteger("MAX_PEERS", maxPeers);
-  const origins = env("ALLOWED_ORIGINS");
-  if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
-  const ancestors = env("FRAME_ANCESTORS");
-  if (ancestors) options.frameAncestors = ancestors.split(/[\s,]+/).filter(Boolean);
-  const heartbeatMs = env("HEARTBEAT_MS");
-  if (heartbeatMs) options.heartbeatMs = Number(heartbeatMs);
-  const presenceLimit = env("PRESENCE_LIMIT");
-  if (presenceLimit) options.presenceLimit = parseInteger("PRESENCE_LIMIT", presenceLimit);
-  const dbMaxMb = env("DB_MAX_MB");
-  if (dbMaxMb) {
-    const mb = Number(dbMaxMb);
-    if (!(mb > 0)) throw new RangeError(`DB_MAX_MB must be a positive number, got ${dbMaxMb}`);
-    options.dbMaxBytes = Math.floor(mb * 1024 * 1024);
-  }
-  const tracksMaxMb = env("TRACKS_MAX_MB");
-  if (tracksMaxMb) {
-    const mb = Number(tracksMaxMb);
-    if (!(mb > 0)) {
-      throw new RangeError(`TRACKS_MAX_MB must be a positive number, got ${tracksMaxMb}`);
-    }
-    options.tracksMaxBytes = Math.floor(mb * 1024 * 1024);
-  }
-  if (env("DEV") === "1") options.dev = true;
-  const wsEngine = env("WS_ENGINE");
-  if (wsEngine) options.wsEngine = wsEngine as WsEngine;
-  const helloTimeout = env("HELLO_TIMEOUT_MS");
-  if (helloTimeout) options.helloTimeoutMs = parseInteger("HELLO_TIMEOUT_MS", helloTimeout);
-  const notice = env("REFUSAL_NOTICE_MS");
-  if (notice) options.refusalNoticeMs = parseInteger("REFUSAL_NOTICE_MS", notice);
-  const maxScenes = env("MAX_SCENES");
-  if (maxScenes) options.maxScenes = parseInteger("MAX_SCENES", maxScenes);
-  const newScenes = env("RATE_NEW_SCENES");
-  if (newScenes) options.newScenes = parseRate("RATE_NEW_SCENES", newScenes);
-  const connections = env("RATE_CONNECTIONS");
-  if (connections) options.connections = parseRate("RATE_CONNECTIONS", connections);
-  const httpReads = env("RATE_HTTP_READS");
-  if (httpReads) options.httpReads = parseRate("RATE_HTTP_READS", httpReads);
   for (
     const [name, key] of [
+      ["SKY_CAP", "skyCap"],
+      ["MAX_PEERS", "maxPeers"],
+      ["PRESENCE_LIMIT", "presenceLimit"],
+      ["HELLO_TIMEOUT_MS", "helloTimeoutMs"],
+      ["REFUSAL_NOTICE_MS", "refusalNoticeMs"],
+      ["MAX_SCENES", "maxScenes"],
       ["MAX_CONNECTIONS", "maxConnections"],
       ["MAX_CONNECTIONS_PER_ADDRESS", "maxConnectionsPerAddress"],
       ["HTTP_IDLE_MS", "httpIdleMs"],
@@ -399,6 +371,31 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     const text = env(name);
     if (text) options[key] = parseInteger(name, text);
   }
+  for (
+    const [name, key] of [
+      ["RATE_NEW_SCENES", "newScenes"],
+      ["RATE_CONNECTIONS", "connections"],
+      ["RATE_HTTP_READS", "httpReads"],
+    ] as const
+  ) {
+    const text = env(name);
+    if (text) options[key] = parseRate(name, text);
+  }
+  for (
+    const [name, key] of [["DB_MAX_MB", "dbMaxBytes"], ["TRACKS_MAX_MB", "tracksMaxBytes"]] as const
+  ) {
+    const text = env(name);
+    if (text) options[key] = parseMegabytes(name, text);
+  }
+  const origins = env("ALLOWED_ORIGINS");
+  if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
+  const ancestors = env("FRAME_ANCESTORS");
+  if (ancestors) options.frameAncestors = ancestors.split(/[\s,]+/).filter(Boolean);
+  const heartbeatMs = env("HEARTBEAT_MS");
+  if (heartbeatMs) options.heartbeatMs = Number(heartbeatMs);
+  if (env("DEV") === "1") options.dev = true;
+  const wsEngine = env("WS_ENGINE");
+  if (wsEngine) options.wsEngine = wsEngine as WsEngine;
   const logReads: Partial<ReadSlotLimits> = {};
   const perAddress = env("LOG_READS_PER_ADDRESS");
   if (perAddress) logReads.perAddress = parseInteger("LOG_READS_PER_ADDRESS", perAddress);
