@@ -7,7 +7,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../scene/errors.ts";
-import { addressKey } from "../scene/ratelimit.ts";
+import { AddressCounts } from "../scene/address_counts.ts";
 import { REFUSAL_PAUSE_MS, RefusalPacer } from "./refusal_pacer.ts";
 import type { ServerEnv } from "../ws/ws_types.ts";
 
@@ -22,8 +22,7 @@ export interface ReadSlotLimits {
 /** Counts reads in flight; refuses past the limits. */
 export class ReadSlots {
   readonly limits: ReadSlotLimits;
-  readonly #held = new Map<string, number>();
-  #total = 0;
+  readonly #held = new AddressCounts();
 
   /**
    * @example
@@ -40,28 +39,20 @@ export class ReadSlots {
 
   /** Reads in flight. */
   get size(): number {
-    return this.#total;
+    return this.#held.total;
   }
 
   /** Takes a slot for `address`, or says why there is none (nothing taken then). */
   take(address: string): "too_many_reads" | "busy" | null {
-    const key = addressKey(address);
-    const held = this.#held.get(key) ?? 0;
-    if (held >= this.limits.perAddress) return "too_many_reads";
-    if (this.#total >= this.limits.total) return "busy";
-    this.#held.set(key, held + 1);
-    this.#total++;
+    if (this.#held.of(address) >= this.limits.perAddress) return "too_many_reads";
+    if (this.#held.total >= this.limits.total) return "busy";
+    this.#held.add(address);
     return null;
   }
 
   /** Gives back a slot `take` granted to `address`. */
   give(address: string): void {
-    const key = addressKey(address);
-    const held = this.#held.get(key);
-    if (held === undefined) return;
-    if (held <= 1) this.#held.delete(key);
-    else this.#held.set(key, held - 1);
-    this.#total--;
+    this.#held.remove(address);
   }
 }
 

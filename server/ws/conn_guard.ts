@@ -8,7 +8,7 @@
  * left breaks Deno 2.9.6's listeners (see `ws_node.ts`), and the database, NATS and static files
  * need some too.
  */
-import { addressKey } from "../scene/ratelimit.ts";
+import { AddressCounts } from "../scene/address_counts.ts";
 
 /** Descriptors kept for everything that is not a client connection (database, NATS, files). */
 export const FD_RESERVE = 64;
@@ -20,8 +20,7 @@ export type GuardRefusal = "address_full" | "server_full";
 export class ConnectionGuard {
   readonly perAddress: number;
   readonly total: number;
-  readonly #open = new Map<string, number>();
-  #count = 0;
+  readonly #open = new AddressCounts();
   /** Connections refused so far, by reason. */
   readonly refused = { address_full: 0, server_full: 0 };
 
@@ -48,38 +47,30 @@ export class ConnectionGuard {
 
   /** Open connections. */
   get size(): number {
-    return this.#count;
+    return this.#open.total;
   }
 
   /** Open connections of `address`. */
   of(address: string): number {
-    return this.#open.get(addressKey(address)) ?? 0;
+    return this.#open.of(address);
   }
 
   /** Counts a new connection from `address`, or says why it may not be (then nothing counted). */
   admit(address: string): GuardRefusal | null {
-    if (this.#count >= this.total) {
+    if (this.#open.total >= this.total) {
       this.refused.server_full++;
       return "server_full";
     }
-    const key = addressKey(address);
-    const held = this.#open.get(key) ?? 0;
-    if (held >= this.perAddress) {
+    if (this.#open.of(address) >= this.perAddress) {
       this.refused.address_full++;
       return "address_full";
     }
-    this.#open.set(key, held + 1);
-    this.#count++;
+    this.#open.add(address);
     return null;
   }
 
   /** A connection admitted for `address` closed. */
   release(address: string): void {
-    const key = addressKey(address);
-    const held = this.#open.get(key);
-    if (held === undefined) return;
-    if (held <= 1) this.#open.delete(key);
-    else this.#open.set(key, held - 1);
-    this.#count--;
+    this.#open.remove(address);
   }
 }
