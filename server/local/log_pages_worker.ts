@@ -15,6 +15,7 @@ import { applyRules, publicEvent, rulesOf } from "../../shared/rules.ts";
 import type { EventBody, WorldSnapshot } from "../../shared/types.ts";
 import { eventFromRow } from "./event_row.ts";
 import type { EncodedEvents, EncodedLogPage, LogPage, PageRequest } from "./log_pages.ts";
+import { lowerBound } from "../../shared/lower_bound.ts";
 
 /** How much nicer than the server's thread the page reader runs (Linux: per thread). */
 const PAGE_NICE = 5;
@@ -128,12 +129,8 @@ function snapshotAt(
     frames.scannedTo = cacheTo;
   }
   // The last keyframe before `tick` (binary search), then what lies beyond the cache.
-  let lo = 0, hi = frames.after.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (frames.after[mid].tick < tick) lo = mid + 1;
-    else hi = mid;
-  }
+  const after = frames.after;
+  const lo = lowerBound(after.length, (i) => after[i].tick < tick);
   let snap = lo > 0 ? frames.after[lo - 1] : frames.base;
   if (tick > frames.scannedTo) snap = fold(scene, snap, frames.scannedTo, tick);
   return { ...snap, tick: Math.max(snap.tick, tick) };

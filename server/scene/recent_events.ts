@@ -3,6 +3,7 @@
  * (ticks never decrease along seq). Welcomes and resumes are served from here, not the database.
  */
 import type { SceneEvent } from "../../shared/types.ts";
+import { lowerBound } from "../../shared/lower_bound.ts";
 
 /** A seq-ordered window of recent events with cheap trimming from the front. */
 export class RecentEvents {
@@ -67,13 +68,7 @@ export class RecentEvents {
 
   /** First index ≥ start whose key is ≥ value (keys are non-decreasing). */
   #lowerBound(value: number, key: (e: SceneEvent) => number): number {
-    let lo = this.#start;
-    let hi = this.#events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (key(this.#events[mid]) < value) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const events = this.#events;
+    return lowerBound(events.length, (i) => key(events[i]) < value, this.#start);
   }
 }

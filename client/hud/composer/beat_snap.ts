@@ -4,6 +4,7 @@
  * tick `round(b · 60)`.
  */
 import { TICK_RATE } from "../../../shared/constants.ts";
+import { lowerBound } from "../../../shared/lower_bound.ts";
 
 /** A snap reaches this far at most, ticks (a quarter second): farther, the tick stays. */
 export const SNAP_REACH_TICKS = 15;
@@ -26,13 +27,7 @@ export function beatTicks(beatSeconds: readonly number[]): number[] {
 
 /** Index of the first beat at or after `tick` (beats.length when none). */
 function firstAtOrAfter(beats: readonly number[], tick: number): number {
-  let lo = 0, hi = beats.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (beats[mid] < tick) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound(beats.length, (i) => beats[i] < tick);
 }
 
 /**
