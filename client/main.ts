@@ -58,6 +58,11 @@ const MAX_STEP_BUDGET_MS = 100;
 const NAME_KEY = "snowfire.name";
 /** How often the HUD's numbers refresh, ms. */
 const HUD_INTERVAL_MS = 250;
+/**
+ * How often the HUD's particle count is worked out, ms: its fireworks' part visits every launch
+ * (~1 ms at a million live sparks), so once a second, not with each refresh.
+ */
+const PARTICLE_COUNT_INTERVAL_MS = 1000;
 /** Where the page's switches are remembered: names by bursts (on unless "off"), spoken numbers. */
 const LABELS_KEY = "snowfire.burstLabels";
 const SPEAK_KEY = "snowfire.speakCountdown";
@@ -695,6 +700,8 @@ function runFrames(
   const clock = () => performance.now();
   let lastFrameMs = NaN;
   let lastHudMs = -Infinity;
+  let lastCountMs = -Infinity, particleCount = 0;
+  let countedWorld: World | null = null;
   const frame = (nowMs: number) => {
     requestAnimationFrame(frame);
     const started = performance.now();
@@ -742,10 +749,15 @@ function runFrames(
     if (nowMs - lastHudMs >= HUD_INTERVAL_MS) {
       lastHudMs = nowMs;
       const current = sim.world;
-      hud.setStats(
-        stats.fps,
-        current ? current.expectedParticles() + Math.min(current.snow.count, MAX_FLAKES) : 0,
-      );
+      // (At once for a world joined or replaced since the last count.)
+      if (nowMs - lastCountMs >= PARTICLE_COUNT_INTERVAL_MS || current !== countedWorld) {
+        lastCountMs = nowMs;
+        countedWorld = current;
+        particleCount = current
+          ? current.expectedParticles() + Math.min(current.snow.count, MAX_FLAKES)
+          : 0;
+      }
+      hud.setStats(stats.fps, particleCount);
       hud.setLatency(net.latencyMs);
       if (resetView.hidden === renderer.viewMoved) resetView.hidden = !renderer.viewMoved;
       hud.update();

@@ -88,6 +88,9 @@ export interface SkyBenchResult {
   isolated: boolean;
 }
 
+/** Frames between the HUD's particle counts (client/main.ts: once a second, 60 frames at 60 Hz). */
+const COUNT_EVERY = 60;
+
 /** Warm-up ticks at the end of which the renderer prepares each tick, as a measured frame does. */
 const WARM_FRAMES = 120;
 
@@ -203,8 +206,8 @@ function measureFrame(sky: Sky, now: number, options: SkyBenchOptions): void {
     level.prepare.push(prepared - stepped);
     if (draw) level.draw.push(drawn - prepared);
     level.checkpoint.push(hashed - drawn);
-    // Every tenth frame (its cost is the HUD's, a few times a second, not the frame's).
-    if (frame % 10 === 1) level.live += world.fireworkSystem.expectedLive();
+    // As often as the client's HUD counts it (once a second: every COUNT_EVERY frames at 60 Hz).
+    if (frame % COUNT_EVERY === 1) level.live += world.fireworkSystem.expectedLive();
     level.slots += world.usedSlots();
     level.written += (renderer as unknown as { fireworks: { written: number } }).fireworks.written;
   }
@@ -214,7 +217,7 @@ function measureFrame(sky: Sky, now: number, options: SkyBenchOptions): void {
 /** Its figures averaged over `frames` measured frames, its sizes, and its renderer freed. */
 function finishSky(sky: Sky, frames: number): SkyLevel {
   const { world, renderer, level } = sky;
-  level.live = Math.round(level.live / Math.ceil(frames / 10));
+  level.live = Math.round(level.live / Math.ceil(frames / COUNT_EVERY));
   level.liveExact = world.fireworkSystem.live();
   level.slots = Math.round(level.slots / frames);
   level.written = Math.round(level.written / frames);
