@@ -39,9 +39,9 @@ const TRAIL_SUMS: Float64Array = (() => {
 })();
 
 /**
- * `Fireworks.expectedLive` of one launch at tick `now`. Its trail ticks and ember waves are
- * counted here from its age (as `catchUp` would count them), so the launches need no catching
- * up first; its splits are the ones its visits made (a step visits a launch at each split).
+ * `Fireworks.expectedLive` of one launch at tick `now`. Its trail ticks, splits and ember waves
+ * are counted here from its age (as `catchUp` would count them), so the launches need no
+ * catching up first.
  */
 export function expectedIn(block: FireworkBlock, now: number): number {
   const plan = block.plan, recipe = block.recipe;
@@ -62,7 +62,12 @@ export function expectedIn(block: FireworkBlock, now: number): number {
     const since = age - rise - b * BREAK_GAP_TICKS;
     if (since < 0) break;
     const count = plan.sparkCount[b], splits = plan.splitCount[b];
-    const done = block.splitsDone[b];
+    // The splits made by now (`catchUp`'s count: a split is marked when read).
+    let done = block.splitsDone[b];
+    if (split && done < splits) {
+      const order = block.splitOrder[b], delays = block.delays[b];
+      while (done < splits && delays[order[done]] <= since) done++;
+    }
     // Splitting sparks live until they split.
     sum += splits - done;
     sum += (count - splits) * outlasts(since, recipe.life[0], recipe.life[1]);

@@ -42,7 +42,8 @@ export function advanceBlock(sky: Sky, block: FireworkBlock, tick: number): void
       burst(sky, block, b);
       continue;
     }
-    if (since <= splitLast) {
+    // (Closed form counts the splits when read, `catchUp`, like the trail and the embers.)
+    if (!closed && since <= splitLast) {
       const delays = block.delays[b], order = block.splitOrder[b];
       let done = block.splitsDone[b];
       while (done < order.length && delays[order[done]] === since) {
@@ -61,31 +62,19 @@ export function advanceBlock(sky: Sky, block: FireworkBlock, tick: number): void
 
 /**
  * Closed form: the first step tick after `tick` (whose visit `block` just had) at which
- * `advanceBlock` has a burst or a split to make for `block` (trail ticks and ember waves are
- * counted when read, `catchUp`): over its breaks, the next burst or the next split due
- * (`splitsDone` counts those done, in delay order); Infinity when none. The same conditions
- * `advanceBlock` tests, so a launch is never visited later than it acts.
+ * `advanceBlock` has a burst to make for `block` (trail ticks, splits and ember waves are
+ * counted when read, `catchUp`): its next break's burst; Infinity when none. The same
+ * condition `advanceBlock` tests, so a launch is never visited later than it acts.
  */
 export function nextDue(block: FireworkBlock, tick: number): number {
   const k = tick - block.tick;
   const plan = block.plan;
-  let next = Infinity;
   for (let b = 0; b < plan.breaks; b++) {
     // k' at which break b bursts (its since is 0).
     const apex = plan.riseTicks - 1 + b * BREAK_GAP_TICKS;
-    const since = k - apex;
-    if (since < 0) {
-      // Not burst yet: its burst comes first (later breaks' events come after theirs).
-      next = Math.min(next, apex);
-      break;
-    }
-    const done = block.splitsDone[b], order = block.splitOrder[b];
-    if (block.splitLast >= 0 && done < order.length) {
-      const delay = block.delays[b][order[done]];
-      if (delay > since && delay <= block.splitLast) next = Math.min(next, apex + delay);
-    }
+    if (k < apex) return block.tick + apex;
   }
-  return next === Infinity ? Infinity : block.tick + next;
+  return Infinity;
 }
 
 /** Puts `block` in the list of step tick `tick` (nothing when Infinity: no more to do). */
@@ -100,11 +89,12 @@ export function schedule(sky: Sky, block: FireworkBlock, tick: number): void {
 }
 
 /**
- * Closed form: counts `block`'s trail ticks and ember waves up to the current tick, as its
- * visits at every tick since the last count would have (`spawnTrail`'s and `emberWave`'s
- * counts, without writing a spark): the rise ticks' trail sparks born (their ring slots' range)
- * and, per break burst at least a tick ago, the ember waves dropped (at `every`, 2·`every`, …
- * ticks after it, below the longest spark life; the range from the break's table). Called
+ * Closed form: counts `block`'s trail ticks, splits and ember waves up to the current tick, as
+ * its visits at every tick since the last count would have (`spawnTrail`'s, `split`'s and
+ * `emberWave`'s counts, without writing a spark): the rise ticks' trail sparks born (their ring
+ * slots' range) and, per break burst at least a tick ago, the sparks split by now (in delay
+ * order) and the ember waves dropped (at `every`, 2·`every`, … ticks after it, below the
+ * longest spark life; the range from the break's table). Called
  * before anything reads them (a visit, `sync`, the counts, a hash begun), never by a hash
  * already under way, which evaluates each launch as it was at its own tick.
  */
@@ -121,6 +111,22 @@ export function catchUp(sky: Sky, block: FireworkBlock): void {
     }
     block.hi = hi;
     block.trailTicks = ticks;
+  }
+  const splitLast = block.splitLast;
+  if (splitLast >= 0) {
+    for (let b = 0; b < plan.breaks; b++) {
+      const since = k - (plan.riseTicks - 1) - b * BREAK_GAP_TICKS;
+      // Burst a tick ago at least: its splits come at delays of 1 tick or more.
+      if (since < 1) break;
+      const order = block.splitOrder[b], delays = block.delays[b];
+      let done = block.splitsDone[b];
+      if (done === order.length) continue;
+      const upTo = Math.min(since, splitLast);
+      while (done < order.length && delays[order[done]] <= upTo) {
+        split(sky, block, b, order[done++]);
+      }
+      block.splitsDone[b] = done;
+    }
   }
   const every = block.emberEvery;
   if (every === 0) return;
