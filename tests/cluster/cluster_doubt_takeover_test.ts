@@ -1,0 +1,158 @@
+/**
+ * Cluster fault test: the owner dies while its appends are in doubt. The NATS server leading the
+ * log stream stops (SIGSTOP: appends sent to it hang, unanswered), so the owner writes them into
+ * the scene record and its clients see them (`JetStreamSceneLog.journal`); then the owner's node
+ * and the stopped server are killed. The node taking the scene over must append those events from
+ * the record before anything else: every event a surviving client saw is in the log exactly once,
+ * at its seq, and the scene goes on without a gap. Real processes on loopback
+ * (testing/nats_cluster.ts).
+ */
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { ServerMessage } from "../../shared/protocol.ts";
+import type { SceneEvent } from "../../shared/types.ts";
+import {
+  requireNats,
+  type SnowfireNode,
+  startNatsCluster,
+  startSnowfireNode,
+} from "../../testing/nats_cluster.ts";
+import { TestClient } from "../../testing/test_client.ts";
+import { auditStream, eventsOf } from "../../testing/cluster_streams.ts";
+import { eventually, sleep } from "../../testing/wait.ts";
+
+const NAME = "cluster: an owner killed with appends in doubt leaves them to its successor";
+const SCENE = "doubt";
+const LAUNCH_EVERY_MS = 300;
+
+type Welcome = Extract<ServerMessage, { t: "welcome" }>;
+
+async function logOf(node: SnowfireNode): Promise<SceneEvent[]> {
+  const url = `${node.url}/api/scenes/${SCENE}/log?from=1&limit=5000`;
+  for (let attempt = 0;; attempt++) {
+    const response = await fetch(url);
+    if (response.status === 200) return (await response.json() as { events: SceneEvent[] }).events;
+    await response.body?.cancel();
+    if (attempt === 10) assert.fail(`log: ${response.status}`);
+    await sleep(1000);
+  }
+}
+
+Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
+  const nats = await startNatsCluster({ size: 3 });
+  const nodes: SnowfireNode[] = [];
+  const clients: { client: TestClient; welcome: Welcome }[] = [];
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let failed = false;
+  try {
+    const env = { NATS_REPLICAS: "3", LEASE_TTL_MS: "2000" };
+    // Node b (all servers) makes the log stream; node a, the owner, talks only to the two
+    // servers that do not lead it, so the leader's stop leaves a's connection (and its watch)
+    // untouched: its appends simply go unanswered, and it finds them in doubt by their age.
+    const survivor = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "doubt-b", env });
+    nodes.push(survivor);
+    const logLeader = async () => {
+      const nc = await connect({ servers: nats.urls, ...nats.auth });
+      try {
+        const streams = await (await jetstreamManager(nc)).streams.list().next();
+        return streams.find((s) => s.config.subjects?.some((x) => x.startsWith("snowfire.log")))
+          ?.cluster?.leader;
+      } finally {
+        await nc.close();
+      }
+    };
+    const leader = await logLeader();
+    const victim = nats.servers.findIndex((s) => s.name === leader);
+    assert.ok(victim >= 0, "the log stream has a leader");
+    const others = nats.urls.filter((_, i) => i !== victim);
+    const owner = await startSnowfireNode({ natsUrls: others, nodeId: "doubt-a", env });
+    nodes.push(owner);
+    // The first viewer makes node a the owner; the launchers are on node b, which survives.
+    clients.push(await TestClient.join(owner.url, SCENE, { name: "host" }));
+    await eventually("node a owns the scene", () => owner.output().includes("owns doubt"), 15_000);
+    const launchers: { client: TestClient; welcome: Welcome }[] = [];
+    for (let i = 0; i < 3; i++) launchers.push(await TestClient.join(survivor.url, SCENE));
+    clients.push(...launchers);
+    clients[0].client.submit({ type: "settings", settings: { show: false } });
+
+    launchers.forEach(({ client }, i) => {
+      let n = 0;
+      timers.push(setInterval(() => {
+        client.submit({ type: "launch", x: -30 + i * 10, z: -40 + n++ * 0.25 });
+      }, LAUNCH_EVERY_MS));
+    });
+    await sleep(1500);
+    const stamped = () =>
+      Math.max(...launchers.map(({ client, welcome }) => eventsOf(welcome, client).length));
+    assert.ok(
+      stamped() > 2,
+      `launches stamped before the stop: ${stamped()}; ` +
+        JSON.stringify(launchers.flatMap(({ client }) => client.errors()).slice(0, 3)),
+    );
+    assert.equal(await logLeader(), nats.servers[victim].name, "the log's leader stayed");
+    await nats.kill(victim, "SIGSTOP");
+    await eventually(
+      "the owner wrote appends in doubt to the record",
+      () => owner.output().includes("in doubt; writing them to the record"),
+      10_000,
+    );
+    // Its clients get the events in doubt once written (a heartbeat or two later).
+    await sleep(700);
+    const seenBefore = Math.max(
+      ...launchers.map(({ client, welcome }) => eventsOf(welcome, client).at(-1)?.seq ?? 0),
+    );
+    await owner.kill("SIGKILL");
+    await nats.kill(victim, "SIGKILL");
+
+    const step = async (name: string, fn: () => void | Promise<void>) => {
+      if (!(await t.step(name, fn))) failed = true;
+    };
+    await step("the successor appends the record's pending events", async () => {
+      await eventually(
+        "node b appended pending events from the record",
+        () => survivor.output().includes("appended pending seq"),
+        30_000,
+      );
+    });
+    await step("the scene goes on past the events in doubt", async () => {
+      await eventually(
+        "every surviving client got events stamped by the successor",
+        () =>
+          launchers.every(({ client, welcome }) =>
+            eventsOf(welcome, client).length > seenBefore + 3
+          ),
+        20_000,
+      );
+    });
+    for (const timer of timers) clearInterval(timer);
+    await sleep(1500);
+
+    await step("every event a client saw is in the log once, at its seq", async () => {
+      const log = await logOf(survivor);
+      assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i + 1), "log seqs gap-free");
+      const logged = new Map(log.map((e) => [e.seq, JSON.stringify(e)]));
+      for (const { client, welcome } of launchers) {
+        const seen = eventsOf(welcome, client);
+        for (const e of seen) assert.equal(logged.get(e.seq), JSON.stringify(e), `seq ${e.seq}`);
+        assert.deepEqual(auditStream(client.messages).violations, []);
+      }
+      const launches = log.filter((e) => e.body.type === "launch").map((e) =>
+        JSON.stringify(e.body)
+      );
+      assert.equal(new Set(launches).size, launches.length, "no launch stored twice");
+      assert.ok(seenBefore > 0 && log.length > seenBefore, `${log.length} events in the log`);
+    });
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    if (failed || Deno.env.get("KILL_DEBUG")) {
+      for (const node of nodes) console.log(`--- ${node.nodeId}:\n${node.output().slice(-4000)}`);
+    }
+    for (const { client } of clients) await client.close();
+    for (const node of nodes) await node.stop();
+    await nats.stop();
+  }
+});
