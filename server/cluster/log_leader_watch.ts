@@ -44,6 +44,8 @@ const OUTAGE_REFRESH_MS = 250;
 const SPREAD_EVERY_MS = 2000;
 /** …after a random delay up to this long. */
 const SPREAD_JITTER_MS = 1000;
+/** A bucket on the log's server that could not move yet (replicas behind) is read again after this. */
+const SPREAD_RETRY_MS = 1000;
 /** A probe whose server did not answer tries again after this long. */
 const PROBE_RETRY_MS = 500;
 /** A probe's connect gives up after this long (a server that drops packets answers nothing). */
@@ -247,8 +249,15 @@ export class LogLeaderWatch {
         // maybe the same leader (seen: six in a row, and the owner's lease went unrenewed).
         const replicas = info.cluster?.replicas ?? [];
         if (this.#closed || this.#lost || replicas.length === 0) return;
-        if (replicas.some((r) => r.offline || !r.current)) return;
         if (!leader || leader !== this.#leader) return;
+        if (replicas.some((r) => r.offline || !r.current)) {
+          // Still on the log's server, but not movable yet (a cluster that just started: its
+          // replicas catch up within a moment): look again soon, not at the next refresh (5 s),
+          // or a loss of that server meanwhile stops the owner's record writes with the log.
+          this.#lastSpreadMs.delete(stream);
+          this.#schedule(SPREAD_RETRY_MS);
+          return;
+        }
         this.#log(`cluster: ${stream} leads from ${leader} like the log stream: asked to move`);
         return this.#link.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, {
           timeout: 2000,

@@ -36,10 +36,10 @@ const AFTER_RECOVERY_MS = 1500;
 /**
  * The leader is stopped (SIGSTOP) this long before its kill, so appends sent to it meanwhile are
  * in flight at the kill (their outcome in doubt until JetStream elects a new leader): at ten
- * launches a second, 300 ms holds about three. `NATS_KILL_STOP_MS=0` kills at once (an append is
+ * launches a second, spread over the interval, 500 ms holds about five. `NATS_KILL_STOP_MS=0` kills at once (an append is
  * then in flight only by chance: 3 runs in 22 before the journal).
  */
-const STOP_BEFORE_KILL_MS = Number(Deno.env.get("NATS_KILL_STOP_MS") ?? 300);
+const STOP_BEFORE_KILL_MS = Number(Deno.env.get("NATS_KILL_STOP_MS") ?? 500);
 /** The longest a surviving client's sky may stand still, from the leader's stop (issue 33). */
 const MAX_PAUSE_MS = 2000;
 
@@ -53,6 +53,7 @@ class Launcher {
   /** Largest heartbeat seen before each received event, for the horizon check. */
   readonly horizonViolations: string[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
+  #start: ReturnType<typeof setTimeout> | undefined;
   #count = 0;
   #horizon = 0;
 
@@ -102,6 +103,12 @@ class Launcher {
   }
 
   start(): void {
+    // Staggered: the clients' launches spread over the interval, not all at one instant (a stop
+    // of the leader shorter than the interval then held none, or all of them).
+    this.#start = setTimeout(() => this.#launchEvery(), this.index * (LAUNCH_EVERY_MS / 4));
+  }
+
+  #launchEvery(): void {
     this.#timer = setInterval(() => {
       // A unique point per launch: x by client, z by count (0.25 m apart).
       const x = -40 + this.index * 10;
@@ -112,6 +119,7 @@ class Launcher {
   }
 
   stop(): void {
+    clearTimeout(this.#start);
     clearInterval(this.#timer);
   }
 
@@ -200,6 +208,9 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       assert.ok(log, "the nodes created their log stream");
       const leader = log.cluster?.leader;
       victim = nats.servers.findIndex((s) => s.name === leader);
+      console.log(
+        `leaders: ${streams.map((s) => `${s.config.name} ${s.cluster?.leader}`).join(", ")}`,
+      );
       assert.ok(victim >= 0, `stream leader ${leader} is one of the three servers`);
     } finally {
       await nc.close();
@@ -222,6 +233,12 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       await nats.kill(victim, "SIGKILL");
       const killedAt = performance.now();
 
+      const during = launchers.flatMap((l) =>
+        [...l.sent].filter(([, at]) => at >= stoppedAt && at < killedAt).map(([k]) =>
+          [l, k] as const
+        )
+      );
+      const stampedDuring = () => during.filter(([l, k]) => l.acknowledged().has(k)).length;
       await step("launches before the kill were acknowledged", () => {
         assert.ok(seenBeforeKill >= 8, `only ${seenBeforeKill} events before the kill`);
       });
@@ -234,7 +251,8 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         );
         const pauses = gaps.map((g) => Math.round(g.longest(stoppedAt - 1000, performance.now())));
         console.log(
-          `sky live again ${Math.round(performance.now() - killedAt)} ms after the kill ` +
+          `launches sent while the leader was stopped: ${during.length}, stamped ${stampedDuring()}; ` +
+            `sky live again ${Math.round(performance.now() - killedAt)} ms after the kill ` +
             `(stopped ${STOP_BEFORE_KILL_MS} ms before it); each client's sky stood still at ` +
             `most ${pauses.join(", ")} ms`,
         );
