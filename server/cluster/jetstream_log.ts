@@ -32,7 +32,13 @@ import type { ClusterMetrics } from "./cluster_metrics.ts";
 import type { NatsLink } from "./nats_link.ts";
 import { appendKeyframe, type Keyframe, lastKeyframe } from "./keyframes.ts";
 import { coveredSeq, followsOn } from "./snapshot_start.ts";
-import { getRecord, type SceneRecord, StaleRecordError, updateRecord } from "./scene_records.ts";
+import {
+  getRecord,
+  revisionOf,
+  type SceneRecord,
+  StaleRecordError,
+  updateRecord,
+} from "./scene_records.ts";
 import {
   appendEntry,
   FencedError,
@@ -87,6 +93,12 @@ interface Unconfirmed {
   /** What `append` returned: settles once durable (or failed before). */
   settled: PromiseWithResolvers<void>;
 }
+
+/**
+ * How long each try of a record write waits for its answer (see `#update`): about the 5 s the
+ * bucket's own timeout gave one try, in four.
+ */
+export const RECORD_TRY_MS: readonly number[] = [750, 750, 1000, 2000];
 
 /** Which incarnation of a scene id: a removed scene created again has a new seed and epoch. */
 export interface SceneIdentity {
@@ -425,21 +437,42 @@ export class JetStreamSceneLog implements SceneLog {
       if (carried.length > 0) {
         next.pending = { token: this.#token, events: carried.map((u) => u.event) };
       }
-      try {
-        this.#revision = await updateRecord(this.#deps.link, this.scene, next, this.#revision);
-        this.#record = next;
-        for (const entry of carried) this.#durable(entry);
-        return true;
-      } catch (e) {
-        if (e instanceof StaleRecordError) {
-          this.#failure ??= e;
-          throw e;
-        }
-        return false;
-      }
+      const revision = await this.#update(next);
+      if (revision === null) return false;
+      this.#revision = revision;
+      this.#record = next;
+      for (const entry of carried) this.#durable(entry);
+      return true;
     });
     this.#writes = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Writes `next` at the current revision: its new revision, or null when NATS did not answer
+   * (the next write moves further). Each try waits {@link RECORD_TRY_MS} at most, then sends it
+   * again: a write sent into a server that dies is lost with its socket, and waiting out the
+   * bucket's 5 s timeout held the horizon (and the events in doubt) that long. A try refused as
+   * stale after one unanswered is ours when the stored record is `next` (it landed); otherwise
+   * another owner wrote the record: the log fails.
+   */
+  async #update(next: SceneRecord): Promise<number | null> {
+    const { link } = this.#deps;
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await updateRecord(link, this.scene, next, this.#revision, RECORD_TRY_MS[attempt]);
+      } catch (e) {
+        if (e instanceof StaleRecordError) {
+          const landed = attempt > 0
+            ? await revisionOf(link, this.scene, next).catch(() => null)
+            : null;
+          if (landed !== null) return landed;
+          this.#failure ??= e;
+          throw e;
+        }
+        if (attempt + 1 >= RECORD_TRY_MS.length || this.#stopped) return null;
+      }
+    }
   }
 
   /** Publishes one entry until the stream acknowledges it (see the module comment). */

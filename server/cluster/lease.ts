@@ -56,6 +56,13 @@ function processOf(holder: string): string {
 }
 
 /**
+ * A renewal waits this long for its answer (not the bucket's 5 s): one sent into a server that
+ * died is lost with its socket, and the owner renews again sooner (one that landed after all is
+ * adopted by the next).
+ */
+export const RENEW_TIMEOUT_MS = 1000;
+
+/**
  * Renews a held lease (adopting a renewal of ours that landed though its answer was lost, taking
  * it again when it expired and nobody took it);
  * throws when it was lost (expired and taken, or rewritten: see
@@ -63,7 +70,8 @@ function processOf(holder: string): string {
  */
 export async function renewLease(link: NatsLink, lease: Lease, nodeId: string): Promise<void> {
   try {
-    lease.revision = await link.leases.update(lease.scene, encoder.encode(nodeId), lease.revision);
+    const data = encoder.encode(nodeId);
+    lease.revision = await link.leases.update(lease.scene, data, lease.revision, RENEW_TIMEOUT_MS);
   } catch (e) {
     if (!isWrongLastSequence(e)) throw e;
     // A renewal whose answer was lost (a timeout during the bucket's leader election) may have

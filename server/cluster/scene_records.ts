@@ -105,6 +105,21 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
+/**
+ * The revision at which the scene's record is exactly `record` (byte for byte as written), read
+ * from the bucket stream's leader; null when the stored record is another. A write whose answer
+ * was lost (a timeout: the connection's server died under it) then says whether it landed.
+ */
+export async function revisionOf(
+  link: NatsLink,
+  scene: string,
+  record: SceneRecord,
+): Promise<number | null> {
+  const last = await lastWrite(link, scene);
+  if (!last || last.removed) return null;
+  return sameBytes(last.data, encoder.encode(JSON.stringify(record))) ? last.seq : null;
+}
+
 /** The last write of the scene's record, read from the bucket stream's leader. */
 async function lastWrite(
   link: NatsLink,
@@ -127,15 +142,20 @@ export class StaleRecordError extends Error {
   readonly code = "stale_record";
 }
 
-/** Replaces the record if it is still at `revision`; returns the new revision. */
+/**
+ * Replaces the record if it is still at `revision`; returns the new revision. `timeoutMs`: how
+ * long to wait for the answer (default the bucket's, 5 s).
+ */
 export async function updateRecord(
   link: NatsLink,
   scene: string,
   record: SceneRecord,
   revision: number,
+  timeoutMs?: number,
 ): Promise<number> {
   try {
-    return await link.scenes.update(scene, encoder.encode(JSON.stringify(record)), revision);
+    const data = encoder.encode(JSON.stringify(record));
+    return await link.scenes.update(scene, data, revision, timeoutMs);
   } catch (e) {
     if (isWrongLastSequence(e)) {
       throw new StaleRecordError(`scene ${scene}: record moved past revision ${revision}`);

@@ -209,7 +209,8 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       const leader = log.cluster?.leader;
       victim = nats.servers.findIndex((s) => s.name === leader);
       console.log(
-        `leaders: ${streams.map((s) => `${s.config.name} ${s.cluster?.leader}`).join(", ")}`,
+        `leaders: ${streams.map((s) => `${s.config.name} ${s.cluster?.leader}`).join(", ")}; ` +
+          `killing ${leader} (port ${nats.servers[victim]?.port})`,
       );
       assert.ok(victim >= 0, `stream leader ${leader} is one of the three servers`);
     } finally {
