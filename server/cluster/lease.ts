@@ -11,6 +11,11 @@ import { holderGone } from "./node_liveness.ts";
 
 const encoder = new TextEncoder();
 
+/** A NATS server lost within this long makes a holder's silence uncertain (`acquireLease`). */
+const SERVER_LOSS_MS = 10_000;
+/** …and it is asked again after this long: a reconnect (250 ms wait, then connect) fits in it. */
+const RECONNECT_CONFIRM_MS = 2000;
+
 /** A held lease: renew it with the revision of the last write. */
 export interface Lease {
   scene: string;
@@ -39,7 +44,11 @@ export async function acquireLease(
   // Held: by us (say after a step-down that kept it), which we may take back by revision; or by
   // a process NATS no longer knows (killed: its lease would outlive it by up to a TTL), which
   // we replace by revision (if it renewed meanwhile, it is alive and keeps it).
-  if (holder === nodeId || await holderGone(link.nc, processOf(holder))) {
+  // While a NATS server is lost (or was a moment ago), "nobody answers" may be a holder whose
+  // connection was on it, reconnecting: asked again after that, or it loses a scene it still
+  // stamps (seen: the sky paused 12-21 s, the takeover waiting for the log's election).
+  const confirmMs = link.serverLostWithin(SERVER_LOSS_MS) ? RECONNECT_CONFIRM_MS : 0;
+  if (holder === nodeId || await holderGone(link.nc, processOf(holder), 500, confirmMs)) {
     try {
       const revision = await link.leases.update(scene, encoder.encode(nodeId), entry.revision);
       return { scene, revision };

@@ -72,6 +72,8 @@ export class LogLeaderWatch {
   readonly #connecting = new Set<Promise<void>>();
   readonly #retries = new Set<ReturnType<typeof setTimeout>>();
   #closed = false;
+  /** When (performance.now()) a server last went down. */
+  #lastDownMs = -Infinity;
   /** Outages seen (the log's leader's server went down). */
   outages = 0;
 
@@ -194,8 +196,17 @@ export class LogLeaderWatch {
     }
   }
 
+  /**
+   * True while a NATS server is down, or one went down within `ms`: a node whose connection was on
+   * it is reconnecting, and NATS does not know its process for that moment (`holderGone`).
+   */
+  serverLostWithin(ms: number): boolean {
+    return this.#down.size > 0 || performance.now() - this.#lastDownMs < ms;
+  }
+
   #serverDown(name: string): void {
     this.#down.add(name);
+    this.#lastDownMs = performance.now();
     if (name === this.#leader && !this.#lost) {
       this.#lost = true;
       this.outages++;

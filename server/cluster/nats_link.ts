@@ -153,6 +153,11 @@ export class NatsLink {
     return this.#leaderWatch?.writable ?? true;
   }
 
+  /** True while a NATS server is down or went down within `ms` (`LogLeaderWatch`). */
+  serverLostWithin(ms: number): boolean {
+    return this.#leaderWatch?.serverLostWithin(ms) ?? false;
+  }
+
   /** Drains nothing, closes the connection. */
   async close(): Promise<void> {
     this.#set("closed");

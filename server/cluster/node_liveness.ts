@@ -112,7 +112,8 @@ export function answerAlive(nc: NatsConnection, nodeId: string): Subscription {
 /**
  * True only when NATS says nobody answers for node `nodeId`: no process of that id is connected
  * (it died, or lost NATS). A slow or failed answer is not taken for death: false then (the lease
- * TTL still decides). Safe to act on either way: the log's fencing deposes an owner that was only
+ * TTL still decides). With `confirmAfterMs`, "nobody" must be said twice that far apart (see
+ * `acquireLease`). Safe to act on either way: the log's fencing deposes an owner that was only
  * cut off, and a new owner starts above every horizon the old one reserved.
  *
  * @example
@@ -124,11 +125,20 @@ export async function holderGone(
   nc: NatsConnection,
   nodeId: string,
   timeoutMs = 500,
+  confirmAfterMs = 0,
 ): Promise<boolean> {
-  try {
-    await nc.request(aliveSubject(nodeId), undefined, { timeout: timeoutMs });
-    return false;
-  } catch (e) {
-    return isNoResponders(e);
-  }
+  const ask = async () => {
+    try {
+      await nc.request(aliveSubject(nodeId), undefined, { timeout: timeoutMs });
+      return false;
+    } catch (e) {
+      return isNoResponders(e);
+    }
+  };
+  if (!await ask()) return false;
+  if (confirmAfterMs <= 0) return true;
+  // Asked again later: a process whose NATS server just died is reconnecting to another one
+  // (a few hundred ms) and answers again once it has.
+  await new Promise((r) => setTimeout(r, confirmAfterMs));
+  return await ask();
 }
