@@ -18,12 +18,12 @@ import {
 } from "../../shared/protocol.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import type { ClientBody, HostAction, Rules, SceneEvent, Settings } from "../../shared/types.ts";
-import { SceneClock, type ServerClock } from "../scene/clock.ts";
+import { SceneClock } from "../scene/clock.ts";
 import type { DesyncAction } from "../scene/desync.ts";
 import { EventWindow, type WelcomeWindow } from "../scene/event_window.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
-import { relayBasics, type RelaySource, SceneRelay } from "../scene/relay.ts";
+import { type RelayBasics, relayBasics, type RelaySource, SceneRelay } from "../scene/relay.ts";
 import { randomSeed } from "../scene/names.ts";
 import { RelayFront } from "../scene/relay_front.ts";
 import type { ClusterMetrics } from "./cluster_metrics.ts";
@@ -57,19 +57,14 @@ import { OwnerFeed } from "./owner_feed.ts";
 import type { Subscription } from "@nats-io/transport-node";
 
 /** What an edge needs. */
-export interface EdgeDeps {
+export interface EdgeDeps extends RelayBasics {
   link: NatsLink;
   /** This node's id (presence messages name their node). */
   nodeId: string;
-  clock: ServerClock;
-  skyCap: number;
-  maxPeers: number;
-  presenceLimit: number;
   /** Names held scene-wide (this node's part). */
   names: NameClaims;
   metrics: Metrics;
   cluster: ClusterMetrics;
-  log: (msg: string) => void;
 }
 
 /**

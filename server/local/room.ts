@@ -7,12 +7,12 @@
  */
 import type { ErrorMessage } from "../../shared/protocol.ts";
 import type { ClientBody, HostAction, Rules, Settings, WorldSnapshot } from "../../shared/types.ts";
-import type { SceneClock, ServerClock } from "../scene/clock.ts";
+import type { SceneClock } from "../scene/clock.ts";
 import { DEFAULT_DESYNC_LIMITS, DesyncJudge, type DesyncLimits } from "../scene/desync.ts";
 import type { HashArbiter } from "../scene/hash_arbiter.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { Peer } from "../scene/peer.ts";
-import { relayBasics, SceneRelay } from "../scene/relay.ts";
+import { type RelayBasics, relayBasics, SceneRelay } from "../scene/relay.ts";
 import { RelayFront } from "../scene/relay_front.ts";
 import { SceneSequencer } from "../scene/sequencer.ts";
 import { StoreSceneLog } from "./store_log.ts";
@@ -23,17 +23,11 @@ export { MAX_RECENT_EVENTS, RESUME_MARGIN_TICKS } from "../scene/sequencer.ts";
 /** Progress (last promised tick, show cursor) is written at least this often (by `Rooms`). */
 export const PERSIST_EVERY_MS = 250;
 
-/** What a room needs from the server. */
-export interface RoomDeps {
+/** What a room needs from the server: its relay's basics, and the store and judge's. */
+export interface RoomDeps extends RelayBasics {
   store: SceneStore;
   metrics: Metrics;
-  clock: ServerClock;
-  skyCap: number;
-  maxPeers: number;
   desyncTimeoutMs: number;
-  /** At most this many people per scene are announced (welcome list, join/leave presence). */
-  presenceLimit: number;
-  log: (msg: string) => void;
   /** Events kept in memory before the resume margin shrinks; default MAX_RECENT_EVENTS. */
   maxRecentEvents?: number;
   /** Computes true hashes when reports disagree; without one, disputes resync nobody. */

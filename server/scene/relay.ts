@@ -132,7 +132,9 @@ export interface RelayDeps {
 /** What a scene's front (a room, or a cluster edge) passes on from its own deps to its relay. */
 export interface RelayBasics {
   skyCap: number;
+  /** At most this many connections (on this server). */
   maxPeers: number;
+  /** At most this many people per scene are announced (welcome list, join/leave presence). */
   presenceLimit: number;
   clock: ServerClock;
   metrics: RelayStats;
