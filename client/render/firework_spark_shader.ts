@@ -47,7 +47,6 @@ import {
   MAX_BREAKS_PER_GROUP,
   ROWS_PER_LINE,
 } from "./firework_break_table.ts";
-import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 import { SparkStreakShader, STREAK_QUAD_GLSL } from "./spark_streak_shader.ts";
 import { EMBER_N, MAX_TRAILS } from "./firework_ember_packing.ts";
 import { YOUTH_FLOOR } from "./firework_youth.ts";
@@ -94,12 +93,6 @@ uniform vec4 uSplitB[${MAX_RECIPES}]; // speed low, speed span, life min, life s
 uniform vec4 uSplitC[${MAX_RECIPES}]; // delay min, delay span, silver (0/1), strobe (0/1)
 uniform vec4 uThemes[${THEME_ROWS}];  // per theme and break: main tint, second tint, mode, gold trails
 uniform float uClassSize[${FIREWORK_CLASSES}];
-uniform float uGlow;
-uniform vec2 uViewport;
-varying vec4 vColor;
-varying vec2 vLocal;
-varying float vLength;
-${POINT_SIZE_GLSL}
 ${STREAK_QUAD_GLSL}
 vec3 sparkAt(vec3 origin, vec3 velocity, float age, int motion) {
   vec2 rd = texelFetch(uMotion, ivec2(int(age), motion), 0).rg;

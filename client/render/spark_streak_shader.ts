@@ -7,13 +7,20 @@
 import { POINT_SIZE_GLSL } from "./point_uniforms.ts";
 
 /**
- * GLSL: places this vertex of a spark's streak quad, from `head + tail` to `head` in screen space
- * and as wide as a glow sprite of `spriteSize`, and sets `vLocal` and `vLength`; returns the
- * sprite's size in pixels, or -1 when the head is behind the camera (the quad is then put outside
- * the clip volume). Needs `uGlow`, `uViewport`, the varyings and `attenuatedPointSize` declared
- * before it. One definition for every streak shader.
+ * GLSL: what a streak vertex shader needs to place its quad, declared once for every streak
+ * shader: the uniforms `uGlow` and `uViewport`, the varyings `vColor`, `vLocal` and `vLength`,
+ * `attenuatedPointSize` (point_uniforms.ts) and `placeStreak`, which places this vertex of a
+ * spark's streak quad, from `head + tail` to `head` in screen space and as wide as a glow sprite
+ * of `spriteSize`, and sets `vLocal` and `vLength`; it returns the sprite's size in pixels, or -1
+ * when the head is behind the camera (the quad is then put outside the clip volume).
  */
 export const STREAK_QUAD_GLSL = /* glsl */ `
+uniform float uGlow;
+uniform vec2 uViewport;
+varying vec4 vColor;
+varying vec2 vLocal;
+varying float vLength;
+${POINT_SIZE_GLSL}
 float placeStreak(vec3 head, vec3 tail, float spriteSize) {
   vec4 viewHead = modelViewMatrix * vec4(head, 1.0);
   if (-viewHead.z < 0.1) {
@@ -56,12 +63,6 @@ attribute vec3 head;
 attribute vec3 tail;
 attribute vec4 color;
 attribute float size;
-uniform float uGlow;
-uniform vec2 uViewport;
-varying vec4 vColor;
-varying vec2 vLocal;
-varying float vLength;
-${POINT_SIZE_GLSL}
 ${STREAK_QUAD_GLSL}
 `;
 
