@@ -13,6 +13,20 @@ void main() {
 `;
 
 /**
+ * GLSL: `brightest(c)`, a colour's brightest channel (at least 1e-6), and `capped(c, cap)`, `c`
+ * scaled down (hue kept) so that its brightest channel is at most `cap`. One definition for the
+ * gather's cap and the output's ceiling.
+ */
+const HUE_KEPT_GLSL = /* glsl */ `
+float brightest(vec3 c) {
+  return max(max(c.r, c.g), max(c.b, 1e-6));
+}
+vec3 capped(vec3 c, float cap) {
+  return c * min(1.0, cap / brightest(c));
+}
+`;
+
+/**
  * The glow, gathered in one small pass from the scene's mipmaps: a 3×3 Gaussian of the 1/8-size
  * level (a near glow, about ±16 pixels) plus the 1/32-size level (a wide one). A mip level is the
  * average light of its block, so a spark glows in proportion to its energy however small it is
@@ -36,20 +50,14 @@ uniform vec2 uTexel;      // one texel of mip level 3
 uniform float uFloor;
 uniform float uCap;       // a fresh burst's sum of sparks would glow like a sun: cap it
 varying vec2 vUv;
-float brightest(vec3 c) {
-  return max(max(c.r, c.g), max(c.b, 1e-6));
-}
-// c no brighter than uCap in its brightest channel, hue kept.
-vec3 capped(vec3 c) {
-  return c * min(1.0, uCap / brightest(c));
-}
+${HUE_KEPT_GLSL}
 // c less the floor in its brightest channel, hue kept (0 below the floor).
 vec3 aboveFloor(vec3 c) {
   float m = brightest(c);
   return c * (max(m - uFloor, 0.0) / m);
 }
 vec3 near(vec2 offset) {
-  return capped(textureLod(tScene, vUv + offset * uTexel, 3.0).rgb);
+  return capped(textureLod(tScene, vUv + offset * uTexel, 3.0).rgb, uCap);
 }
 void main() {
   vec3 sum = near(vec2(0.0)) * 0.25;
@@ -57,7 +65,7 @@ void main() {
     near(vec2(0.0, -1.2))) * 0.125;
   sum += (near(vec2(1.2, 1.2)) + near(vec2(-1.2, 1.2)) + near(vec2(1.2, -1.2)) +
     near(vec2(-1.2, -1.2))) * 0.0625;
-  vec3 wide = capped(textureLod(tScene, vUv, 5.0).rgb);
+  vec3 wide = capped(textureLod(tScene, vUv, 5.0).rgb, uCap);
   vec3 glow = aboveFloor(sum) + 0.6 * aboveFloor(wide);
   gl_FragColor = vec4(glow, 1.0);
 }
@@ -83,11 +91,11 @@ uniform sampler2D tGlow;
 uniform float uStrength;
 uniform float uCeiling;
 varying vec2 vUv;
+${HUE_KEPT_GLSL}
 void main() {
   vec3 glow = texture2D(tGlow, vUv).rgb;
   vec3 color = textureLod(tScene, vUv, 0.0).rgb + uStrength * glow;
-  float brightest = max(max(color.r, color.g), max(color.b, 1e-6));
-  gl_FragColor = vec4(color * min(1.0, uCeiling / brightest), 1.0);
+  gl_FragColor = vec4(capped(color, uCeiling), 1.0);
   #include <tonemapping_fragment>
   #include <colorspace_fragment>
 }
