@@ -28,6 +28,25 @@ function line(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: number,
   ctx.stroke();
 }
 
+/** Starts a path that is the circle of radius `r` about (x, y); the caller fills or strokes it. */
+function circle(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+}
+
+/**
+ * Starts a path that is the hexagon of corner radius `r` about the cell centre, its first corner
+ * `turn` radians from +x; the caller fills or strokes it.
+ */
+function hexagon(ctx: CanvasRenderingContext2D, r: number, turn: number): void {
+  ctx.beginPath();
+  for (let i = 0; i < 6; i++) {
+    const angle = (i * Math.PI) / 3 + turn;
+    ctx.lineTo(r * Math.cos(angle), r * Math.sin(angle));
+  }
+  ctx.closePath();
+}
+
 /** Variant 0: a soft round clump, the most common flake far away. */
 function drawClump(ctx: CanvasRenderingContext2D): void {
   const gradient = ctx.createRadialGradient(0, 0, 0, 0, 0, CELL * 0.42);
@@ -35,8 +54,7 @@ function drawClump(ctx: CanvasRenderingContext2D): void {
   gradient.addColorStop(0.35, "rgba(240,246,255,0.85)");
   gradient.addColorStop(1, "rgba(230,240,255,0)");
   ctx.fillStyle = gradient;
-  ctx.beginPath();
-  ctx.arc(0, 0, CELL * 0.42, 0, Math.PI * 2);
+  circle(ctx, 0, 0, CELL * 0.42);
   ctx.fill();
 }
 
@@ -59,17 +77,11 @@ function drawPlate(ctx: CanvasRenderingContext2D): void {
   const r = CELL * 0.36;
   ctx.lineWidth = CELL * 0.04;
   ctx.fillStyle = "rgba(235,243,255,0.35)";
-  ctx.beginPath();
-  for (let i = 0; i < 6; i++) {
-    const angle = (i * Math.PI) / 3;
-    ctx.lineTo(r * Math.cos(angle), r * Math.sin(angle));
-  }
-  ctx.closePath();
+  hexagon(ctx, r, 0);
   ctx.fill();
   ctx.stroke();
   radial(ctx, 6, () => line(ctx, 0, 0, 0, r * 0.55));
-  ctx.beginPath();
-  ctx.arc(0, 0, r * 0.3, 0, Math.PI * 2);
+  circle(ctx, 0, 0, r * 0.3);
   ctx.stroke();
 }
 
@@ -79,12 +91,10 @@ function drawStellar(ctx: CanvasRenderingContext2D): void {
   ctx.lineWidth = CELL * 0.05;
   radial(ctx, 6, () => {
     line(ctx, 0, 0, 0, r * 0.8);
-    ctx.beginPath();
-    ctx.arc(0, r * 0.84, CELL * 0.05, 0, Math.PI * 2);
+    circle(ctx, 0, r * 0.84, CELL * 0.05);
     ctx.fill();
   });
-  ctx.beginPath();
-  ctx.arc(0, 0, CELL * 0.08, 0, Math.PI * 2);
+  circle(ctx, 0, 0, CELL * 0.08);
   ctx.fill();
 }
 
@@ -119,12 +129,7 @@ function drawSectored(ctx: CanvasRenderingContext2D): void {
     ctx.stroke();
     line(ctx, 0, r * 0.15, 0, r);
   });
-  ctx.beginPath();
-  for (let i = 0; i < 6; i++) {
-    const angle = (i * Math.PI) / 3 + Math.PI / 6;
-    ctx.lineTo(r * 0.18 * Math.cos(angle), r * 0.18 * Math.sin(angle));
-  }
-  ctx.closePath();
+  hexagon(ctx, r * 0.18, Math.PI / 6);
   ctx.fill();
 }
 
