@@ -28,6 +28,12 @@ function line(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: number,
   ctx.stroke();
 }
 
+/** Two side branches mirrored about the arm (+y): from (0, y) to (±dx, y + dy). */
+function branchPair(ctx: CanvasRenderingContext2D, y: number, dx: number, dy: number): void {
+  line(ctx, 0, y, dx, y + dy);
+  line(ctx, 0, y, -dx, y + dy);
+}
+
 /** Starts a path that is the circle of radius `r` about (x, y); the caller fills or strokes it. */
 function circle(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
   ctx.beginPath();
@@ -66,8 +72,7 @@ function drawDendrite(ctx: CanvasRenderingContext2D): void {
     line(ctx, 0, 0, 0, r);
     for (const at of [0.4, 0.65]) {
       const branch = r * (0.95 - at) * 0.7;
-      line(ctx, 0, r * at, branch * 0.8, r * at + branch);
-      line(ctx, 0, r * at, -branch * 0.8, r * at + branch);
+      branchPair(ctx, r * at, branch * 0.8, branch);
     }
   });
 }
@@ -107,8 +112,7 @@ function drawFern(ctx: CanvasRenderingContext2D): void {
     for (let k = 1; k <= 6; k++) {
       const at = 0.18 + k * 0.12;
       const branch = r * 0.22 * (1.15 - at);
-      line(ctx, 0, r * at, branch, r * at + branch * 0.9);
-      line(ctx, 0, r * at, -branch, r * at + branch * 0.9);
+      branchPair(ctx, r * at, branch, branch * 0.9);
     }
   });
 }
