@@ -47,11 +47,13 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
   let failed = false;
   try {
     const env = { NATS_REPLICAS: "3", LEASE_TTL_MS: "2000" };
-    // Node b (all servers) makes the log stream; node a, the owner, talks only to the two
-    // servers that do not lead it, so the leader's stop leaves a's connection (and its watch)
-    // untouched: its appends simply go unanswered, and it finds them in doubt by their age.
-    const survivor = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "doubt-b", env });
-    nodes.push(survivor);
+    // Node m (all servers) makes the log stream; node a, the owner, and node b, the survivor
+    // that holds the launchers, talk only to the two servers that do not lead it, so the
+    // leader's stop leaves their connections untouched: a's appends simply go unanswered (it
+    // finds them in doubt by their age) while b's launches still reach it. (With b on all
+    // servers, CI once had b's own connection on the stopped server: no launch reached a.)
+    const maker = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "doubt-m", env });
+    nodes.push(maker);
     const logLeader = async () => {
       const nc = await connect({ servers: nats.urls, ...nats.auth });
       try {
@@ -68,6 +70,8 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
     const others = nats.urls.filter((_, i) => i !== victim);
     const owner = await startSnowfireNode({ natsUrls: others, nodeId: "doubt-a", env });
     nodes.push(owner);
+    const survivor = await startSnowfireNode({ natsUrls: others, nodeId: "doubt-b", env });
+    nodes.push(survivor);
     // The first viewer makes node a the owner; the launchers are on node b, which survives.
     // (A cluster this young may still move a bucket's leader, failing a first open: join again.)
     const join = async (url: string, name?: string) => {
