@@ -137,9 +137,20 @@ browserTest(
 
       await t.step("a click while replaying launches nothing and says why", async () => {
         const before = await page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
-        await page.focus("#scene");
-        await page.keyboard.press("f");
-        await page.waitForSelector("#toasts li:has-text('launches are off')", { timeout: 10_000 });
+        assert.equal(await page.evaluate(() => snowfireReplay.active()), true, "still replaying");
+        // (CI once saw no toast within 10 s of one press on a starved page: a press that the
+        // page missed is pressed again, up to three times; the launch check below still holds.)
+        for (let attempt = 1;; attempt++) {
+          await page.focus("#scene");
+          await page.keyboard.press("f");
+          const said = await page.waitForSelector("#toasts li:has-text('launches are off')", {
+            timeout: 5_000,
+          }).then(() => true, (e) => {
+            if (attempt === 3) throw e;
+            return false;
+          });
+          if (said) break;
+        }
         await page.waitForTimeout(1000);
         const mine = await page.evaluate(
           (seq) => snowfire.recentEvents().filter((e) => e.seq > seq && e.by === snowfire.you),
