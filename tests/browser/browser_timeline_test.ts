@@ -124,6 +124,13 @@ browserTest(
           await page.keyboard.press("ArrowDown");
           await page.keyboard.press("Enter");
           assert.equal(await page.inputValue(".replay-speed"), "2");
+          // At 2× the replay gains a tick on the live scene every tick and goes Live when it
+          // catches up: with the live page just past `next`, a Pause pressed late on a starved page
+          // came after that (CI: "Live · …"). Six seconds of lead make the race a wide margin.
+          await page.waitForFunction((n) => snowfire.tick() >= n + 360, next, {
+            timeout: 30_000,
+            polling: 100,
+          });
           await press(page, "#replay-bar button:has-text('Play')");
           assert.equal(await replayHash(page, next), await liveHash(page, next), `hash at ${next}`);
           await press(page, "#replay-bar button:has-text('Pause')");
