@@ -5,9 +5,8 @@
  */
 import process from "node:process";
 import { initialSnapshot } from "../shared/settings.ts";
-import type { SceneEvent } from "../shared/types.ts";
 import { World } from "../shared/world.ts";
-import { FIREWORK_KINDS } from "../shared/firework_kinds.ts";
+import { skyKeeper } from "./sky_keeper.ts";
 
 const targetArg = Deno.args.find((a) => a.startsWith("--target="));
 const target = targetArg ? Number(targetArg.slice(9)) : 1_000_000;
@@ -16,31 +15,7 @@ const world = new World({
   snapshot: initialSnapshot({ snow: 1, windSpeed: 3, windDirection: 40, show: false }),
   capacity: Math.max(1_000_000, Math.ceil(target * 3.1 * 1.3)),
 });
-const rate = target / 176_000;
-let seq = 0, credit = 0;
-const keepSky = () => {
-  credit += rate;
-  while (credit >= 1) {
-    credit -= 1;
-    const event: SceneEvent = {
-      seq: seq + 1,
-      tick: world.tick,
-      by: "bench",
-      body: {
-        type: "launch",
-        x: ((seq * 37) % 80) - 40,
-        z: ((seq * 53) % 80) - 40,
-        kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
-      },
-    };
-    try {
-      world.apply(event);
-      seq++;
-    } catch {
-      return;
-    }
-  }
-};
+const keepSky = skyKeeper(world, target);
 for (let i = 0; i < 1200; i++) {
   keepSky();
   world.step();

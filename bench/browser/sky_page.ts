@@ -12,9 +12,8 @@
  * frame timed in the same animation frames as the level's.
  */
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { SceneEvent } from "../../shared/types.ts";
 import { World } from "../../shared/world.ts";
-import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
+import { skyKeeper } from "../sky_keeper.ts";
 import { SceneRenderer } from "../../client/render/renderer.ts";
 import { workCheckpoint } from "../../client/checkpoint_spread.ts";
 import type { CheckpointHash } from "../../shared/checkpoint_hash.ts";
@@ -94,8 +93,6 @@ const COUNT_EVERY = 60;
 /** Warm-up ticks at the end of which the renderer prepares each tick, as a measured frame does. */
 const WARM_FRAMES = 120;
 
-/** Live sparks per launch per tick of cadence at steady state (every kind in turn, measured). */
-const LIVE_PER_LAUNCH_RATE = 176_000;
 /** Reserved slots per live spark at steady state (measured: ~3.1). */
 const SLOTS_PER_LIVE = 3.1;
 
@@ -123,32 +120,7 @@ function makeSky(canvas: HTMLCanvasElement, target: number, options: SkyBenchOpt
     capacity,
   });
   renderer.bindWorld(world);
-  const rate = target / LIVE_PER_LAUNCH_RATE;
-  let seq = 0;
-  let credit = 0;
-  const keepSky = () => {
-    credit += rate;
-    while (credit >= 1) {
-      credit -= 1;
-      const event: SceneEvent = {
-        seq: seq + 1,
-        tick: world.tick,
-        by: "bench",
-        body: {
-          type: "launch",
-          x: ((seq * 37) % 80) - 40,
-          z: ((seq * 53) % 80) - 40,
-          kind: FIREWORK_KINDS[seq % FIREWORK_KINDS.length],
-        },
-      };
-      try {
-        world.apply(event);
-        seq++;
-      } catch {
-        return; // sky_full: wait, as the server's admission would
-      }
-    }
-  };
+  const keepSky = skyKeeper(world, target);
   for (let i = 0; i < options.warmup; i++) {
     keepSky();
     world.step();
