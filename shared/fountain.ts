@@ -27,7 +27,7 @@ import {
   FOUNTAIN_PER_TICK,
   WATER_ALPHA,
 } from "./fountain_layout.ts";
-import { DropPaths, FLIGHT_FIELDS, TOUCHED_SPAWNED } from "./fountain_path.ts";
+import { DropPaths, FLIGHT_FIELDS, FROM_NOZZLE, TOUCHED_SPAWNED } from "./fountain_path.ts";
 
 export * from "./fountain_layout.ts";
 export {
@@ -383,7 +383,7 @@ export class Fountain {
         flight[f + 4] = jet.vx + radius * cosT;
         flight[f + 5] = vy;
         flight[f + 6] = jet.vz + radius * sinT;
-        paths.plan(i, -1);
+        paths.plan(i, FROM_NOZZLE);
         this.#spiralBorn[i] = this.#spiral;
         const shade = 0.85 + 0.15 * draws[d++];
         const c = i * 4;

@@ -23,7 +23,7 @@ export const END_POOL = FOUNTAIN_SURFACES.length;
 export const END_GROUND = END_POOL + 1;
 export const END_NONE = END_POOL + 2;
 /** `from` of a flight that starts at the nozzle (on no surface). */
-const FROM_NOZZLE = -1;
+export const FROM_NOZZLE = -1;
 
 /** Bit of `touched` set when a drop reaches the pool (k-th surface: bit k). */
 export const TOUCHED_POOL = 0x40;
