@@ -1,4 +1,5 @@
 /** Cluster-mode counters and gauges for `/metrics`, next to the single node's. */
+import { type Family, one, prometheusText, round3 } from "../scene/prometheus.ts";
 import type { NatsState } from "./nats_link.ts";
 
 /** What a cluster node counts. */
@@ -53,134 +54,141 @@ export class ClusterMetrics {
   }
 
   /** Prometheus text for the cluster part. */
-  render(gauges: {
-    owned: number;
-    relayed: number;
-    nats: NatsState;
-    disconnects: number;
-    /** Events this node stamped as owner (the node's `snowfire_events_total`). */
-    stamped: number;
-  }): string {
-    const id = `node="${this.nodeId}"`;
-    const lines: string[] = [];
-    const metric = (name: string, type: string, help: string, value: number, labels = "") => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      lines.push(`${name}{${id}${labels}} ${value}`);
-    };
-    metric("snowfire_cluster_node", "gauge", "This node (label node).", 1);
-    metric("snowfire_cluster_scenes_owned", "gauge", "Scenes this node owns.", gauges.owned);
-    metric(
-      "snowfire_cluster_scenes_relayed",
-      "gauge",
-      "Scenes this node relays to local clients.",
-      gauges.relayed,
-    );
-    metric(
-      "snowfire_cluster_lease_changes_total",
-      "counter",
-      "Takeovers and step-downs.",
-      this.leaseChanges,
-    );
-    metric(
-      "snowfire_cluster_append_retries_total",
-      "counter",
-      "Log appends published again after a transient NATS failure.",
-      this.appendRetries,
-    );
-    metric(
-      "snowfire_cluster_appends_journaled_total",
-      "counter",
-      "Record writes that made appends in doubt durable (the log stream's leader was lost).",
-      this.appendsJournaled,
-    );
-    metric(
-      "snowfire_cluster_events_stamped_total",
-      "counter",
-      "Events this node stamped as owner.",
-      gauges.stamped,
-    );
-    metric(
-      "snowfire_cluster_events_relayed_total",
-      "counter",
-      "Events relayed from the log.",
-      this.eventsRelayed,
-    );
-    metric(
-      "snowfire_cluster_beats_relayed_total",
-      "counter",
-      "Heartbeats relayed.",
-      this.beatsRelayed,
-    );
-    metric(
-      "snowfire_cluster_submits_paused_total",
-      "counter",
-      "Submits refused: no owner answered.",
-      this.submitsPaused,
-    );
-    metric(
-      "snowfire_cluster_submit_retries_total",
-      "counter",
-      "Submits asked again: no owner answered yet.",
-      this.submitRetries,
-    );
-    metric(
-      "snowfire_cluster_not_from_owner_total",
-      "counter",
-      "Verdicts and submit answers ignored: not from the scene's lease holder.",
-      this.notFromOwner,
-    );
-    metric(
-      "snowfire_cluster_reopened_after_prune_total",
-      "counter",
-      "Edges that read the scene record again while opening: a purge overtook the one read.",
-      this.reopenedAfterPrune,
-    );
-    metric(
-      "snowfire_cluster_sweeps_total",
-      "counter",
-      "Retention sweeps of scenes nobody owns this node ran.",
-      this.sweeps,
-    );
-    metric(
-      "snowfire_cluster_sweep_ms",
-      "gauge",
-      "How long the last retention sweep took, ms.",
-      round3(this.sweepMs),
-    );
-    metric(
-      "snowfire_cluster_sweep_max_ms",
-      "gauge",
-      "The longest retention sweep, ms.",
-      round3(this.sweepMaxMs),
-    );
-    metric(
-      "snowfire_cluster_relay_lag_ms",
-      "gauge",
-      "Last heartbeat's owner-to-relay delay, ms.",
-      round3(this.relayLagMs),
-    );
-    metric(
-      "snowfire_cluster_relay_lag_max_ms",
-      "gauge",
-      "Worst heartbeat owner-to-relay delay, ms.",
-      round3(this.relayLagMaxMs),
-    );
-    metric(
-      "snowfire_cluster_nats_connected",
-      "gauge",
-      "1 when NATS is reachable.",
-      gauges.nats === "connected" ? 1 : 0,
-    );
-    metric(
-      "snowfire_cluster_nats_disconnects_total",
-      "counter",
-      "Times NATS was lost.",
-      gauges.disconnects,
-    );
-    return lines.join("\n") + "\n";
+  render(gauges: ClusterGauges): string {
+    return prometheusText(FAMILIES, this, gauges);
   }
 }
 
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
+/** What the cluster part reads from the rest of the node when it renders. */
+export interface ClusterGauges {
+  owned: number;
+  relayed: number;
+  nats: NatsState;
+  disconnects: number;
+  /** Events this node stamped as owner (the node's `snowfire_events_total`). */
+  stamped: number;
 }
+
+/** A family with one sample, labelled with the node's id. */
+function node(
+  name: string,
+  type: Family<[ClusterMetrics, ClusterGauges]>["type"],
+  help: string,
+  read: (m: ClusterMetrics, g: ClusterGauges) => number,
+): Family<[ClusterMetrics, ClusterGauges]> {
+  return one(name, type, help, read, (m) => `{node="${m.nodeId}"}`);
+}
+
+/** Everything the cluster part reports, in order. */
+const FAMILIES: readonly Family<[ClusterMetrics, ClusterGauges]>[] = [
+  node("snowfire_cluster_node", "gauge", "This node (label node).", () => 1),
+  node("snowfire_cluster_scenes_owned", "gauge", "Scenes this node owns.", (_, g) => g.owned),
+  node(
+    "snowfire_cluster_scenes_relayed",
+    "gauge",
+    "Scenes this node relays to local clients.",
+    (_, g) => g.relayed,
+  ),
+  node(
+    "snowfire_cluster_lease_changes_total",
+    "counter",
+    "Takeovers and step-downs.",
+    (m) => m.leaseChanges,
+  ),
+  node(
+    "snowfire_cluster_append_retries_total",
+    "counter",
+    "Log appends published again after a transient NATS failure.",
+    (m) => m.appendRetries,
+  ),
+  node(
+    "snowfire_cluster_appends_journaled_total",
+    "counter",
+    "Record writes that made appends in doubt durable (the log stream's leader was lost).",
+    (m) => m.appendsJournaled,
+  ),
+  node(
+    "snowfire_cluster_events_stamped_total",
+    "counter",
+    "Events this node stamped as owner.",
+    (_, g) => g.stamped,
+  ),
+  node(
+    "snowfire_cluster_events_relayed_total",
+    "counter",
+    "Events relayed from the log.",
+    (m) => m.eventsRelayed,
+  ),
+  node(
+    "snowfire_cluster_beats_relayed_total",
+    "counter",
+    "Heartbeats relayed.",
+    (m) => m.beatsRelayed,
+  ),
+  node(
+    "snowfire_cluster_submits_paused_total",
+    "counter",
+    "Submits refused: no owner answered.",
+    (m) => m.submitsPaused,
+  ),
+  node(
+    "snowfire_cluster_submit_retries_total",
+    "counter",
+    "Submits asked again: no owner answered yet.",
+    (m) => m.submitRetries,
+  ),
+  node(
+    "snowfire_cluster_not_from_owner_total",
+    "counter",
+    "Verdicts and submit answers ignored: not from the scene's lease holder.",
+    (m) => m.notFromOwner,
+  ),
+  node(
+    "snowfire_cluster_reopened_after_prune_total",
+    "counter",
+    "Edges that read the scene record again while opening: a purge overtook the one read.",
+    (m) => m.reopenedAfterPrune,
+  ),
+  node(
+    "snowfire_cluster_sweeps_total",
+    "counter",
+    "Retention sweeps of scenes nobody owns this node ran.",
+    (m) => m.sweeps,
+  ),
+  node(
+    "snowfire_cluster_sweep_ms",
+    "gauge",
+    "How long the last retention sweep took, ms.",
+    (m) => round3(m.sweepMs),
+  ),
+  node(
+    "snowfire_cluster_sweep_max_ms",
+    "gauge",
+    "The longest retention sweep, ms.",
+    (m) => round3(m.sweepMaxMs),
+  ),
+  node(
+    "snowfire_cluster_relay_lag_ms",
+    "gauge",
+    "Last heartbeat's owner-to-relay delay, ms.",
+    (m) => round3(m.relayLagMs),
+  ),
+  node(
+    "snowfire_cluster_relay_lag_max_ms",
+    "gauge",
+    "Worst heartbeat owner-to-relay delay, ms.",
+    (m) => round3(m.relayLagMaxMs),
+  ),
+  node(
+    "snowfire_cluster_nats_connected",
+    "gauge",
+    "1 when NATS is reachable.",
+    (_, g) => g.nats === "connected" ? 1 : 0,
+  ),
+  node(
+    "snowfire_cluster_nats_disconnects_total",
+    "counter",
+    "Times NATS was lost.",
+    (_, g) => g.disconnects,
+  ),
+];

@@ -1,6 +1,36 @@
 /** The stored log's figures in Prometheus text (`/metrics`). */
 export type { StorageStats } from "./retention.ts";
+import { type Family, one, prometheusText } from "../scene/prometheus.ts";
 import type { StorageStats } from "./retention.ts";
+
+/** The stored log's families, in order. */
+const FAMILIES: readonly Family<[StorageStats]>[] = [
+  one("snowfire_stored_events", "gauge", "Events stored, all scenes.", (s) => s.events),
+  one(
+    "snowfire_stored_bytes",
+    "gauge",
+    "Bytes of the scene database in use (pages minus free list).",
+    (s) => s.bytes,
+  ),
+  one(
+    "snowfire_database_file_bytes",
+    "gauge",
+    "Size of the scene database file.",
+    (s) => s.fileBytes,
+  ),
+  one(
+    "snowfire_pruned_events_total",
+    "counter",
+    "Events pruned by the retention policy.",
+    (s) => s.pruned,
+  ),
+  one(
+    "snowfire_scenes_removed_total",
+    "counter",
+    "Idle scenes removed by the retention policy.",
+    (s) => s.scenesRemoved,
+  ),
+];
 
 /**
  * Lines for `/metrics`: events and bytes stored, events pruned and scenes removed by retention.
@@ -12,23 +42,5 @@ import type { StorageStats } from "./retention.ts";
  * ```
  */
 export function storageMetrics(stats: StorageStats | undefined): string {
-  if (!stats) return "";
-  return [
-    "# HELP snowfire_stored_events Events stored, all scenes.",
-    "# TYPE snowfire_stored_events gauge",
-    `snowfire_stored_events ${stats.events}`,
-    "# HELP snowfire_stored_bytes Bytes of the scene database in use (pages minus free list).",
-    "# TYPE snowfire_stored_bytes gauge",
-    `snowfire_stored_bytes ${stats.bytes}`,
-    "# HELP snowfire_database_file_bytes Size of the scene database file.",
-    "# TYPE snowfire_database_file_bytes gauge",
-    `snowfire_database_file_bytes ${stats.fileBytes}`,
-    "# HELP snowfire_pruned_events_total Events pruned by the retention policy.",
-    "# TYPE snowfire_pruned_events_total counter",
-    `snowfire_pruned_events_total ${stats.pruned}`,
-    "# HELP snowfire_scenes_removed_total Idle scenes removed by the retention policy.",
-    "# TYPE snowfire_scenes_removed_total counter",
-    `snowfire_scenes_removed_total ${stats.scenesRemoved}`,
-    "",
-  ].join("\n");
+  return stats ? prometheusText(FAMILIES, stats) : "";
 }

@@ -1,4 +1,5 @@
 /** Server counters and gauges, rendered as Prometheus text for `/metrics`. */
+import { type Family, one, prometheusText, round3 } from "./prometheus.ts";
 
 /** Everything `/metrics` reports. Counters only go up; gauges are read when rendered. */
 export class Metrics {
@@ -70,12 +71,7 @@ export class Metrics {
 
   /** Prometheus text exposition format (version 0.0.4). */
   render(gauges: Gauges): string {
-    const lines: string[] = [];
-    for (const { name, type, help, samples } of FAMILIES) {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples(this, gauges)) lines.push(`${name}${labels} ${value}`);
-    }
-    return lines.join("\n") + "\n";
+    return prometheusText(FAMILIES, this, gauges);
   }
 }
 
@@ -87,26 +83,8 @@ export interface Gauges {
   connections: number;
 }
 
-/** One metric family: its samples as `[labels, value]` pairs, read when rendered. */
-interface Family {
-  name: string;
-  type: "counter" | "gauge";
-  help: string;
-  samples: (m: Metrics, g: Gauges) => [labels: string, value: number][];
-}
-
-/** A family with one unlabelled sample. */
-function one(
-  name: string,
-  type: Family["type"],
-  help: string,
-  read: (m: Metrics, g: Gauges) => number,
-): Family {
-  return { name, type, help, samples: (m, g) => [["", read(m, g)]] };
-}
-
 /** Everything `/metrics` reports, in order. */
-const FAMILIES: readonly Family[] = [
+const FAMILIES: readonly Family<[Metrics, Gauges]>[] = [
   one("snowfire_scenes_loaded", "gauge", "Scenes held in memory.", (_, g) => g.scenesLoaded),
   {
     name: "snowfire_scenes_stored",
@@ -223,7 +201,3 @@ const FAMILIES: readonly Family[] = [
     (m) => round3(m.heartbeatGapMaxMs),
   ),
 ];
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}
