@@ -353,40 +353,35 @@ export function optionsFromEnv(env: (name: string) => string | undefined): Serve
     hostname: env("HOST") ?? "0.0.0.0",
     dataDir: env("DATA_DIR") ?? "./data",
   };
-  for (
-    const [name, key] of [
-      ["SKY_CAP", "skyCap"],
-      ["MAX_PEERS", "maxPeers"],
-      ["PRESENCE_LIMIT", "presenceLimit"],
-      ["HELLO_TIMEOUT_MS", "helloTimeoutMs"],
-      ["REFUSAL_NOTICE_MS", "refusalNoticeMs"],
-      ["MAX_SCENES", "maxScenes"],
-      ["MAX_CONNECTIONS", "maxConnections"],
-      ["MAX_CONNECTIONS_PER_ADDRESS", "maxConnectionsPerAddress"],
-      ["HTTP_IDLE_MS", "httpIdleMs"],
-      ["HEADERS_TIMEOUT_MS", "headersTimeoutMs"],
-      ["EVENTS_PER_MINUTE", "eventsPerMinute"],
-    ] as const
-  ) {
-    const text = env(name);
-    if (text) options[key] = parseInteger(name, text);
-  }
-  for (
-    const [name, key] of [
-      ["RATE_NEW_SCENES", "newScenes"],
-      ["RATE_CONNECTIONS", "connections"],
-      ["RATE_HTTP_READS", "httpReads"],
-    ] as const
-  ) {
-    const text = env(name);
-    if (text) options[key] = parseRate(name, text);
-  }
-  for (
-    const [name, key] of [["DB_MAX_MB", "dbMaxBytes"], ["TRACKS_MAX_MB", "tracksMaxBytes"]] as const
-  ) {
-    const text = env(name);
-    if (text) options[key] = parseMegabytes(name, text);
-  }
+  /** Each variable of `table` that is set, parsed into its option. */
+  const read = <K extends keyof ServerOptions>(
+    table: readonly (readonly [name: string, key: K])[],
+    parse: (name: string, text: string) => ServerOptions[K],
+  ) => {
+    for (const [name, key] of table) {
+      const text = env(name);
+      if (text) options[key] = parse(name, text);
+    }
+  };
+  read([
+    ["SKY_CAP", "skyCap"],
+    ["MAX_PEERS", "maxPeers"],
+    ["PRESENCE_LIMIT", "presenceLimit"],
+    ["HELLO_TIMEOUT_MS", "helloTimeoutMs"],
+    ["REFUSAL_NOTICE_MS", "refusalNoticeMs"],
+    ["MAX_SCENES", "maxScenes"],
+    ["MAX_CONNECTIONS", "maxConnections"],
+    ["MAX_CONNECTIONS_PER_ADDRESS", "maxConnectionsPerAddress"],
+    ["HTTP_IDLE_MS", "httpIdleMs"],
+    ["HEADERS_TIMEOUT_MS", "headersTimeoutMs"],
+    ["EVENTS_PER_MINUTE", "eventsPerMinute"],
+  ], parseInteger);
+  read([
+    ["RATE_NEW_SCENES", "newScenes"],
+    ["RATE_CONNECTIONS", "connections"],
+    ["RATE_HTTP_READS", "httpReads"],
+  ], parseRate);
+  read([["DB_MAX_MB", "dbMaxBytes"], ["TRACKS_MAX_MB", "tracksMaxBytes"]], parseMegabytes);
   const origins = env("ALLOWED_ORIGINS");
   if (origins) options.allowedOrigins = origins.split(",").map((o) => o.trim()).filter(Boolean);
   const ancestors = env("FRAME_ANCESTORS");
