@@ -14,6 +14,7 @@ import type { World } from "../shared/world.ts";
 import { z } from "zod";
 import { type DebugObserved, exposeDebugHook } from "./debug/debug_hook.ts";
 import { cleanName } from "./hud/display_name.ts";
+import { LABELS_KEY, pageSwitch, SPEAK_KEY, storedName, storeName } from "./hud/page_memory.ts";
 import { element } from "./hud/dom.ts";
 import { FrameStats } from "./debug/frame_stats.ts";
 import { FrameTimings } from "./debug/frame_timings.ts";
@@ -54,8 +55,6 @@ import { mountComposer } from "./hud/composer/mount.ts";
  */
 const MIN_STEP_BUDGET_MS = 8;
 const MAX_STEP_BUDGET_MS = 100;
-/** Where a name typed in the HUD is remembered. */
-const NAME_KEY = "snowfire.name";
 /** How often the HUD's numbers refresh, ms. */
 const HUD_INTERVAL_MS = 250;
 /**
@@ -63,57 +62,6 @@ const HUD_INTERVAL_MS = 250;
  * (~1 ms at a million live sparks), so once a second, not with each refresh.
  */
 const PARTICLE_COUNT_INTERVAL_MS = 1000;
-/** Where the page's switches are remembered: names by bursts (on unless "off"), spoken numbers. */
-const LABELS_KEY = "snowfire.burstLabels";
-const SPEAK_KEY = "snowfire.speakCountdown";
-
-/** A page switch's remembered value (`fallback` when none, or storage is off). */
-function storedSwitch(key: string, fallback: boolean): boolean {
-  try {
-    const value = localStorage.getItem(key);
-    return value === null ? fallback : value === "on";
-  } catch {
-    return fallback;
-  }
-}
-
-/** Binds a checkbox to a remembered page switch; `apply` gets its value now and on change. */
-function pageSwitch(id: string, key: string, fallback: boolean, apply: (on: boolean) => void) {
-  const box = element<HTMLInputElement>(id);
-  box.checked = storedSwitch(key, fallback);
-  apply(box.checked);
-  box.addEventListener("change", () => {
-    apply(box.checked);
-    try {
-      localStorage.setItem(key, box.checked ? "on" : "off");
-    } catch { /* storage unavailable: the switch holds for this page */ }
-  });
-}
-
-function storedName(): string | undefined {
-  try {
-    const stored = localStorage.getItem(NAME_KEY);
-    const name = cleanName(stored);
-    // A name saved by an older page may be one the server refuses: keep only its clean form.
-    if (stored !== null && name !== stored) {
-      if (name) localStorage.setItem(NAME_KEY, name);
-      else localStorage.removeItem(NAME_KEY);
-    }
-    return name;
-  } catch {
-    return undefined;
-  }
-}
-
-function storeName(name: string | undefined): void {
-  try {
-    if (name) localStorage.setItem(NAME_KEY, name);
-    else localStorage.removeItem(NAME_KEY);
-  } catch {
-    // Storage may be off (private mode); the name still holds for this page.
-  }
-}
-
 /** What the page reads from its address and the device before anything starts. */
 interface PageSetup {
   sceneId: string;
