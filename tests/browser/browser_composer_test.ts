@@ -2,7 +2,7 @@
  * The show composer, pressed like a person (clickLikeAPerson: the control is under the point,
  * then a real click or tap), by mouse at 1280×720 and by touch at 390×844: open it, add cues by
  * clicking the sky, drag one along the time line, delete one, copy and paste one, move and
- * delete with the keys.
+ * delete with the keys. Turned to 844×390, toasts coming do not move the open composer.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
@@ -15,6 +15,7 @@ import {
   type ScenePage,
 } from "../../testing/browser.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { TestClient } from "../../testing/test_client.ts";
 import type { ComposerDebug } from "../../client/hud/composer/composer.ts";
 
 declare global {
@@ -171,6 +172,40 @@ browserTest(
           await compose(opened.page, view.touch);
         });
       }
+      await t.step("touch 844x390: toasts never move the open composer", async () => {
+        // Turned, the open composer fills the sky row, where the toasts sit above it. It was
+        // pushed down by each toast (and back when it went): the title jumped 34 px under a
+        // finger, and the person-click test's press on it once landed elsewhere.
+        const { page } = pages[1];
+        await page.setViewportSize({ width: 844, height: 390 });
+        await page.waitForSelector("#composer-panel", { state: "visible" });
+        const place = () =>
+          page.evaluate(() => {
+            const title = document.querySelector(".composer-title")!.getBoundingClientRect();
+            const panel = document.getElementById("composer-panel")!.getBoundingClientRect();
+            const row = document.querySelector(".hud-middle")!.getBoundingClientRect();
+            return { title: title.top, inRow: panel.bottom <= row.bottom + 0.5 };
+          });
+        const before = await place();
+        const toasts = () => page.evaluate(() => document.querySelectorAll(".toast").length);
+        const already = await toasts();
+        // Two others launch: two toasts more (one person's launches fold into one).
+        const scene = new URL(page.url()).pathname.split("/").pop()!;
+        for (const name of ["Zed", "Yan"]) {
+          const { client, welcome } = await TestClient.join(server.url, scene, { name });
+          client.submit({ type: "launch", x: 0, z: 0, kind: "peony" });
+          await client.waitFor((m) => m.t === "event" && m.by === welcome.you.id, 10_000);
+          await client.close();
+        }
+        await page.waitForFunction(
+          (n) => document.querySelectorAll(".toast").length >= Math.min(4, n + 2),
+          already,
+          { timeout: 10_000 },
+        );
+        assert.deepEqual(await place(), before, "the title stays put and the panel on screen");
+        await clickLikeAPerson(page, ".composer-title");
+        assert.ok(await page.evaluate(() => document.activeElement?.matches(".composer-title")));
+      });
       for (const { problems } of pages) assert.deepEqual(problems, []);
     } finally {
       for (const { page } of pages) await page.context().close();
