@@ -8,7 +8,6 @@
  * for what cannot exist a 400: never a silently different range.
  */
 import type { Env, Hono } from "hono";
-import type { LogPage } from "../../shared/protocol.ts";
 import { publicEvent } from "../../shared/rules.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { HttpError } from "../scene/errors.ts";
@@ -35,9 +34,6 @@ export interface LogApiDeps {
    */
   readsScene?: boolean;
 }
-
-/** The JSON body of a page (`LogPageSchema` in `shared/protocol.ts`, the page parses it). */
-export type LogPageBody = LogPage;
 
 /**
  * Adds the route to `app`; `sceneId` validates the id (404 for a malformed one).

@@ -25,7 +25,7 @@ import {
   TrackStorageError,
   type TrackStore,
 } from "../scene/track_store.ts";
-import { trackType } from "./track_type.ts";
+import { SNIFF_BYTES, trackType } from "./track_type.ts";
 import { readTrackBody } from "./track_upload.ts";
 
 /** What the routes need. */
@@ -80,7 +80,7 @@ export function registerTracks(app: Hono<{ Bindings: ServerEnv }>, deps: TrackRo
       let stored: StoredTrack;
       try {
         const { data, sha256 } = await readTrackBody(c.req.raw, maxBytes);
-        const type = trackType(data.subarray(0, 64 * 1024));
+        const type = trackType(data.subarray(0, SNIFF_BYTES));
         if (!type) {
           deps.refuse?.("track_type");
           throw new HttpError(
