@@ -9,6 +9,7 @@
  * whose every event is past the age limit and that is not loaded is removed entirely.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { inTransaction } from "./sqlite_transaction.ts";
 import { TICK_MS } from "../../shared/constants.ts";
 import { ROW_BYTES_SQL } from "./storage_budget.ts";
 import { applySettings, initialSnapshot } from "../../shared/settings.ts";
@@ -212,35 +213,24 @@ export class Retention {
       }
     }
     snapshot = { ...snapshot, tick: Math.max(snapshot.tick, to) };
-    let freed = 0;
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
+    const freed = inTransaction(this.#db, () => {
       s.upsertStart.run(scene, to, JSON.stringify(snapshot));
-      if (this.#o.freed) freed = Number((s.bytesBefore.get(scene, to) as { bytes: number }).bytes);
-      const removed = Number(s.deleteBefore.run(scene, to).changes);
-      this.#stats.pruned += removed;
+      const bytes = this.#o.freed
+        ? Number((s.bytesBefore.get(scene, to) as { bytes: number }).bytes)
+        : 0;
+      this.#stats.pruned += Number(s.deleteBefore.run(scene, to).changes);
       // The row goes with the last events: while any remain the id stays taken, so a scene
       // opened again meanwhile continues its seqs, and a new one under the id starts clean.
       if (removing && !s.last.get(scene)) this.#dropRow(scene);
-      this.#db.exec("COMMIT");
-    } catch (e) {
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      throw e;
-    }
+      return bytes;
+    }, "BEGIN IMMEDIATE");
     this.#o.freed?.(scene, freed);
     return true;
   }
 
   /** Removes a scene without events. */
   #remove(scene: string): boolean {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      this.#dropRow(scene);
-      this.#db.exec("COMMIT");
-    } catch (e) {
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      throw e;
-    }
+    inTransaction(this.#db, () => this.#dropRow(scene), "BEGIN IMMEDIATE");
     return true;
   }
 

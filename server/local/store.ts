@@ -11,6 +11,7 @@
  * probes every second until writes work again (see write_probe.ts), then says so once.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { inTransaction } from "./sqlite_transaction.ts";
 import { join } from "node:path";
 import { advanceSnapshot } from "../../shared/settings.ts";
 import type { SceneEvent, Settings, WorldSnapshot } from "../../shared/types.ts";
@@ -432,17 +433,7 @@ export class SceneStore {
 
   /** Runs `fn` in one transaction (one commit for many small writes); rolls back if it throws. */
   transaction(fn: () => void): void {
-    this.#write(() => {
-      this.#db.exec("BEGIN");
-      try {
-        fn();
-        this.#db.exec("COMMIT");
-      } catch (e) {
-        // A failed COMMIT (full disk) can leave the transaction open: end it either way.
-        if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-        throw e;
-      }
-    });
+    this.#write(() => inTransaction(this.#db, fn));
   }
 
   /**
