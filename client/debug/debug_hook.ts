@@ -9,6 +9,8 @@ import type { Net } from "../net/net.ts";
 import type { Playout } from "../net/playout.ts";
 import type { SceneRenderer } from "../render/renderer.ts";
 import type { Sim } from "../sim.ts";
+import type { Block } from "../../shared/particle_pool.ts";
+import type { FireworkView } from "../../shared/views.ts";
 
 declare global {
   /** The client's debug hook (tests read it from inside the page). */
@@ -194,43 +196,21 @@ export function exposeDebugHook(
     clearFrameTimes: () => timings.clear(),
     fireworkCentroid() {
       const view = sim.world?.fireworks;
-      if (!view) return null;
-      let x = 0, y = 0, z = 0, count = 0;
-      for (let i = 0; i < view.count; i++) {
-        if (view.color[i * 4 + 3] <= 0) continue;
-        x += view.position[i * 3];
-        y += view.position[i * 3 + 1];
-        z += view.position[i * 3 + 2];
-        count++;
-      }
-      return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
+      return view ? litCentroid(view, 0, view.count) : null;
     },
     fireworkCentroids() {
       const view = sim.world?.fireworks;
-      // The view is the firework pool; its per-launch blocks say which slots are whose.
-      const blocks = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
-        ?.blocks;
-      if (!view || !blocks) return [];
+      if (!view) return [];
       const out = [];
-      for (const block of blocks) {
-        let x = 0, y = 0, z = 0, count = 0;
-        for (let i = block.start; i < block.start + block.size && i < view.count; i++) {
-          if (view.color[i * 4 + 3] <= 0) continue;
-          x += view.position[i * 3];
-          y += view.position[i * 3 + 1];
-          z += view.position[i * 3 + 2];
-          count++;
-        }
-        if (count > 0) {
-          out.push({ seq: block.seq, x: x / count, y: y / count, z: z / count, count });
-        }
+      for (const block of launchBlocks(view)) {
+        const centroid = litCentroid(view, block.start, block.start + block.size);
+        if (centroid) out.push({ seq: block.seq, ...centroid });
       }
       return out;
     },
     fireworkSpan(seq) {
       const view = sim.world?.fireworks;
-      const block = (view as { blocks?: { seq: number; start: number; size: number }[] } | null)
-        ?.blocks?.find((b) => b.seq === seq);
+      const block = view && launchBlocks(view).find((b) => b.seq === seq);
       if (!view || !block) return null;
       const xs: number[] = [];
       const point = new THREE.Vector3();
@@ -304,4 +284,29 @@ export function exposeDebugHook(
   };
   globalThis.snowfire = hook;
   return hook;
+}
+
+/**
+ * The launches' slot blocks of the world's firework view: it is the firework pool's settled view,
+ * whose per-launch blocks say which slots are whose.
+ */
+function launchBlocks(view: FireworkView): readonly Block[] {
+  return (view as FireworkView & { blocks?: readonly Block[] }).blocks ?? [];
+}
+
+/** The mean position of the lit sparks in slots [from, to) of `view` and their count; null for none. */
+function litCentroid(
+  view: FireworkView,
+  from: number,
+  to: number,
+): { x: number; y: number; z: number; count: number } | null {
+  let x = 0, y = 0, z = 0, count = 0;
+  for (let i = from; i < Math.min(to, view.count); i++) {
+    if (view.color[i * 4 + 3] <= 0) continue;
+    x += view.position[i * 3];
+    y += view.position[i * 3 + 1];
+    z += view.position[i * 3 + 2];
+    count++;
+  }
+  return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
 }
