@@ -17,6 +17,7 @@ import { Buffer } from "node:buffer";
 import type { Browser, Page } from "playwright-core";
 import type * as THREE from "three";
 import type { FireworkSparks } from "../client/render/firework_sparks.ts";
+import { BREAK_TABLE_WIDTH } from "../client/render/firework_break_table.ts";
 import { FireworkSparkShader } from "../client/render/firework_spark_shader.ts";
 
 /** three's prefix of a `ShaderMaterial`'s vertex stage under WebGL2 (what the shader relies on). */
@@ -67,13 +68,20 @@ function numbersOf(value: unknown): number[] | null {
   return null;
 }
 
-/** The material's uniforms as the page takes them (textures as base64 RGBA float texels). */
-function sentUniforms(material: THREE.ShaderMaterial): Record<string, SentUniform> {
+/**
+ * The material's uniforms as the page takes them (textures as base64 RGBA float texels):
+ * a texture three samples from a WebGL texture of its own (`ExternalTexture`) by the texels
+ * `external` gives it.
+ */
+function sentUniforms(
+  material: THREE.ShaderMaterial,
+  external: Map<unknown, { data: Float32Array; width: number; height: number }>,
+): Record<string, SentUniform> {
   const out: Record<string, SentUniform> = {};
   for (const [name, { value }] of Object.entries(material.uniforms)) {
     const image = (value as THREE.DataTexture | null)?.isDataTexture
       ? (value as THREE.DataTexture).image
-      : null;
+      : external.get(value) ?? null;
     if (image) {
       const data = image.data as Float32Array;
       if (!(data instanceof Float32Array)) throw new TypeError(`${name}: not a float texture`);
@@ -108,7 +116,16 @@ export class SparkShaderProbe {
    */
   async heads(sparks: FireworkSparks, count: number, alpha: number): Promise<ShaderHeads> {
     const material = sparks.object.material as THREE.ShaderMaterial;
-    const uniforms = sentUniforms(material);
+    // The break rows' texture is the table's own (FireworkBreakTable): its texels are its data.
+    const breaks = sparks.writtenRows.breaks;
+    const uniforms = sentUniforms(
+      material,
+      new Map([[material.uniforms.uBreaks.value, {
+        data: breaks,
+        width: BREAK_TABLE_WIDTH,
+        height: breaks.length / (BREAK_TABLE_WIDTH * 4),
+      }]]),
+    );
     uniforms.uAlpha = { numbers: [alpha] };
     uniforms.uTailTicks = { numbers: [0] };
     uniforms.uViewport = { numbers: [2, 2] };

@@ -4,25 +4,27 @@
  * in the break, firework_derived_packing.ts) instead of the break's numbers. A launch takes a
  * group of MAX_BREAKS_PER_GROUP rows while it lives; a row is BREAK_TEXELS texels (see
  * firework_derived_packing.ts). Rows are written once, when the launch is first drawn, and
- * `upload` copies only the texture lines holding rows written since the last, each line one of
- * the texture's update ranges (`Texture.addUpdateRange`, three's public API). Groups are handed out round the table from where the last
- * one was (ended launches' groups are free again, and launches end roughly in the order they
- * came), so a frame's new launches take neighbouring groups, mostly in one line. The texture
- * grows by doubling its height when more than 3/4 of its groups are in use (uploaded whole
- * then, a rare event).
+ * `upload` copies only the groups written since the last: one `texSubImage2D` for each run of
+ * neighbouring written groups in a texture line (a busy sky's frame: a launch or a few, 512
+ * bytes each), straight into the table's own WebGL texture, which three samples as an
+ * `ExternalTexture` (three's public API): none of three's per-upload texture machinery, and no
+ * whole 8 KB line for one launch. Groups are handed out round the table from where the last one
+ * was (ended launches' groups are free again, and launches end roughly in the order they came),
+ * so a frame's new launches take neighbouring groups, mostly one run. The texture grows by
+ * doubling its height when more than 3/4 of its groups are in use (uploaded whole then, a rare
+ * event); after the renderer's context was lost and restored it is made and uploaded again.
  *
  * @example
  * ```ts
  * import { FireworkBreakTable } from "./firework_break_table.ts";
  * const table = new FireworkBreakTable();
  * const group = table.allocate(); // rows 4·group … 4·group + 3 (the next free group)
- * table.touch(group * 4, 4); // its rows written: their line goes up at the next upload
+ * table.touch(group * 4, 4); // its rows written: they go up at the next upload
  * table.free(group);
  * table.dispose();
  * ```
  */
 import * as THREE from "three";
-import { floatTexture } from "./firework_tables.ts";
 
 /** Floats per break row (8 texels of RGBA). */
 export const BREAK_TEXELS = 8;
@@ -34,6 +36,10 @@ export const LAUNCH_ROW = MAX_BREAKS_PER_GROUP - 1;
 export const BREAK_TABLE_WIDTH = 512;
 /** Rows per texture line. */
 export const ROWS_PER_LINE = BREAK_TABLE_WIDTH / BREAK_TEXELS;
+/** Groups per texture line. */
+const GROUPS_PER_LINE = ROWS_PER_LINE / MAX_BREAKS_PER_GROUP;
+/** Texels of a group. */
+const GROUP_TEXELS = MAX_BREAKS_PER_GROUP * BREAK_TEXELS;
 /** Groups at first (texture lines: groups · 4 / 64). */
 const INITIAL_GROUPS = 256;
 /**
@@ -42,11 +48,19 @@ const INITIAL_GROUPS = 256;
  */
 export const MAX_GROUPS = 1 << 14;
 
-/** The texture of break rows, its groups in use, and the lines written since the last upload. */
+/** What `upload` uses of three's renderer (its public API). */
+export type TableRenderer = Pick<THREE.WebGLRenderer, "domElement" | "getContext" | "state">;
+
+/**
+ * The texture of break rows, its groups in use, and the groups written since the last upload.
+ */
 export class FireworkBreakTable {
   /** The rows, BREAK_TEXELS RGBA texels (32 floats) each: what the texture holds. */
   data: Float32Array;
-  texture: THREE.DataTexture;
+  /** What the shader samples: the table's WebGL texture once uploaded (one object for good). */
+  readonly texture = new THREE.ExternalTexture(null);
+  /** Texture lines (its height). */
+  lines: number;
   #groups: number;
   /** 1 for each group in use. */
   #inUse: Uint8Array;
@@ -55,26 +69,31 @@ export class FireworkBreakTable {
   #next = 0;
   /** The highest group handed out since the last reset, plus one (rows beyond were never written). */
   #reached = 0;
-  /** 1 for each texture line holding rows written since the last upload. */
+  /** 1 for each group holding rows written since the last upload. */
   #dirty: Uint8Array;
   #dirtyFrom = Infinity;
   #dirtyTo = -1;
-  /** The texture is new (created or grown): the next upload sends it whole. */
+  /** The texture is to be made (first upload, growth, a restored context): sent whole. */
   #fresh = true;
+  /** The WebGL texture and its context (null before the first upload). */
+  #gl: WebGL2RenderingContext | null = null;
+  #glTexture: WebGLTexture | null = null;
   /** The canvas whose restored context makes the texture new again. */
   #canvas: HTMLCanvasElement | null = null;
   #restored = (): void => {
+    // The old context's objects are gone with it: nothing to delete.
+    this.#glTexture = null;
     this.#fresh = true;
   };
-  /** Called with the new texture when the table grew (the material's uniform follows it). */
-  onGrow: ((texture: THREE.DataTexture) => void) | null = null;
+  /** Called with the texture when the table grew (the same object: it is the uniform's value). */
+  onGrow: ((texture: THREE.Texture) => void) | null = null;
 
   constructor(groups = INITIAL_GROUPS) {
     this.#groups = groups;
     this.data = new Float32Array(groups * MAX_BREAKS_PER_GROUP * BREAK_TEXELS * 4);
     this.#inUse = new Uint8Array(groups);
-    this.#dirty = new Uint8Array(this.#lines);
-    this.texture = floatTexture(this.data, BREAK_TABLE_WIDTH, this.#lines);
+    this.#dirty = new Uint8Array(groups);
+    this.lines = this.#lines;
   }
 
   /** Groups in use. */
@@ -88,16 +107,19 @@ export class FireworkBreakTable {
   }
 
   /**
-   * What the next upload sends: `"all"` (a new texture), the texture lines holding rows written
-   * since the last upload in ascending order, or none.
+   * What the next upload sends: `"all"` (a new texture), else the runs of neighbouring groups
+   * written since the last upload, each within a texture line, as [first group, groups] in
+   * ascending order (one `texSubImage2D` each).
    */
-  get pendingLines(): "all" | number[] {
+  get pendingRuns(): "all" | [number, number][] {
     if (this.#fresh) return "all";
-    const lines: number[] = [];
-    for (let line = this.#dirtyFrom; line <= this.#dirtyTo; line++) {
-      if (this.#dirty[line]) lines.push(line);
+    const runs: [number, number][] = [];
+    for (let g = this.#nextDirty(this.#dirtyFrom); g <= this.#dirtyTo; g = this.#nextDirty(g)) {
+      const end = this.#runEnd(g);
+      runs.push([g, end - g]);
+      g = end;
     }
-    return lines;
+    return runs;
   }
 
   /**
@@ -134,46 +156,112 @@ export class FireworkBreakTable {
     return row * BREAK_TEXELS * 4;
   }
 
-  /** Marks rows [row, row + count) for the next upload (their texture lines). */
+  /** Marks rows [row, row + count) for the next upload (their groups). */
   touch(row: number, count: number): void {
-    const last = Math.floor((row + count - 1) / ROWS_PER_LINE);
-    for (let line = Math.floor(row / ROWS_PER_LINE); line <= last; line++) this.#touchLine(line);
+    const last = Math.floor((row + count - 1) / MAX_BREAKS_PER_GROUP);
+    for (let g = Math.floor(row / MAX_BREAKS_PER_GROUP); g <= last; g++) this.#touchGroup(g);
   }
 
-  /** Marks every texture line holding groups handed out for the next upload. */
+  /** Marks every group handed out for the next upload. */
   touchUsed(): void {
-    const lines = Math.ceil((this.#reached * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE);
-    for (let line = 0; line < lines; line++) this.#touchLine(line);
+    for (let g = 0; g < this.#reached; g++) this.#touchGroup(g);
   }
 
   /**
-   * Copies what was written since the last upload to the GPU now, through three's public texture
-   * API: a new texture whole, else each written line as one of the texture's update ranges
-   * (three sends a range a line, with one `texSubImage2D` each). After the renderer's context
-   * was lost and restored the texture goes up whole again (three makes a new one then).
+   * Copies what was written since the last upload to the GPU now, into the table's texture: made
+   * and sent whole when new (first upload, growth, a restored context), else one
+   * `texSubImage2D` per run of written groups. Binds through three's state (`renderer.state`),
+   * so that three's record of the bound textures stays true.
    */
-  upload(renderer: THREE.WebGLRenderer): void {
-    this.#watch(renderer.domElement);
-    const texture = this.texture;
-    if (this.#fresh) {
-      texture.clearUpdateRanges();
+  upload(renderer: TableRenderer): void {
+    this.#watch(renderer.domElement as HTMLCanvasElement);
+    const gl = renderer.getContext() as WebGL2RenderingContext;
+    const state = renderer.state;
+    if (!this.#fresh && this.#dirtyTo < 0) return;
+    if (this.#fresh || this.#glTexture === null || this.#gl !== gl) {
+      if (this.#glTexture && this.#gl === gl) gl.deleteTexture(this.#glTexture);
+      this.#gl = gl;
+      this.#glTexture = gl.createTexture();
+      state.bindTexture(gl.TEXTURE_2D, this.#glTexture);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+      this.#unpackPlain(gl, state);
+      gl.texImage2D(
+        gl.TEXTURE_2D,
+        0,
+        gl.RGBA32F,
+        BREAK_TABLE_WIDTH,
+        this.lines,
+        0,
+        gl.RGBA,
+        gl.FLOAT,
+        this.data,
+      );
+      this.texture.sourceTexture = this.#glTexture;
       this.#fresh = false;
     } else {
-      if (this.#dirtyTo < 0) return;
-      const dirty = this.#dirty, floatsPerLine = BREAK_TABLE_WIDTH * 4;
-      for (let line = this.#dirtyFrom; line <= this.#dirtyTo; line++) {
-        if (dirty[line]) texture.addUpdateRange(line * floatsPerLine, floatsPerLine);
+      state.bindTexture(gl.TEXTURE_2D, this.#glTexture);
+      this.#unpackPlain(gl, state);
+      const data = this.data;
+      for (let g = this.#nextDirty(this.#dirtyFrom); g <= this.#dirtyTo; g = this.#nextDirty(g)) {
+        const end = this.#runEnd(g);
+        const line = Math.floor(g / GROUPS_PER_LINE);
+        const x = (g % GROUPS_PER_LINE) * GROUP_TEXELS;
+        gl.texSubImage2D(
+          gl.TEXTURE_2D,
+          0,
+          x,
+          line,
+          (end - g) * GROUP_TEXELS,
+          1,
+          gl.RGBA,
+          gl.FLOAT,
+          data,
+          (line * BREAK_TABLE_WIDTH + x) * 4,
+        );
+        g = end;
       }
     }
-    texture.needsUpdate = true;
-    renderer.initTexture(texture);
     this.#clearDirty();
   }
 
   dispose(): void {
     this.#canvas?.removeEventListener("webglcontextrestored", this.#restored);
     this.#canvas = null;
+    if (this.#gl && this.#glTexture) this.#gl.deleteTexture(this.#glTexture);
+    this.#glTexture = null;
+    this.texture.sourceTexture = null;
     this.texture.dispose();
+  }
+
+  /** Texels are read as laid out in `data`: no flip, no premultiplying, no row skips. */
+  #unpackPlain(gl: WebGL2RenderingContext, state: THREE.WebGLState): void {
+    state.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
+    state.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
+    state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+    state.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
+    state.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
+    state.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
+  }
+
+  /** The first dirty group from `group` on (past `#dirtyTo`: none). */
+  #nextDirty(group: number): number {
+    const dirty = this.#dirty, to = this.#dirtyTo;
+    while (group <= to && dirty[group] === 0) group++;
+    return group;
+  }
+
+  /** The end of the run of dirty groups from dirty `group`, within its texture line. */
+  #runEnd(group: number): number {
+    const dirty = this.#dirty;
+    const end = Math.min(
+      this.#dirtyTo + 1,
+      (Math.floor(group / GROUPS_PER_LINE) + 1) * GROUPS_PER_LINE,
+    );
+    while (group < end && dirty[group] !== 0) group++;
+    return group;
   }
 
   /** Listens for `canvas`'s context being restored (the texture then goes up whole). */
@@ -189,10 +277,10 @@ export class FireworkBreakTable {
     return (this.#groups * MAX_BREAKS_PER_GROUP) / ROWS_PER_LINE;
   }
 
-  #touchLine(line: number): void {
-    this.#dirty[line] = 1;
-    if (line < this.#dirtyFrom) this.#dirtyFrom = line;
-    if (line > this.#dirtyTo) this.#dirtyTo = line;
+  #touchGroup(group: number): void {
+    this.#dirty[group] = 1;
+    if (group < this.#dirtyFrom) this.#dirtyFrom = group;
+    if (group > this.#dirtyTo) this.#dirtyTo = group;
   }
 
   #clearDirty(): void {
@@ -216,10 +304,9 @@ export class FireworkBreakTable {
     const inUse = new Uint8Array(this.#groups);
     inUse.set(this.#inUse);
     this.#inUse = inUse;
-    this.texture.dispose();
-    this.texture = floatTexture(this.data, BREAK_TABLE_WIDTH, this.#lines);
-    // The new texture goes up whole with every row written so far.
-    this.#dirty = new Uint8Array(this.#lines);
+    this.lines = this.#lines;
+    // A new texture goes up whole with every row written so far (the old one is deleted then).
+    this.#dirty = new Uint8Array(this.#groups);
     this.#dirtyFrom = Infinity;
     this.#dirtyTo = -1;
     this.#fresh = true;
