@@ -13,8 +13,9 @@
  *
  * Flags: --targets=0,100000,300000,1000000 --frames=N (default 60) --warmup=N ticks (default
  * 600) --width=W --height=H (default 480×270: the software GPU's fill is not what is measured)
- * --draw-every=N (default 1: draw every frame; N: every n-th, the others simulate, write and upload
- * without drawing, since SwiftShader takes minutes to draw a million streaks).
+ * --draw-every=N (default 1: draw every frame; N: every n-th, frames N−1, 2N−1, …, so none when N
+ * is above the frames, frame 0 included; the others simulate, write and upload without drawing,
+ * since SwiftShader takes ~50 s of the page's cores to draw a million streaks).
  * --profile=DIR: write a CPU profile of each target's measured frames to DIR/sky_<target>.cpuprofile
  * (open it in Chrome DevTools' Performance panel).
  * --paired=true: also measure each level above 0 against an empty sky run beside it, in the same
