@@ -28,6 +28,7 @@ import {
   type DraftCue,
   pasteCues,
   raiseCue,
+  shiftCue,
   SHOW_MAX_CUES,
   showCues,
   showLength,
@@ -605,12 +606,13 @@ export class Composer {
       const step = key === "ArrowLeft" ? -1 : 1;
       const beats = this.#music.beats;
       this.#edit(
-        this.#selectedCues().map((cue) => {
-          const at = this.#snap && beats.length > 0
-            ? stepBeat(cue.at, beats, step)
-            : cue.at + step * (event.shiftKey ? TICK_RATE : TICK_RATE / 10);
-          return cueEdit({ ...cue, at: clampAt(at) });
-        }),
+        this.#selectedCues().map((cue) =>
+          cueEdit(
+            this.#snap && beats.length > 0
+              ? { ...cue, at: clampAt(stepBeat(cue.at, beats, step)) }
+              : shiftCue(cue, step * (event.shiftKey ? TICK_RATE : TICK_RATE / 10)),
+          )
+        ),
       );
     } else if ((key === "ArrowUp" || key === "ArrowDown") && this.#selected.size > 0) {
       this.#edit(
