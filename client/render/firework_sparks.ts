@@ -501,11 +501,15 @@ export class FireworkSparks {
    * `tag − 1`, from float `at` of the stage: place i's ring slot q is derivedRef(kind, i, q).
    */
   private reference(at: number, tag: number, kind: number, count: number, ring: number): void {
+    if (count <= 0 || ring <= 0) return;
     const refs = this.stage;
+    // derivedRef's packing, its range checked once for the last place: q + EMBER_N · i + base.
+    const base = derivedRef(kind, count - 1, ring - 1) - (ring - 1) - EMBER_N * (count - 1);
     for (let i = 0; i < count; i++) {
+      const first = base + EMBER_N * i;
       for (let q = 0; q < ring; q++) {
         refs[at++] = tag;
-        refs[at++] = derivedRef(kind, i, q);
+        refs[at++] = first + q;
       }
     }
   }
