@@ -85,10 +85,6 @@ export class ReplayDriver {
   get exactFromTick(): number {
     return this.#exactFrom;
   }
-  /** Ticks below this can be shown (their events are all here). */
-  get availableTick(): number {
-    return this.#safeTick;
-  }
 
   /** The replay world's hash at a checkpoint tick it passed, if remembered. */
   hashAt(tick: number): string | undefined {

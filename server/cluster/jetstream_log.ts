@@ -382,11 +382,6 @@ export class JetStreamSceneLog implements SceneLog {
     this.#keyframe({ snapshot, streamSeq: snapshotStreamSeq });
   }
 
-  /** Settles once the keyframes asked for so far are stored (or given up). */
-  keyframesWritten(): Promise<void> {
-    return this.#keys.then(() => {});
-  }
-
   /**
    * Appends a keyframe after the last one (see `keyframes.ts`). Another writer's keyframe in
    * between (a predecessor's late one): read the last again and append only when ours is newer.

@@ -97,12 +97,6 @@ export class StorageShares {
     else this.#scenes.set(scene, held - bytes);
   }
 
-  /** Forgets every scene's count (they are read again when next written): after rows were
-   * removed behind the store's back. */
-  recount(): void {
-    this.#scenes.clear();
-  }
-
   /** A spender's bytes within the window (dropping hours that fell out of it). */
   #spent(spender: string): number {
     const hours = this.#spenders.get(spender);

@@ -30,11 +30,6 @@ export class TrackBudget {
     this.maxBytes = maxBytes;
   }
 
-  /** Bytes held by all tracks. */
-  get used(): number {
-    return this.#used;
-  }
-
   /** The most one scene may hold. */
   get sceneShare(): number {
     return Math.min(this.maxBytes, Math.max(MAX_TRACK_BYTES, this.maxBytes * TRACK_SCENE_SHARE));

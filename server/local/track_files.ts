@@ -41,11 +41,6 @@ export class TrackFiles implements TrackStore {
     this.#scan();
   }
 
-  /** Bytes all tracks hold. */
-  get usedBytes(): number {
-    return this.#budget.used;
-  }
-
   stat(scene: string, id: string): Promise<StoredTrack | undefined> {
     const track = this.#tracks.get(scene)?.get(id);
     return Promise.resolve(track && { id, mime: track.mime, bytes: track.bytes });
