@@ -208,10 +208,8 @@ const LN2_HI = 6.93147180369123816490e-01;
 const LN2_LO = 1.90821492927058770002e-10;
 const INV_LN2 = 1.44269504088896338700e+00;
 
-/** 2^k for an integer k, by exact repeated squaring (powers of two multiply without rounding). */
-export function pow2i(k: number): number {
-  let base = k < 0 ? 0.5 : 2;
-  let n = k < 0 ? -k : k;
+/** `base`^`n` for a whole `n` ≥ 0 (below 2^32), by repeated squaring. */
+function powWhole(base: number, n: number): number {
   let result = 1;
   while (n > 0) {
     if (n & 1) result *= base;
@@ -219,6 +217,11 @@ export function pow2i(k: number): number {
     n >>>= 1;
   }
   return result;
+}
+
+/** 2^k for an integer k, by exact repeated squaring (powers of two multiply without rounding). */
+export function pow2i(k: number): number {
+  return k < 0 ? powWhole(0.5, -k) : powWhole(2, k);
 }
 
 /** Deterministic e^x. */
@@ -307,13 +310,7 @@ export function pow(x: number, y: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
   if (x === 0) return y > 0 ? 0 : Infinity;
   if (Number.isInteger(y) && y >= -SMALL_INTEGER_EXPONENT && y <= SMALL_INTEGER_EXPONENT) {
-    let base = x, n = y < 0 ? -y : y, result = 1;
-    while (n > 0) {
-      if (n & 1) result *= base;
-      base *= base;
-      n >>>= 1;
-    }
-    return y < 0 ? 1 / result : result;
+    return y < 0 ? 1 / powWhole(x, -y) : powWhole(x, y);
   }
   if (x < 0) {
     if (!Number.isInteger(y)) return NaN;
