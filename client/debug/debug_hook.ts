@@ -3,7 +3,7 @@
  * people in the console. It never changes the world.
  */
 import * as THREE from "three";
-import type { EventBody, Rules, Settings } from "../../shared/types.ts";
+import type { EventBody, Rules, SceneEvent, Settings } from "../../shared/types.ts";
 import type { FrameTimings } from "./frame_timings.ts";
 import type { Net } from "../net/net.ts";
 import type { Playout } from "../net/playout.ts";
@@ -17,6 +17,15 @@ declare global {
   var snowfire: SnowfireDebug;
 }
 import type { FireworkSound } from "../audio/sound.ts";
+
+/** An event as `window.snowfire` tells it: its stamp, its body and the body's type. */
+export interface EventSummary {
+  seq: number;
+  tick: number;
+  by: string;
+  type: string;
+  body: EventBody;
+}
 
 /** What `window.snowfire` offers. */
 export interface SnowfireDebug {
@@ -102,13 +111,13 @@ export interface SnowfireDebug {
   /** A person's colour as the page knows it from presence. */
   colorOf?(id: string): string | undefined;
   /** The latest event received from the server (`body` as received). */
-  lastEvent(): { seq: number; tick: number; by: string; type: string; body: EventBody } | null;
+  lastEvent(): EventSummary | null;
   /** Sound state: running after the first gesture, muted, voices sounding. */
   sound(): { running: boolean; muted: boolean; voices: number } | null;
   /** Flakes and firework sparks drawn in the last frame. */
   drawn(): { flakes: number; fireworks: number };
   /** Recent events (about the last two windows) as `{seq, tick, by, type, body}`. */
-  recentEvents(): { seq: number; tick: number; by: string; type: string; body: EventBody }[];
+  recentEvents(): EventSummary[];
   /**
    * Holds the displayed time still (`true`), stops it at tick `held` when it gets there (a
    * number), or lets it run (`false`): one frame for pixel reads.
@@ -232,15 +241,7 @@ export function exposeDebugHook(
     },
     lastEvent() {
       const event = sim.latestEvent;
-      return event
-        ? {
-          seq: event.seq,
-          tick: event.tick,
-          by: event.by,
-          type: event.body.type,
-          body: event.body,
-        }
-        : null;
+      return event ? summary(event) : null;
     },
     sound: () =>
       sources.sound
@@ -251,14 +252,7 @@ export function exposeDebugHook(
         }
         : null,
     drawn: () => renderer.drawnCounts(),
-    recentEvents: () =>
-      sim.recentEvents().map((event) => ({
-        seq: event.seq,
-        tick: event.tick,
-        by: event.by,
-        type: event.body.type,
-        body: event.body,
-      })),
+    recentEvents: () => sim.recentEvents().map(summary),
     holdDisplay(held) {
       playout.hold(held);
     },
@@ -309,4 +303,15 @@ function litCentroid(
     count++;
   }
   return count === 0 ? null : { x: x / count, y: y / count, z: z / count, count };
+}
+
+/** `event` as the hook tells it (`lastEvent`, `recentEvents`). */
+function summary(event: SceneEvent): EventSummary {
+  return {
+    seq: event.seq,
+    tick: event.tick,
+    by: event.by,
+    type: event.body.type,
+    body: event.body,
+  };
 }
