@@ -27,7 +27,13 @@ import {
   FOUNTAIN_PER_TICK,
   WATER_ALPHA,
 } from "./fountain_layout.ts";
-import { DropPaths, FLIGHT_FIELDS, FROM_NOZZLE, TOUCHED_SPAWNED } from "./fountain_path.ts";
+import {
+  DropPaths,
+  END_UNPLANNED,
+  FLIGHT_FIELDS,
+  FROM_NOZZLE,
+  TOUCHED_SPAWNED,
+} from "./fountain_path.ts";
 
 export * from "./fountain_layout.ts";
 export {
@@ -51,6 +57,8 @@ const STAGGER_BYTES = 64;
  * quarter of its cost before the code is compiled.
  */
 const DIRECTIONS = 4096;
+/** DIRECTIONS = 2^(32 − DIRECTION_SHIFT): ⌊(w / 2^32) · DIRECTIONS⌋ is w >>> DIRECTION_SHIFT. */
+const DIRECTION_SHIFT = 20;
 const DIRECTION = (() => {
   const table = new Float64Array(2 * DIRECTIONS);
   for (let k = 0; k < DIRECTIONS; k++) {
@@ -62,6 +70,12 @@ const DIRECTION = (() => {
 })();
 /** Draws a drop takes from its tick's stream: direction, radius, speed, shade, size, life. */
 const DRAWS_PER_DROP = 6;
+/** A draw is its stream's 32-bit word over 2^32 (`Rng.next`). */
+const U32 = 4294967296;
+const DROP_SIZE_SPAN = DROP_SIZE[1] - DROP_SIZE[0];
+/** A drop's life is FOUNTAIN_MAX_LIFE − `short`: `short` is LIFE_SHORT_MAX − one of LIFE_CHOICES. */
+const LIFE_SHORT_MAX = FOUNTAIN_MAX_LIFE - FOUNTAIN_LIFE[0];
+const LIFE_CHOICES = FOUNTAIN_LIFE[1] - FOUNTAIN_LIFE[0] + 1;
 
 /** Options for benchmarks and tests; the world uses the defaults. */
 export interface FountainOptions {
@@ -170,8 +184,8 @@ export class Fountain {
    */
   readonly #rowLive = new Uint16Array(FOUNTAIN_MAX_LIFE);
   readonly #rng = new Rng();
-  /** A tick's draws: one per jet and DRAWS_PER_DROP per slot at most. */
-  readonly #draws: Float64Array;
+  /** A tick's stream words: one per jet and DRAWS_PER_DROP per slot at most. */
+  readonly #words: Uint32Array;
   readonly #positionWords: Uint32Array;
   readonly #velocityWords: Uint32Array;
   readonly #colorWords: Uint32Array;
@@ -191,7 +205,7 @@ export class Fountain {
     this.perTick = perTick;
     this.capacity = FOUNTAIN_MAX_LIFE * perTick;
     this.#counts = spawnCounts(perTick);
-    this.#draws = new Float64Array(FOUNTAIN_JETS.length + DRAWS_PER_DROP * perTick);
+    this.#words = new Uint32Array(FOUNTAIN_JETS.length + DRAWS_PER_DROP * perTick);
     const cap = this.capacity;
     const [position, previous, velocity, color, size] = staggeredArrays(
       [3 * cap, 3 * cap, 3 * cap, 4 * cap, cap],
@@ -277,7 +291,7 @@ export class Fountain {
     const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
     const paths = this.#paths, short = this.#short, rowLive = this.#rowLive;
-    const born = paths.born, spiralBorn = this.#spiralBorn, flight = paths.flight;
+    const born = paths.born, spiralBorn = this.#spiralBorn, flight = paths.flight, ends = paths.end;
     const spiral = this.#spiral;
     const { position, previous, velocity, color } = this.#view;
     // Every drop born before this tick was placed by the last step (not a late joiner's spawns).
@@ -300,21 +314,23 @@ export class Fountain {
         // Ticks lived: the drop is placed at its age after this tick, and a tick before. Small
         // integers (a drop lives ≤ FOUNTAIN_MAX_LIFE ticks), so passing them boxes nothing.
         const lived = (tick + 1 - born[i]) | 0;
-        const p = i * 3;
+        const p = i * 3, f = i * FLIGHT_FIELDS;
         if (placedLast && lived > 1) {
           // Placed by the last step at lived − 1, with the spiral count it had: the same bits.
           previous[p] = position[p];
           previous[p + 1] = position[p + 1];
           previous[p + 2] = position[p + 2];
         } else {
-          if (!paths.settle(i, lived - 1)) {
+          if (ends[i] === END_UNPLANNED) paths.plan(i, FROM_NOZZLE);
+          // Settled only when a flight ends by then (most drops have none): an early return
+          // would still cost a call and count little towards the solver being compiled.
+          if (flight[f + 7] <= (lived - 1) * DT && !paths.settle(i, lived - 1)) {
             this.#clearSlot(i);
             continue;
           }
           const turned = (spiralBefore - spiralBorn[i]) | 0;
           paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
         }
-        const f = i * FLIGHT_FIELDS;
         if (flight[f + 7] <= lived * DT && !paths.settle(i, lived)) {
           this.#clearSlot(i);
           continue;
@@ -338,15 +354,18 @@ export class Fountain {
    */
   #spawn(tick: number, row: number, spin: boolean): void {
     const { color, size } = this.#view;
-    // The tick's draws in one fill (the same numbers as one `next()` each, in order): per jet its
-    // count, then per drop its direction, radius, speed, shade, size and life.
-    const draws = this.#draws;
+    // The tick's words in one fill (the same numbers as one `next()` each, in order, once each is
+    // divided by 2^32): per jet its count, then per drop its direction, radius, speed, shade,
+    // size and life.
+    const words = this.#words;
     this.#rng.reseed(
       streamKey(this.seed, STREAM.fountain, tick >>> 0, Math.floor(tick / 4294967296)),
-    ).fill(draws, 0, draws.length);
+    ).fillU32(words, 0, words.length);
     let d = 0;
-    const paths = this.#paths, flight = paths.flight;
+    const paths = this.#paths, flight = paths.flight, born = paths.born, splash = paths.splash;
+    const ends = paths.end, spiralBorn = this.#spiralBorn, spiral = this.#spiral;
     const counts = this.#counts, short = this.#short, touched = this.touched;
+    const [red, green, blue] = WATER_RGB;
     // The head's turn: a whole number of ticks into its period, so any tick gives the same bits.
     const head = spin ? ((tick % FOUNTAIN_SPIN_TICKS) / FOUNTAIN_SPIN_TICKS) * TAU : 0;
     let first = row * this.perTick;
@@ -354,45 +373,46 @@ export class Fountain {
       const jet = FOUNTAIN_JETS[j];
       const slots = counts[j];
       const least = Math.ceil(slots * FOUNTAIN_COUNT_LOW);
-      const n = slots - Math.floor(draws[d++] * (slots - least + 1));
+      const n = slots - Math.floor((words[d++] / U32) * (slots - least + 1));
       const arms = spin && j === 0;
+      const x = jet.x, y = jet.y, z = jet.z, vx = jet.vx, vz = jet.vz;
+      const ringRadius = jet.ringRadius, ringWidth = jet.ringWidth;
+      const vyMin = jet.vyMin, vySpan = jet.vyMax - jet.vyMin;
       let i = first;
       first += slots;
       this.#rowLive[row] += n;
       for (let k = 0; k < n; k++, i++) {
-        let cosT: number, sinT: number;
-        if (arms) {
-          const theta = head + (k % FOUNTAIN_ARMS) * (TAU / FOUNTAIN_ARMS) +
-            (draws[d++] - 0.5) * ARM_SPREAD;
-          cosT = cos(theta);
-          sinT = sin(theta);
-        } else {
-          const a = 2 * Math.floor(draws[d++] * DIRECTIONS);
-          cosT = DIRECTION[a];
-          sinT = DIRECTION[a + 1];
-        }
-        const radius = jet.ringRadius + jet.ringWidth * draws[d++];
-        const vy = jet.vyMin + (jet.vyMax - jet.vyMin) * draws[d++];
-        paths.born[i] = tick;
-        paths.splash[i] = 0;
+        const direction = words[d++];
+        const radius = ringRadius + ringWidth * (words[d++] / U32);
+        born[i] = tick;
+        splash[i] = 0;
         const f = i * FLIGHT_FIELDS;
         flight[f] = 0;
-        flight[f + 1] = jet.x;
-        flight[f + 2] = jet.y;
-        flight[f + 3] = jet.z;
-        flight[f + 4] = jet.vx + radius * cosT;
-        flight[f + 5] = vy;
-        flight[f + 6] = jet.vz + radius * sinT;
-        paths.plan(i, FROM_NOZZLE);
-        this.#spiralBorn[i] = this.#spiral;
-        const shade = 0.85 + 0.15 * draws[d++];
+        flight[f + 1] = x;
+        flight[f + 2] = y;
+        flight[f + 3] = z;
+        // Each way writes its own velocity: one cosine and sine merged from the two would be
+        // boxed by optimised code that does not untag merged numbers.
+        if (arms) {
+          const theta = head + (k % FOUNTAIN_ARMS) * (TAU / FOUNTAIN_ARMS) +
+            (direction / U32 - 0.5) * ARM_SPREAD;
+          flight[f + 4] = vx + radius * cos(theta);
+          flight[f + 6] = vz + radius * sin(theta);
+        } else {
+          const a = 2 * (direction >>> DIRECTION_SHIFT);
+          flight[f + 4] = vx + radius * DIRECTION[a];
+          flight[f + 6] = vz + radius * DIRECTION[a + 1];
+        }
+        flight[f + 5] = vyMin + vySpan * (words[d++] / U32);
+        ends[i] = END_UNPLANNED; // solved when first placed: never, if it dies of age first
+        spiralBorn[i] = spiral;
+        const shade = 0.85 + 0.15 * (words[d++] / U32);
         const c = i * 4;
-        color[c] = WATER_RGB[0] * shade;
-        color[c + 1] = WATER_RGB[1] * shade;
-        color[c + 2] = WATER_RGB[2] * shade;
-        size[i] = DROP_SIZE[0] + (DROP_SIZE[1] - DROP_SIZE[0]) * draws[d++];
-        short[i] = FOUNTAIN_MAX_LIFE - FOUNTAIN_LIFE[0] -
-          Math.floor(draws[d++] * (FOUNTAIN_LIFE[1] - FOUNTAIN_LIFE[0] + 1));
+        color[c] = red * shade;
+        color[c + 1] = green * shade;
+        color[c + 2] = blue * shade;
+        size[i] = DROP_SIZE[0] + DROP_SIZE_SPAN * (words[d++] / U32);
+        short[i] = LIFE_SHORT_MAX - Math.floor((words[d++] / U32) * LIFE_CHOICES);
         touched[i] = TOUCHED_SPAWNED;
         color[c + 3] = WATER_ALPHA; // alive: the step places it at its age like the rest
       }

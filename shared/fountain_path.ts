@@ -16,12 +16,14 @@
  */
 import { FOUNTAIN_GRAVITY, FOUNTAIN_SURFACES, POOL_LEVEL, POOL_RADIUS } from "./fountain_layout.ts";
 import { DT } from "./constants.ts";
-import { hashUnit, STREAM, streamKey } from "./prng.ts";
+import { hashUnits, STREAM, streamKey } from "./prng.ts";
 
 /** What ends a flight: a dish (its index), the pool, the ground, or nothing within a life. */
 export const END_POOL = FOUNTAIN_SURFACES.length;
 export const END_GROUND = END_POOL + 1;
 export const END_NONE = END_POOL + 2;
+/** `end` of a drop spawned whose first flight is not solved yet (solved when first placed). */
+export const END_UNPLANNED = END_POOL + 3;
 /** `from` of a flight that starts at the nozzle (on no surface). */
 export const FROM_NOZZLE = -1;
 
@@ -67,18 +69,45 @@ FOUNTAIN_SURFACES.forEach((s, k) => {
  * Infinity if it never does. Roots by the stable form q = −(b + sign(b)·√disc)/2.
  */
 export function firstDown(a: number, b: number, c: number): number {
-  if (a === 0) return b < 0 ? -c / b : Infinity;
+  solver[A] = a;
+  solver[B] = b;
+  solver[C] = c;
+  solveDown(solver);
+  return solver[U];
+}
+
+/**
+ * `firstDown` of `q[A]`, `q[B]`, `q[C]` into `q[U]`: the planner calls it without passing numbers
+ * (a call that is not inlined boxes each one, and a late join makes ~75k of these), and it
+ * stores its answer on each path rather than merging them into one variable (boxed too).
+ */
+function solveDown(q: Float64Array): void {
+  const a = q[A], b = q[B], c = q[C];
+  if (a === 0) {
+    if (b < 0) q[U] = -c / b;
+    else q[U] = Infinity;
+    return;
+  }
   const disc = b * b - 4 * a * c;
-  if (disc < 0) return Infinity; // only when a > 0: the curve stays above
+  if (disc < 0) {
+    q[U] = Infinity; // only when a > 0: the curve stays above
+    return;
+  }
   const s = Math.sqrt(disc);
   if (a < 0) {
     // One root each side of 0: the positive one.
-    return b >= 0 ? (-(b + s) / 2) / a : c / ((s - b) / 2);
+    if (b >= 0) q[U] = (-(b + s) / 2) / a;
+    else q[U] = c / ((s - b) / 2);
+    return;
   }
   // a > 0 and c > 0: both roots share b's sign; positive (and real) only when b < 0.
-  if (b >= 0) return Infinity;
-  return c / ((s - b) / 2);
+  if (b >= 0) q[U] = Infinity;
+  else q[U] = c / ((s - b) / 2);
 }
+
+/** The solver's scratch: a, b, c of `solveDown`, its answer, and the planner's earliest time. */
+const solver = new Float64Array(5);
+const A = 0, B = 1, C = 2, U = 3, BEST = 4;
 
 /**
  * Reflects velocity `(vx, vy, vz)` off a surface with unit normal `(nx, ny, nz)`:
@@ -102,21 +131,38 @@ export function bounceVelocity(
   eps: number,
   out: Float64Array | Float32Array,
 ): void {
-  const vn = vx * nx + vy * ny + vz * nz;
-  if (vn >= 0) {
-    out[0] = vx;
-    out[1] = vy;
-    out[2] = vz;
-    return;
-  }
-  const keep = 1 - mu;
-  out[0] = keep * (vx - vn * nx) - eps * vn * nx;
-  out[1] = keep * (vy - vn * ny) - eps * vn * ny;
-  out[2] = keep * (vz - vn * nz) - eps * vn * nz;
+  bounce[0] = vx;
+  bounce[1] = vy;
+  bounce[2] = vz;
+  bounce[3] = nx;
+  bounce[4] = ny;
+  bounce[5] = nz;
+  bounce[6] = mu;
+  bounce[7] = eps;
+  reflect(bounce);
+  out[0] = bounce[0];
+  out[1] = bounce[1];
+  out[2] = bounce[2];
 }
 
-/** Scratch for the bounced velocity; module-level so settling never allocates. */
-const bounced = new Float64Array(3);
+/**
+ * `bounceVelocity` on `io` = [vx, vy, vz, nx, ny, nz, μ, ε], the result into `io[0..3)`: settling
+ * calls it without passing numbers (a call that is not inlined would box each one).
+ */
+function reflect(io: Float64Array): void {
+  const vx = io[0], vy = io[1], vz = io[2], nx = io[3], ny = io[4], nz = io[5];
+  const vn = vx * nx + vy * ny + vz * nz;
+  if (vn >= 0) return;
+  const keep = 1 - io[6], eps = io[7];
+  io[0] = keep * (vx - vn * nx) - eps * vn * nx;
+  io[1] = keep * (vy - vn * ny) - eps * vn * ny;
+  io[2] = keep * (vz - vn * nz) - eps * vn * nz;
+}
+
+/** A bounce's velocity, normal, μ and ε, then the bounced velocity; settling never allocates. */
+const bounce = new Float64Array(8);
+/** A splash's three draws. */
+const scatter = new Float64Array(3);
 
 /** Every drop's flights: the state a fountain keeps per slot besides what it draws. */
 export class DropPaths {
@@ -133,6 +179,8 @@ export class DropPaths {
   /** Per slot, the surfaces its drop touched (bit k: dish k), TOUCHED_POOL, TOUCHED_SPAWNED. */
   readonly touched: Uint8Array;
   readonly #seed: number;
+  /** The birth tick whose splash key was last made, and the key (-1: none yet). */
+  readonly #splashKey = new Float64Array([-1, 0]);
 
   constructor(seed: number, capacity: number) {
     this.#seed = seed;
@@ -159,62 +207,80 @@ export class DropPaths {
    */
   plan(i: number, from: number): void {
     const f = i * F;
-    const flight = this.flight;
+    const flight = this.flight, q = solver;
     const t0 = flight[f];
     const x = flight[f + 1], y = flight[f + 2], z = flight[f + 3];
     const vx = flight[f + 4], vy = flight[f + 5], vz = flight[f + 6];
     this.from[i] = from;
     // r²(u) = r0² + 2·d·u + h·u² along the flight.
     const r0 = x * x + z * z, d = x * vx + z * vz, h = vx * vx + vz * vz;
-    let best = Infinity, end = END_NONE;
+    // Each candidate time goes to q[U] and the earliest to q[BEST]: not to variables assigned
+    // on several paths, which optimised code that does not untag them boxes at every merge.
+    q[BEST] = Infinity;
+    let end = END_NONE;
     for (let k = 0, s = 0; s < DISHES.length; k++, s += DISH_FIELDS) {
       const apex = DISHES[s], curve = DISHES[s + 1];
       // Height above the dome: (curve·h − g/2)·u² + (vy + 2·curve·d)·u + (y − apex + curve·r0²).
       const a = curve * h - G2, b = vy + 2 * curve * d;
-      let u: number;
       if (k === from) {
         // Leaving this dome: it comes back down at the other root (if it ever does).
         if (!(a < 0 && b > 0)) continue;
-        u = -b / a;
+        q[U] = -b / a;
       } else {
         const c = y - apex + curve * r0;
-        if (c > 0) u = firstDown(a, b, c);
-        else if (r0 >= DISHES[s + 3] && a < 0) {
+        if (c > 0) {
+          q[A] = a;
+          q[B] = b;
+          q[C] = c;
+          solveDown(q);
+        } else if (r0 >= DISHES[s + 3] && a < 0) {
           // Beyond the rim, under the dome's extension (a ring jet's nozzle): the drop may rise
           // through the extension outside the rim and come down onto the dish.
           const disc = b * b - 4 * a * c;
           if (!(disc > 0) || b <= 0) continue;
-          const q = -(b + Math.sqrt(disc)) / 2; // b > 0: the roots are q/a (later) and c/q
-          const up = c / q;
+          const root = -(b + Math.sqrt(disc)) / 2; // b > 0: the roots are root/a (later), c/root
+          const up = c / root;
           if (r0 + up * (2 * d + h * up) < DISHES[s + 3]) continue; // rises through the dish
-          u = q / a;
+          q[U] = root / a;
         } else continue; // under this dish: only a drop from above hits it
       }
-      if (!(u < best)) continue;
+      const u = q[U];
+      if (!(u < q[BEST])) continue;
       const r2 = r0 + u * (2 * d + h * u);
       if (r2 < DISHES[s + 2] || r2 >= DISHES[s + 3]) continue; // crosses it beyond the rim
-      best = u;
+      q[BEST] = u;
       end = k;
     }
     // The pool's plane: a splash droplet leaves it, anything else comes down onto it.
     const above = y - POOL_LEVEL;
-    const u = from === END_POOL
-      ? (vy > 0 ? vy / G2 : 0)
-      : above > 0
-      ? firstDown(-G2, vy, above)
-      : 0;
-    if (u < best) {
+    if (from === END_POOL) {
+      if (vy > 0) q[U] = vy / G2;
+      else q[U] = 0;
+    } else if (above > 0) {
+      q[A] = -G2;
+      q[B] = vy;
+      q[C] = above;
+      solveDown(q);
+    } else q[U] = 0;
+    const u = q[U];
+    if (u < q[BEST]) {
       const r2 = r0 + u * (2 * d + h * u);
       if (r2 < POOL_R2) {
-        best = u;
+        q[BEST] = u;
         end = END_POOL;
       } else {
         // Outside the basin: it falls to the ground and dies there.
-        best = y > 0 ? firstDown(-G2, vy, y) : u;
+        if (y > 0) {
+          q[A] = -G2;
+          q[B] = vy;
+          q[C] = y;
+          solveDown(q);
+          q[BEST] = q[U];
+        } else q[BEST] = u;
         end = END_GROUND;
       }
     }
-    flight[f + 7] = t0 + best;
+    flight[f + 7] = t0 + q[BEST];
     this.end[i] = end;
   }
 
@@ -241,18 +307,28 @@ export class DropPaths {
         const gx = 2 * curve * x, gz = 2 * curve * z;
         const inv = 1 / Math.sqrt(gx * gx + 1 + gz * gz);
         const nx = gx * inv, ny = inv, nz = gz * inv;
-        bounceVelocity(vx, vy, vz, nx, ny, nz, DISHES[s + 4], DISHES[s + 5], bounced);
+        bounce[0] = vx;
+        bounce[1] = vy;
+        bounce[2] = vz;
+        bounce[3] = nx;
+        bounce[4] = ny;
+        bounce[5] = nz;
+        bounce[6] = DISHES[s + 4];
+        bounce[7] = DISHES[s + 5];
+        reflect(bounce);
+        const bx = bounce[0], by = bounce[1], bz = bounce[2];
         // Too slow off the dish to leave it in closed form: it hops at MIN_REBOUND instead.
-        const lift = MIN_REBOUND - (bounced[0] * nx + bounced[1] * ny + bounced[2] * nz);
-        const extra = lift > 0 ? lift : 0;
+        const lift = MIN_REBOUND - (bx * nx + by * ny + bz * nz);
+        // Math.max, not a choice between two numbers (optimised code may box what it merges).
+        const extra = Math.max(lift, 0);
         this.touched[i] |= 1 << end;
         flight[f] = te;
         flight[f + 1] = x;
         flight[f + 2] = apex - curve * (x * x + z * z);
         flight[f + 3] = z;
-        flight[f + 4] = bounced[0] + extra * nx;
-        flight[f + 5] = bounced[1] + extra * ny;
-        flight[f + 6] = bounced[2] + extra * nz;
+        flight[f + 4] = bx + extra * nx;
+        flight[f + 5] = by + extra * ny;
+        flight[f + 6] = bz + extra * nz;
         this.plan(i, end);
         continue;
       }
@@ -260,9 +336,8 @@ export class DropPaths {
         this.touched[i] |= TOUCHED_POOL;
         if (this.splash[i] === 0 && vy <= -SPLASH_MIN_SPEED) {
           // A fast drop splashes back up once as a droplet, scattered by its own draws.
-          const key = streamKey(this.#seed, STREAM.fountain, this.born[i] >>> 0, SPLASH_STREAM);
-          const su = hashUnit(key, i * 3), sv = hashUnit(key, i * 3 + 1);
-          const sw = hashUnit(key, i * 3 + 2);
+          this.#scatter(i);
+          const su = scatter[0], sv = scatter[1], sw = scatter[2];
           this.splash[i] = 1;
           flight[f] = te;
           flight[f + 1] = x;
@@ -278,6 +353,20 @@ export class DropPaths {
       return false; // into the pool (slow, or a droplet's second contact), or on the ground
     }
     return true;
+  }
+
+  /**
+   * Slot `i`'s splash draws into `scatter`: `hashUnit(key, 3i …+2)`, the key named by its birth
+   * tick (kept while the drops of one tick splash in turn).
+   */
+  #scatter(i: number): void {
+    const born = this.born[i] >>> 0;
+    const cache = this.#splashKey;
+    if (cache[0] !== born) {
+      cache[0] = born;
+      cache[1] = streamKey(this.#seed, STREAM.fountain, born, SPLASH_STREAM);
+    }
+    hashUnits(cache[1], i * 3, scatter, 0, 3);
   }
 
   /**
