@@ -4,7 +4,7 @@
  * point and tick come from the plan the world simulates (`burstCues`), the name and colour from
  * presence; show launches get none. Labels are a small pool of DOM elements made once; every
  * frame projects each live label's point with one scratch vector and writes its position only
- * when it moved by a pixel (styles: `.burst-label` in static/style.css).
+ * when it moved by a pixel (styles: `.burst-label` in static/overlays.css).
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@
  * The countdown every page shows from the server's clock: "Finale in 4:32" in a corner, the last
  * ten seconds as one large number in the middle of the sky, "Finale!" while it plays; a stamped
  * show's start counts down the same way, titled (styles:
- * `.countdown` in static/style.css). The
+ * `.countdown` in static/host.css). The
  * remaining seconds are whole seconds of the scene's ticks (`ceil((zero − now) / 60)`), so every
  * page synced to the server shows the same number at the same moment.
  *

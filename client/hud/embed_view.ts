@@ -1,7 +1,7 @@
 /**
  * `?embed=1`: a scene framed by another site (the server lets only the sites FRAME_ANCESTORS
  * names do that). The page shows the sky with one small launch hint and an "Open in Snowfire"
- * link to the full scene in a new tab; no bar, panels or toasts (`.embed` in static/style.css).
+ * link to the full scene in a new tab; no bar, panels or toasts (`.embed` in static/overlays.css).
  * Clicks and keys still launch.
  */
 import { element } from "./dom.ts";

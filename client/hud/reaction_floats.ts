@@ -1,7 +1,7 @@
 /**
  * Quick reactions: the emoji buttons of the reaction panel, and the reactions everyone in the
  * scene sends floating up the screen with the sender's name in their colour for a few seconds
- * (styles: `.reaction-float` in static/style.css; with reduced motion they fade in place). A small
+ * (styles: `.reaction-float` in static/overlays.css; with reduced motion they fade in place). A small
  * pool of elements made once; the oldest is reused when many arrive at once.
  *
  * @example
