@@ -265,13 +265,17 @@ export class Fountain {
    * Simulates tick → tick + 1: retires the row spawned `FOUNTAIN_MAX_LIFE` ticks ago, and, when
    * `on`, spawns this tick's particles into that row from the stream keyed (seed, tick); then
    * ("full") places every live drop at its age (closed form). "spawn" leaves the placing to a
-   * later "full" step: the same state at that step as stepping every tick. Never allocates.
+   * later "full" step: the same state at that step as stepping every tick. `placedAt`, for
+   * "spawn": the tick of that "full" step, when known (by default none is skipped); a drop whose
+   * life has ended by then is not spawned (its draws are skipped; that step would clear it).
+   * Never allocates.
    */
   step(
     tick: number,
     on: boolean,
     motion: FountainMotion = STILL,
     mode: FountainStepMode = "full",
+    placedAt = tick,
   ): void {
     if (!(tick >= 0 && Number.isSafeInteger(tick))) {
       throw new RangeError(`fountain_tick: ticks are non-negative integers, got ${tick}`);
@@ -279,7 +283,11 @@ export class Fountain {
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
     // The row spawned FOUNTAIN_MAX_LIFE ticks ago dies; this tick's spawns take its place.
     this.#clearRow(rowOfTick);
-    if (on) this.#spawn(tick, rowOfTick, motion.fountainSpin === true);
+    if (on) {
+      // A drop spawned at `tick` and placed at `placedAt` is that many ticks old when placed.
+      const age = mode === "full" ? 0 : placedAt - tick;
+      this.#spawn(tick, rowOfTick, motion.fountainSpin === true, age);
+    }
     const spiralBefore = this.#spiral;
     if (motion.fountainSpiral === true) this.#spiral++;
     this.#nextTick = tick + 1;
@@ -350,9 +358,10 @@ export class Fountain {
   /**
    * Starts this tick's particles at the nozzles, in `row`, from the stream keyed (seed, tick):
    * each jet's count, then per drop its direction, speed, shade, size and life. With `spin` the
-   * central jet throws its drops along the turning head's arms.
+   * central jet throws its drops along the turning head's arms. A drop whose life is at most
+   * `ageWhenPlaced` is skipped (its slot stays cleared, as placing would leave it).
    */
-  #spawn(tick: number, row: number, spin: boolean): void {
+  #spawn(tick: number, row: number, spin: boolean, ageWhenPlaced: number): void {
     const { color, size } = this.#view;
     // The tick's words in one fill (the same numbers as one `next()` each, in order, once each is
     // divided by 2^32): per jet its count, then per drop its direction, radius, speed, shade,
@@ -378,10 +387,17 @@ export class Fountain {
       const x = jet.x, y = jet.y, z = jet.z, vx = jet.vx, vz = jet.vz;
       const ringRadius = jet.ringRadius, ringWidth = jet.ringWidth;
       const vyMin = jet.vyMin, vySpan = jet.vyMax - jet.vyMin;
-      let i = first;
+      let i = first, spawned = 0;
       first += slots;
-      this.#rowLive[row] += n;
       for (let k = 0; k < n; k++, i++) {
+        // The life is the drop's last draw: read first, to skip one dead by the time it is placed.
+        const shortLife = LIFE_SHORT_MAX -
+          Math.floor((words[d + DRAWS_PER_DROP - 1] / U32) * LIFE_CHOICES);
+        if (FOUNTAIN_MAX_LIFE - shortLife <= ageWhenPlaced) {
+          d += DRAWS_PER_DROP;
+          continue;
+        }
+        spawned++;
         const direction = words[d++];
         const radius = ringRadius + ringWidth * (words[d++] / U32);
         born[i] = tick;
@@ -412,10 +428,12 @@ export class Fountain {
         color[c + 1] = green * shade;
         color[c + 2] = blue * shade;
         size[i] = DROP_SIZE[0] + DROP_SIZE_SPAN * (words[d++] / U32);
-        short[i] = LIFE_SHORT_MAX - Math.floor((words[d++] / U32) * LIFE_CHOICES);
+        d++; // the life, read above
+        short[i] = shortLife;
         touched[i] = TOUCHED_SPAWNED;
         color[c + 3] = WATER_ALPHA; // alive: the step places it at its age like the rest
       }
+      this.#rowLive[row] += spawned;
     }
   }
 

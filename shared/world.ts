@@ -159,9 +159,10 @@ export class World {
   /**
    * One tick; catching up, fireworks are only expired (and set later by `jumpTo`). The tick's
    * derived launches apply first (with the sources in force before this tick's events), then
-   * its stored events in seq order.
+   * its stored events in seq order. `placedAt`: the tick a catch-up places the fountain at (it
+   * need not spawn drops dead by then).
    */
-  #step(withFireworks: boolean, fountain: FountainStepMode | null): void {
+  #step(withFireworks: boolean, fountain: FountainStepMode | null, placedAt = this.#tick): void {
     const tick = this.#tick;
     const queue = this.#queue;
     this.#announce = withFireworks;
@@ -178,7 +179,9 @@ export class World {
     else this.#fireworks.skip(tick);
     this.#gun.step(tick);
     const settings = this.#snap.settings;
-    if (fountain !== null) this.#fountain.step(tick, settings.fountain, settings, fountain);
+    if (fountain !== null) {
+      this.#fountain.step(tick, settings.fountain, settings, fountain, placedAt);
+    }
     this.#tick = tick + 1;
   }
 
@@ -203,7 +206,7 @@ export class World {
     const fountainFrom = tick - FOUNTAIN_MAX_LIFE;
     while (this.#tick < tick) {
       const at = this.#tick;
-      this.#step(false, at < fountainFrom ? null : at === tick - 1 ? "full" : "spawn");
+      this.#step(false, at < fountainFrom ? null : at === tick - 1 ? "full" : "spawn", tick - 1);
     }
     this.#fireworks.jumpTo(tick);
   }

@@ -238,6 +238,33 @@ Deno.test("a late joiner that spawns 239 ticks and places once equals the vetera
   assert.ok(veteran.live() > 5000);
 });
 
+Deno.test("a late joiner told when it places skips the drops dead by then and equals the veteran", () => {
+  const on = (tick: number) => tick % 300 < 250;
+  const veteran = new Fountain(9);
+  for (let tick = 0; tick < 1000; tick++) veteran.step(tick, on(tick));
+  const joiner = new Fountain(9);
+  for (let tick = 1000 - FOUNTAIN_MAX_LIFE; tick < 999; tick++) {
+    joiner.step(tick, on(tick), {}, "spawn", 999);
+  }
+  // Drops spawned 200 ticks or more before 999 may be dead of age by then: some are skipped.
+  let skipped = 0;
+  for (let age = FOUNTAIN_LIFE[0]; age < FOUNTAIN_MAX_LIFE; age++) {
+    const row = (999 - age) % FOUNTAIN_MAX_LIFE;
+    for (let k = 0; k < joiner.perTick; k++) {
+      if (veteran.touched[row * joiner.perTick + k] && !joiner.touched[row * joiner.perTick + k]) {
+        skipped++;
+      }
+    }
+  }
+  joiner.step(999, on(999));
+  assert.ok(skipped > 100, `skipped ${skipped}`);
+  assert.equal(digest(joiner), digest(veteran));
+  assert.equal(joiner.live(), veteran.live());
+  assert.deepEqual(joiner.view.position, veteran.view.position);
+  assert.deepEqual(joiner.view.previous, veteran.view.previous);
+  assert.deepEqual(joiner.view.size, veteran.view.size);
+});
+
 Deno.test("fountain is reproducible and keyed by seed", () => {
   const run = (seed: number) => {
     const f = new Fountain(seed);
