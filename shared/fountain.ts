@@ -296,63 +296,78 @@ export class Fountain {
 
   /** Places every live drop at the end of `tick` (and where it was a tick before). */
   #place(tick: number, spiralBefore: number): void {
-    const perTick = this.perTick;
     const rowOfTick = tick % FOUNTAIN_MAX_LIFE;
-    const paths = this.#paths, short = this.#short, rowLive = this.#rowLive;
-    const born = paths.born, spiralBorn = this.#spiralBorn, flight = paths.flight, ends = paths.end;
-    const spiral = this.#spiral;
-    const { position, previous, velocity, color } = this.#view;
+    const rowLive = this.#rowLive;
     // Every drop born before this tick was placed by the last step (not a late joiner's spawns).
     const placedLast = this.#placedTick === tick - 1;
     this.#placedTick = tick;
     let live = 0;
-    // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles.
+    // Rows in spawn order, oldest first; age 0 is the row just spawned at the nozzles. A row at a
+    // time: a late join's one call places ~12k drops, and a loop that long in one call is
+    // compiled for that call alone (on-stack replacement), then again for the next call.
     for (let age = FOUNTAIN_MAX_LIFE - 1; age >= 0; age--) {
       const row = (rowOfTick + FOUNTAIN_MAX_LIFE - age) % FOUNTAIN_MAX_LIFE;
       if (rowLive[row] === 0) continue;
-      const liveBefore = live;
-      const end = (row + 1) * perTick;
-      for (let i = row * perTick; i < end; i++) {
-        if (color[i * 4 + 3] === 0) continue;
-        const left = FOUNTAIN_MAX_LIFE - short[i] - age;
-        if (left <= 0) {
-          this.#clearSlot(i);
-          continue;
-        }
-        // Ticks lived: the drop is placed at its age after this tick, and a tick before. Small
-        // integers (a drop lives ≤ FOUNTAIN_MAX_LIFE ticks), so passing them boxes nothing.
-        const lived = (tick + 1 - born[i]) | 0;
-        const p = i * 3, f = i * FLIGHT_FIELDS;
-        if (placedLast && lived > 1) {
-          // Placed by the last step at lived − 1, with the spiral count it had: the same bits.
-          previous[p] = position[p];
-          previous[p + 1] = position[p + 1];
-          previous[p + 2] = position[p + 2];
-        } else {
-          if (ends[i] === END_UNPLANNED) paths.plan(i, FROM_NOZZLE);
-          // Settled only when a flight ends by then (most drops have none): an early return
-          // would still cost a call and count little towards the solver being compiled.
-          if (flight[f + 7] <= (lived - 1) * DT && !paths.settle(i, lived - 1)) {
-            this.#clearSlot(i);
-            continue;
-          }
-          const turned = (spiralBefore - spiralBorn[i]) | 0;
-          paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
-        }
-        if (flight[f + 7] <= lived * DT && !paths.settle(i, lived)) {
-          this.#clearSlot(i);
-          continue;
-        }
-        const turnedNow = (spiral - spiralBorn[i]) | 0;
-        paths.place(i, lived, SPIRAL_TURN, 2 * turnedNow, position, velocity, p);
-        color[i * 4 + 3] = WATER_ALPHA * Math.min(1, left / FOUNTAIN_FADE_TICKS);
-        if (paths.splash[i] === 1) this.#view.size[i] = SPLASH_SIZE;
-        live++;
-      }
-      rowLive[row] = live - liveBefore;
+      const rowLiveNow = this.#placeRow(row, age, tick, spiralBefore, placedLast);
+      rowLive[row] = rowLiveNow;
+      live += rowLiveNow;
     }
     this.#live = live;
     this.#view.count = live > 0 ? this.capacity : 0;
+  }
+
+  /** Places the live drops of `row` (spawned `age` ticks ago); returns how many are left. */
+  #placeRow(
+    row: number,
+    age: number,
+    tick: number,
+    spiralBefore: number,
+    placedLast: boolean,
+  ): number {
+    const paths = this.#paths, short = this.#short;
+    const born = paths.born, spiralBorn = this.#spiralBorn, flight = paths.flight, ends = paths.end;
+    const spiral = this.#spiral;
+    const { position, previous, velocity, color, size } = this.#view;
+    let live = 0;
+    const end = (row + 1) * this.perTick;
+    for (let i = row * this.perTick; i < end; i++) {
+      if (color[i * 4 + 3] === 0) continue;
+      const left = FOUNTAIN_MAX_LIFE - short[i] - age;
+      if (left <= 0) {
+        this.#clearSlot(i);
+        continue;
+      }
+      // Ticks lived: the drop is placed at its age after this tick, and a tick before. Small
+      // integers (a drop lives ≤ FOUNTAIN_MAX_LIFE ticks), so passing them boxes nothing.
+      const lived = (tick + 1 - born[i]) | 0;
+      const p = i * 3, f = i * FLIGHT_FIELDS;
+      if (placedLast && lived > 1) {
+        // Placed by the last step at lived − 1, with the spiral count it had: the same bits.
+        previous[p] = position[p];
+        previous[p + 1] = position[p + 1];
+        previous[p + 2] = position[p + 2];
+      } else {
+        if (ends[i] === END_UNPLANNED) paths.plan(i, FROM_NOZZLE);
+        // Settled only when a flight ends by then (most drops have none): an early return
+        // would still cost a call and count little towards the solver being compiled.
+        if (flight[f + 7] <= (lived - 1) * DT && !paths.settle(i, lived - 1)) {
+          this.#clearSlot(i);
+          continue;
+        }
+        const turned = (spiralBefore - spiralBorn[i]) | 0;
+        paths.place(i, lived - 1, SPIRAL_TURN, 2 * turned, previous, null, p);
+      }
+      if (flight[f + 7] <= lived * DT && !paths.settle(i, lived)) {
+        this.#clearSlot(i);
+        continue;
+      }
+      const turnedNow = (spiral - spiralBorn[i]) | 0;
+      paths.place(i, lived, SPIRAL_TURN, 2 * turnedNow, position, velocity, p);
+      color[i * 4 + 3] = WATER_ALPHA * Math.min(1, left / FOUNTAIN_FADE_TICKS);
+      if (paths.splash[i] === 1) size[i] = SPLASH_SIZE;
+      live++;
+    }
+    return live;
   }
 
   /**
