@@ -69,12 +69,28 @@ interface RunOptions {
   into?: (text: string) => void;
 }
 
+/**
+ * Run as root, Chromium undoes `nice`: it sets its browser and GPU processes to -8 and its
+ * renderers to 0 or 5 (seen here under `nice -n 10`), so the "niced" browser tier outranked the
+ * tiers beside it. Without CAP_SYS_NICE in the bounding set (`setpriv`) no process of the tier
+ * can lower its niceness, and every Chromium process stays at BACKGROUND_NICENESS. Not root: no
+ * process can lower its niceness anyway.
+ */
+const KEEP_NICE = Deno.uid?.() === 0 && ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});
+
 /** Starts `deno` with `args`, under `nice` if asked and available. */
 function spawnDeno(args: string[], nice: boolean): Deno.ChildProcess {
   const pipes = { stdout: "piped", stderr: "piped" } as const;
   if (nice) {
     try {
-      const niced = ["-n", BACKGROUND_NICENESS, Deno.execPath(), ...args];
+      const keep = KEEP_NICE ? [KEEP_NICE, "--bounding-set", "-sys_nice"] : [];
+      const niced = ["-n", BACKGROUND_NICENESS, ...keep, Deno.execPath(), ...args];
       return new Deno.Command("nice", { args: niced, ...pipes }).spawn();
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
