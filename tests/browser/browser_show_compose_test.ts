@@ -166,6 +166,11 @@ browserTest(
               await clickLikeAPerson(a, "#host-compose");
               await b.waitForSelector("#composer-open", { state: "hidden", timeout: 20_000 });
               assert.equal(await b.isVisible("#composer-panel"), false, "Bo's panel closed");
+              // The host's page hears the new rules on its own socket, maybe after Bo's (CI, two
+              // runs at load 14-28: 'true' read here): it waits for them as the grant above does.
+              await a.waitForFunction(() =>
+                document.querySelector("#host-compose")!.getAttribute("aria-pressed") === "false"
+              );
               assert.equal(await composePressed(a), "false");
               assert.match(await a.textContent("#host-composers") ?? "", /Only hosts compose/);
               await clickLikeAPerson(a, "#settings summary");
