@@ -37,8 +37,7 @@ import {
   RESERVE_AHEAD_TICKS,
   type SceneOwner,
 } from "./scene_owner.ts";
-import { createRecord, getRecord, revisionOf, type SceneRecord } from "./scene_records.ts";
-import { retryWhileSettling, type SettlingRetry } from "./retry_while_settling.ts";
+import { createRecord, getRecord, type SceneRecord } from "./scene_records.ts";
 import { isEvent, lastEntry, LogReader, type StoredEntry } from "./stream_log.ts";
 import { coveredSeq, followsOn } from "./snapshot_start.ts";
 import {
@@ -89,15 +88,6 @@ const READER_STALL_MS = 1500;
 const HASH_BATCH_MAX = 1000;
 /** An edge opening reads the record again at most this many times when a purge overtook it. */
 const OPEN_ATTEMPTS = 6;
-/**
- * An edge opening retries a read or write that a settling cluster refused (a bucket's leader
- * moving in a cluster seconds old answers with a timeout or a 503 for a moment) for this long
- * before its waiting clients are told to try again.
- */
-const OPEN_RETRY: Omit<SettlingRetry, "log"> = {
-  deadlineMs: 10_000,
-  delaysMs: [100, 250, 500, 1000],
-};
 
 /** A scene's local audience and relay on this node. */
 export class SceneEdge extends RelayFront implements RelaySource {
@@ -279,15 +269,9 @@ export class SceneEdge extends RelayFront implements RelaySource {
     return { ...this.#window.settings };
   }
 
-  /** Runs one of the opening's NATS steps, again while the cluster settles (`OPEN_RETRY`). */
-  #settled<T>(what: string, step: () => Promise<T>): Promise<T> {
-    return retryWhileSettling(`${this.id}: ${what}`, step, { ...OPEN_RETRY, log: this.#deps.log });
-  }
-
   async #open(): Promise<void> {
     const { link } = this.#deps;
-    const read = () => this.#settled("read the scene record", () => getRecord(link, this.id));
-    let versioned = await read();
+    let versioned = await getRecord(link, this.id);
     if (!versioned) {
       // A scene comes to exist when someone says hello in it, as on a single node: a socket
       // alone (or a thousand to random ids) stores nothing.
@@ -301,27 +285,19 @@ export class SceneEdge extends RelayFront implements RelaySource {
       const snapshot = creator
         ? foundedSnapshot(initialSnapshot(), creator.id, hashHostKey(key))
         : initialSnapshot();
-      const record: SceneRecord = {
+      const created = await createRecord(link, this.id, {
         seed: randomSeed(),
         epoch: this.#deps.clock.wallMs(),
         reserved: 0,
         showCursor: 0,
         snapshot,
         snapshotStreamSeq: 0,
-      };
-      // A try whose answer was lost may have created it: then the stored record is this one,
-      // byte for byte, and the creator is still its host.
-      let tried = false;
-      const created = await this.#settled("create the scene record", async () => {
-        if (tried && await revisionOf(link, this.id, record) !== null) return true;
-        tried = true;
-        return await createRecord(link, this.id, record);
       });
       if (created) {
         this.#deps.metrics.scenesCreated++;
         if (creator) this.#creator = { peer: creator, key };
       }
-      versioned = await read();
+      versioned = await getRecord(link, this.id);
     }
     if (!versioned) throw new Error(`scene ${this.id} record vanished`);
     let record = versioned.record;
@@ -343,7 +319,7 @@ export class SceneEdge extends RelayFront implements RelaySource {
           `${record.snapshotStreamSeq}) while opening; reading the record again`,
       );
       await new Promise((r) => setTimeout(r, 50 * attempt));
-      const again = (await read())?.record;
+      const again = (await getRecord(link, this.id))?.record;
       if (!again || again.seed !== seed || again.epoch !== epoch) {
         throw new Error(`scene ${this.id} was removed while opening`);
       }
@@ -367,11 +343,8 @@ export class SceneEdge extends RelayFront implements RelaySource {
   async #catchUp(record: SceneRecord): Promise<boolean> {
     const { link } = this.#deps;
     // (Null: a record from before `snapshotSeq` whose entry is gone: nothing to check against.)
-    const covered = await this.#settled(
-      "read the snapshot's seq",
-      () => coveredSeq(link, this.id, record),
-    );
-    const last = await this.#settled("read the log's end", () => lastEntry(link, this.id));
+    const covered = await coveredSeq(link, this.id, record);
+    const last = await lastEntry(link, this.id);
     // With no entry after the snapshot, the seq it covers is where the scene's seqs are: a
     // welcome then carries that lastSeq, not 0 (the client would take the next event for a gap).
     const older = last && last.streamSeq <= record.snapshotStreamSeq ? last.entry.seq : 0;
@@ -380,21 +353,16 @@ export class SceneEdge extends RelayFront implements RelaySource {
     const caughtUp = Promise.withResolvers<boolean>();
     if (!last || last.streamSeq <= record.snapshotStreamSeq) caughtUp.resolve(true);
     let broken = false;
-    const from = record.snapshotStreamSeq + 1;
-    const reader = await this.#settled(
-      "open the log reader",
-      () =>
-        LogReader.open(link, this.id, from, (stored) => {
-          if (broken) return;
-          if (!this.#ready && covered !== null && !followsOn(this.#window.lastSeq, stored.entry)) {
-            broken = true;
-            caughtUp.resolve(false);
-            return;
-          }
-          this.#onEntry(stored);
-          if (last && stored.streamSeq >= last.streamSeq) caughtUp.resolve(true);
-        }),
-    );
+    const reader = await LogReader.open(link, this.id, record.snapshotStreamSeq + 1, (stored) => {
+      if (broken) return;
+      if (!this.#ready && covered !== null && !followsOn(this.#window.lastSeq, stored.entry)) {
+        broken = true;
+        caughtUp.resolve(false);
+        return;
+      }
+      this.#onEntry(stored);
+      if (last && stored.streamSeq >= last.streamSeq) caughtUp.resolve(true);
+    });
     this.#reader = reader;
     const complete = await caughtUp.promise;
     if (!complete) await reader.close();
