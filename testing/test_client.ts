@@ -5,6 +5,7 @@
 import type { ServerMessage } from "../shared/protocol.ts";
 import type { EventBody } from "../shared/types.ts";
 import { eventually } from "./wait.ts";
+import { CLOSE_TRY_LATER } from "../server/ws/ws_socket.ts";
 
 type Waiter = {
   match: (m: ServerMessage) => boolean;
@@ -17,6 +18,8 @@ type Waiter = {
  * that judge how soon a welcome comes time it themselves.
  */
 const JOIN_TIMEOUT_MS = 15_000;
+/** Wait before {@link TestClient.join} says hello again after a "try again later" close. */
+const RETRY_MS = 250;
 
 /**
  * A recording WebSocket client.
@@ -108,19 +111,50 @@ export class TestClient {
     hello: { name?: string; lastSeq?: number; person?: string; from?: string } = {},
   ): Promise<{ client: TestClient; welcome: Extract<ServerMessage, { t: "welcome" }> }> {
     const { from, ...said } = hello;
-    const client = from === undefined
-      ? await TestClient.connect(baseUrl, scene)
-      : await TestClient.connectFrom(baseUrl, scene, from);
-    client.send({ t: "hello", ...said });
-    let welcome;
-    try {
-      welcome = await client.waitFor((m) => m.t === "welcome", JOIN_TIMEOUT_MS);
-    } catch (e) {
+    const deadline = performance.now() + JOIN_TIMEOUT_MS;
+    for (;;) {
+      const client = from === undefined
+        ? await TestClient.connect(baseUrl, scene)
+        : await TestClient.connectFrom(baseUrl, scene, from);
+      client.send({ t: "hello", ...said });
+      const outcome = await client.#welcomeOrClose(Math.max(0, deadline - performance.now()));
+      if (outcome !== null && "t" in outcome) {
+        return { client, welcome: outcome as Extract<ServerMessage, { t: "welcome" }> };
+      }
       // The test never gets the client to close: close it here, or the failure also leaks it.
       await client.close();
-      throw e;
+      // "Try again later" before the welcome (a cluster node whose first open of the scene NATS
+      // refused for a moment): a browser reconnects, and so does this client, within the wait.
+      if (outcome?.code === CLOSE_TRY_LATER && performance.now() + RETRY_MS < deadline) {
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+        continue;
+      }
+      throw new Error(
+        outcome === null
+          ? `timed out after ${JOIN_TIMEOUT_MS} ms waiting for the welcome`
+          : `closed (${outcome.code} ${outcome.reason}) before the welcome`,
+      );
     }
-    return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
+  }
+
+  /** The welcome, the socket's close before it, or null after `timeoutMs`. */
+  #welcomeOrClose(timeoutMs: number): Promise<ServerMessage | CloseEvent | null> {
+    const isWelcome = (m: ServerMessage) => m.t === "welcome";
+    const seen = this.messages.find(isWelcome);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const finish = (outcome: ServerMessage | CloseEvent | null) => {
+        clearTimeout(timer);
+        this.socket.removeEventListener("close", onClose);
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(outcome);
+      };
+      const onClose = (e: CloseEvent) => finish(e);
+      const waiter: Waiter = { match: isWelcome, resolve: finish };
+      const timer = setTimeout(() => finish(null), timeoutMs);
+      this.socket.addEventListener("close", onClose);
+      this.#waiters.push(waiter);
+    });
   }
 
   /**
