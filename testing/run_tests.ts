@@ -10,7 +10,8 @@
  *     deno task test tests/unit/prng_test.ts  # one file
  *     deno task test server --filter=abuse
  *
- * Order: the browser tier runs from the start beside the others at a lower priority (`nice`),
+ * Order: the browser tier runs from the start beside the others at a lower priority (`nice`; a
+ * file marked `// test tiers: keeps its priority`, whose checks are real-time, at normal priority),
  * three files at a time, each file a `deno test` of its own (so each file's time is its own): a
  * browser file waits on pages and the scene's clock part of its time (one of 37 s used ~32 s of
  * CPU, Chromium's included), so a third file fills some of the waits. Beside it, one after
@@ -254,7 +255,9 @@ async function run(step: Step | null, options: RunOptions): Promise<void> {
       for (let file = queue.shift(); file; file = queue.shift()) {
         const from = performance.now();
         let output = "";
-        await runTests(step, [file.path], { ...options, live: false, into: (t) => output += t }, [])
+        const nice = options.nice && !file.keepsPriority;
+        const own = { ...options, nice, live: false, into: (t: string) => output += t };
+        await runTests(step, [file.path], own, [])
           .catch((error) => {
             status ||= 1;
             output += `${error}\n`;

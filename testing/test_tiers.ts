@@ -5,7 +5,9 @@
  *
  * A file whose assertions depend on timing (a rate counted over a second, a heartbeat-gap ratio
  * against a quiet baseline) says `// test tiers: alone` on a line of its own; it then runs by
- * itself, after the rest of its tier, which may run files in parallel.
+ * itself, after the rest of its tier, which may run files in parallel. A browser file whose
+ * assertions are real-time (audio heard in step within milliseconds) says
+ * `// test tiers: keeps its priority`: it runs beside the others, but not niced.
  */
 
 /** The four tiers, in the order `deno task test` runs them; each is a folder of `tests/`. */
@@ -16,6 +18,28 @@ export type Tier = typeof TIERS[number];
 
 /** The line that makes a test file run by itself. */
 const ALONE = "// test tiers: alone";
+
+/** The line that keeps a file of the niced browser tier at normal priority. */
+const KEEPS_PRIORITY = "// test tiers: keeps its priority";
+
+/** Whether a line of its own in `source` is `marker`. */
+function marked(source: string, marker: string): boolean {
+  return source.split("\n").some((line) => line.trimEnd() === marker);
+}
+
+/**
+ * Whether a browser test file runs at normal priority while its tier is niced: a line of its
+ * own says `// test tiers: keeps its priority`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(keepsPriority("// test tiers: keeps its priority\nDeno.test(...)"), true);
+ * ```
+ */
+export function keepsPriority(source: string): boolean {
+  return marked(source, KEEPS_PRIORITY);
+}
 
 /**
  * Whether a test file must run by itself (its assertions depend on timing): a line of its own
@@ -28,7 +52,7 @@ const ALONE = "// test tiers: alone";
  * ```
  */
 export function runsAlone(source: string): boolean {
-  return source.split("\n").some((line) => line.trimEnd() === ALONE);
+  return marked(source, ALONE);
 }
 
 /** A test file, its tier, whether it runs by itself, and its length in characters. */
@@ -36,6 +60,8 @@ export interface TestFile {
   path: string;
   tier: Tier;
   alone: boolean;
+  /** Runs at normal priority in the niced browser tier ({@link keepsPriority}). */
+  keepsPriority: boolean;
   /** The source's length: files run many at a time start longest first (a proxy for time). */
   chars: number;
 }
@@ -76,7 +102,13 @@ export async function testFiles(root: URL): Promise<TestFile[]> {
       if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
       const url = new URL(entry.name, dir);
       const source = await Deno.readTextFile(url);
-      files.push({ path: url.pathname, tier, alone: runsAlone(source), chars: source.length });
+      files.push({
+        path: url.pathname,
+        tier,
+        alone: runsAlone(source),
+        keepsPriority: keepsPriority(source),
+        chars: source.length,
+      });
     }
   }
   return files.sort((a, b) => a.path < b.path ? -1 : 1);

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { runsAlone, testFiles, TestOutsideTierError, TIERS } from "../../testing/test_tiers.ts";
+import {
+  keepsPriority,
+  runsAlone,
+  testFiles,
+  TestOutsideTierError,
+  TIERS,
+} from "../../testing/test_tiers.ts";
 
 const TESTS = new URL("../", import.meta.url);
 
@@ -32,6 +38,12 @@ Deno.test("a test file outside a tier folder is refused by name", async () => {
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("a browser file keeps its priority only when a line of its own says so", () => {
+  assert.equal(keepsPriority("/** A test. */\n// test tiers: keeps its priority\nimport x;"), true);
+  assert.equal(keepsPriority("// test tiers: alone"), false);
+  assert.equal(keepsPriority("const note = '// test tiers: keeps its priority';"), false);
 });
 
 Deno.test("a file runs alone only when a line of its own says so", async () => {
