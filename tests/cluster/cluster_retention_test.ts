@@ -241,10 +241,11 @@ Deno.test({
         // Kept: about W + 80 s of the scene behind the newest event (the record's snapshot holds
         // the rest), whatever was stamped before: after three rounds (80 events each) it is flat.
         // Purges come in steps, so a round may land just after one (seen: 82, 162, 160, 220, 240,
-        // 220); unpurged, the last rounds would be 322, 402, 482.
+        // 220; in CI 81, 161, 100, 140, 180, 240: the fourth just after a purge, the last just
+        // before one); unpurged, the last rounds would be 322, 402, 482 (+160 over the last two).
         const early = Math.max(...entries.slice(0, 3)), late = entries.slice(3);
         assert.ok(
-          Math.max(...late) <= early + 120 && late.at(-1)! <= late[0] + 80,
+          Math.max(...late) <= early + 120 && late.at(-1)! <= late[0] + 120,
           `entries over rounds ${entries.join(", ")} while stamping ${grown} more`,
         );
         // Less than half of what the whole log would take.
