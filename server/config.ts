@@ -192,6 +192,9 @@ export interface ServerConfig {
 /** Default cap on the database file (DB_MAX_MB): 1 GiB. Past it launches are refused. */
 export const DEFAULT_DB_MAX_BYTES = 1024 * 1024 * 1024;
 
+/** How long a connection may take to be welcomed after it opened (`helloTimeoutMs`). */
+export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
+
 /** Default room for music tracks (TRACKS_MAX_MB): 512 MiB. */
 export const DEFAULT_TRACKS_MAX_BYTES = 512 * 1024 * 1024;
 
@@ -245,7 +248,7 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     maxFrameBytes: MAX_FRAME_BYTES,
     maxShowFrameBytes: MAX_SHOW_FRAME_BYTES,
     wsEngine: options.wsEngine ?? "ws",
-    helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
+    helloTimeoutMs: options.helloTimeoutMs ?? DEFAULT_HELLO_TIMEOUT_MS,
     refusalNoticeMs: options.refusalNoticeMs ?? 1000,
     maxScenes: options.maxScenes ?? 1000,
     newScenes: options.newScenes ?? { perSecond: 0.1, burst: 20 },

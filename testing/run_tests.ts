@@ -15,14 +15,14 @@
  * three files at a time, each file a `deno test` of its own (so each file's time is its own): a
  * browser file waits on pages and the scene's clock part of its time (one of 37 s used ~32 s of
  * CPU, Chromium's included), so a third file fills some of the waits. Beside it, one after
- * the other: the unit tier, the server tier and the cluster tier. The unit and server tiers run
- * their files as many at a time as there are cores (two here). The cluster tier runs one file at
- * a time: two at a time it took 101-145 s instead of ~200, but beside the browser tier its timing
- * tests failed in five CI runs of six on 2026-12-01 (an idle scene not swept in time, 14 events not
- * relayed within 20 s). Files run many at a time start longest first, by the seconds each took in
- * a recorded run (testing/test_times.json; a file not in it by its source length), so the longest
- * do not start last and end the tier late. Last, one at a time with nothing beside them, the files
- * marked `// test tiers: alone`. The closing lines give each tier's longest files; every file's
+ * the other: the unit tier, the server tier and the cluster tier, each running its files as many
+ * at a time as there are cores (two here), then the files marked `// test tiers: alone`, one at a
+ * time with only the niced browser tier beside them. (Until the browser tier was truly niced,
+ * 399e872, Chromium reniced itself to -8 and the cluster tier's timing tests failed beside it when
+ * two of its files ran at once, and the files marked alone ran after everything else.) Files run
+ * many at a time start longest first, by the seconds each took in a recorded run
+ * (testing/test_times.json; a file not in it by its source length), so the longest do not start
+ * last and end the tier late. The closing lines give each tier's longest files; every file's
  * seconds go to tests/output/test_times.json.
  * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead;
  * `SNOWFIRE_BROWSER_JOBS=N` sets how many browser files run at once.
@@ -39,7 +39,7 @@ const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
  * Tiers whose files run as many at a time as there are cores (`deno test --parallel`). Files marked
  * `// test tiers: alone` never do: they run after the others, one at a time.
  */
-const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser"]);
+const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser", "cluster"]);
 
 /** Niceness of the browser tier while other tiers run beside it. */
 const BACKGROUND_NICENESS = "10";
@@ -292,6 +292,10 @@ const foreground = async (options: RunOptions) => {
   for (const tier of ["unit", "server", "cluster"] as const) {
     if (has(tier)) await run(stepOf(tier, false), options);
   }
+  // Then the files marked alone, one at a time, nothing beside them but the niced browser tier.
+  for (const tier of ["unit", "server", "cluster"] as const) {
+    if (has(tier)) await run(stepOf(tier, true), options);
+  }
 };
 // SNOWFIRE_TESTS_IN_TURN=1: every tier after the other, nothing beside anything (to tell a flaky
 // test from one that fails only beside the browser tier).
@@ -305,7 +309,7 @@ if (!inTurn && has("browser") && (has("unit") || has("server") || has("cluster")
   await foreground(quiet);
   if (has("browser")) await run(stepOf("browser", false), quiet);
 }
-for (const tier of chosen) await run(stepOf(tier, true), quiet);
+if (has("browser")) await run(stepOf("browser", true), quiet);
 
 // deno's JUnit report marks a test left out by --filter as skipped, like an ignored one.
 const IGNORED = flags.some((f) => f.startsWith("--filter")) ? "ignored or filtered out" : "ignored";

@@ -63,8 +63,6 @@ Deno.test({
       retention: { hours: 1 / 20, eventsPerScene: 1_000_000 },
       retentionPassMs: 5000,
       roomIdleMs: 1000,
-      // (Server timeouts run on the scene clock: 10 s of real time for a hello's welcome.)
-      helloTimeoutMs: 300_000,
       // SWEEP_DEBUG=1 prints the nodes' logs.
       log: Deno.env.get("SWEEP_DEBUG") ? (m: string) => console.error(m) : () => {},
     };
