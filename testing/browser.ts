@@ -130,7 +130,23 @@ export async function openScene(
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   const test = options.test === false ? "" : options.draw === false ? "test&nodraw&" : "test&";
   await page.goto(`${serverUrl}/s/${scene}?${test}name=${encodeURIComponent(options.name)}`);
-  if (!options.noWait) await waitConnected(page);
+  if (!options.noWait) {
+    await waitConnected(page).catch(async (error) => {
+      // What the page was doing when the wait gave up (CI once saw only the timeout).
+      const state = await page.evaluate(() => ({
+        hook: typeof globalThis.snowfire === "object",
+        connected: globalThis.snowfire?.connected(),
+        tick: globalThis.snowfire?.tick(),
+        connection: document.getElementById("connection")?.textContent?.trim(),
+        toasts: document.getElementById("toasts")?.textContent?.trim(),
+      })).catch((e) => `unreadable (${(e as Error).message})`);
+      throw new Error(
+        `${options.name} at ${page.url()} never connected and ticked: ${error.message}\n` +
+          `page state: ${JSON.stringify(state)}\npage problems: ${JSON.stringify(problems)}`,
+        { cause: error },
+      );
+    });
+  }
   return { page, problems };
 }
 
@@ -186,7 +202,8 @@ export async function drawFrame(page: Page): Promise<boolean> {
 export async function waitConnected(page: Page): Promise<void> {
   // Generous: on software GL with several pages open, a page's first frames take seconds.
   await page.waitForFunction(() => globalThis.snowfire?.connected() && snowfire.tick() > 0, null, {
-    timeout: 60_000,
+    // Two minutes: the tier runs at the lowest priority beside the others (testing/run_tests.ts).
+    timeout: 120_000,
     polling: 100,
   });
 }
