@@ -13,6 +13,7 @@ import {
 } from "playwright-core";
 import type { SnowfireDebug } from "../client/debug/debug_hook.ts";
 import { findBrowser, HOW_TO_GET_A_BROWSER } from "./find_browser.ts";
+import { nicedLaunch } from "./browser_autogroup.ts";
 
 declare global {
   /** The client's debug hook, seen by functions evaluated inside pages. */
@@ -63,7 +64,8 @@ export function launchBrowser(): Promise<Browser> {
       new Error(`no_browser: ${why}${browser.reason}; ${HOW_TO_GET_A_BROWSER}`),
     );
   }
-  return chromium.launch({ executablePath: browser.path, args: CHROMIUM_ARGS });
+  // Niced with its launcher, though Playwright starts it in a session of its own.
+  return chromium.launch({ ...nicedLaunch(browser.path), args: CHROMIUM_ARGS });
 }
 
 /**

@@ -44,8 +44,9 @@ const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser", "clust
 /**
  * Niceness of the browser tier while other tiers run beside it: the lowest, so that the files
  * marked alone, whose checks compare heartbeat gaps with a quiet baseline, keep their timing beside
- * it (at 10, its dozen Chromium threads still took a third of the cores from them: quiet gaps of
- * 180-290 ms where 50-70 ms is usual, and retries). It still takes every core the others leave.
+ * it. It still takes every core the others leave. Chromium gets it too, though Playwright starts it
+ * in a session of its own (testing/browser_autogroup.ts: with autogroups on, a niced test's
+ * browser took as much CPU as all the other tiers together).
  */
 const BACKGROUND_NICENESS = "19";
 
