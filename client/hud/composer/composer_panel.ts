@@ -82,6 +82,8 @@ function chipSize(): { w: number; h: number } {
   return matchMedia("(pointer: coarse)").matches ? { w: 44, h: 46 } : { w: 22, h: 26 };
 }
 
+/** Why Copy show link is off. */
+const LINK_OFF_TITLE = "Play a show for everyone first: its link opens the replay at its start";
 const MUSIC_TITLE = "Choose a music track (mp3, ogg, m4a or wav, up to 20 MB)";
 const STAMP_TITLE = "Everyone in the scene sees the show, after a short countdown";
 
@@ -255,7 +257,7 @@ export class ComposerPanel extends HiddenPanel {
     this.#track = el("span", { className: "composer-track small" }, "No music");
     this.#music = tool("music", () => this.#musicInput.click());
     this.#link = tool("link", () => actions.copyLink());
-    this.#link.hidden = true;
+    this.#link.disabled = true;
     this.#zoomOut = tool("zoom-out", () => actions.zoom(-1));
     this.#zoomOut.setAttribute("aria-label", "Zoom out the time line");
     this.#zoomIn = tool("zoom-in", () => actions.zoom(1));
@@ -391,7 +393,10 @@ export class ComposerPanel extends HiddenPanel {
     this.#zoomIn.disabled = view.zoom >= 16;
     this.#track.textContent = view.trackLabel;
     this.#music.disabled = view.musicBlocked !== null;
-    this.#link.hidden = view.showLink === null;
+    // Off, not hidden, until a show is played: a chip appearing would push Music… and the rest
+    // of the row from under a finger already on its way (seen at 390×844 and 844×390).
+    this.#link.disabled = view.showLink === null;
+    this.#link.title = view.showLink === null ? LINK_OFF_TITLE : TOOLS.link[1];
     this.#music.title = view.musicBlocked ?? MUSIC_TITLE;
     if (this.#kind.value !== (view.kind ?? "")) this.#kind.value = view.kind ?? "";
     if (this.#theme.value !== (view.theme ?? "")) this.#theme.value = view.theme ?? "";
