@@ -408,10 +408,21 @@ const reachIndex = new Function(
  * The control's state after a press (the node {@link beforePress} found): whether the press
  * reached it, its effect's read, and whether it is open now.
  */
-function afterPress(effect: number): { reached: boolean; after: unknown; open: boolean } {
+function afterPress(
+  effect: number,
+): { reached: boolean; downOn: string; after: unknown; open: boolean } {
   const node = globalThis.handNode!;
+  const down = globalThis.handDown as Element | null;
   return {
-    reached: !!globalThis.handDown && node.contains(globalThis.handDown as Node),
+    reached: !!down && node.contains(down),
+    // What the press went to instead, for the failure's message.
+    downOn: !down
+      ? "no pointerdown"
+      : `${down.tagName?.toLowerCase()}${down.id ? `#${down.id}` : ""}.${
+        String(down.className ?? "").trim().replace(/\s+/g, ".")
+      } "${(down.textContent ?? "").trim().slice(0, 24)}" (the control ${
+        (node as HTMLButtonElement).disabled ? "disabled" : "enabled"
+      }, ${node.isConnected ? "in the page" : "no longer in the page"})`,
     after: globalThis.handEffects![effect].read(node),
     open: node.getAttribute("aria-expanded") === "true" ||
       node.getAttribute("aria-selected") === "true" ||
@@ -571,11 +582,17 @@ async function pressEverything(
         failures.add(`${where}: ${unreachable(reach.control, reach).message}`);
         continue;
       }
+      // Each press's own pointerdown (none at all must not read as the last press's).
+      await page.evaluate(() => globalThis.handDown = null);
       await pressAt(page, reach, touch);
       // Whether the press reached the control; its state after it is the effect's first read.
       let first: After | undefined = await page.evaluate(afterPress, effect);
       if (!first.reached) {
-        failures.add(`${where}: the press at ${next.key} went elsewhere`);
+        const now = await page.evaluate(reachIndex, next.index);
+        failures.add(
+          `${where}: the press at ${next.key} went elsewhere: to ${first.downOn}; ` +
+            `at its point now: ${now.hit}`,
+        );
         continue;
       }
       const then = EFFECTS[effect].afterPress;

@@ -17,9 +17,10 @@
  * CPU, Chromium's included), so a third file fills some of the waits. Beside it, one after
  * the other: the unit tier, the server tier and the cluster tier, each running its files as many
  * at a time as there are cores (two here), then the files marked `// test tiers: alone`, one at a
- * time with only the niced browser tier beside them. (Until the browser tier was truly niced,
- * 399e872, Chromium reniced itself to -8 and the cluster tier's timing tests failed beside it when
- * two of its files ran at once, and the files marked alone ran after everything else.) Files run
+ * time with only the niced browser tier beside them; last, one at a time with nothing beside them,
+ * the files marked `// test tiers: last`. (Until the browser tier was truly niced, Chromium ran
+ * in a CPU group as heavy as the whole run, testing/browser_autogroup.ts, and the cluster tier's
+ * timing tests failed beside it when two of its files ran at once.) Files run
  * many at a time start longest first, by the seconds each took in a recorded run
  * (testing/test_times.json; a file not in it by its source length), so the longest do not start
  * last and end the tier late. The closing lines give each tier's longest files; every file's
@@ -37,7 +38,8 @@ const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
 
 /**
  * Tiers whose files run as many at a time as there are cores (`deno test --parallel`). Files marked
- * `// test tiers: alone` never do: they run after the others, one at a time.
+ * `// test tiers: alone` or `// test tiers: last` never do: they run after the others, one at a
+ * time.
  */
 const PARALLEL: ReadonlySet<Tier> = new Set(["unit", "server", "browser", "cluster"]);
 
@@ -179,9 +181,13 @@ const measured = new Map<string, number>();
 const ROOT = new URL("../", import.meta.url).pathname;
 const relative = (path: string) => path.startsWith(ROOT) ? path.slice(ROOT.length) : path;
 
-const stepOf = (tier: Tier, alone: boolean): Step | null => {
-  const inStep = files.filter((f) => f.tier === tier && f.alone === alone);
-  const parallel = !alone && PARALLEL.has(tier);
+/** A tier's files run many at a time, the ones marked alone, or the ones marked last. */
+type Kind = "many" | "alone" | "last";
+const kindOf = (f: TestFile): Kind => f.last ? "last" : f.alone ? "alone" : "many";
+
+const stepOf = (tier: Tier, kind: Kind): Step | null => {
+  const inStep = files.filter((f) => f.tier === tier && kindOf(f) === kind);
+  const parallel = kind === "many" && PARALLEL.has(tier);
   // Many at a time: the longest first (deno starts them in the order given).
   const seconds = (f: TestFile) => estimatedSeconds(recorded, relative(f.path), f.chars);
   if (parallel) inStep.sort((a, b) => seconds(b) - seconds(a));
@@ -296,11 +302,11 @@ const has = (tier: Tier) => chosen.includes(tier);
 const quiet: RunOptions = { live: true, nice: false };
 const foreground = async (options: RunOptions) => {
   for (const tier of ["unit", "server", "cluster"] as const) {
-    if (has(tier)) await run(stepOf(tier, false), options);
+    if (has(tier)) await run(stepOf(tier, "many"), options);
   }
   // Then the files marked alone, one at a time, nothing beside them but the niced browser tier.
   for (const tier of ["unit", "server", "cluster"] as const) {
-    if (has(tier)) await run(stepOf(tier, true), options);
+    if (has(tier)) await run(stepOf(tier, "alone"), options);
   }
 };
 // SNOWFIRE_TESTS_IN_TURN=1: every tier after the other, nothing beside anything (to tell a flaky
@@ -309,13 +315,15 @@ const inTurn = Deno.env.get("SNOWFIRE_TESTS_IN_TURN") === "1";
 if (!inTurn && has("browser") && (has("unit") || has("server") || has("cluster"))) {
   await Promise.all([
     foreground({ live: false, nice: false }),
-    run(stepOf("browser", false), { live: true, nice: true }),
+    run(stepOf("browser", "many"), { live: true, nice: true }),
   ]);
 } else {
   await foreground(quiet);
-  if (has("browser")) await run(stepOf("browser", false), quiet);
+  if (has("browser")) await run(stepOf("browser", "many"), quiet);
 }
-if (has("browser")) await run(stepOf("browser", true), quiet);
+if (has("browser")) await run(stepOf("browser", "alone"), quiet);
+// Last, one at a time with nothing beside them: the files marked last.
+for (const tier of chosen) await run(stepOf(tier, "last"), quiet);
 
 // deno's JUnit report marks a test left out by --filter as skipped, like an ignored one.
 const IGNORED = flags.some((f) => f.startsWith("--filter")) ? "ignored or filtered out" : "ignored";

@@ -3,9 +3,11 @@
  * seconds; `tests/server/` starts servers (or opens listeners); `tests/browser/` drives Chromium;
  * `tests/cluster/` starts NATS servers. `tests/fixtures/` and `tests/output/` hold no tests.
  *
- * A file whose assertions depend on timing (a rate counted over a second, a heartbeat-gap ratio
- * against a quiet baseline) says `// test tiers: alone` on a line of its own; it then runs by
- * itself, after the rest of its tier, which may run files in parallel. A browser file whose
+ * A file whose assertions depend on timing (a heartbeat-gap ratio against a quiet baseline) says
+ * `// test tiers: alone` on a line of its own; it then runs by itself, after the foreground tiers
+ * (unit, server, cluster), with only the niced browser tier beside it. A file whose assertions
+ * hold only on an idle machine (a rate counted over a second, a scene clock at 30×) says
+ * `// test tiers: last`: it runs by itself after everything else. A browser file whose
  * assertions are real-time (audio heard in step within milliseconds) says
  * `// test tiers: keeps its priority`: it runs beside the others, but not niced.
  */
@@ -18,6 +20,9 @@ export type Tier = typeof TIERS[number];
 
 /** The line that makes a test file run by itself. */
 const ALONE = "// test tiers: alone";
+
+/** The line that makes a test file run by itself after everything else. */
+const LAST = "// test tiers: last";
 
 /** The line that keeps a file of the niced browser tier at normal priority. */
 const KEEPS_PRIORITY = "// test tiers: keeps its priority";
@@ -55,11 +60,27 @@ export function runsAlone(source: string): boolean {
   return marked(source, ALONE);
 }
 
+/**
+ * Whether a test file must run by itself after everything else, nothing beside it (its
+ * assertions hold only on an idle machine): a line of its own says `// test tiers: last`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(runsLast("// test tiers: last\nDeno.test(...)"), true);
+ * ```
+ */
+export function runsLast(source: string): boolean {
+  return marked(source, LAST);
+}
+
 /** A test file, its tier, whether it runs by itself, and its length in characters. */
 export interface TestFile {
   path: string;
   tier: Tier;
   alone: boolean;
+  /** Runs by itself after everything else ({@link runsLast}). */
+  last: boolean;
   /** Runs at normal priority in the niced browser tier ({@link keepsPriority}). */
   keepsPriority: boolean;
   /** The source's length: files run many at a time start longest first (a proxy for time). */
@@ -106,6 +127,7 @@ export async function testFiles(root: URL): Promise<TestFile[]> {
         path: url.pathname,
         tier,
         alone: runsAlone(source),
+        last: runsLast(source),
         keepsPriority: keepsPriority(source),
         chars: source.length,
       });

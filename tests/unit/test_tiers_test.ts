@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   keepsPriority,
   runsAlone,
+  runsLast,
   testFiles,
   TestOutsideTierError,
   TIERS,
@@ -53,6 +54,17 @@ Deno.test("a file runs alone only when a line of its own says so", async () => {
   // The flood test compares heartbeat gaps under attack with a quiet baseline: others' work skews it.
   const flood = await Deno.readTextFile(new URL("../server/server_flood_test.ts", import.meta.url));
   assert.equal(runsAlone(flood), true);
+});
+
+Deno.test("a file runs last only when a line of its own says so", async () => {
+  assert.equal(runsLast("/** A test. */\n// test tiers: last\nimport x;"), true);
+  assert.equal(runsLast("// test tiers: alone"), false);
+  assert.equal(runsAlone("// test tiers: last"), false);
+  // The sweep's scene clock runs at 30×: a second of starvation is half a minute of the scene.
+  const sweep = await Deno.readTextFile(
+    new URL("../cluster/cluster_sweep_test.ts", import.meta.url),
+  );
+  assert.equal(runsLast(sweep), true);
 });
 
 Deno.test("each tier's files start what their tier says, and unit files start nothing", async () => {
