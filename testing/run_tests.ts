@@ -20,11 +20,11 @@
  * time with only the niced browser tier beside them; last, one at a time with nothing beside them,
  * the files marked `// test tiers: last`. (Until the browser tier was truly niced, Chromium ran
  * in a CPU group as heavy as the whole run, testing/browser_autogroup.ts, and the cluster tier's
- * timing tests failed beside it when two of its files ran at once.) Files run
- * many at a time start longest first, by the seconds each took in a recorded run
- * (testing/test_times.json; a file not in it by its source length), so the longest do not start
- * last and end the tier late. The closing lines give each tier's longest files; every file's
- * seconds go to tests/output/test_times.json.
+ * timing tests failed beside it when two of its files ran at once.) Files run many at a time
+ * start longest first, by the seconds each took in a recorded run (testing/test_times.json; a file
+ * not in it by its source length), so the longest do not start last and end the tier late. The
+ * closing lines give each tier's longest files; every file's seconds go to
+ * tests/output/test_times.json.
  * `SNOWFIRE_TESTS_IN_TURN=1` runs every tier after the other instead;
  * `SNOWFIRE_BROWSER_JOBS=N` sets how many browser files run at once.
  * The closing lines name every failed test with the first lines of its error, so the tail of a
