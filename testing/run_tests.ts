@@ -31,7 +31,7 @@
  * long log says what failed and why.
  */
 import { type Counts, type JunitReport, parseJunit } from "./junit_report.ts";
-import { type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
+import { type RunOrder, type TestFile, testFiles, type Tier, TIERS } from "./test_tiers.ts";
 import { estimatedSeconds, readTestTimes, writeTestTimes } from "./test_times.ts";
 
 const FLAGS = ["test", "-A", "--sanitize-ops", "--sanitize-resources"];
@@ -181,13 +181,9 @@ const measured = new Map<string, number>();
 const ROOT = new URL("../", import.meta.url).pathname;
 const relative = (path: string) => path.startsWith(ROOT) ? path.slice(ROOT.length) : path;
 
-/** A tier's files run many at a time, the ones marked alone, or the ones marked last. */
-type Kind = "many" | "alone" | "last";
-const kindOf = (f: TestFile): Kind => f.last ? "last" : f.alone ? "alone" : "many";
-
-const stepOf = (tier: Tier, kind: Kind): Step | null => {
-  const inStep = files.filter((f) => f.tier === tier && kindOf(f) === kind);
-  const parallel = kind === "many" && PARALLEL.has(tier);
+const stepOf = (tier: Tier, order: RunOrder): Step | null => {
+  const inStep = files.filter((f) => f.tier === tier && f.order === order);
+  const parallel = order === "many" && PARALLEL.has(tier);
   // Many at a time: the longest first (deno starts them in the order given).
   const seconds = (f: TestFile) => estimatedSeconds(recorded, relative(f.path), f.chars);
   if (parallel) inStep.sort((a, b) => seconds(b) - seconds(a));

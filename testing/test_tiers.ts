@@ -74,13 +74,17 @@ export function runsLast(source: string): boolean {
   return marked(source, LAST);
 }
 
-/** A test file, its tier, whether it runs by itself, and its length in characters. */
+/**
+ * When a file runs: many at a time with its tier, by itself after the foreground tiers
+ * ({@link runsAlone}), or by itself after everything ({@link runsLast}).
+ */
+export type RunOrder = "many" | "alone" | "last";
+
+/** A test file, its tier, when it runs, and its length in characters. */
 export interface TestFile {
   path: string;
   tier: Tier;
-  alone: boolean;
-  /** Runs by itself after everything else ({@link runsLast}). */
-  last: boolean;
+  order: RunOrder;
   /** Runs at normal priority in the niced browser tier ({@link keepsPriority}). */
   keepsPriority: boolean;
   /** The source's length: files run many at a time start longest first (a proxy for time). */
@@ -126,8 +130,7 @@ export async function testFiles(root: URL): Promise<TestFile[]> {
       files.push({
         path: url.pathname,
         tier,
-        alone: runsAlone(source),
-        last: runsLast(source),
+        order: runsLast(source) ? "last" : runsAlone(source) ? "alone" : "many",
         keepsPriority: keepsPriority(source),
         chars: source.length,
       });
