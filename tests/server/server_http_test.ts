@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Metrics } from "../../server/scene/metrics.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { withServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 /** A bundle name as the build makes them: its content hash in the name. */
 const HASHED = "app-7QX4K2ZB.js";
@@ -484,7 +484,11 @@ Deno.test("heartbeat metrics report the pass's duration and the real send gap", 
         const text = await (await fetch(`${server.url}/metrics`)).text();
         return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)![1]);
       };
-      await sleep(150);
+      // A pass has ended before the stall, so the next one measures its gap from there.
+      await eventually(
+        "the scheduler ran a pass",
+        async () => await value("snowfire_heartbeat_passes_total") >= 1,
+      );
       const stall = 300;
       const until = performance.now() + stall;
       while (performance.now() < until) {

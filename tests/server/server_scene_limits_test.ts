@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { TestClient } from "../../testing/test_client.ts";
 import { withServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 /** Scene time 8× faster, so a few seconds hold many scheduled show launches. */
 const FAST = {
@@ -22,12 +22,33 @@ async function metric(url: string, name: string): Promise<number> {
   return Number(match[1]);
 }
 
+/** Waits until the server's scheduler has run `n` more passes (each one visits every room). */
+async function passes(url: string, n: number): Promise<void> {
+  const from = await metric(url, "snowfire_heartbeat_passes_total");
+  await eventually(
+    `${n} more scheduler passes ran`,
+    async () => await metric(url, "snowfire_heartbeat_passes_total") >= from + n,
+  );
+}
+
 Deno.test("a scene nobody says hello in is never stored", async () => {
   await withServer({}, async (server) => {
     const ghost = await TestClient.connect(server.url, "ghost-1");
-    await sleep(100);
+    // The server holds the silent connection in its scene, and its passes (which persist every
+    // room's progress) go by without a hello.
+    await eventually(
+      "the server holds the connection",
+      async () => await metric(server.url, "snowfire_connections") === 1,
+    );
+    assert.equal(await metric(server.url, "snowfire_scenes_loaded"), 1, "the scene is open");
+    await passes(server.url, 3);
     await ghost.close();
-    await sleep(100);
+    await eventually(
+      "the server saw the close",
+      async () => await metric(server.url, "snowfire_connections") === 0,
+    );
+    // An empty scene nobody said hello in goes at the next pass.
+    await passes(server.url, 2);
     const res = await fetch(`${server.url}/api/scenes/ghost-1`);
     assert.equal(res.status, 404);
     await res.body?.cancel();
@@ -47,11 +68,21 @@ Deno.test("an idle scene with the show on stores at most one event a minute", as
     assert.equal(welcome.snapshot.settings.show, true, "the show is on");
     const start = await info();
     // Watched: the show plays (heartbeats promise its ticks), and stores nothing.
-    await client.waitFor((m) => m.t === "tick" && m.n > start.tick + 1200, 10_000);
+    const watched = await client.waitFor((m) => m.t === "tick" && m.n > start.tick + 1200, 10_000);
+    assert.ok(watched.t === "tick");
     await client.close();
-    await sleep(100);
-    // Unwatched for as long again.
-    await sleep(2000);
+    await eventually(
+      "the server saw the close",
+      async () => await metric(server.url, "snowfire_connections") === 0,
+    );
+    // Unwatched for as long again: until the scene's clock has run that many more ticks.
+    const closedTick = watched.n;
+    const unwatchedUntil = closedTick + (closedTick - start.tick);
+    await eventually(
+      "the unwatched scene's clock ran as long again",
+      async () => (await info()).tick >= unwatchedUntil,
+      10_000,
+    );
     const end = await info();
     const minutes = (end.tick - start.tick) / 3600;
     assert.ok(minutes >= 0.5, `${minutes} scene minutes passed`);
