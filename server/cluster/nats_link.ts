@@ -20,6 +20,7 @@ import { retryWhileSettling, START_RETRY } from "./retry_while_settling.ts";
 import { answerAlive } from "./node_liveness.ts";
 import { LogLeaderWatch } from "./log_leader_watch.ts";
 import { guardSocketWrites } from "./socket_write_guard.ts";
+import { type ClosingConnection, refusingWhileClosing } from "./closing_connection.ts";
 
 /** Connection state as `/metrics` reports it. */
 export type NatsState = "connecting" | "connected" | "disconnected" | "closed";
@@ -67,16 +68,20 @@ export class NatsLink {
   readonly names: KV;
   #state: NatsState = "connected";
   #leaderWatch: LogLeaderWatch | undefined;
+  /** Ends request-reply on the connection: a request made while the link closes fails at once. */
+  #refuseRequests: () => void;
   /** Times the connection was lost. */
   disconnects = 0;
 
   private constructor(
-    nc: NatsConnection,
+    connection: ClosingConnection,
     jsm: JetStreamManager,
     buckets: { leases: KV; scenes: KV; names: KV },
     nodeId: string,
   ) {
+    const nc = connection.nc;
     this.nc = nc;
+    this.#refuseRequests = connection.refuseRequests;
     // This process answers "alive" for its node id as long as the connection lives: a takeover
     // that finds a lease held asks its holder before waiting out the TTL (see `acquireLease`).
     answerAlive(nc, nodeId);
@@ -94,21 +99,24 @@ export class NatsLink {
    */
   static async open(options: ClusterOptions, log: (msg: string) => void): Promise<NatsLink> {
     guardSocketWrites(log);
-    const nc = await connect({
-      servers: options.natsUrls,
-      name: `snowfire-${options.nodeId}`,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      waitOnFirstConnect: true,
-      pingInterval: 2000,
-      maxPingOut: 2,
-      // Without it every request (each log append, KV write and forwarded submit) captures two
-      // stack traces up front for errors that almost never happen: 500 KV updates cost 20-80 ms
-      // of CPU with them, 10-30 ms without. Errors keep their types and causes.
-      noAsyncTraces: true,
-      ...(options.user ? { user: options.user, pass: options.pass } : {}),
-      ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
-    });
+    const connection = refusingWhileClosing(
+      await connect({
+        servers: options.natsUrls,
+        name: `snowfire-${options.nodeId}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        waitOnFirstConnect: true,
+        pingInterval: 2000,
+        maxPingOut: 2,
+        // Without it every request (each log append, KV write and forwarded submit) captures two
+        // stack traces up front for errors that almost never happen: 500 KV updates cost 20-80 ms
+        // of CPU with them, 10-30 ms without. Errors keep their types and causes.
+        noAsyncTraces: true,
+        ...(options.user ? { user: options.user, pass: options.pass } : {}),
+        ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
+      }),
+    );
+    const nc = connection.nc;
     try {
       refuseUnauthenticated(nc, options);
       // Every step is idempotent: a retry finds what an earlier try made.
@@ -131,7 +139,7 @@ export class NatsLink {
         return { jsm, buckets: { leases, scenes, names } };
       }, { ...START_RETRY, log });
       log(`cluster: node ${options.nodeId} connected to NATS ${nc.getServer()}`);
-      const link = new NatsLink(nc, made.jsm, made.buckets, options.nodeId);
+      const link = new NatsLink(connection, made.jsm, made.buckets, options.nodeId);
       link.#leaderWatch = LogLeaderWatch.start(link, options, log);
       return link;
     } catch (e) {
@@ -161,9 +169,9 @@ export class NatsLink {
   /** Drains nothing, closes the connection. */
   async close(): Promise<void> {
     this.#set("closed");
+    this.#refuseRequests();
     await this.#leaderWatch?.close();
     await this.nc.close();
-    cancelLateRequests(this.nc);
   }
 
   #set(state: NatsState): void {
@@ -197,20 +205,6 @@ export class NatsLink {
     }
     this.#set("closed");
   }
-}
-
-/**
- * Ends the requests made while the connection was closing. `@nats-io/nats-core` 3.4.0's close
- * ends the pending requests, then waits for its status listeners (this link's among them) and only
- * then counts itself closed: a request made in between (a reader or a scene reacting to the close
- * with a KV get) is accepted, never answered, and keeps its timeout timer (2–5 s) running after the
- * close. That was the timer a cluster test's leak check caught (stop 26's CI, and again this stop:
- * `Bucket.get` → `RequestOne`). Ending the requests again ends those.
- */
-function cancelLateRequests(nc: NatsConnection): void {
-  const protocol = (nc as unknown as { protocol?: { muxSubscriptions?: { close(): void } } })
-    .protocol;
-  protocol?.muxSubscriptions?.close();
 }
 
 async function ensureStream(jsm: JetStreamManager, replicas: number): Promise<void> {

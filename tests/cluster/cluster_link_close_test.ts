@@ -1,11 +1,11 @@
 /**
  * A NATS link's close leaves no request timer behind, even for a request made while it closes:
  * the client library ends pending requests before it counts itself closed, and one made in
- * between would keep its timeout timer running (this file's leak check fails without
- * `cancelLateRequests` in `NatsLink.close`).
+ * between would keep its timeout timer running (this file's leak check fails when the link's
+ * connection is not wrapped by `refusingWhileClosing`, server/cluster/closing_connection.ts).
  */
 import assert from "node:assert/strict";
-import { errors } from "@nats-io/transport-node";
+import { ClosedConnectionError, errors } from "@nats-io/transport-node";
 import { NatsLink } from "../../server/cluster/nats_link.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
 
@@ -15,11 +15,20 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async () => {
   const nats = await startNatsCluster({ size: 1 });
   try {
     const link = await NatsLink.open(nats.nodeOptions("closing"), () => {});
+    const early = assert.rejects(
+      link.nc.request("snowfire.nobody.answers", "", { timeout: 5000 }),
+      (e) => e instanceof errors.RequestError,
+    );
     const closing = link.close();
-    // Still accepted: the client counts itself closed only after its listeners have stopped.
-    const late = link.nc.request("snowfire.nobody.answers", "", { timeout: 5000 });
+    // The client would still accept this one: it counts itself closed only after its
+    // listeners have stopped. The link refuses it at once.
+    const late = assert.rejects(
+      link.nc.request("snowfire.nobody.answers", "", { timeout: 5000 }),
+      (e) => e instanceof ClosedConnectionError,
+    );
     await closing;
-    await assert.rejects(late, (e) => e instanceof errors.RequestError);
+    await early;
+    await late;
     assert.equal(link.nc.isClosed(), true);
   } finally {
     await nats.stop();
