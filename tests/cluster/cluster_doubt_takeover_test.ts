@@ -20,7 +20,7 @@ import {
 } from "../../testing/nats_cluster.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { auditStream, eventsOf } from "../../testing/cluster_streams.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const NAME = "cluster: an owner killed with appends in doubt leaves them to its successor";
 const SCENE = "doubt";
@@ -28,15 +28,26 @@ const LAUNCH_EVERY_MS = 300;
 
 type Welcome = Extract<ServerMessage, { t: "welcome" }>;
 
+/** The scene's log as `node` serves it, once it answers 200 (it may refuse while settling). */
 async function logOf(node: SnowfireNode): Promise<SceneEvent[]> {
   const url = `${node.url}/api/scenes/${SCENE}/log?from=1&limit=5000`;
-  for (let attempt = 0;; attempt++) {
-    const response = await fetch(url);
-    if (response.status === 200) return (await response.json() as { events: SceneEvent[] }).events;
-    await response.body?.cancel();
-    if (attempt === 10) assert.fail(`log: ${response.status}`);
-    await sleep(1000);
+  let events: SceneEvent[] | undefined;
+  let status = 0;
+  try {
+    await eventually("the log answers 200", async () => {
+      const response = await fetch(url);
+      status = response.status;
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        return false;
+      }
+      events = (await response.json() as { events: SceneEvent[] }).events;
+      return true;
+    }, 10_000);
+  } catch {
+    assert.fail(`log: ${status}`);
   }
+  return events!;
 }
 
 Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
@@ -96,13 +107,14 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         client.submit({ type: "launch", x: -30 + i * 10, z: -40 + n++ * 0.25 });
       }, LAUNCH_EVERY_MS));
     });
-    await sleep(1500);
     const stamped = () =>
       Math.max(...launchers.map(({ client, welcome }) => eventsOf(welcome, client).length));
-    assert.ok(
-      stamped() > 2,
-      `launches stamped before the stop: ${stamped()}; ` +
-        JSON.stringify(launchers.flatMap(({ client }) => client.errors()).slice(0, 3)),
+    await eventually("launches are stamped before the stop", () => stamped() > 2, 10_000).catch(
+      () =>
+        assert.fail(
+          `launches stamped before the stop: ${stamped()}; ` +
+            JSON.stringify(launchers.flatMap(({ client }) => client.errors()).slice(0, 3)),
+        ),
     );
     assert.equal(await logLeader(), nats.servers[victim].name, "the log's leader stayed");
     await nats.kill(victim, "SIGSTOP");
@@ -111,8 +123,20 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       () => owner.output().includes("in doubt; writing them to the record"),
       10_000,
     );
-    // Its clients get the events in doubt once written (a heartbeat or two later).
-    await sleep(700);
+    // Its clients get the events in doubt once written (a heartbeat or two later): wait until
+    // they have the first one the owner found in doubt.
+    const firstInDoubt = Number(
+      owner.output().match(/appends from seq (\d+) in doubt; writing them to the record/)?.[1],
+    );
+    assert.ok(firstInDoubt > 0, "the owner said which seq is the first in doubt");
+    await eventually(
+      `the clients got seq ${firstInDoubt}, the first in doubt`,
+      () =>
+        launchers.every(({ client, welcome }) =>
+          (eventsOf(welcome, client).at(-1)?.seq ?? 0) >= firstInDoubt
+        ),
+      10_000,
+    );
     const seenBefore = Math.max(
       ...launchers.map(({ client, welcome }) => eventsOf(welcome, client).at(-1)?.seq ?? 0),
     );
@@ -140,10 +164,31 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       );
     });
     for (const timer of timers) clearInterval(timer);
-    await sleep(1500);
+    // Nothing else stores events (the show is off), and each person's submits are stamped in
+    // order: once every client has every launcher's last launch, made after its timer stopped,
+    // no launch is in flight. The log then has to reach the last seq the clients saw.
+    launchers.forEach(({ client }, i) => client.submit({ type: "launch", x: 40 + i, z: 40 }));
+    const isLast = (e: SceneEvent, i: number) =>
+      e.body.type === "launch" && e.body.x === 40 + i && e.body.z === 40;
+    await eventually(
+      "every client has every launcher's last launch",
+      () =>
+        launchers.every(({ client, welcome }) => {
+          const seen = eventsOf(welcome, client);
+          return launchers.every((_, i) => seen.some((e) => isLast(e, i)));
+        }),
+      10_000,
+    );
+    const seenLast = Math.max(
+      ...launchers.map(({ client, welcome }) => eventsOf(welcome, client).at(-1)?.seq ?? 0),
+    );
 
     await step("every event a client saw is in the log once, at its seq", async () => {
-      const log = await logOf(survivor);
+      let log: SceneEvent[] = [];
+      await eventually(`the log reaches seq ${seenLast}`, async () => {
+        log = await logOf(survivor);
+        return (log.at(-1)?.seq ?? 0) >= seenLast;
+      }, 10_000);
       assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i + 1), "log seqs gap-free");
       const logged = new Map(log.map((e) => [e.seq, JSON.stringify(e)]));
       for (const { client, welcome } of launchers) {
