@@ -13,7 +13,7 @@ import { DEFAULT_RATE_LIMITS } from "../../server/config.ts";
 import { CLOSE_SLOW_CONSUMER, Peer } from "../../server/scene/peer.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { withServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 /** A submitted launch body with the given fields (valid or not). */
 function launch(fields: Record<string, unknown>): unknown {
@@ -22,6 +22,18 @@ function launch(fields: Record<string, unknown>): unknown {
 
 const QUIET = { t: "submit", body: { type: "settings", settings: { show: false } } };
 const isError = (m: ServerMessage) => m.t === "error";
+
+/**
+ * A server monotonic clock on real time that the test can move ahead: `skip(ms)` makes `ms` pass
+ * for the server at once (its rate limits and refusal notices run on this clock).
+ */
+function skippingClock(): { monotonic: () => number; skip: (ms: number) => void } {
+  let skippedMs = 0;
+  return {
+    monotonic: () => performance.now() + skippedMs,
+    skip: (ms) => skippedMs += ms,
+  };
+}
 
 Deno.test("each bad frame gets its own precise error and changes nothing", async () => {
   // Every refusal answered (no coalescing), so each case can be checked on its own.
@@ -100,7 +112,12 @@ Deno.test("each bad frame gets its own precise error and changes nothing", async
 });
 
 Deno.test("a launch flood is rate-limited, answered once, and another client is unaffected", async () => {
-  await withServer({ rateLimits: { launch: { perSecond: 2, burst: 5 } } }, async (server) => {
+  const clock = skippingClock();
+  const options = {
+    rateLimits: { launch: { perSecond: 2, burst: 5 } },
+    monotonic: clock.monotonic,
+  };
+  await withServer(options, async (server) => {
     const scene = "flood-gate-1";
     const { client: flooder, welcome: wf } = await TestClient.join(server.url, scene);
     flooder.send(QUIET);
@@ -128,8 +145,8 @@ Deno.test("a launch flood is rate-limited, answered once, and another client is 
     assert.equal(flooder.errors().length, 1, "refusals of one kind within a second: one notice");
     assert.equal(calm.errors().length, 0);
     assert.equal(flooder.socket.readyState, WebSocket.OPEN, "over-rate launches are no abuse");
-    // The next notice, a second later, says how many went unanswered.
-    await sleep(1000);
+    // The next notice, a second later (on the server's clock), says how many went unanswered.
+    clock.skip(1000);
     for (let i = 0; i < 10; i++) flooder.submit({ type: "launch", x: i, z: 1 });
     const [, second] = await flooder.waitForCount((m) => m.t === "error", 2);
     assert.ok(second.t === "error");
@@ -218,10 +235,16 @@ Deno.test("a connection that never says hello is closed with 1008 after the time
     // after the polite client's join, a slow join (a loaded machine) made the close look early.
     const started = performance.now();
     const silent = await TestClient.connect(server.url, "silent-1");
-    const { client: polite } = await TestClient.join(server.url, "silent-1");
+    const { client: polite, welcome } = await TestClient.join(server.url, "silent-1");
     assert.equal((await silent.closed).code, 1008);
     assert.ok(performance.now() - started >= 250, "not before the timeout");
-    await sleep(400);
+    // The polite client's own hello deadline (300 ms after its accept, before its welcome) is
+    // swept in a scheduler pass; a heartbeat from a pass 400 ms of scene time after the welcome,
+    // then a pong after that pass, come after any close that pass would have sent.
+    const past = welcome.horizon + Math.ceil(0.4 * welcome.tickRate);
+    await polite.waitFor((m) => m.t === "tick" && m.n >= past);
+    polite.send({ t: "ping", id: 1, ct: 0 });
+    await polite.waitFor((m) => m.t === "pong" && m.id === 1);
     assert.equal(polite.socket.readyState, WebSocket.OPEN, "a welcomed client stays");
     await polite.close();
   });
@@ -321,10 +344,11 @@ Deno.test("a real client that stops reading is dropped while the others carry on
     const batch = new Uint8Array(ping.length * 1000);
     for (let i = 0; i < 1000; i++) batch.set(ping, i * ping.length);
     const dropped = () => reader.messages.some((m) => m.t === "presence" && m.kind === "leave");
-    for (let round = 0; round < 100 && !dropped(); round++) {
-      await conn.write(batch).catch(() => {});
-      await sleep(20);
-    }
+    // Each batch asks for a thousand pongs the raw client never reads: ask until it is dropped.
+    await eventually("the reader saw the raw client dropped", async () => {
+      if (!dropped()) await conn.write(batch).catch(() => {});
+      return dropped();
+    }, 10_000);
     await reader.waitFor((m) => m.t === "presence" && m.kind === "leave", 10_000);
     conn.close();
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
@@ -335,8 +359,8 @@ Deno.test("a real client that stops reading is dropped while the others carry on
     );
     const info = await (await fetch(`${server.url}/api/scenes/${scene}`)).json();
     assert.deepEqual(info.people.map((p: { id: string }) => p.id), [welcome.you.id]);
-    // The server's half of the dropped socket finishes closing once the TCP connection is gone.
-    await sleep(300);
+    // The server's half of the dropped socket finishes closing once the TCP connection is gone:
+    // the shutdown at the end of withServer waits until every server socket has ended.
     await reader.close();
   });
 });
