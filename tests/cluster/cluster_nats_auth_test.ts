@@ -15,7 +15,7 @@ import {
 } from "../../testing/nats_cluster.ts";
 import { monitorPermissions, natsPermissions } from "../../server/cluster/nats_permissions.ts";
 import { TestClient } from "../../testing/test_client.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 import { isLoopbackUrl } from "../../server/cluster/cluster_config.ts";
 import { refuseUnauthenticated } from "../../server/cluster/nats_link.ts";
 import { clusterOptionsFromEnv } from "../../server/cluster/cluster_config.ts";
@@ -63,6 +63,7 @@ async function rawPublishTo(
   }
   out += "PING\r\n";
   await conn.write(encoder.encode(out)).catch(() => {});
+  // A deadline, not a wait: reading ends at the PONG, or when the server closes the session.
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([reading, new Promise((r) => timer = setTimeout(r, 3000))]);
   clearTimeout(timer);
@@ -132,10 +133,12 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       async () => {
         listener!.publish("snowfire.beat.control-1", '{"n":1,"seq":0,"w":0}');
         await listener!.flush();
-        const deadline = performance.now() + 2000;
-        while (!heard.includes("snowfire.beat.control-1") && performance.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        // Published after every forgery was answered: heard, it shows nothing is still coming.
+        await eventually(
+          "the listener hears its own control",
+          () => heard.includes("snowfire.beat.control-1"),
+          5000,
+        ).catch(() => {}); // the assertion below says what was heard instead
         assert.deepEqual(heard, ["snowfire.beat.control-1"]);
       },
     );
@@ -225,11 +228,19 @@ Deno.test("a node refuses an unauthenticated NATS outside loopback unless told t
 const BEAT = "an edge refuses a heartbeat far beyond the owner's reservation";
 Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
   const nats = await startNatsCluster({ size: 1 });
+  // The edge is on another node than the owner: the owner's own node hands heartbeats to its
+  // edge in process and stops listening for them on NATS, where a forger publishes.
+  const owner = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "beat-owner" });
   const node = await startSnowfireNode({ natsUrls: nats.urls, nodeId: "beat-a" });
   let nc: NatsConnection | undefined;
+  let anchor: TestClient | undefined;
   let client: TestClient | undefined;
   try {
     const scene = "forged-beat-1";
+    ({ client: anchor } = await TestClient.join(owner.url, scene));
+    await eventually("beat-owner owns the scene", async () => {
+      return (await (await fetch(`${owner.url}/healthz`)).json()).cluster.owned === 1;
+    });
     ({ client } = await TestClient.join(node.url, scene));
     const ticks = () =>
       client!.messages.flatMap((m) => m.t === "tick" ? [(m as { n: number }).n] : []);
@@ -239,8 +250,17 @@ Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
     nc = await connect({ servers: nats.urls, ...nats.auth });
     const hourAhead = now + 3600 * 60;
     nc.publish(`snowfire.beat.${scene}`, JSON.stringify({ n: hourAhead, seq: 0, w: Date.now() }));
+    // A marker behind it on the same connection: a verdict naming no owner, which the edge
+    // counts as soon as it reads it, so after the forged beat (NATS keeps a publisher's order).
+    nc.publish(`snowfire.resync.${scene}`, JSON.stringify([]));
     await nc.flush();
-    await new Promise((r) => setTimeout(r, 1000));
+    const ignored = async () => {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      return Number(/^snowfire_cluster_not_from_owner_total\{[^}]*\} (\d+)/m.exec(text)?.[1]);
+    };
+    await eventually("the edge read the marker behind the forged beat", async () => {
+      return await ignored() >= 1;
+    }, 10_000);
     const highest = Math.max(...ticks());
     console.log(
       `forged beat: n ${hourAhead} published at tick ${now}; client's highest ${highest}`,
@@ -248,10 +268,13 @@ Deno.test({ name: BEAT, ignore: !requireNats(BEAT) }, async () => {
     assert.ok(highest < now + 5 * 60, `the client saw tick ${highest} (forged ${hourAhead})`);
     const before = ticks().length;
     await eventually("heartbeats still flow", () => ticks().length > before + 5, 5000);
+    assert.ok(Math.max(...ticks()) < hourAhead, "nor later");
   } finally {
     await client?.close();
+    await anchor?.close();
     await nc?.close();
     await node.stop();
+    await owner.stop();
     await nats.stop();
   }
 });
@@ -312,8 +335,9 @@ Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
         assert.ok(attempts < 25, `the forged answer never came first in ${attempts} launches`);
         victim!.submit({ type: "launch", x: 1, z: 2 });
         attempts++;
-        const deadline = performance.now() + 400;
-        while (performance.now() < deadline && await ignored() <= before) await sleep(20);
+        // A deadline for this launch's answers, past which the next launch tries again.
+        await eventually("the forged answer is counted", async () => await ignored() > before, 400)
+          .catch(() => {});
       }
       assert.equal(
         victim!.messages.some((m) => m.t === "error" && m.message === "forged"),
@@ -341,18 +365,29 @@ Deno.test({ name: OWNER, ignore: !requireNats(OWNER) }, async (t) => {
   }
 });
 
+/** A raw NATS session that reads until closed: what it was told so far, and whether it ended. */
+interface RawSession {
+  /** All it was told so far. */
+  text(): string;
+  /** Whether the server closed the session (as it does after refusing a login). */
+  closedByServer(): boolean;
+  /** Closes the session (a session the server ended still holds its Deno resource): all it was
+   * told. */
+  close(): Promise<string>;
+}
+
 /**
  * Connects over the NATS text protocol, subscribes to each of `subjects` (sid = index + 1) and
- * reads for `readMs`: returns all it was told.
+ * sends a PING (its PONG says the subscriptions are in place, or refused); reads until closed.
  */
 async function rawSubscribe(
   port: number,
   connectJson: string,
   subjects: readonly string[],
-  readMs: number,
-): Promise<string> {
+): Promise<RawSession> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   let text = "";
+  let ended = false;
   const reading = (async () => {
     const buf = new Uint8Array(65536);
     const decoder = new TextDecoder();
@@ -361,26 +396,24 @@ async function rawSubscribe(
       if (n === null) return;
       text += decoder.decode(buf.subarray(0, n), { stream: true });
     }
-  })();
+  })().finally(() => ended = true);
   let out = `CONNECT ${connectJson}\r\n`;
   subjects.forEach((subject, i) => out += `SUB ${subject} ${i + 1}\r\n`);
   out += "PING\r\n";
   await conn.write(new TextEncoder().encode(out));
-  // Reads for `readMs`, or until the server closes the session (as it does after refusing a login).
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const closedByServer = await Promise.race([
-    reading.then(() => true),
-    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), readMs)),
-  ]);
-  clearTimeout(timer);
-  // Closed by us either way: a session the server ended still holds its Deno resource.
-  try {
-    conn.close();
-  } catch {
-    // Already closed.
-  }
-  if (!closedByServer) await reading;
-  return text;
+  return {
+    text: () => text,
+    closedByServer: () => ended,
+    close: async () => {
+      try {
+        conn.close();
+      } catch {
+        // Already closed.
+      }
+      await reading;
+      return text;
+    },
+  };
 }
 
 /** Subjects of the `MSG` lines in a raw session's text. */
@@ -414,23 +447,40 @@ Deno.test({ name: READ, ignore: !requireNats(READ) }, async (t) => {
     const { client } = await TestClient.join(node.url, scene);
     clients.push(client);
     await client.waitFor((m) => m.t === "tick", 10_000);
-    /** While a raw session listens: launches (log appends, acked on inboxes) and a late joiner
-     * (KV reads and a log page, answered on inboxes). */
+    /** While a raw session listens: launches (log appends, acked on inboxes), each stored and
+     * relayed before the next, and a late joiner (KV reads and a log page, answered on inboxes). */
     const traffic = async () => {
       for (let i = 0; i < 3; i++) {
         client.submit({ type: "launch", x: i, z: 1 });
-        await sleep(250);
+        await client.waitFor(
+          (m) => m.t === "event" && m.body.type === "launch" && m.body.x === i && m.body.z === 1,
+          10_000,
+        );
       }
       const { client: late } = await TestClient.join(node.url, scene);
       clients.push(late);
     };
+    const beats = (text: string) =>
+      delivered(text).filter((s) => s === `snowfire.beat.${scene}`).length;
 
     await t.step("monitor: heartbeats only; inboxes, log, KV and the rest refused", async () => {
       const login = JSON.stringify({ user: nats.monitorUser.user, pass: nats.monitorUser.pass });
-      const [text] = await Promise.all([
-        rawSubscribe(port, login, [...SECRETS, "snowfire.beat.>"], 2000),
-        sleep(200).then(traffic),
-      ]);
+      const session = await rawSubscribe(port, login, [...SECRETS, "snowfire.beat.>"]);
+      await eventually(
+        "the monitor's subscriptions are in place (PONG)",
+        () => /PONG\r\n/.test(session.text()),
+        10_000,
+      );
+      await traffic();
+      // Whatever the traffic published was sent before the heartbeats that follow it: two of
+      // those heard, anything it let through would have arrived.
+      const heard = beats(session.text());
+      await eventually(
+        "the monitor hears two heartbeats after the traffic",
+        () => beats(session.text()) >= heard + 2,
+        10_000,
+      );
+      const text = await session.close();
       for (const subject of SECRETS) {
         assert.ok(
           text.includes(`Permissions Violation for Subscription to "${subject}"`),
@@ -451,7 +501,14 @@ Deno.test({ name: READ, ignore: !requireNats(READ) }, async (t) => {
       async () => {
         const login = JSON.stringify({ user: nats.auth.user, pass: nats.auth.pass });
         const refused = ["$SYS.>", ">", "other.app.>", "$KV.other_bucket.>"];
-        const text = await rawSubscribe(port, login, [...refused, "snowfire.beat.>"], 600);
+        const session = await rawSubscribe(port, login, [...refused, "snowfire.beat.>"]);
+        // Each refusal is answered before the PONG; a heartbeat after it shows the rest reads.
+        await eventually(
+          "the session is answered and hears a heartbeat",
+          () => /PONG\r\n[^]*MSG snowfire\.beat\./.test(session.text()) || session.closedByServer(),
+          10_000,
+        ).catch(() => {}); // the assertions below say what it was told
+        const text = await session.close();
         for (const subject of refused) {
           assert.ok(
             text.includes(`Permissions Violation for Subscription to "${subject}"`),
@@ -471,7 +528,10 @@ Deno.test({ name: READ, ignore: !requireNats(READ) }, async (t) => {
         ]
       ) {
         // The server refuses and closes; a loaded machine may take seconds to answer.
-        const text = await rawSubscribe(port, login, ["snowfire.beat.>"], 10_000);
+        const session = await rawSubscribe(port, login, ["snowfire.beat.>"]);
+        await eventually("the server closes the session", () => session.closedByServer(), 10_000)
+          .catch(() => {}); // the assertions below say what it was told
+        const text = await session.close();
         assert.match(text, /-ERR 'Authorization Violation'/, login);
         assert.deepEqual(delivered(text), []);
       }
