@@ -60,11 +60,7 @@ export function packSparks(
   strobeTick: number,
   out: Float32Array,
 ): number {
-  const position = view.position;
-  const previous = view.previous;
-  const color = view.color;
-  const size = view.size;
-  const count = view.count;
+  const { position, previous, color, size, count } = view;
   const velocity = tail.velocitySeconds !== undefined && "velocity" in view ? view.velocity : null;
   const seconds = tail.velocitySeconds ?? 0;
   const ticks = tail.ticks;
