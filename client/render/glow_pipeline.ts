@@ -126,12 +126,15 @@ export class GlowPipeline {
 
   /** Frees the render targets and materials. */
   dispose(): void {
-    this.sceneTarget.dispose();
-    this.glowTarget.dispose();
-    this.gather.dispose();
-    this.output.dispose();
-    this.black.dispose();
-    this.quad.dispose();
+    const owned = [
+      this.sceneTarget,
+      this.glowTarget,
+      this.gather,
+      this.output,
+      this.black,
+      this.quad,
+    ];
+    for (const part of owned) part.dispose();
   }
 
   private pass(material: THREE.ShaderMaterial, to: THREE.WebGLRenderTarget | null): void {
