@@ -87,13 +87,12 @@ export function burstFrame(
   out: Float64Array,
 ): Float64Array {
   const plan = block.plan;
-  const shell = block.start;
-  const apex = storedPositionAt(sky, shell, plan.riseTicks);
+  const apex = storedPositionAt(sky, block.start, plan.riseTicks);
   const o = b * 3;
   out[0] = apex[0] + plan.offset[o];
   out[1] = apex[1] + plan.offset[o + 1];
   out[2] = apex[2] + plan.offset[o + 2];
-  const sv = velocityAt(sky, shell, plan.riseTicks, sky.scratch64);
+  const sv = velocityAt(sky, block.start, plan.riseTicks, sky.scratch64);
   out[3] = sv[0];
   out[4] = sv[1];
   out[5] = sv[2];
