@@ -131,18 +131,11 @@ export function bounceVelocity(
   eps: number,
   out: Float64Array | Float32Array,
 ): void {
-  bounce[0] = vx;
-  bounce[1] = vy;
-  bounce[2] = vz;
-  bounce[3] = nx;
-  bounce[4] = ny;
-  bounce[5] = nz;
-  bounce[6] = mu;
-  bounce[7] = eps;
-  reflect(bounce);
-  out[0] = bounce[0];
-  out[1] = bounce[1];
-  out[2] = bounce[2];
+  // A fresh array, not the settling scratch: this is the readable entry (tests, tools), outside
+  // any hot loop; settling fills `bounce` itself so that no call passes numbers.
+  const io = Float64Array.of(vx, vy, vz, nx, ny, nz, mu, eps);
+  reflect(io);
+  out.set(io.subarray(0, 3));
 }
 
 /**
