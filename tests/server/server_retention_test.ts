@@ -11,7 +11,7 @@ import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { World, worldFromWindow } from "../../shared/world.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { withServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 interface Page {
   seed: number;
@@ -25,6 +25,34 @@ interface Page {
 }
 
 const FAST = { perSecond: 200, burst: 200 };
+
+/** What the WAL index (`scenes.db-shm`) says: the log's frames and salt, and frames copied. */
+interface WalIndex {
+  /** The log's salt: it changes when the log is rewound, which only follows a full copy. */
+  salt: string;
+  /** Frames in the log (mxFrame). */
+  frames: number;
+  /** Frames a checkpoint copied into the database file (nBackfill). */
+  copied: number;
+}
+
+/**
+ * Reads the WAL index of the scene database in `dataDir` (SQLite's wal-index layout: two copies
+ * of a 48-byte header in native byte order, then the checkpoint info); null while it is being
+ * written (the copies differ).
+ */
+async function walIndex(dataDir: string): Promise<WalIndex | null> {
+  const bytes = await Deno.readFile(`${dataDir}/scenes.db-shm`);
+  if (bytes.length < 100 || !bytes.subarray(0, 48).every((b, i) => b === bytes[48 + i])) {
+    return null;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  return {
+    salt: `${view.getUint32(32, true)}.${view.getUint32(36, true)}`,
+    frames: view.getUint32(16, true),
+    copied: view.getUint32(96, true),
+  };
+}
 
 Deno.test("retention prunes old events and keeps late join and replay exact", async (t) => {
   let offsetMs = 0;
@@ -64,10 +92,15 @@ Deno.test("retention prunes old events and keeps late join and replay exact", as
         10_000,
       );
     };
-    /** Lets `seconds` pass on the server's clocks at once, and a moment more really. */
+    /**
+     * Lets `seconds` pass on the server's clocks at once; resolves when a scheduler pass ran at
+     * the new time (the veteran has its heartbeat).
+     */
     const jump = async (seconds: number) => {
+      const last = veteran.messages.findLast((m) => m.t === "tick");
       offsetMs += seconds * 1000;
-      await sleep(300);
+      const after = (last?.t === "tick" ? last.n : welcome.horizon) + seconds * welcome.tickRate;
+      await veteran.waitFor((m) => m.t === "tick" && m.n >= after);
     };
 
     const sizes: number[] = [];
@@ -158,8 +191,18 @@ Deno.test("retention prunes old events and keeps late join and replay exact", as
           const head = (await get("limit=1")).body as Page;
           return head.lastSeq - head.firstSeq < 250;
         });
-        // Give the WAL checkpoint (every second) a chance to copy into the file.
-        await sleep(1500);
+        // The WAL checkpoint (every second) copies the log into the file: wait until it copied
+        // every frame written by now (or rewound the log, which it does only after copying all).
+        let written: WalIndex | null = null;
+        await eventually("the WAL index reads", async () => {
+          written = await walIndex(server.dataDir);
+          return written !== null;
+        });
+        const { salt, frames } = written!;
+        await eventually("a checkpoint copied the log into the file", async () => {
+          const index = await walIndex(server.dataDir);
+          return index !== null && (index.salt !== salt || index.copied >= frames);
+        });
         sizes.push((await health()).stored.fileBytes);
       }
       const settled = sizes.slice(2);
