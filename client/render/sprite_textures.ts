@@ -64,17 +64,34 @@ function drawClump(ctx: CanvasRenderingContext2D): void {
   ctx.fill();
 }
 
-/** Variant 1: a six-armed dendrite with side branches. */
-function drawDendrite(ctx: CanvasRenderingContext2D): void {
-  const r = CELL * 0.4;
-  ctx.lineWidth = CELL * 0.045;
+/** A flake's six arms with mirrored side branches (see `branchedArms`). */
+interface BranchedArms {
+  /** Where branches leave each arm, as fractions of its length. */
+  at: readonly number[];
+  /**
+   * A branch leaving at fraction `a` of an arm `r` long spans `r · (reach − a) · across` across
+   * the arm and `r · (reach − a) · along` along it: shorter further out.
+   */
+  reach: number;
+  across: number;
+  along: number;
+}
+
+/** Six arms `r` px long, each with a pair of side branches at every `at` (see BranchedArms). */
+function branchedArms(ctx: CanvasRenderingContext2D, r: number, arms: BranchedArms): void {
   radial(ctx, 6, () => {
     line(ctx, 0, 0, 0, r);
-    for (const at of [0.4, 0.65]) {
-      const branch = r * (0.95 - at) * 0.7;
-      branchPair(ctx, r * at, branch * 0.8, branch);
+    for (const at of arms.at) {
+      const branch = r * (arms.reach - at);
+      branchPair(ctx, r * at, branch * arms.across, branch * arms.along);
     }
   });
+}
+
+/** Variant 1: a six-armed dendrite with side branches. */
+function drawDendrite(ctx: CanvasRenderingContext2D): void {
+  ctx.lineWidth = CELL * 0.045;
+  branchedArms(ctx, CELL * 0.4, { at: [0.4, 0.65], reach: 0.95, across: 0.56, along: 0.7 });
 }
 
 /** Variant 2: a hexagonal plate with an inner ring. */
@@ -105,16 +122,9 @@ function drawStellar(ctx: CanvasRenderingContext2D): void {
 
 /** Variant 4: a fern-like dendrite, many fine side branches on each of six arms. */
 function drawFern(ctx: CanvasRenderingContext2D): void {
-  const r = CELL * 0.43;
   ctx.lineWidth = CELL * 0.03;
-  radial(ctx, 6, () => {
-    line(ctx, 0, 0, 0, r);
-    for (let k = 1; k <= 6; k++) {
-      const at = 0.18 + k * 0.12;
-      const branch = r * 0.22 * (1.15 - at);
-      branchPair(ctx, r * at, branch, branch * 0.9);
-    }
-  });
+  const at = [0.3, 0.42, 0.54, 0.66, 0.78, 0.9];
+  branchedArms(ctx, CELL * 0.43, { at, reach: 1.15, across: 0.22, along: 0.198 });
 }
 
 /** Variant 5: a sectored plate, six broad leaves with ribs, and a hexagonal core. */
