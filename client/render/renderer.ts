@@ -16,7 +16,7 @@ import { Ground } from "./ground.ts";
 import { createPointUniforms, type PointUniforms } from "./point_uniforms.ts";
 import { findWaterLights, FountainWater } from "./fountain_water.ts";
 import { SNOW_FAR_FADE_SPAN, SnowPoints } from "./snow_points.ts";
-import { SparkStreaks } from "./spark_streaks.ts";
+import { SparkStreaks, type SparkStreaksOptions } from "./spark_streaks.ts";
 import { createSnowflakeAtlas } from "./sprite_textures.ts";
 import { FIREWORK_YOUTH_RADIUS } from "./firework_youth.ts";
 
@@ -164,8 +164,7 @@ export class SceneRenderer {
   // its young bursts dimmer still (REDUCED_YOUTH_RADIUS).
   private makeFireworks(reduced: boolean): FireworkSparks {
     return new FireworkSparks({
-      uniforms: this.uniforms,
-      viewport: this.viewport,
+      ...this.sparkBasics(),
       glow: 1.7,
       intensity: reduced ? 0.4 : 1.3,
       tailTicks: 5,
@@ -174,7 +173,6 @@ export class SceneRenderer {
       tailLight: 0.2,
       keepEvery: reduced ? 2 : 1,
       strobe: !reduced,
-      renderOrder: 3,
       gl: this.renderer.getContext() as WebGL2RenderingContext,
     });
   }
@@ -182,14 +180,17 @@ export class SceneRenderer {
   // Gun tracers: bright dashes, each as long as two ticks of flight (shots fly two ticks apart).
   private makeGun(reduced: boolean): SparkStreaks {
     return new SparkStreaks({
-      uniforms: this.uniforms,
-      viewport: this.viewport,
+      ...this.sparkBasics(),
       glow: 1.6,
       intensity: reduced ? 0.6 : 2,
       tail: { ticks: 2 },
       tailLight: 0.1,
-      renderOrder: 3,
     });
+  }
+
+  /** What both spark renderers share: the frame's uniforms and viewport, drawn after the water. */
+  private sparkBasics(): Pick<SparkStreaksOptions, "uniforms" | "viewport" | "renderOrder"> {
+    return { uniforms: this.uniforms, viewport: this.viewport, renderOrder: 3 };
   }
 
   /** Whether the page follows `prefers-reduced-motion` now. */
