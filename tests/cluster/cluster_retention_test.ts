@@ -10,16 +10,17 @@ import assert from "node:assert/strict";
 import { LogPageSchema } from "../../shared/protocol.ts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { WINDOW_TICKS } from "../../shared/constants.ts";
+import { TICK_MS, WINDOW_TICKS } from "../../shared/constants.ts";
 import type { SceneEvent, WorldSnapshot } from "../../shared/types.ts";
 import { World, worldFromWindow } from "../../shared/world.ts";
 import { keysSubject, LOG_STREAM, logSubject } from "../../server/cluster/subjects.ts";
+import type { Keyframe } from "../../server/cluster/keyframes.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
 import { auditStream } from "../../testing/cluster_streams.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { fastClock } from "../../testing/fast_clock.ts";
 import { startTestServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 interface Page {
   seed: number;
@@ -33,8 +34,11 @@ interface Page {
 }
 
 /** Scene time at 10× real time. */
-const clock = fastClock(10);
+const SPEED = 10;
+const clock = fastClock(SPEED);
 const FAST = { perSecond: 200, burst: 200 };
+/** The policy's count limit. */
+const EVENTS_PER_SCENE = 50;
 
 Deno.test({
   name: "cluster retention prunes the stream and keeps late join and replay exact",
@@ -44,7 +48,7 @@ Deno.test({
     const cluster = (nodeId: string) => nats.nodeOptions(nodeId, 20_000);
     const options = {
       ...clock,
-      retention: { eventsPerScene: 50, hours: 1 },
+      retention: { eventsPerScene: EVENTS_PER_SCENE, hours: 1 },
       retentionPassMs: 1000,
       rateLimits: {
         launch: FAST,
@@ -75,6 +79,25 @@ Deno.test({
         keyframes: keys.state.subjects?.[keysSubject(scene)] ?? 0,
         bytes: info.state.bytes,
       };
+    };
+    /** The scene's first keyframe at stream sequence ≥ `from`: its sequence and tick (or null). */
+    const keyframeFrom = async (from: number) => {
+      const request = { seq: from, next_by_subj: keysSubject(scene) };
+      const msg = await jsm.streams.getMessage(LOG_STREAM, request);
+      return msg ? { seq: msg.seq, tick: msg.json<Keyframe>().snapshot.tick } : null;
+    };
+    /** The stream sequence of the scene's newest keyframe (0: none yet). */
+    const newestKeySeq = async () =>
+      (await jsm.streams.getMessage(LOG_STREAM, { last_by_subj: keysSubject(scene) }))?.seq ?? 0;
+    /**
+     * Waits for the owner's next snapshot step (a keyframe appended from now on): only then can a
+     * retention pass purge further. Up to `timeoutMs`; false when none came.
+     */
+    const snapshotStep = async (timeoutMs = 10_000) => {
+      const before = await newestKeySeq();
+      return await eventually("the owner appends a keyframe", async () => {
+        return await newestKeySeq() > before;
+      }, timeoutMs).then(() => true, () => false);
     };
     try {
       const veteran = await TestClient.join(a.url, scene);
@@ -107,15 +130,40 @@ Deno.test({
         }, 20_000);
       };
 
-      /** The log's head once no purge moved its start for a while (nothing is being sent). */
+      /** The scene clock as the veteran was told it (its newest heartbeat's tick). */
+      const sceneTick = () =>
+        Math.max(0, ...veteran.client.messages.flatMap((m) => m.t === "tick" ? [m.n] : []));
+      /** Waits until `ms` of scene time have passed by the heartbeats the veteran got. */
+      const sceneTime = async (ms: number) => {
+        const target = sceneTick() + Math.ceil(ms / TICK_MS);
+        await eventually(`the scene clock reaches tick ${target}`, () => {
+          return sceneTick() >= target;
+        }, ms / SPEED + 10_000);
+      };
+
+      /**
+       * The log's head once no retention pass would move its start (nothing is being sent): the
+       * policy's cut is the tick of the oldest event it keeps; a pass purges up to the last
+       * keyframe at or before the cut but never up to the newest one. So the start stays once
+       * a keyframe past the cut is stored and none lies between the start and the cut.
+       */
       const settled = async () => {
-        let before = (await get(b.url, "limit=1")).body as Page;
-        for (;;) {
-          await sleep(1500);
-          const now = (await get(b.url, "limit=1")).body as Page;
-          if (now.startTick === before.startTick) return now;
-          before = now;
-        }
+        let head: Page | undefined;
+        await eventually("no retention pass would move the log's start", async () => {
+          head = (await get(b.url, "limit=1")).body as Page;
+          const oldestKept = await get(
+            b.url,
+            `from=${head.lastSeq - EVENTS_PER_SCENE + 1}&limit=1`,
+          );
+          if (oldestKept.status !== 200) return false;
+          const cut = (oldestKept.body as Page).events[0].tick;
+          const newest = await keyframeFrom(await newestKeySeq());
+          if (!newest || newest.tick <= cut) return false;
+          let next = await keyframeFrom(1);
+          while (next && next.tick <= head.startTick) next = await keyframeFrom(next.seq + 1);
+          return next !== null && next.tick > cut;
+        }, 60_000);
+        return head!;
       };
 
       let head: Page | undefined;
@@ -129,7 +177,7 @@ Deno.test({
         assert.equal(young.body.snapshot.tick, 1);
         await eventually("the log was pruned", async () => {
           await burst(20);
-          await sleep(300);
+          await snapshotStep();
           head = (await get(b.url, "limit=1")).body as Page;
           return head.startTick > 0;
         }, 40_000);
@@ -226,11 +274,15 @@ Deno.test({
         const sizes: { entries: number; keyframes: number; bytes: number }[] = [];
         const lastSeqs: number[] = [];
         for (let round = 0; round < 6; round++) {
+          // Time is the subject here (what is kept is measured in scene time): each round spans
+          // the same scene time as ever, read from the scene's clock.
           for (let i = 0; i < 4; i++) {
             await burst(20);
-            await sleep(200);
+            await sceneTime(200 * SPEED);
           }
-          await sleep(1500); // a snapshot step and a retention pass
+          // A snapshot step and a retention pass (a keyframe comes every 10 s of the scene).
+          const [stepped] = await Promise.all([snapshotStep(), sceneTime(1500 * SPEED)]);
+          assert.ok(stepped, "a keyframe in the round's pause");
           sizes.push(await stored());
           lastSeqs.push(((await get(b.url, "limit=1")).body as Page).lastSeq);
         }
@@ -273,7 +325,8 @@ Deno.test({
               settings: { windSpeed: i % 10, windDirection: (i * 35) % 360 },
             });
           }
-          await sleep(300);
+          // (Until B has taken the scene over, no keyframe comes: the next round sends again.)
+          await snapshotStep(5000);
           return ((await get(b.url, "limit=1")).body as Page).firstSeq > before;
         }, 40_000);
         await settled();
