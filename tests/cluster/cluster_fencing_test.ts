@@ -12,6 +12,7 @@ import { RESERVE_AHEAD_TICKS, SceneOwner } from "../../server/cluster/scene_owne
 import { isEvent, LogReader, type StoredEntry } from "../../server/cluster/stream_log.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
+import { eventually } from "../../testing/wait.ts";
 
 /** Stores a scene's record as a node's first hello does: seed 7, the show off. */
 async function createQuietScene(link: NatsLink, scene: string, clock: ServerClock) {
@@ -91,7 +92,7 @@ Deno.test({
 
       const entries: StoredEntry[] = [];
       const reader = await LogReader.open(linkB, scene, 1, (e) => entries.push(e));
-      while (entries.length < 4) await new Promise((r) => setTimeout(r, 10));
+      await eventually("the reader has the log's four entries", () => entries.length >= 4);
       await reader.close();
       const kinds = entries.map(({ entry }) =>
         isEvent(entry) ? `event ${entry.seq} by ${entry.by}` : `owner ${entry.owner}`
@@ -150,11 +151,11 @@ Deno.test({
       await stopped(nats.servers[0].pid);
       const pending = owner.submit({ by: "p2", body: { type: "launch", x: 2, z: 2 } });
       const retrying = () => logs.some((l) => /append of seq 2 failed .*retrying/.test(l));
-      const deadline = performance.now() + 10_000;
-      while (!retrying() && performance.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
+      try {
+        await eventually("the append's first try timed out and is retried", retrying, 10_000);
+      } finally {
+        await nats.kill(0, "SIGCONT");
       }
-      await nats.kill(0, "SIGCONT");
       assert.deepEqual(await pending, { ok: true, seq: 2 });
       assert.equal(owner.active, true, "the owner did not step down");
       assert.ok(metrics.appendRetries >= 1, "the append was retried");
@@ -165,7 +166,7 @@ Deno.test({
       );
       const entries: StoredEntry[] = [];
       const reader = await LogReader.open(link, scene, 1, (e) => entries.push(e));
-      while (entries.length < 4) await new Promise((r) => setTimeout(r, 10));
+      await eventually("the reader has the log's four entries", () => entries.length >= 4);
       await reader.close();
       const kinds = entries.map(({ entry }) =>
         isEvent(entry) ? `event ${entry.seq} by ${entry.by}` : `owner ${entry.owner}`
@@ -182,11 +183,9 @@ Deno.test({
 
 /** Waits until process `pid` is in the stopped state (a signal is delivered asynchronously). */
 async function stopped(pid: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  await eventually(`process ${pid} is stopped`, async () => {
     const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
     // The state field follows the parenthesised command name.
-    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("T")) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`process ${pid} did not stop`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  });
 }
