@@ -9,7 +9,8 @@
  * - A `submit` frame with a `launch` body is broadcast to everybody in the room as an `event`
  *   frame of the same shape and size as Snowfire's (`ws.send(text)` per socket, as a `ws` server
  *   is usually written).
- * - Every room gets a `{"t":"tick","n":N}` heartbeat every 50 ms (monotonic, no drift).
+ * - Every room gets a `{"t":"tick","n":N}` heartbeat on Snowfire's schedule, as in `raw_server.ts`
+ *   (a pass every 45 ms; a room whose last event went out at this tick or the one before skips it).
  * - `GET /healthz` answers `ok`.
  *
  * Environment: `PORT` (default 8002), `HOST` (default 127.0.0.1).
@@ -20,12 +21,14 @@ import { WebSocketServer } from "ws";
 
 /** Ticks per second, as in Snowfire. */
 const TICK_RATE = 60;
-/** Heartbeat period in milliseconds, as Snowfire promises. */
-const HEARTBEAT_MS = 50;
+/** The heartbeat pass's period in milliseconds: Snowfire's default `heartbeatMs`. */
+const HEARTBEAT_MS = 45;
+/** A room skips a pass's heartbeat when its last frame promised a tick at most this stale. */
+const COVERED_TICKS = 1;
 const OPEN = 1;
 const SCENE_PATH = /^\/s\/([a-z0-9-]{1,64})\/ws$/;
 
-/** @type {Map<string, {sockets: import("ws").WebSocket[], seq: number}>} */
+/** @type {Map<string, {sockets: import("ws").WebSocket[], seq: number, promised: number}>} */
 const rooms = new Map();
 const start = performance.now();
 let peerCounter = 0;
@@ -58,7 +61,7 @@ server.on("upgrade", (req, tcp, head) => {
 function join(sceneId, socket, peerId) {
   let room = rooms.get(sceneId);
   if (!room) {
-    room = { sockets: [], seq: 0 };
+    room = { sockets: [], seq: 0, promised: 0 };
     rooms.set(sceneId, room);
   }
   const joined = room;
@@ -78,7 +81,9 @@ function join(sceneId, socket, peerId) {
       );
     } else if (frame.t === "submit" && frame.body?.type === "launch") {
       joined.seq++;
-      const event = `{"t":"event","seq":${joined.seq},"tick":${tickNow()},"by":"${peerId}",` +
+      const tick = tickNow();
+      if (tick > joined.promised) joined.promised = tick;
+      const event = `{"t":"event","seq":${joined.seq},"tick":${tick},"by":"${peerId}",` +
         `"body":{"type":"launch","x":${Number(frame.body.x)},"z":${Number(frame.body.z)}}}`;
       for (const peer of joined.sockets) if (peer.readyState === OPEN) peer.send(event);
     }
@@ -95,8 +100,11 @@ let nextBeat = performance.now() + HEARTBEAT_MS;
 /** @type {ReturnType<typeof setTimeout>} */
 let heartbeatTimer;
 const beat = () => {
-  const frame = `{"t":"tick","n":${tickNow()}}`;
+  const tick = tickNow();
+  const frame = `{"t":"tick","n":${tick}}`;
   for (const room of rooms.values()) {
+    if (tick - room.promised <= COVERED_TICKS) continue;
+    room.promised = tick;
     for (const socket of room.sockets) if (socket.readyState === OPEN) socket.send(frame);
   }
   // Re-arm against the monotonic clock so timer lateness does not accumulate.
