@@ -81,21 +81,42 @@ export interface SceneRow {
   showCursor: number;
 }
 
+/** The statements a store runs, by name (prepared once when it opens: `Store.#sql`). */
+const STATEMENTS = {
+  insertScene:
+    `INSERT OR IGNORE INTO scenes (id, seed, epoch, snapshot, last_tick, show_cursor, settings)
+       VALUES (?, ?, ?, ?, 0, 0, ?)`,
+  selectScene: "SELECT id, seed, epoch, snapshot, last_tick, show_cursor FROM scenes WHERE id = ?",
+  insertEvent: "INSERT INTO events (scene, seq, tick, by, body) VALUES (?, ?, ?, ?, ?)",
+  selectEventsFromSeq:
+    "SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ? ORDER BY seq LIMIT ?",
+  selectEventsFromTick:
+    "SELECT seq, tick, by, body FROM events WHERE scene = ? AND tick >= ? ORDER BY seq",
+  selectLastEvent: "SELECT seq, tick FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1",
+  updateProgress: "UPDATE scenes SET last_tick = max(last_tick, ?), show_cursor = ? WHERE id = ?",
+  updateSnapshot: "UPDATE scenes SET snapshot = ? WHERE id = ?",
+  countScenes: "SELECT count(*) AS n FROM scenes",
+  selectSettings: "SELECT settings FROM scenes WHERE id = ?",
+  updateSettings: "UPDATE scenes SET settings = ? WHERE id = ?",
+  mergeSettings:
+    "UPDATE scenes SET settings = json_patch(settings, ?) WHERE id = ? AND settings IS NOT NULL",
+  probeWrite: "INSERT OR REPLACE INTO store_probe (id, at) VALUES (1, ?)",
+};
+
+/** STATEMENTS, each prepared on one database. */
+type Prepared = { readonly [K in keyof typeof STATEMENTS]: StatementSync };
+
+/** Prepares every statement of STATEMENTS on `db`. */
+function prepareAll(db: DatabaseSync): Prepared {
+  const entries = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)]);
+  return Object.fromEntries(entries) as Prepared;
+}
+
 /** The scene database. Every method is synchronous: a returned write is committed. */
 export class SceneStore {
   readonly #db: DatabaseSync;
-  readonly #insertScene: StatementSync;
-  readonly #selectScene: StatementSync;
-  readonly #insertEvent: StatementSync;
-  readonly #mergeSettings: StatementSync;
-  readonly #selectEventsFromSeq: StatementSync;
-  readonly #selectEventsFromTick: StatementSync;
-  readonly #selectLastEvent: StatementSync;
-  readonly #updateProgress: StatementSync;
-  readonly #updateSnapshot: StatementSync;
-  readonly #countScenes: StatementSync;
-  readonly #selectSettings: StatementSync;
-  readonly #updateSettings: StatementSync;
+  /** Its statements (STATEMENTS), prepared once its tables and columns exist. */
+  readonly #sql: Prepared;
 
   readonly #path: string;
   #checkpointer: Worker | undefined;
@@ -186,38 +207,7 @@ export class SceneStore {
       CREATE TABLE IF NOT EXISTS store_probe (id INTEGER PRIMARY KEY, at REAL NOT NULL);
     `);
     this.#keepSettingsInForce();
-    this.#insertScene = this.#db.prepare(
-      `INSERT OR IGNORE INTO scenes (id, seed, epoch, snapshot, last_tick, show_cursor, settings)
-       VALUES (?, ?, ?, ?, 0, 0, ?)`,
-    );
-    this.#selectScene = this.#db.prepare(
-      "SELECT id, seed, epoch, snapshot, last_tick, show_cursor FROM scenes WHERE id = ?",
-    );
-    this.#insertEvent = this.#db.prepare(
-      "INSERT INTO events (scene, seq, tick, by, body) VALUES (?, ?, ?, ?, ?)",
-    );
-    this.#selectEventsFromSeq = this.#db.prepare(
-      "SELECT seq, tick, by, body FROM events WHERE scene = ? AND seq >= ? ORDER BY seq LIMIT ?",
-    );
-    this.#selectEventsFromTick = this.#db.prepare(
-      "SELECT seq, tick, by, body FROM events WHERE scene = ? AND tick >= ? ORDER BY seq",
-    );
-    this.#selectLastEvent = this.#db.prepare(
-      "SELECT seq, tick FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1",
-    );
-    this.#updateProgress = this.#db.prepare(
-      "UPDATE scenes SET last_tick = max(last_tick, ?), show_cursor = ? WHERE id = ?",
-    );
-    this.#updateSnapshot = this.#db.prepare("UPDATE scenes SET snapshot = ? WHERE id = ?");
-    this.#countScenes = this.#db.prepare("SELECT count(*) AS n FROM scenes");
-    this.#selectSettings = this.#db.prepare("SELECT settings FROM scenes WHERE id = ?");
-    this.#updateSettings = this.#db.prepare("UPDATE scenes SET settings = ? WHERE id = ?");
-    this.#mergeSettings = this.#db.prepare(
-      "UPDATE scenes SET settings = json_patch(settings, ?) WHERE id = ? AND settings IS NOT NULL",
-    );
-    this.#probeWrite = this.#db.prepare(
-      "INSERT OR REPLACE INTO store_probe (id, at) VALUES (1, ?)",
-    );
+    this.#sql = prepareAll(this.#db);
     if (this.#budget) {
       this.#selectSceneBytes = this.#db.prepare(
         `SELECT ${ROW_BYTES_SQL} AS bytes FROM events WHERE scene = ?`,
@@ -228,8 +218,6 @@ export class SceneStore {
     const fault = this.#probe();
     if (fault !== null) this.#fault(fault);
   }
-
-  readonly #probeWrite: StatementSync;
 
   /**
    * The `scenes.settings` column: every appended `settings` event is merged into its scene's
@@ -252,7 +240,7 @@ export class SceneStore {
   createScene(id: string, seed: number, epoch: number, snapshot: WorldSnapshot): boolean {
     const result = this.#write(
       () =>
-        this.#insertScene.run(
+        this.#sql.insertScene.run(
           id,
           seed,
           epoch,
@@ -265,7 +253,7 @@ export class SceneStore {
 
   /** The scene's row, or undefined. */
   getScene(id: string): SceneRow | undefined {
-    const row = this.#read(() => this.#selectScene.get(id)) as
+    const row = this.#read(() => this.#sql.selectScene.get(id)) as
       | Record<string, unknown>
       | undefined;
     if (!row) return undefined;
@@ -290,7 +278,7 @@ export class SceneStore {
    * ```
    */
   settingsInForce(scene: string): Settings | undefined {
-    const row = this.#read(() => this.#selectSettings.get(scene)) as
+    const row = this.#read(() => this.#sql.selectSettings.get(scene)) as
       | { settings: string | null }
       | undefined;
     if (!row) return undefined;
@@ -300,7 +288,7 @@ export class SceneStore {
       advanceSnapshot(stored.snapshot, this.eventsFromTick(scene, stored.snapshot.tick), Infinity)
         .settings;
     try {
-      this.#write(() => this.#updateSettings.run(JSON.stringify(settings), scene));
+      this.#write(() => this.#sql.updateSettings.run(JSON.stringify(settings), scene));
     } catch {
       // Not kept (say the disk is full): the next read folds again.
     }
@@ -342,7 +330,7 @@ export class SceneStore {
     }
     if (body.type !== "settings") {
       this.#write(
-        () => this.#insertEvent.run(scene, event.seq, event.tick, event.by, json),
+        () => this.#sql.insertEvent.run(scene, event.seq, event.tick, event.by, json),
       );
       shares?.spent(scene, spender, bytes);
       return;
@@ -352,8 +340,8 @@ export class SceneStore {
     this.#write(() => {
       this.#db.exec("SAVEPOINT settings_event");
       try {
-        this.#insertEvent.run(scene, event.seq, event.tick, event.by, json);
-        this.#mergeSettings.run(JSON.stringify(body.settings), scene);
+        this.#sql.insertEvent.run(scene, event.seq, event.tick, event.by, json);
+        this.#sql.mergeSettings.run(JSON.stringify(body.settings), scene);
         this.#db.exec("RELEASE settings_event");
       } catch (e) {
         // Some failures (SQLITE_FULL among them) already rolled the whole transaction back.
@@ -405,17 +393,19 @@ export class SceneStore {
 
   /** Up to `limit` events with seq ≥ `fromSeq`, in seq order. */
   eventsFromSeq(scene: string, fromSeq: number, limit: number): SceneEvent[] {
-    return this.#read(() => this.#selectEventsFromSeq.all(scene, fromSeq, limit)).map(eventFromRow);
+    return this.#read(() => this.#sql.selectEventsFromSeq.all(scene, fromSeq, limit)).map(
+      eventFromRow,
+    );
   }
 
   /** Every event with tick ≥ `tick`, in seq order. */
   eventsFromTick(scene: string, tick: number): SceneEvent[] {
-    return this.#read(() => this.#selectEventsFromTick.all(scene, tick)).map(eventFromRow);
+    return this.#read(() => this.#sql.selectEventsFromTick.all(scene, tick)).map(eventFromRow);
   }
 
   /** Seq and tick of the scene's last event, or undefined when it has none. */
   lastEvent(scene: string): { seq: number; tick: number } | undefined {
-    const row = this.#read(() => this.#selectLastEvent.get(scene)) as
+    const row = this.#read(() => this.#sql.selectLastEvent.get(scene)) as
       | Record<string, unknown>
       | undefined;
     return row ? { seq: Number(row.seq), tick: Number(row.tick) } : undefined;
@@ -423,12 +413,12 @@ export class SceneStore {
 
   /** Records the highest tick promised and the show cursor. */
   saveProgress(scene: string, lastTick: number, showCursor: number): void {
-    this.#write(() => this.#updateProgress.run(lastTick, showCursor, scene));
+    this.#write(() => this.#sql.updateProgress.run(lastTick, showCursor, scene));
   }
 
   /** Replaces the stored snapshot (kept at or before T − W). */
   saveSnapshot(scene: string, snapshot: WorldSnapshot): void {
-    this.#write(() => this.#updateSnapshot.run(JSON.stringify(snapshot), scene));
+    this.#write(() => this.#sql.updateSnapshot.run(JSON.stringify(snapshot), scene));
   }
 
   /** Runs `fn` in one transaction (one commit for many small writes); rolls back if it throws. */
@@ -600,7 +590,7 @@ export class SceneStore {
       return `the database reached its size budget of ${mb(this.#budget!.maxBytes)} MB (DB_MAX_MB)`;
     }
     try {
-      this.#probeWrite.run(Date.now());
+      this.#sql.probeWrite.run(Date.now());
     } catch (e) {
       const reason = this.#faultOf(e);
       if (reason === undefined) throw e;
@@ -658,7 +648,7 @@ export class SceneStore {
 
   /** Number of scenes stored. */
   countScenes(): number {
-    return Number((this.#countScenes.get() as Record<string, unknown>).n);
+    return Number((this.#sql.countScenes.get() as Record<string, unknown>).n);
   }
 
   /**
