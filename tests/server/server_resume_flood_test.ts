@@ -13,12 +13,20 @@ import { resumeFloodInChild } from "../../testing/resumer.ts";
 import { GapObserver, rssBytes } from "../../testing/raw_ws.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { MAX_RESUME_EVENTS } from "../../server/scene/event_window.ts";
+import { DEFAULT_DB_MAX_BYTES } from "../../server/config.ts";
+import { storageBudget } from "../../server/local/storage_budget.ts";
+import { TICK_RATE, WINDOW_TICKS } from "../../shared/constants.ts";
 
 const EVENTS = 20_000;
 const RESUMERS = 300;
 const ATTACK_MS = 6000;
 const QUIET_MS = 3000;
 const MiB = 1024 * 1024;
+
+/** Scene ticks in `ms`. */
+function ticks(ms: number): number {
+  return Math.ceil(ms / 1000 * TICK_RATE);
+}
 
 Deno.test("300 never-reading resumers leave another scene's heartbeats within 1.5x quiet", async () => {
   const fast = "100000/100000";
@@ -28,17 +36,23 @@ Deno.test("300 never-reading resumers leave another scene's heartbeats within 1.
       RATE_SETTINGS: fast,
       RATE_FRAMES: fast,
       RATE_CONNECTIONS: fast,
+      // The test polls the scene's clock through the API.
+      RATE_HTTP_READS: fast,
       EVENTS_PER_MINUTE: "100000000",
       MAX_CONNECTIONS_PER_ADDRESS: "2000",
       REFUSAL_NOTICE_MS: "0",
     },
   });
   const port = Number(new URL(server.url).port);
+  const sceneTick = async () =>
+    (await (await fetch(`${server.url}/api/scenes/resume-big-1`)).json()).tick as number;
   try {
     const { client } = await TestClient.join(server.url, "resume-big-1");
     // A burst this large may meet the store's back-pressure (`storage_unavailable` while its
     // write-ahead log is checkpointed; a loaded CI machine saw 471 of 20k refused): a refused
-    // event is sent again after a pause, as the page does, until 20k are stored.
+    // event is sent again once the checkpointer cut the log back (below the three quarters of
+    // its part of the default budget from which the store refuses), until 20k are stored.
+    const { walBytes } = storageBudget(DEFAULT_DB_MAX_BYTES);
     const backPressure = () => client.errors().filter((e) => e.code === "storage_unavailable");
     while (client.events().length < EVENTS) {
       const events = client.events().length;
@@ -55,8 +69,14 @@ Deno.test("300 never-reading resumers leave another scene's heartbeats within 1.
         const other = client.errors().filter((r) => r.code !== "storage_unavailable");
         throw new Error(`${(e as Error).message}; refused: ${other.at(-1)?.message ?? "none"}`);
       });
-      if (backPressure().length > refused) await sleep(250);
+      if (backPressure().length > refused) {
+        await eventually("the checkpointer cut the write-ahead log back", async () => {
+          const wal = await Deno.stat(`${server.dataDir}/scenes.db-wal`).catch(() => ({ size: 0 }));
+          return wal.size < walBytes * 0.75;
+        }, 30_000);
+      }
     }
+    const lastTick = client.events().at(-1)!.tick;
     await client.close();
     // The victim watches from now on: the last QUIET_MS of the wait below are the first attempt's
     // quiet baseline (the server is as idle then as just before the flood), instead of a
@@ -64,10 +84,20 @@ Deno.test("300 never-reading resumers leave another scene's heartbeats within 1.
     const observer = await GapObserver.join(server.url, "resume-victim-1");
     try {
       // Out of the window W (8 s), still within the 60 s resume margin: resumable from seq 1.
-      await sleep(9000 - QUIET_MS);
+      // Waited on the scene's clock: until the last event is a second past W.
+      const outOfWindow = lastTick + WINDOW_TICKS + TICK_RATE;
+      await eventually(
+        "the scene's clock is the quiet baseline short of leaving the window",
+        async () => await sceneTick() >= outOfWindow - ticks(QUIET_MS),
+        30_000,
+      );
       observer.reset();
       await sleep(QUIET_MS);
       let quietWaited: number | undefined = observer.gapP99();
+      await eventually(
+        "the scene's last event is a second past the window W",
+        async () => await sceneTick() >= outOfWindow,
+      );
       const probe = await TestClient.join(server.url, "resume-big-1", { lastSeq: 1 });
       const lastSeq = probe.welcome.lastSeq;
       const welcomeBytes = JSON.stringify(probe.welcome).length;
