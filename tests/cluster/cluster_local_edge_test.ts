@@ -12,6 +12,7 @@ import { type Beat, SceneOwner } from "../../server/cluster/scene_owner.ts";
 import { beatSubject } from "../../server/cluster/subjects.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
+import { eventually } from "../../testing/wait.ts";
 
 Deno.test({
   name: "an owner hands its node's edge the heartbeats it publishes, until it steps down",
@@ -54,10 +55,11 @@ Deno.test({
       const local: Beat[] = [];
       let stopped = 0;
       owner.attach({ beat: (beat) => local.push(beat), ownerStopped: () => stopped++ });
-      while (local.length < 3) {
-        owner.pass(clock.monotonicMs());
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // The scheduler's passes, as the node runs them, until three heartbeats were due.
+      await eventually("the owner beat three times", () => {
+        owner!.pass(clock.monotonicMs());
+        return local.length >= 3;
+      });
       await link.nc.flush();
       assert.deepEqual(local, published, "the same heartbeats, in the same order");
       assert.ok(local.every((b, i) => i === 0 || b.n > local[i - 1].n));

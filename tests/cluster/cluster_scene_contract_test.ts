@@ -11,6 +11,7 @@ import { createRecord, getRecord } from "../../server/cluster/scene_records.ts";
 import { appendEntry, lastEntry, readEvents } from "../../server/cluster/stream_log.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
 import { runSceneContract } from "../../testing/scene_contract.ts";
+import { eventually } from "../../testing/wait.ts";
 
 Deno.test({
   name: "scene contract: the JetStream log (3-node NATS, replicas 3)",
@@ -35,9 +36,9 @@ Deno.test({
           };
           if (!await createRecord(link, id, record)) throw new Error(`scene ${id} exists`);
           // A read may reach a replica that has not applied the create yet: wait until it has.
-          for (let i = 0; i < 100 && !await getRecord(link, id); i++) {
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await eventually(`the record of ${id} can be read`, async () => {
+            return await getRecord(link, id) !== null;
+          });
           return {
             load: () =>
               JetStreamSceneLog.open({
