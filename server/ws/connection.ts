@@ -26,6 +26,7 @@ import {
   claimDistinctName,
   cleanName,
   distinctName,
+  nameKey,
   nextPeerId,
   randomPeerColor,
   randomPeerName,
@@ -344,11 +345,16 @@ const BODY_RATE_KIND = {
 /** Names in use per scene, among the people connected to this server. */
 const sceneNames = new SceneNames<SceneEndpoint, Peer>();
 
-/** Names others in `scene` go by: here, and on other nodes as far as this one knows them. */
-function takenNames(scene: SceneEndpoint, peer: Peer): string[] {
-  const taken = sceneNames.others(scene, peer);
-  for (const elsewhere of scene.namesElsewhere?.() ?? []) taken.push(elsewhere);
-  return taken;
+/**
+ * Whether a name key is taken by others in `scene`: here (counted as people come and go), and on
+ * other nodes as far as this one knows them.
+ */
+function takenNames(scene: SceneEndpoint, peer: Peer): (key: string) => boolean {
+  const here = (key: string) => sceneNames.takenByOthers(scene, peer, key);
+  if (!scene.namesElsewhere) return here;
+  const elsewhere = new Set<string>();
+  for (const name of scene.namesElsewhere()) elsewhere.add(nameKey(name));
+  return (key) => here(key) || elsewhere.has(key);
 }
 
 /** Peers whose hello or rename waits for the scene-wide names (one wait at a time). */

@@ -7,6 +7,7 @@ import {
   nameKey,
   randomPeerName,
   randomSceneId,
+  SceneNames,
 } from "../../server/scene/names.ts";
 import { nameClaimKey } from "../../server/cluster/name_claims.ts";
 import { TestClient } from "../../testing/test_client.ts";
@@ -48,6 +49,31 @@ Deno.test("distinctName gives a name already used a suffix", () => {
   );
   assert.equal(distinctName("Fróstÿ Owl", ["Frosty Owl"]), "Fróstÿ Owl (2)", "accents");
   assert.equal([...distinctName("x".repeat(32), ["x".repeat(32)], 32)].length, 32);
+});
+
+Deno.test("SceneNames counts each scene's name keys as people come, rename and go", () => {
+  const names = new SceneNames<object, string>();
+  const scene = {};
+  const other = {};
+  const taken = (person: string, name: string) => names.takenByOthers(scene, person, nameKey(name));
+  names.set(scene, "ana", "Frosty Owl");
+  assert.equal(taken("bo", "frosty  OWL"), true, "by key");
+  assert.equal(taken("ana", "Frosty Owl"), false, "one's own name is not taken from oneself");
+  assert.equal(names.takenByOthers(other, "bo", nameKey("Frosty Owl")), false, "per scene");
+  names.set(scene, "bo", "Frosty Owl");
+  assert.equal(taken("ana", "Frosty Owl"), true, "two hold the key: each sees the other");
+  names.set(scene, "bo", "Sleepy Fox");
+  assert.equal(taken("ana", "Frosty Owl"), false, "a rename gives the old name back");
+  assert.equal(taken("ana", "Sleepy Fox"), true);
+  assert.equal(
+    distinctName("Sleepy Fox", (key) => names.takenByOthers(scene, "cy", key)),
+    "Sleepy Fox (2)",
+  );
+  names.delete(scene, "bo");
+  assert.equal(taken("ana", "Sleepy Fox"), false, "who left holds no name");
+  names.delete(scene, "bo");
+  names.set(scene, "cy", "Sleepy Fox");
+  assert.equal(taken("ana", "Sleepy Fox"), true, "a double delete did not undercount");
 });
 
 Deno.test("claimDistinctName takes the first suffix the claim grants, by the same rule", async () => {
