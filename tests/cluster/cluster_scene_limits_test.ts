@@ -59,7 +59,11 @@ Deno.test({
       // A socket alone stores nothing; its hello creates the scene (one token of two).
       const quiet = await TestClient.connect(a.url, "limits-first");
       clients.push(quiet);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The node opened the scene's edge for the socket (what would store it, if anything did).
+      await eventually("node a relays the scene to the bare socket", async () => {
+        const health = await (await fetch(`${a.url}/healthz`)).json();
+        return health.connections === 1 && health.cluster.relayed === 1;
+      }, 10_000);
       assert.equal(await stored(a.url, "limits-first"), false, "no hello: not stored");
       quiet.send({ t: "hello" });
       await quiet.waitFor((m) => m.t === "welcome", 20_000);

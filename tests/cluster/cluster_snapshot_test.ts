@@ -55,8 +55,13 @@ Deno.test({
       const settingsTick = veteran.client.events().find((e) => e.body.type === "settings")!.tick;
       let i = 0;
       await eventually("the stored snapshot moved past the settings change", async () => {
+        const revision = (await kv.get(scene))!.revision;
         veteran.client.submit({ type: "launch", x: (i++ % 10) * 4 - 20, z: 2 });
-        await new Promise((r) => setTimeout(r, 150));
+        // One launch per record write: the snapshot can only have moved once the record is written
+        // again (a snapshot step or a reservation; a deadline, then the next launch).
+        await eventually("the owner writes the record again", async () => {
+          return (await kv.get(scene))!.revision > revision;
+        }, 2000).catch(() => {});
         return (await record()).snapshot.tick > settingsTick;
       }, 20_000);
       const stored = await record();
