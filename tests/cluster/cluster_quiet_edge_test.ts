@@ -13,7 +13,8 @@ import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { fastClock } from "../../testing/fast_clock.ts";
 import { startTestServer } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
+import { TICK_MS } from "../../shared/constants.ts";
 import type { EventBody, ServerMessage } from "../../shared/protocol.ts";
 
 /** Scene time at 10× real time. */
@@ -45,7 +46,15 @@ async function submitStamped(
     if (!again || performance.now() > deadline) {
       throw new Error(`${body.type} refused: ${JSON.stringify(answer)}`);
     }
-    await sleep(500);
+    // Sent again once a heartbeat says the sky is live (paused: the owner is back) and the
+    // scene's clock passed the time the refusal named (rate limits run on that clock).
+    const ticks = () => client.messages.flatMap((m) => m.t === "tick" ? [m.n] : []);
+    const target = Math.max(0, ...ticks()) + Math.ceil((answer.retryAfterMs ?? 0) / TICK_MS) + 1;
+    await eventually(
+      `a heartbeat at tick ${target} or later`,
+      () => Math.max(0, ...ticks()) >= target,
+      Math.max(1, deadline - performance.now()),
+    );
   }
 }
 
