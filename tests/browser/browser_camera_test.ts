@@ -31,18 +31,47 @@ function readView(page: Page) {
   return page.evaluate(() => snowfire.view());
 }
 
-/** Waits until the camera stops gliding (the orbit controls damp a drag over frames). */
+/** Tells {@link settled}'s waits apart (each keeps its samples in the page under its own key). */
+let settleWaits = 0;
+
+/**
+ * Waits until the camera stops gliding (the orbit controls damp a drag over frames): one sample a
+ * frame, and the view now is where it was at least 6 frames and 100 ms ago.
+ */
 async function settled(page: Page): Promise<View> {
-  let last = await readView(page);
-  for (let i = 0; i < 200; i++) {
-    await page.waitForTimeout(100);
-    const now = await readView(page);
-    const moved = now.position.some((v, k) => Math.abs(v - last.position[k]) > 1e-4) ||
-      now.target.some((v, k) => Math.abs(v - last.target[k]) > 1e-4);
-    if (!moved) return now;
-    last = now;
+  const key = `snowfireSettle${++settleWaits}`;
+  try {
+    const still = await page.waitForFunction(
+      (key) => {
+        type Sample = { at: number; view: ReturnType<typeof snowfire.view> };
+        const store = globalThis as unknown as Record<string, Sample[] | undefined>;
+        const samples = store[key] ??= [];
+        const now: Sample = { at: performance.now(), view: snowfire.view() };
+        samples.push(now);
+        // The newest sample at least 6 frames and 100 ms older than now.
+        let then: Sample | undefined;
+        for (let i = samples.length - 7; i >= 0; i--) {
+          if (now.at - samples[i].at >= 100) {
+            then = samples[i];
+            break;
+          }
+        }
+        if (!then) return false;
+        const moved = now.view.position.some((v, k) =>
+          Math.abs(v - then.view.position[k]) > 1e-4
+        ) ||
+          now.view.target.some((v, k) => Math.abs(v - then.view.target[k]) > 1e-4);
+        if (moved) return false;
+        delete store[key];
+        return now.view;
+      },
+      key,
+      { polling: "raf", timeout: 30_000 },
+    );
+    return await still.jsonValue() as View;
+  } catch (error) {
+    throw new Error("the camera never settled", { cause: error });
   }
-  throw new Error("the camera never settled");
 }
 
 /** The lower dish as the fountain has it: its radius and its rim's height, metres. */
