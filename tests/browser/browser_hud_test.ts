@@ -73,23 +73,17 @@ function wholeAndOnTop(page: Page, id: string): Promise<boolean> {
   }, id);
 }
 
-/** Launches by this page after `after`. */
-function myLaunches(page: Page, after: number): Promise<number> {
-  return page.evaluate(
+/** Waits until a launch by this page after seq `after` arrives. */
+async function waitForLaunch(page: Page, after: number, label: string): Promise<void> {
+  await page.waitForFunction(
     (after) =>
       snowfire.recentEvents()
-        .filter((e) => e.seq > after && e.type === "launch" && e.by === snowfire.you).length,
+        .some((e) => e.seq > after && e.type === "launch" && e.by === snowfire.you),
     after,
-  );
-}
-
-async function waitForLaunch(page: Page, after: number, label: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (await myLaunches(page, after) > 0) return;
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`${label}: no launch arrived`);
+    { timeout: 30_000, polling: 100 },
+  ).catch((error) => {
+    throw new Error(`${label}: no launch arrived`, { cause: error });
+  });
 }
 
 async function tap(scene: ScenePage, touch: boolean, x: number, y: number): Promise<void> {
