@@ -99,7 +99,10 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
         );
         const shown = await b.textContent("#countdown");
         assert.match(shown ?? "", /Finale in 0:\d\d|^\d+$/);
-        await new Promise((r) => setTimeout(r, 1500));
+        // The next reading at another second of the count: the guest's countdown moved on.
+        await b.waitForFunction((was) => (snowfire.countdownLeft?.() ?? -1) < was, right, {
+          timeout: 10_000,
+        });
       }
       await b.waitForFunction(() => (snowfire.countdownLeft?.() ?? 99) <= 10, null, {
         timeout: 30_000,
