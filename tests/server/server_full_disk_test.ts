@@ -14,9 +14,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { ServerMessage } from "../../shared/protocol.ts";
+import { TICK_RATE } from "../../shared/constants.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer, type TestServerProcess } from "../../testing/test_server.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const MB = 1024 * 1024;
 const FAST = "5000/5000";
@@ -156,14 +157,25 @@ Deno.test("a full disk: shares hold, writes refused cleanly, files within the ca
         await victim.waitFor((m) => m.t === "event");
         const share = (e: { code: string; message: string }) =>
           e.code === "storage_unavailable" && /this scene has stored its share/.test(e.message);
-        // The victim launches while the flood runs (one launch every 100 ms), and after it. (On
-        // the DB_MAX_MB fallback only after it: there the budget is 1 MB on a real disk, whose WAL
-        // part, 128 KiB, leaves a light writer less room than two fsyncs of a checkpoint take.)
+        // The victim launches while the flood runs, a light writer: one launch every 100 ms of
+        // the scene's clock (6 ticks, read from its heartbeats; more often, it is the busiest
+        // writer and meets the WAL's back-pressure), and after it. (On the DB_MAX_MB fallback
+        // only after it: there the budget is 1 MB on a real disk, whose WAL part, 128 KiB,
+        // leaves a light writer less room than two fsyncs of a checkpoint take.)
+        const heartbeat = () => {
+          const tick = victim.messages.findLast((m) => m.t === "tick");
+          return tick?.t === "tick" ? tick.n : 0;
+        };
         const during = !mounted ? Promise.resolve([]) : (async () => {
           const answers: ServerMessage[] = [];
           for (let i = 0; i < 20; i++) {
             answers.push(...await launches(victim, 1));
-            await sleep(100);
+            const launched = heartbeat();
+            await eventually(
+              "100 ms passed on the scene's clock",
+              () => heartbeat() >= launched + TICK_RATE / 10,
+              10_000,
+            );
           }
           return answers;
         })();
@@ -264,10 +276,11 @@ Deno.test("a full disk: shares hold, writes refused cleanly, files within the ca
           db.close();
         }
       }
-      await eventually("healthz says ok again", async () => {
-        await sleep(100);
-        return (await health(server.url)).status === 200;
-      }, 10_000);
+      await eventually(
+        "healthz says ok again",
+        async () => (await health(server.url)).status === 200,
+        10_000,
+      );
       const tookMs = performance.now() - started;
       console.log(`recovered in ${Math.round(tookMs)} ms, nobody writing meanwhile`);
       const victim = clients[0];
