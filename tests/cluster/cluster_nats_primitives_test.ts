@@ -8,6 +8,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const haveNats = requireNats("NATS primitives");
 
@@ -66,7 +67,9 @@ Deno.test({
         // A renewal with the old revision is refused: someone else's write came between.
         await assert.rejects(kv.update("scene-1", enc.encode("node-a"), rev));
         // After the bucket TTL the entry is gone and another node can create it.
-        await new Promise((r) => setTimeout(r, 1600));
+        await eventually("the entry expired by the bucket TTL", async () => {
+          return await kv.get("scene-1") === null;
+        }, 10_000);
         const rev3 = await kv.create("scene-1", enc.encode("node-b"));
         assert.ok(rev3 > rev2);
         assert.equal((await kv.get("scene-1"))?.string(), "node-b");

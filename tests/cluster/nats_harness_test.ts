@@ -9,6 +9,7 @@ import {
   startNatsCluster,
   startSnowfireNode,
 } from "../../testing/nats_cluster.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const THREE = "nats harness: a 3-server cluster stores with 3 replicas and stays writable";
 
@@ -54,18 +55,20 @@ Deno.test({ name: THREE, ignore: !requireNats(THREE) }, async (t) => {
         assert.ok(victim >= 0, `stream leader ${info.cluster?.leader} is one of ours`);
         const oldPid = cluster.servers[victim].pid;
         await cluster.kill(victim);
-        let ack;
-        const deadline = Date.now() + 15_000;
-        for (;;) {
+        let ack: { seq: number } | undefined;
+        let refusal: unknown;
+        await eventually("the stream takes a write again (a new leader)", async () => {
           try {
             ack = await js.publish("harness.a", "two", { timeout: 2000 });
-            break;
+            return true;
           } catch (e) {
-            if (Date.now() > deadline) throw e;
-            await new Promise((r) => setTimeout(r, 200));
+            refusal = e;
+            return false;
           }
-        }
-        assert.equal(ack.seq, 2);
+        }, 15_000).catch((e) => {
+          throw refusal ?? e;
+        });
+        assert.equal(ack!.seq, 2);
         await cluster.restart(victim);
         assert.notEqual(cluster.servers[victim].pid, oldPid);
         const after = await js.publish("harness.a", "three", { timeout: 5000 });
