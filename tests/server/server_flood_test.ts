@@ -21,7 +21,7 @@ import {
   TEXT,
 } from "../../testing/raw_ws.ts";
 import { startTestServer, type TestServerProcess } from "../../testing/test_server.ts";
-import { sleep } from "../../testing/wait.ts";
+import { eventually, sleep } from "../../testing/wait.ts";
 
 const MiB = 1024 * 1024;
 
@@ -50,6 +50,21 @@ const FLOOD_GAP_FACTOR = 1.5;
 
 /** "A few MiB": the most one 60 MiB frame may cost the server. */
 const BIG_FRAME_RSS_BUDGET = 6 * MiB;
+
+/** A number in the server's `/metrics` (NaN when absent, say a refused read). */
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+}
+
+/** Waits until the server's scheduler has run `n` more passes. */
+async function passes(url: string, n: number): Promise<void> {
+  const from = await metric(url, "snowfire_heartbeat_passes_total");
+  await eventually(
+    `${n} more scheduler passes ran`,
+    async () => await metric(url, "snowfire_heartbeat_passes_total") >= from + n,
+  );
+}
 
 async function withChild(
   fn: (server: TestServerProcess, port: number) => Promise<void>,
@@ -171,7 +186,12 @@ Deno.test("a 60 MiB frame is refused from its header: close 1009, a few MiB at m
   await withChild(async (server, port) => {
     const conn = await rawUpgrade(port, "big-1");
     const answers = readAll(conn, 10_000);
-    await sleep(300);
+    // The baseline once the server has taken the connection in and run passes with it.
+    await eventually(
+      "the server holds the connection",
+      async () => await metric(server.url, "snowfire_connections") === 1,
+    );
+    await passes(server.url, 3);
     const before = rssBytes(server.child.pid);
     const peak = rssPeak(server.child.pid, 5);
     const size = 60 * MiB;
@@ -184,7 +204,12 @@ Deno.test("a 60 MiB frame is refused from its header: close 1009, a few MiB at m
       // The server dropped the connection: the rest of the frame is never sent.
     }
     const { closeCode } = await answers;
-    await sleep(200);
+    // Sampled until the server has let the connection go and its loop moved on (two passes).
+    await eventually(
+      "the server let the connection go",
+      async () => await metric(server.url, "snowfire_connections") === 0,
+    );
+    await passes(server.url, 2);
     const grew = peak.stop() - before;
     try {
       conn.close();
