@@ -595,7 +595,14 @@ Deno.test({
       const local = await fetch(`${nodes[0].url}/api/scenes/${scene}`);
       assert.equal(local.status, 200);
       await local.body?.cancel();
-      await new Promise((r) => setTimeout(r, 2000));
+      // The outage goes on: each node answers six more launches (2 s of them) with paused,
+      // and keeps the sockets open.
+      const refusedBefore = [a, b].map(({ client }) => client.errors().length);
+      await eventually(
+        "six more launches refused as paused on each socket",
+        () => [a, b].every(({ client }, i) => client.errors().length >= refusedBefore[i] + 6),
+        10_000,
+      );
       for (const { client } of [a, b]) assert.equal(client.socket.readyState, WebSocket.OPEN);
 
       const before = b.client.events().length;
