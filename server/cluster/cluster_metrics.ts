@@ -1,5 +1,5 @@
 /** Cluster-mode counters and gauges for `/metrics`, next to the single node's. */
-import { type Family, one, prometheusText, round3 } from "../scene/prometheus.ts";
+import { Duration, durations, type Family, one, prometheusText } from "../scene/prometheus.ts";
 import type { NatsState } from "./nats_link.ts";
 
 /** What a cluster node counts. */
@@ -33,14 +33,12 @@ export class ClusterMetrics {
   reopenedAfterPrune = 0;
   /** Retention sweeps this node ran (it held the sweep lease). */
   sweeps = 0;
-  /** Monotonic ms the last sweep took, and the most one took. */
-  sweepMs = 0;
-  sweepMaxMs = 0;
+  /** How long the sweeps took (monotonic). */
+  readonly sweep = new Duration();
   /** Verdicts and submit answers ignored: they did not name the scene's lease holder. */
   notFromOwner = 0;
-  /** Last heartbeat's delay from the owner's send to this edge's relay, ms. */
-  relayLagMs = 0;
-  relayLagMaxMs = 0;
+  /** Heartbeats' delay from the owner's send to this edge's relay. */
+  readonly relayLag = new Duration();
 
   constructor(nodeId: string) {
     this.nodeId = nodeId;
@@ -49,8 +47,7 @@ export class ClusterMetrics {
   /** Records one heartbeat relayed `lagMs` after the owner sent it. */
   relayed(lagMs: number): void {
     this.beatsRelayed++;
-    this.relayLagMs = lagMs;
-    if (lagMs > this.relayLagMaxMs) this.relayLagMaxMs = lagMs;
+    this.relayLag.record(lagMs);
   }
 
   /** Prometheus text for the cluster part. */
@@ -76,7 +73,12 @@ function node(
   help: string,
   read: (m: ClusterMetrics, g: ClusterGauges) => number,
 ): Family<[ClusterMetrics, ClusterGauges]> {
-  return one(name, type, help, read, (m) => `{node="${m.nodeId}"}`);
+  return one(name, type, help, read, nodeLabel);
+}
+
+/** The node's id as a label. */
+function nodeLabel(m: ClusterMetrics): string {
+  return `{node="${m.nodeId}"}`;
 }
 
 /** Everything the cluster part reports, in order. */
@@ -155,29 +157,12 @@ const FAMILIES: readonly Family<[ClusterMetrics, ClusterGauges]>[] = [
     "Retention sweeps of scenes nobody owns this node ran.",
     (m) => m.sweeps,
   ),
-  node(
-    "snowfire_cluster_sweep_ms",
-    "gauge",
-    "How long the last retention sweep took, ms.",
-    (m) => round3(m.sweepMs),
-  ),
-  node(
-    "snowfire_cluster_sweep_max_ms",
-    "gauge",
-    "The longest retention sweep, ms.",
-    (m) => round3(m.sweepMaxMs),
-  ),
-  node(
-    "snowfire_cluster_relay_lag_ms",
-    "gauge",
-    "Last heartbeat's owner-to-relay delay, ms.",
-    (m) => round3(m.relayLagMs),
-  ),
-  node(
-    "snowfire_cluster_relay_lag_max_ms",
-    "gauge",
-    "Worst heartbeat owner-to-relay delay, ms.",
-    (m) => round3(m.relayLagMaxMs),
+  ...durations("snowfire_cluster_sweep", "retention sweep", (m) => m.sweep, nodeLabel),
+  ...durations(
+    "snowfire_cluster_relay_lag",
+    "heartbeat owner-to-relay delay",
+    (m) => m.relayLag,
+    nodeLabel,
   ),
   node(
     "snowfire_cluster_nats_connected",

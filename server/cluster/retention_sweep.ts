@@ -169,8 +169,7 @@ export class RetentionSweep {
         await releaseLease(link, lease);
       }
       metrics.sweeps++;
-      metrics.sweepMs = clock.monotonicMs() - startedMs;
-      metrics.sweepMaxMs = Math.max(metrics.sweepMaxMs, metrics.sweepMs);
+      metrics.sweep.record(clock.monotonicMs() - startedMs);
       return result;
     } finally {
       this.#running = false;

@@ -1,5 +1,5 @@
 /** Server counters and gauges, rendered as Prometheus text for `/metrics`. */
-import { type Family, one, prometheusText, round3 } from "./prometheus.ts";
+import { Duration, durations, type Family, one, prometheusText } from "./prometheus.ts";
 
 /** Everything `/metrics` reports. Counters only go up; gauges are read when rendered. */
 export class Metrics {
@@ -24,17 +24,13 @@ export class Metrics {
   /** Hellos whose `lastSeq` was beyond the stored log (the database lost events). */
   historyLost = 0;
   heartbeatPasses = 0;
-  /** How long the last scheduler pass ran (it sends every room's heartbeat), ms. */
-  heartbeatPassMs = 0;
-  /** Longest pass seen, ms. */
-  heartbeatPassMaxMs = 0;
+  /** How long the scheduler's passes ran (each sends every room's heartbeat). */
+  readonly heartbeatPass = new Duration();
   /**
-   * Time between the ends of the last two passes, ms: the real gap between two heartbeats of
-   * the room served last, however late the pass started and however long it ran.
+   * Time between the ends of two passes: the real gap between two heartbeats of the room served
+   * last, however late the pass started and however long it ran.
    */
-  heartbeatGapMs = 0;
-  /** Longest gap seen, ms. */
-  heartbeatGapMaxMs = 0;
+  readonly heartbeatGap = new Duration();
   #lastPassEndMs: number | undefined;
   readonly refused = new Map<string, number>();
 
@@ -51,21 +47,13 @@ export class Metrics {
    * const m = new Metrics();
    * m.pass(0, 5);
    * m.pass(45, 120); // a 75 ms pass: its last heartbeats went out 115 ms after the previous ones
-   * console.log(m.heartbeatPassMs, m.heartbeatGapMs); // 75 115
+   * console.log(m.heartbeatPass.lastMs, m.heartbeatGap.lastMs); // 75 115
    * ```
    */
   pass(startMs: number, endMs: number): void {
     this.heartbeatPasses++;
-    this.heartbeatPassMs = endMs - startMs;
-    if (this.heartbeatPassMs > this.heartbeatPassMaxMs) {
-      this.heartbeatPassMaxMs = this.heartbeatPassMs;
-    }
-    if (this.#lastPassEndMs !== undefined) {
-      this.heartbeatGapMs = endMs - this.#lastPassEndMs;
-      if (this.heartbeatGapMs > this.heartbeatGapMaxMs) {
-        this.heartbeatGapMaxMs = this.heartbeatGapMs;
-      }
-    }
+    this.heartbeatPass.record(endMs - startMs);
+    if (this.#lastPassEndMs !== undefined) this.heartbeatGap.record(endMs - this.#lastPassEndMs);
     this.#lastPassEndMs = endMs;
   }
 
@@ -176,28 +164,10 @@ const FAMILIES: readonly Family<[Metrics, Gauges]>[] = [
     "Scheduler passes run.",
     (m) => m.heartbeatPasses,
   ),
-  one(
-    "snowfire_heartbeat_pass_ms",
-    "gauge",
-    "Duration of the last scheduler pass, ms.",
-    (m) => round3(m.heartbeatPassMs),
-  ),
-  one(
-    "snowfire_heartbeat_pass_max_ms",
-    "gauge",
-    "Longest scheduler pass, ms.",
-    (m) => round3(m.heartbeatPassMaxMs),
-  ),
-  one(
-    "snowfire_heartbeat_gap_ms",
-    "gauge",
-    "Time between the ends of the last two scheduler passes (heartbeat send gap), ms.",
-    (m) => round3(m.heartbeatGapMs),
-  ),
-  one(
-    "snowfire_heartbeat_gap_max_ms",
-    "gauge",
-    "Longest heartbeat send gap, ms.",
-    (m) => round3(m.heartbeatGapMaxMs),
+  ...durations("snowfire_heartbeat_pass", "scheduler pass", (m: Metrics) => m.heartbeatPass),
+  ...durations(
+    "snowfire_heartbeat_gap",
+    "heartbeat send gap (between the ends of two scheduler passes)",
+    (m: Metrics) => m.heartbeatGap,
   ),
 ];

@@ -2,7 +2,8 @@
  * Metric families as Prometheus text (exposition format 0.0.4), the one writer of `/metrics`
  * lines: the server's own figures (`metrics.ts`), the stored log's (`local/storage_metrics.ts`)
  * and a cluster node's (`cluster/cluster_metrics.ts`) are tables of families read from a source
- * when rendered.
+ * when rendered: families of one sample ({@link one}), of a {@link Duration}'s two
+ * ({@link durations}) or of their own.
  *
  * @example
  * ```ts
@@ -23,6 +24,9 @@ export interface Family<A extends unknown[]> {
   samples: (...source: A) => Sample[];
 }
 
+/** How a family's single sample is labelled, from the source (default: no labels). */
+export type Labels<A extends unknown[]> = (...source: A) => string;
+
 /**
  * A family with one sample, labelled by `labels` (default none).
  *
@@ -37,9 +41,62 @@ export function one<A extends unknown[]>(
   type: Family<A>["type"],
   help: string,
   read: (...source: A) => number,
-  labels: (...source: A) => string = () => "",
+  labels: Labels<A> = () => "",
 ): Family<A> {
   return { name, type, help, samples: (...s) => [[labels(...s), read(...s)]] };
+}
+
+/**
+ * A duration measured again and again (a scheduler pass, a sweep, a relay's lag): the last one
+ * and the longest seen, in ms.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "./prometheus.ts";
+ * const sweep = new Duration();
+ * sweep.record(9);
+ * sweep.record(4);
+ * console.log(sweep.lastMs, sweep.maxMs); // 4 9
+ * ```
+ */
+export class Duration {
+  lastMs = 0;
+  maxMs = 0;
+
+  /** Records one more, `ms` long. */
+  record(ms: number): void {
+    this.lastMs = ms;
+    if (ms > this.maxMs) this.maxMs = ms;
+  }
+}
+
+/**
+ * A {@link Duration}'s two gauges, `<name>_ms` (the last `what`) and `<name>_max_ms` (the
+ * longest), in ms to the microsecond.
+ *
+ * @example
+ * ```ts
+ * import { Duration, durations, prometheusText } from "./prometheus.ts";
+ * const families = durations("sweep", "retention sweep", (d: Duration) => d);
+ * prometheusText(families, new Duration()); // "# HELP sweep_ms Last retention sweep, ms.\n…sweep_max_ms 0\n"
+ * ```
+ */
+export function durations<A extends unknown[]>(
+  name: string,
+  what: string,
+  read: (...source: A) => Duration,
+  labels?: Labels<A>,
+): Family<A>[] {
+  return [
+    one(`${name}_ms`, "gauge", `Last ${what}, ms.`, (...s) => round3(read(...s).lastMs), labels),
+    one(
+      `${name}_max_ms`,
+      "gauge",
+      `Longest ${what}, ms.`,
+      (...s) => round3(read(...s).maxMs),
+      labels,
+    ),
+  ];
 }
 
 /**
