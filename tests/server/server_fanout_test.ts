@@ -66,7 +66,9 @@ Deno.test("a reacting crowd in one scene does not stall another scene", async ()
   const server = await startTestServer({ process: true, dataDir });
   const victim = await Victim.join(server.url, "quiet-victim-1");
   try {
-    await sleep(500);
+    // The victim is under way before the crowd comes: two of its launches came back (its count
+    // holds the one in flight too).
+    await eventually("the victim's first launches came back", () => victim.window().launches >= 3);
     // On a miss the whole measurement runs again (a new crowd scene), up to three times, so one
     // noisy spell on this shared machine does not decide it.
     for (let attempt = 1;; attempt++) {
