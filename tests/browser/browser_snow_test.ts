@@ -8,6 +8,7 @@
  * people to look at.
  */
 import assert from "node:assert/strict";
+import { TICK_RATE } from "../../shared/constants.ts";
 import { FIREWORK_KINDS } from "../../shared/firework_kinds.ts";
 import { planFirework } from "../../shared/firework_plan.ts";
 import { browserTest, drawnScreenshot, launchBrowser, openScene } from "../../testing/browser.ts";
@@ -65,8 +66,15 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
           // flake over 11 px).
           let best: SnowReading = { filled: 0, cells: 1, largest: 0 };
           const enough = () => best.filled >= 0.9 * best.cells && best.largest >= 12;
+          // The displayed time of the last reading (at first: now): each reading waits until the
+          // snow shown has moved on ¾ s of scene time from it.
+          let shownAt = await page.evaluate(() => snowfire.renderTime());
           for (let frame = 0; frame < 8 && !enough(); frame++) {
-            await page.evaluate(() => new Promise((done) => setTimeout(done, 700)));
+            await page.waitForFunction(
+              ({ from, ticks }) => snowfire.renderTime() >= from + ticks,
+              { from: shownAt, ticks: 0.7 * TICK_RATE },
+              { timeout: 30_000, polling: 50 },
+            );
             await page.evaluate(() => {
               snowfire.holdDisplay(true);
               snowfire.setDrawing(true);
@@ -75,6 +83,7 @@ browserTest("browser snow: the view is inside the snowfall at every viewport", a
               new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))
             );
             const reading = await page.evaluate(readSnow, CELL);
+            shownAt = await page.evaluate(() => snowfire.renderTime());
             // Drawing stops before the picture: the page keeps its drawing buffer, and a
             // screenshot of a drawing page waits for several slow frames.
             await page.evaluate(() => snowfire.setDrawing(false));
