@@ -29,6 +29,7 @@ import {
 } from "../../testing/audio_measures.ts";
 import { MAX_VOICES, OUTPUT_CEILING, SPEED_OF_SOUND } from "../../client/audio/firework_voices.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { TICK_RATE } from "../../shared/constants.ts";
 
 const RATE = 48_000;
 
@@ -228,8 +229,18 @@ browserTest(
       const page = ana.page;
 
       await t.step("no audio before a gesture", async () => {
-        // A few frames with events flowing, no gesture yet.
-        await page.waitForTimeout(1500);
+        // A few frames with events flowing, no gesture yet: the display runs 1.5 s of scene time
+        // and passes a show launch that came after now (its cue would have sounded).
+        const from = await page.evaluate(() => snowfire.renderTime());
+        await page.waitForFunction(
+          ({ from, ticks }) => {
+            const shown = snowfire.renderTime();
+            return shown >= from + ticks &&
+              (snowfire.showEvents?.() ?? []).some((e) => e.tick > from && e.tick <= shown);
+          },
+          { from, ticks: 1.5 * TICK_RATE },
+          { timeout: 30_000, polling: 50 },
+        );
         const sound = await page.evaluate(() => snowfire.sound());
         assert.deepEqual(sound, { running: false, muted: false, voices: 0 });
       });
