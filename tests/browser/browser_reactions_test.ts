@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { TICK_RATE } from "../../shared/constants.ts";
 import { type LaunchShape, planFirework } from "../../shared/firework_plan.ts";
 import {
   browserTest,
@@ -174,8 +175,13 @@ browserTest("browser reactions: a guest's burst is labelled; reactions float up"
         await reactionShot(a, `${OUT}reactions_label_1280x720.png`, () => launch(b), async () => {
           label = await labelFor(a, "Gus");
 
-          // The shell opens a little further before the picture (the label lasts ~2 s).
-          await new Promise((r) => setTimeout(r, 400));
+          // The shell opens a little further before the picture (the label lasts ~2 s): the
+          // display 0.4 s of scene time past the burst.
+          await a.waitForFunction(
+            (at) => snowfire.renderTime() >= at,
+            label.tick + 0.4 * TICK_RATE,
+            { timeout: 30_000, polling: 50 },
+          );
         });
         assert.ok(label.x > 0 && label.x < 1280 && label.y > 0 && label.y < 720, "on screen");
         const expected = await b.evaluate((id) => snowfire.colorOf?.(id) ?? "", gusId);
