@@ -15,6 +15,7 @@ import {
   waitConnected,
 } from "../../testing/browser.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { eventually } from "../../testing/wait.ts";
 
 /** A tiny other site whose page frames `src()` full size. */
 function embedder(src: () => string): { server: Deno.HttpServer; origin: string } {
@@ -27,13 +28,11 @@ function embedder(src: () => string): { server: Deno.HttpServer; origin: string 
   return { server, origin: `http://127.0.0.1:${server.addr.port}` };
 }
 
+/** The frame of the embedder's `<iframe>`, once the page has one. */
 async function sceneFrame(page: Page): Promise<Frame> {
-  for (let i = 0; i < 300; i++) {
-    const frame = page.frames().find((f) => f !== page.mainFrame());
-    if (frame) return frame;
-    await page.waitForTimeout(100);
-  }
-  throw new Error("no frame");
+  const frame = await (await page.waitForSelector("iframe", { timeout: 30_000 })).contentFrame();
+  if (!frame) throw new Error("no frame");
+  return frame;
 }
 
 browserTest("browser embed: named sites frame a scene with a hint and a way out", async (t) => {
@@ -101,7 +100,15 @@ browserTest("browser embed: named sites frame a scene with a hint and a way out"
       try {
         await page.goto(`${refused.origin}/`);
         const frame = await sceneFrame(page);
-        await page.waitForTimeout(1500);
+        // Until the frame's fate is known: the browser's error page in it (the refusal), or a
+        // scene that loaded there after all.
+        await eventually(
+          "the frame is refused or holds a scene",
+          async () =>
+            frame.url().startsWith("chrome-error:") ||
+            await frame.evaluate(() => "snowfire" in globalThis).catch(() => false),
+          30_000,
+        );
         const hasScene = await frame.evaluate(() => "snowfire" in globalThis).catch(() => false);
         assert.equal(hasScene, false, `the frame stays empty (${frame.url()})`);
       } finally {
