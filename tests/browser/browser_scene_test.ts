@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { TICK_RATE } from "../../shared/constants.ts";
 import { planFirework } from "../../shared/firework_plan.ts";
 import {
   browserTest,
@@ -203,8 +204,28 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
       });
       for (const [x, z] of [[-25, -20], [20, -30], [0, -5], [-10, 10], [30, 5], [12, -18]]) {
         const at = await a.page.evaluate(([px, pz]) => snowfire.project(px, 0, pz), [x, z]);
-        if (at) await a.page.mouse.click(at.x, at.y);
-        await a.page.waitForTimeout(150);
+        if (!at) continue;
+        // What has come so far (the last event, the refusals), and whether the sky is under the
+        // point.
+        const before = await a.page.evaluate(({ x, y }) => ({
+          seq: snowfire.lastEvent()?.seq ?? 0,
+          errors: snowfire.errors.length,
+          sky: document.elementFromPoint(x, y)?.id === "scene",
+        }), at);
+        await a.page.mouse.click(at.x, at.y);
+        // A click on the sky is answered before the next: its launch or a refusal, or (with a
+        // refusal's toast up) the page holds it itself until the retry time and asks nothing.
+        if (before.sky) {
+          await a.page.waitForFunction(
+            ({ seq, errors }) =>
+              snowfire.recentEvents().some((e) =>
+                e.seq > seq && e.type === "launch" && e.by === snowfire.you
+              ) || snowfire.errors.length > errors ||
+              document.querySelector("#toasts .toast.error") !== null,
+            before,
+            { timeout: 20_000, polling: 50 },
+          );
+        }
       }
       await a.page.focus("#scene");
       await a.page.keyboard.press("g");
@@ -214,7 +235,13 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
         { timeout: 20_000 },
       );
       await a.page.waitForFunction(() => snowfire.live() > 8000, null, { timeout: 30_000 });
-      await a.page.waitForTimeout(1200);
+      // The busy sky develops for the picture: the display 1.2 s of scene time on.
+      const busyAt = await a.page.evaluate(() => snowfire.renderTime());
+      await a.page.waitForFunction(
+        (at) => snowfire.renderTime() >= at,
+        busyAt + 1.2 * TICK_RATE,
+        { timeout: 30_000, polling: 50 },
+      );
       await Deno.mkdir("tests/output", { recursive: true });
       await drawnScreenshot(a.page, "tests/output/busy-scene.png");
       const errors = await a.page.evaluate(() => snowfire.errors);
