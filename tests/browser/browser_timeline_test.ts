@@ -18,6 +18,7 @@ import {
   waitConnected,
 } from "../../testing/browser.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { TICK_RATE } from "../../shared/constants.ts";
 import type { ReplayDebug } from "../../client/replay/replay_mode.ts";
 import { parseMoment } from "../../client/replay/moment.ts";
 
@@ -77,8 +78,22 @@ browserTest(
       await t.step("launches in the live scene", async () => {
         await page.focus("#scene");
         for (let i = 0; i < 3; i++) {
+          const before = await page.evaluate(() => ({
+            seq: snowfire.lastEvent()?.seq ?? 0,
+            errors: snowfire.errors.length,
+          }));
           await page.keyboard.press("f");
-          await page.waitForTimeout(400);
+          // Each press answered before the next: its launch or a refusal, or (with a refusal's
+          // toast up) the page holds it itself until the retry time.
+          await page.waitForFunction(
+            ({ seq, errors }) =>
+              snowfire.recentEvents().some((e) =>
+                e.seq > seq && e.type === "launch" && e.by === snowfire.you
+              ) || snowfire.errors.length > errors ||
+              document.querySelector("#toasts .toast.error") !== null,
+            before,
+            { timeout: 30_000, polling: 50 },
+          );
         }
         const launch = await (await page.waitForFunction(
           () => {
@@ -158,7 +173,15 @@ browserTest(
           });
           if (said) break;
         }
-        await page.waitForTimeout(1000);
+        // A launch the press sent would be stamped within a second of scene time of it (the
+        // server stamps at its clock): once the live horizon passes that, every event stamped
+        // before it has arrived (the horizon's promise), a launch of this press included.
+        const pressedAt = await page.evaluate(() => snowfire.horizon());
+        await page.waitForFunction(
+          (at) => snowfire.horizon() >= at,
+          pressedAt + TICK_RATE,
+          { timeout: 30_000, polling: 50 },
+        );
         const mine = await page.evaluate(
           (seq) => snowfire.recentEvents().filter((e) => e.seq > seq && e.by === snowfire.you),
           before,
