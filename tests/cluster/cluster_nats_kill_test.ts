@@ -17,7 +17,7 @@ import {
   startSnowfireNode,
 } from "../../testing/nats_cluster.ts";
 import { TestClient } from "../../testing/test_client.ts";
-import { eventually, sleep } from "../../testing/wait.ts";
+import { eventually } from "../../testing/wait.ts";
 import { SkyGaps } from "../../testing/sky_gaps.ts";
 
 type EventMessage = Extract<ServerMessage, { t: "event" }>;
@@ -26,13 +26,13 @@ const NAME = "cluster: killing one of three NATS servers under traffic loses no 
 const SCENE = "natskill";
 /** Per client; the default per-connection limit is 4/s with a burst of 8. */
 const LAUNCH_EVERY_MS = 400;
-const BEFORE_KILL_MS = 2500;
+/** Events every client has before the kill (the traffic is flowing through the cluster). */
+const EVENTS_BEFORE_KILL = 8;
 /**
  * Takeover after a lost stream leader: JetStream elects new stream and KV leaders (measured 5–15 s
  * on this 2-core machine under other load) and some consumer creations time out meanwhile.
  */
 const RECOVERY_MS = 30_000;
-const AFTER_RECOVERY_MS = 1500;
 /**
  * The leader is stopped (SIGSTOP) this long before its kill, so appends sent to it meanwhile are
  * in flight at the kill (their outcome in doubt until JetStream elects a new leader): at ten
@@ -121,6 +121,20 @@ class Launcher {
   stop(): void {
     clearTimeout(this.#start);
     clearInterval(this.#timer);
+  }
+
+  /**
+   * Sends one more launch (after `stop`); true from when it came back stamped or refused. A
+   * client's submits are stamped in the order sent, so by then none of its earlier ones is still
+   * in flight.
+   */
+  sendLast(): () => boolean {
+    const x = -40 + this.index * 10;
+    const z = -44 + this.#count++ * 0.25;
+    const refusedBefore = this.client.errors().length;
+    this.sent.set(key(x, z), performance.now());
+    this.client.submit({ type: "launch", x, z });
+    return () => this.acknowledged().has(key(x, z)) || this.client.errors().length > refusedBefore;
   }
 
   /** Keys of this client's launches that came back as events (acknowledged). */
@@ -225,13 +239,30 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
     };
     try {
       for (const launcher of launchers) launcher.start();
-      await sleep(BEFORE_KILL_MS);
+      await eventually(
+        `${EVENTS_BEFORE_KILL} events stamped before the kill`,
+        () => launchers.every((l) => l.lastSeq() >= EVENTS_BEFORE_KILL),
+        15_000,
+      ).catch(() => {}); // the step below says how many there were
       const seenBeforeKill = Math.max(...launchers.map((l) => l.lastSeq()));
       const horizonsAtKill = launchers.map((l) => l.horizon);
       const stoppedAt = performance.now();
       if (STOP_BEFORE_KILL_MS > 0) {
         await nats.kill(victim, "SIGSTOP");
-        await sleep(STOP_BEFORE_KILL_MS);
+        // Stopped until as many launches went to it as the traffic sends in STOP_BEFORE_KILL_MS.
+        const held = Math.max(
+          1,
+          Math.floor(STOP_BEFORE_KILL_MS * launchers.length / LAUNCH_EVERY_MS),
+        );
+        const sentSinceStop = () =>
+          launchers.reduce(
+            (n, l) => n + [...l.sent.values()].filter((at) => at >= stoppedAt).length,
+            0,
+          );
+        await eventually(
+          `${held} launches sent to the stopped leader`,
+          () => sentSinceStop() >= held,
+        );
       }
       await nats.kill(victim, "SIGKILL");
       const killedAt = performance.now();
@@ -243,7 +274,10 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
       );
       const stampedDuring = () => during.filter(([l, k]) => l.acknowledged().has(k)).length;
       await step("launches before the kill were acknowledged", () => {
-        assert.ok(seenBeforeKill >= 8, `only ${seenBeforeKill} events before the kill`);
+        assert.ok(
+          seenBeforeKill >= EVENTS_BEFORE_KILL,
+          `only ${seenBeforeKill} events before the kill`,
+        );
       });
 
       await step("the scene goes on: launches sent after the kill are stamped", async () => {
@@ -262,10 +296,21 @@ Deno.test({ name: NAME, ignore: !requireNats(NAME) }, async (t) => {
         assert.ok(Math.max(...pauses) <= MAX_PAUSE_MS, `sky paused ${Math.max(...pauses)} ms`);
       });
       // A little more traffic on the recovered cluster, then quiet.
-      await sleep(AFTER_RECOVERY_MS);
+      const recovered = performance.now();
+      await eventually(
+        "every client got back a launch it sent on the recovered cluster",
+        () => launchers.every((l) => l.acknowledgedAfter(recovered)),
+        RECOVERY_MS,
+      );
       for (const launcher of launchers) launcher.stop();
-      // Submits still in flight (an edge waits up to 2.5 s for the owner) land or fail by then.
-      await sleep(3000);
+      // Submits still in flight (an edge waits up to 2.5 s for the owner) land or fail before
+      // each client's last one is answered.
+      const answered = launchers.map((l) => l.sendLast());
+      await eventually(
+        "every client's last launch was stamped or refused",
+        () => answered.every((done) => done()),
+        10_000,
+      );
 
       await step("heartbeats flow again on both nodes", async () => {
         await eventually(
