@@ -50,18 +50,17 @@ import { burstCues } from "./audio/sound_cues.ts";
 import { mountComposer } from "./hud/composer/mount.ts";
 
 /**
- * Wall-time budget for simulation within one frame: at least this many ms, or half the last frame
- * interval when frames are slow, so stepping keeps up with real time on a slow machine too.
+ * Wall-time budget for simulation within one frame, ms: at least `min`, or half the last frame
+ * interval when frames are slow (up to `max`), so stepping keeps up with real time on a slow
+ * machine too.
  */
-const MIN_STEP_BUDGET_MS = 8;
-const MAX_STEP_BUDGET_MS = 100;
-/** How often the HUD's numbers refresh, ms. */
-const HUD_INTERVAL_MS = 250;
+const STEP_BUDGET_MS = { min: 8, max: 100 } as const;
 /**
- * How often the HUD's particle count is worked out, ms: its fireworks' part visits every launch
- * (~1 ms at a million live sparks), so once a second, not with each refresh.
+ * How often the HUD's numbers refresh (`textMs`), and how often its particle count is worked out
+ * (`particleCountMs`): the count's fireworks' part visits every launch (~1 ms at a million live
+ * sparks), so once a second, not with each refresh.
  */
-const PARTICLE_COUNT_INTERVAL_MS = 1000;
+const HUD_REFRESH = { textMs: 250, particleCountMs: 1000 } as const;
 /** What the page reads from its address and the device before anything starts. */
 interface PageSetup {
   sceneId: string;
@@ -656,20 +655,16 @@ function runFrames(
     const interval = Number.isNaN(lastFrameMs) ? 16 : nowMs - lastFrameMs;
     lastFrameMs = nowMs;
     let time = 0;
+    const budget = Math.min(STEP_BUDGET_MS.max, Math.max(STEP_BUDGET_MS.min, interval / 2));
     if (sim.world) {
       time = playout.update(started, net.clock.serverTick(started), sim.horizon);
-      const budget = Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2));
       sim.advance(Math.ceil(time), budget, clock);
     }
     for (const { tick, h } of hashes) net.send({ t: "hash", tick, h });
     hashes.length = 0;
-    const replayed = replay.frame(
-      nowMs,
-      Math.min(MAX_STEP_BUDGET_MS, Math.max(MIN_STEP_BUDGET_MS, interval / 2)),
-      clock,
-    );
+    const replayed = replay.frame(nowMs, budget, clock);
     const previewed = replayed === null
-      ? composer.frame(nowMs, MIN_STEP_BUDGET_MS, clock, time)
+      ? composer.frame(nowMs, STEP_BUDGET_MS.min, clock, time)
       : (composer.stopPreview(), null);
     const shown = replayed ?? previewed ?? time;
     const simulated = performance.now();
@@ -694,11 +689,11 @@ function runFrames(
     stats.frame(nowMs);
     quality.frame(interval);
     // Text for the HUD is made a few times a second, not every frame.
-    if (nowMs - lastHudMs >= HUD_INTERVAL_MS) {
+    if (nowMs - lastHudMs >= HUD_REFRESH.textMs) {
       lastHudMs = nowMs;
       const current = sim.world;
       // (At once for a world joined or replaced since the last count.)
-      if (nowMs - lastCountMs >= PARTICLE_COUNT_INTERVAL_MS || current !== countedWorld) {
+      if (nowMs - lastCountMs >= HUD_REFRESH.particleCountMs || current !== countedWorld) {
         lastCountMs = nowMs;
         countedWorld = current;
         particleCount = current

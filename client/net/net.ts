@@ -78,15 +78,17 @@ export interface NetOptions {
  * server is down costs it nothing, so the cap is short: a page notices a returning server within
  * ~3 s (with a 10 s cap it waited ~11 s after a restart).
  */
-const FIRST_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 3_000;
-/** Heartbeats arrive every ≤ 50 ms; this much silence means the link is dead. */
-const SILENCE_TIMEOUT_MS = 5_000;
-/** How often the silence is checked, ms. */
-const WATCHDOG_MS = 1_000;
-const STARTUP_PINGS = 5;
-const STARTUP_PING_GAP_MS = 120;
-const PING_INTERVAL_MS = 2_000;
+const BACKOFF = { firstMs: 500, maxMs: 3_000 } as const;
+/**
+ * The link's watchdog: heartbeats arrive every ≤ 50 ms, so `silenceMs` without a frame means the
+ * link is dead; the silence is checked every `checkMs`.
+ */
+const WATCHDOG = { silenceMs: 5_000, checkMs: 1_000 } as const;
+/**
+ * Clock-sync pings from each welcome on: the first `startup` of them `startupGapMs` apart (a good
+ * offset soon after joining), then one every `intervalMs`.
+ */
+const PINGS = { startup: 5, startupGapMs: 120, intervalMs: 2_000 } as const;
 
 /** One WebSocket connection to a scene, re-established automatically until {@link close}. */
 export class Net {
@@ -235,14 +237,14 @@ export class Net {
       const nowMs = this.now();
       // A check this late means the page itself stalled (a busy or throttled tab): frames that
       // arrived meanwhile wait behind this callback, so the silence is ours, not the server's.
-      const stalled = nowMs - lastCheckMs > 2 * WATCHDOG_MS;
+      const stalled = nowMs - lastCheckMs > 2 * WATCHDOG.checkMs;
       lastCheckMs = nowMs;
       if (stalled) {
-        this.lastFrameMs = Math.max(this.lastFrameMs, nowMs - WATCHDOG_MS);
-      } else if (nowMs - this.lastFrameMs > SILENCE_TIMEOUT_MS) {
+        this.lastFrameMs = Math.max(this.lastFrameMs, nowMs - WATCHDOG.checkMs);
+      } else if (nowMs - this.lastFrameMs > WATCHDOG.silenceMs) {
         socket.close(4001, "no heartbeat from the server");
       }
-    }, WATCHDOG_MS);
+    }, WATCHDOG.checkMs);
   }
 
   private sayHello(resume: number | undefined): void {
@@ -343,7 +345,7 @@ export class Net {
       this.open();
       return;
     }
-    const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** this.attempts) *
+    const delay = Math.min(BACKOFF.maxMs, BACKOFF.firstMs * 2 ** this.attempts) *
       (0.75 + Math.random() * 0.5);
     this.attempts++;
     const why = reason || (code === 1006 ? "connection lost" : `closed (${code})`);
@@ -355,7 +357,9 @@ export class Net {
     this.pingTimer = setTimeout(() => {
       this.send({ t: "ping", id: this.pingsSent, ct: this.now() });
       this.pingsSent++;
-      this.schedulePing(this.pingsSent < STARTUP_PINGS ? STARTUP_PING_GAP_MS : PING_INTERVAL_MS);
+      this.schedulePing(
+        this.pingsSent < PINGS.startup ? PINGS.startupGapMs : PINGS.intervalMs,
+      );
     }, delayMs);
   }
 

@@ -12,19 +12,13 @@ import { LOW_FLAKE_SHARE, type QualityLevel, SHARPNESS_FLOOR } from "./quality.t
 
 export { SHARPNESS_FLOOR };
 
-/** Length of one measurement window, ms. */
-const WINDOW_MS = 2_000;
-/** Below this average fps the resolution drops. */
-const SLOW_FPS = 40;
-/** Above this average fps for several windows the resolution rises. */
-const FAST_FPS = 57;
-/** Consecutive fast windows needed before raising (avoids see-sawing). */
-const FAST_WINDOWS = 3;
 /**
- * Intervals longer than this are hiccups or a hidden tab, not rendering cost. Software GL draws
- * a 1280×720 page at 1–4 fps: those frames (up to a second or two) are what Auto must see.
+ * How Auto judges frames, over windows of `ms`: below `slowFps` on average the resolution drops;
+ * above `fastFps` for `fastWindows` windows in a row (no see-sawing) it rises. Intervals longer
+ * than `hiccupMs` are hiccups or a hidden tab, not rendering cost: software GL draws a 1280×720
+ * page at 1–4 fps, and those frames (up to a second or two) are what Auto must see.
  */
-const HICCUP_MS = 3_000;
+const WINDOW = { ms: 2_000, slowFps: 40, fastFps: 57, fastWindows: 3, hiccupMs: 3_000 } as const;
 
 /** Options for {@link QualityGovernor}. */
 export interface QualityOptions {
@@ -72,15 +66,15 @@ export class QualityGovernor {
 
   /** Records one frame interval; returns true when anything it chooses changed. */
   frame(intervalMs: number): boolean {
-    if (!(intervalMs > 0) || intervalMs > HICCUP_MS) return false;
+    if (!(intervalMs > 0) || intervalMs > WINDOW.hiccupMs) return false;
     this.windowMs += intervalMs;
     this.windowFrames++;
-    if (this.windowMs < WINDOW_MS) return false;
+    if (this.windowMs < WINDOW.ms) return false;
     const fps = (this.windowFrames * 1000) / this.windowMs;
     this.windowMs = 0;
     this.windowFrames = 0;
     const { minPixelRatio, maxPixelRatio } = this.options;
-    if (fps < SLOW_FPS) {
+    if (fps < WINDOW.slowFps) {
       this.fastWindows = 0;
       const lower = Math.max(minPixelRatio, this.ratio * 0.8);
       if (lower !== this.ratio) {
@@ -91,9 +85,9 @@ export class QualityGovernor {
       this.effectsDown++;
       return true;
     }
-    if (fps > FAST_FPS && (this.effectsDown > 0 || this.ratio < maxPixelRatio)) {
+    if (fps > WINDOW.fastFps && (this.effectsDown > 0 || this.ratio < maxPixelRatio)) {
       this.fastWindows++;
-      if (this.fastWindows < FAST_WINDOWS) return false;
+      if (this.fastWindows < WINDOW.fastWindows) return false;
       this.fastWindows = 0;
       if (this.effectsDown > 0) this.effectsDown--;
       else this.ratio = Math.min(maxPixelRatio, this.ratio * 1.15);
