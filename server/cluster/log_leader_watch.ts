@@ -36,20 +36,23 @@ import {
  */
 const BUCKET_STREAMS = [SCENE_RECORDS_STREAM, LEASE_RECORDS_STREAM] as const;
 
-/** How often the leaders are read again while nothing happens (a missed advisory heals). */
-const REFRESH_MS = 5000;
-/** While the log's leader is gone, its successor is asked after this often (besides advisories). */
-const OUTAGE_REFRESH_MS = 250;
-/** A bucket's leader step-down asked at most this often by one node. */
-const SPREAD_EVERY_MS = 2000;
-/** …after a random delay up to this long. */
-const SPREAD_JITTER_MS = 1000;
-/** A bucket on the log's server that could not move yet (replicas behind) is read again after this. */
-const SPREAD_RETRY_MS = 1000;
-/** A probe whose server did not answer tries again after this long. */
-const PROBE_RETRY_MS = 500;
-/** A probe's connect gives up after this long (a server that drops packets answers nothing). */
-const PROBE_CONNECT_TIMEOUT_MS = 2000;
+/**
+ * How often the leaders are read again: every `quietMs` while nothing happens (a missed advisory
+ * heals), every `outageMs` while the log's leader is gone (its successor is asked after besides
+ * the advisories).
+ */
+const REFRESH = { quietMs: 5000, outageMs: 250 } as const;
+/**
+ * Moving a bucket's leader off the log's server: asked at most every `everyMs` by one node, after
+ * a random delay up to `jitterMs`; a bucket that could not move yet (replicas behind) is read
+ * again after `retryMs`.
+ */
+const SPREAD = { everyMs: 2000, jitterMs: 1000, retryMs: 1000 } as const;
+/**
+ * A probe's connect gives up after `connectTimeoutMs` (a server that drops packets answers
+ * nothing); a probe whose server did not answer tries again after `retryMs`.
+ */
+const PROBE = { connectTimeoutMs: 2000, retryMs: 500 } as const;
 
 /** Watches the servers and the log stream's leader (see the module's comment). */
 export class LogLeaderWatch {
@@ -157,7 +160,7 @@ export class LogLeaderWatch {
       reconnectTimeWait: 250,
       // No waitOnFirstConnect: its dial loop cannot be stopped before it connects; a server
       // down at start is tried again by this watch's own timer, which `close` clears.
-      timeout: PROBE_CONNECT_TIMEOUT_MS,
+      timeout: PROBE.connectTimeoutMs,
       // A killed server closes the probe's socket at once; pings only find a server that went
       // silent. Frequent under load they found live servers "stale" and made probes reconnect
       // (each reconnect a chance of the client library's write-after-end: socket_write_guard.ts).
@@ -177,7 +180,7 @@ export class LogLeaderWatch {
         const retry = setTimeout(() => {
           this.#retries.delete(retry);
           this.#probe(url, options);
-        }, PROBE_RETRY_MS);
+        }, PROBE.retryMs);
         this.#retries.add(retry);
       },
     ).finally(() => this.#connecting.delete(connecting));
@@ -211,7 +214,7 @@ export class LogLeaderWatch {
       this.#lost = true;
       this.outages++;
       this.#log(`cluster: NATS server ${name}, the log stream's leader, is gone: stamping waits`);
-      this.#schedule(OUTAGE_REFRESH_MS);
+      this.#schedule(REFRESH.outageMs);
     }
   }
 
@@ -242,14 +245,14 @@ export class LogLeaderWatch {
     const now = performance.now();
     for (const stream of BUCKET_STREAMS) {
       if (this.#bucketLeaders.get(stream) !== this.#leader) continue;
-      if (now - (this.#lastSpreadMs.get(stream) ?? -Infinity) < SPREAD_EVERY_MS) continue;
+      if (now - (this.#lastSpreadMs.get(stream) ?? -Infinity) < SPREAD.everyMs) continue;
       this.#lastSpreadMs.set(stream, now);
       // Nodes hear the same advisory at once: a random delay lets the first one's move be seen.
       const jitter = new Promise<void>((r) => {
         const timer = setTimeout(() => {
           this.#jitters.delete(timer);
           r();
-        }, Math.random() * SPREAD_JITTER_MS);
+        }, Math.random() * SPREAD.jitterMs);
         this.#jitters.add(timer);
       });
       jitter.then(() => this.#link.jsm.streams.info(stream)).then((info) => {
@@ -266,7 +269,7 @@ export class LogLeaderWatch {
           // replicas catch up within a moment): look again soon, not at the next refresh (5 s),
           // or a loss of that server meanwhile stops the owner's record writes with the log.
           this.#lastSpreadMs.delete(stream);
-          this.#schedule(SPREAD_RETRY_MS);
+          this.#schedule(SPREAD.retryMs);
           return;
         }
         this.#log(`cluster: ${stream} leads from ${leader} like the log stream: asked to move`);
@@ -295,6 +298,6 @@ export class LogLeaderWatch {
         // NATS cannot answer now (an election, a reconnect): read again soon.
       }
     }));
-    this.#schedule(this.#lost ? OUTAGE_REFRESH_MS : REFRESH_MS);
+    this.#schedule(this.#lost ? REFRESH.outageMs : REFRESH.quietMs);
   }
 }
