@@ -91,22 +91,23 @@ export interface Jet {
   readonly share: number;
 }
 
-const RING_JETS = 6;
-const RING_JET_RADIUS = 4.6;
-/** Inward speed of a ring jet, m/s: its arc lands on the upper dish (two bounces: docs/sources.md). */
-const RING_JET_INWARD_SPEED = 3.6;
+/**
+ * The arcing ring jets: `count` nozzles `radius` m from the fountain's axis, each aimed inward
+ * at `inwardSpeed` m/s, so that its arc lands on the upper dish (two bounces: docs/sources.md).
+ */
+const RING = { count: 6, radius: 4.6, inwardSpeed: 3.6 } as const;
 
 function ringJets(): Jet[] {
   const jets: Jet[] = [];
-  for (let k = 0; k < RING_JETS; k++) {
-    const angle = (k + 0.5) * (TAU / RING_JETS);
+  for (let k = 0; k < RING.count; k++) {
+    const angle = (k + 0.5) * (TAU / RING.count);
     const c = cos(angle), s = sin(angle);
     jets.push({
-      x: RING_JET_RADIUS * c,
+      x: RING.radius * c,
       y: 0.4,
-      z: RING_JET_RADIUS * s,
-      vx: -RING_JET_INWARD_SPEED * c,
-      vz: -RING_JET_INWARD_SPEED * s,
+      z: RING.radius * s,
+      vx: -RING.inwardSpeed * c,
+      vz: -RING.inwardSpeed * s,
       ringRadius: 0.05,
       ringWidth: 0.1,
       vyMin: 7.0,

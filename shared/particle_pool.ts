@@ -73,15 +73,13 @@ interface PoolArray {
   readonly words: Uint32Array;
 }
 
-/** Slots a pool takes at its first block; it grows by GROWTH (up to its arena) when one needs more. */
-const INITIAL_SLOTS = 8192;
-
 /**
- * How much a full buffer grows: by a quarter, so a busy sky's buffer holds at most ~1.25 × the
+ * How a pool's storage grows: `initialSlots` at its first block, then, when a block needs more,
+ * by `factor` (up to its arena). By a quarter, so a busy sky's buffer holds at most ~1.25 × the
  * slots it needs past the arena's slack (doubling left up to half of a million-spark buffer unused;
  * growing copies the used prefix, amortised ≤ 4 times per slot).
  */
-const GROWTH = 1.25;
+const GROWTH = { initialSlots: 8192, factor: 1.25 } as const;
 
 /**
  * A pool of particle slots, dense in `[0, count)`, that renders as a {@link ParticleView}.
@@ -413,8 +411,8 @@ export class ParticlePool<B extends Block = Block> implements FireworkView {
       ) this.#compact();
       const end = this.count + size;
       if (end > this.allocated) {
-        let slots = Math.max(INITIAL_SLOTS, this.allocated);
-        while (slots < end) slots = Math.ceil(slots * GROWTH);
+        let slots = Math.max(GROWTH.initialSlots, this.allocated);
+        while (slots < end) slots = Math.ceil(slots * GROWTH.factor);
         this.#allocate(Math.min(this.arena, slots));
       }
       start = this.count;
