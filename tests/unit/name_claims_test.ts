@@ -13,6 +13,7 @@ import {
   NameClaims,
   type ProcessLiveness,
 } from "../../server/cluster/name_claims.ts";
+import { eventually } from "../../testing/wait.ts";
 
 function wrongLastSequence(): JetStreamApiError {
   return new JetStreamApiError({
@@ -73,7 +74,13 @@ function process(instance: string): ProcessLiveness {
   alive.add(instance);
   return { instance, isAlive: (other) => Promise.resolve(alive.has(other)) };
 }
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * A renewal round started by `pass` has ended. // fixed wait: `NameClaims.pass` returns nothing
+ * and keeps its round in flight to itself (`#renewing`); with this bucket answering at once, one
+ * macrotask runs a round to its end. Only where a pass must meet no round in flight and is expected
+ * to write nothing (elsewhere the tests wait for the writes themselves).
+ */
+const roundEnded = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("name claims: one holder per name, given back on leaving and renaming", async () => {
   const bucket = new MemoryBucket();
@@ -89,14 +96,15 @@ Deno.test("name claims: one holder per name, given back on leaving and renaming"
 
   // Renaming gives the old name back.
   assert.equal(await a.claim("pine", ana, "Bo"), true);
-  await settle();
-  assert.equal(bucket.keys.has(nameClaimKey("pine", "Ana")), false);
+  await eventually(
+    "the old name was given back",
+    () => !bucket.keys.has(nameClaimKey("pine", "Ana")),
+  );
   assert.equal(await b.claim("pine", holder("p3"), "Ana"), true);
 
   // Leaving gives it back.
   a.release(ana);
-  await settle();
-  assert.equal(bucket.keys.has(nameClaimKey("pine", "Bo")), false);
+  await eventually("the name was given back", () => !bucket.keys.has(nameClaimKey("pine", "Bo")));
   assert.equal(a.size, 0);
 });
 
@@ -106,15 +114,25 @@ Deno.test("name claims: renewed while held, never deleting a newer claim", async
   const ana = holder("p1");
   await a.claim("pine", ana, "Ana");
   const key = nameClaimKey("pine", "Ana");
-  const first = bucket.keys.get(key);
+  const first = bucket.keys.get(key)!;
   a.pass(0);
-  await settle();
-  assert.ok(bucket.keys.get(key)! > first!, "renewed");
-  a.pass(NAME_RENEW_MS);
-  await settle();
-  const renewed = bucket.keys.get(key);
-  a.pass(NAME_RENEW_MS + 1000);
-  assert.equal(bucket.keys.get(key), renewed, "not more often than the renewal period");
+  await eventually("renewed", () => bucket.keys.get(key)! > first);
+  // Passes go on (as the scheduler's do) until the one a period later renews it, once the first
+  // renewal has ended.
+  const once = bucket.keys.get(key)!;
+  await eventually("renewed a period after its last write", () => {
+    a.pass(NAME_RENEW_MS);
+    return bucket.keys.get(key)! > once;
+  });
+  // A pass 1 s later renews nothing; it runs just before one two periods on, in the same turn,
+  // which renews: so it met no renewal in flight either.
+  const renewed = bucket.keys.get(key)!;
+  await eventually("renewed two periods on", () => {
+    a.pass(NAME_RENEW_MS + 1000);
+    assert.equal(bucket.keys.get(key), renewed, "not more often than the renewal period");
+    a.pass(2 * NAME_RENEW_MS);
+    return bucket.keys.get(key)! > renewed;
+  });
 
   // Expired (NATS unreachable past the TTL) and taken by someone else meanwhile: the renewal
   // does not take it back, and leaving does not delete the newcomer's claim.
@@ -122,12 +140,13 @@ Deno.test("name claims: renewed while held, never deleting a newer claim", async
   const b = new NameClaims(bucket as unknown as KV, process("node-b"), () => {});
   assert.equal(await b.claim("pine", holder("p9"), "Ana"), true);
   const theirs = bucket.keys.get(key);
-  a.pass(3 * NAME_RENEW_MS);
-  await settle();
-  await settle();
-  assert.equal(a.size, 0, "the lost name is forgotten");
+  await eventually("the lost name is forgotten", () => {
+    a.pass(3 * NAME_RENEW_MS);
+    return a.size === 0;
+  });
   a.release(ana);
-  await settle();
+  // A later claim's round trip through the same bucket: a delete the release asked for came first.
+  assert.equal(await a.claim("pine", holder("p4"), "Cy"), true);
   assert.equal(bucket.keys.get(key), theirs, "their claim stands");
 });
 
@@ -139,8 +158,7 @@ Deno.test("name claims: a holder that left while its claim was asked gives it ba
   peer.gone = true;
   a.release(peer);
   assert.equal(await asked, true);
-  await settle();
-  assert.equal(bucket.keys.size, 0);
+  await eventually("the name was given back", () => bucket.keys.size === 0);
   assert.equal(a.size, 0);
 });
 
@@ -160,28 +178,47 @@ Deno.test("name claims: each name renewed on its own period, at most 50 a pass",
   const bucket = new MemoryBucket();
   const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
   for (let i = 0; i < 60; i++) await a.claim("pine", holder(`p${i}`), `Early ${i}`);
-  const renewals = async (nowMs: number) => {
+  /**
+   * The writes of the pass at `nowMs` that renews something (passes go on, as the scheduler's do,
+   * until one does: the round before it has ended then). With `quietMs`, a pass at that time runs
+   * just before each of them, in the same turn, and must write nothing: when the later one renews,
+   * the quiet one met no round in flight either.
+   */
+  const renewals = async (nowMs: number, quietMs?: number, quiet?: string) => {
     const before = bucket.writes;
-    a.pass(nowMs);
-    await settle();
-    await settle();
+    await eventually(`a pass at ${nowMs} renews`, () => {
+      if (quietMs !== undefined) {
+        a.pass(quietMs);
+        assert.equal(bucket.writes, before, quiet);
+      }
+      a.pass(nowMs);
+      return bucket.writes > before;
+    });
     return bucket.writes - before;
   };
   assert.equal(await renewals(0), 50, "a backlog goes 50 a pass");
   assert.equal(await renewals(45), 10);
-  assert.equal(await renewals(90), 0);
+  await roundEnded();
+  const renewedAll = bucket.writes;
+  a.pass(90);
+  assert.equal(bucket.writes, renewedAll, "all 60 renewed at 0 or 45: none due");
   a.pass(5000);
   for (let i = 0; i < 10; i++) await a.claim("pine", holder(`q${i}`), `Late ${i}`);
   const period = NAME_RENEW_MS;
-  assert.equal(await renewals(period - 10), 0, "nothing due before its period");
-  assert.equal(await renewals(period), 50, "renewed a period after their last write");
+  assert.equal(
+    await renewals(period, period - 10, "nothing due before its period"),
+    50,
+    "renewed a period after their last write",
+  );
   assert.equal(await renewals(period + 45), 10);
   assert.equal(
-    await renewals(period + 4_990),
-    0,
-    "names claimed later are not renewed with the others",
+    await renewals(
+      period + 5_000,
+      period + 4_990,
+      "names claimed later are not renewed with the others",
+    ),
+    10,
   );
-  assert.equal(await renewals(period + 5_000), 10);
   assert.equal(a.size, 70);
 });
 
@@ -232,6 +269,6 @@ Deno.test("name claims: people here asking for one name at once ask the bucket o
   assert.equal(asked, 1, "the others were refused here, without a round trip");
   // Given back, it can be asked for again.
   a.release(crowd[granted.indexOf(true)]);
-  await settle();
+  await eventually("the name was given back", () => bucket.keys.size === 0);
   assert.equal(await a.claim("pine", crowd[0], "Load"), true);
 });
