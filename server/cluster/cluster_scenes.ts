@@ -4,7 +4,6 @@
  * scene has gone quiet (no heartbeat) tries, with jitter, to take the lease; a scene nobody here
  * watches any more is released.
  */
-import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import type { ServerClock } from "../scene/clock.ts";
 import { keyMatches } from "../scene/host_keys.ts";
@@ -15,7 +14,12 @@ import { StorageUnavailableError } from "../scene/errors.ts";
 import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, setPeerIdSuffix } from "../scene/names.ts";
-import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
+import {
+  type HostHealth,
+  type SceneHost,
+  type SceneInfo,
+  storedSceneInfo,
+} from "../scene/scene_host.ts";
 import type { SceneLimits, SceneRefusal } from "../scene/scene_limits.ts";
 import { connectionsIn, SceneGate, UNLIMITED_SCENES } from "../scene/scene_limits.ts";
 import { advanceSnapshot } from "../../shared/settings.ts";
@@ -339,16 +343,9 @@ export class ClusterScenes implements SceneHost {
       since.map((s) => s.entry).filter(isEvent),
       Infinity,
     ).settings;
-    const tick = Math.floor((this.#deps.clock.wallMs() - record.epoch) / TICK_MS);
-    return {
-      id,
-      seed: record.seed,
-      epoch: record.epoch,
-      tick: Math.max(tick, record.reserved),
-      lastSeq: last ? last.entry.seq : 0,
-      settings,
-      people: [],
-    };
+    const lastSeq = last ? last.entry.seq : 0;
+    const wallMs = this.#deps.clock.wallMs();
+    return storedSceneInfo(id, record, record.reserved, lastSeq, settings, wallMs);
   }
 
   /** Up to `limit` stored events with seq ≥ `from`, read from the stream. */

@@ -4,20 +4,22 @@
  * scheduler pass. Scene limits live here: at most `maxScenes` loaded (an empty one is unloaded
  * early to make room), and per client address a token bucket for creating new scenes.
  */
-import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent } from "../../shared/types.ts";
 import { initialSnapshot } from "../../shared/settings.ts";
-import type { ServerClock } from "../scene/clock.ts";
 import { keyMatches } from "../scene/host_keys.ts";
 import { StorageUnavailableError } from "../scene/errors.ts";
-import type { Metrics } from "../scene/metrics.ts";
 import type { PeerSocket } from "../scene/peer.ts";
 import { randomSceneId, randomSeed } from "../scene/names.ts";
 import type { SceneLimits, SceneRefusal } from "../scene/scene_limits.ts";
 import { connectionsIn, SceneGate, UNLIMITED_SCENES } from "../scene/scene_limits.ts";
 import { PERSIST_EVERY_MS, Room, type RoomDeps } from "./room.ts";
-import type { SceneRow, SceneStore } from "./store.ts";
-import type { HostHealth, SceneHost, SceneInfo } from "../scene/scene_host.ts";
+import type { SceneRow } from "./store.ts";
+import {
+  type HostHealth,
+  type SceneHost,
+  type SceneInfo,
+  storedSceneInfo,
+} from "../scene/scene_host.ts";
 
 export type { SceneInfo } from "../scene/scene_host.ts";
 
@@ -43,18 +45,6 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
     this.#gate = new SceneGate(limits);
   }
 
-  get #store(): SceneStore {
-    return this.#deps.store;
-  }
-
-  get #clock(): ServerClock {
-    return this.#deps.clock;
-  }
-
-  get #metrics(): Metrics {
-    return this.#deps.metrics;
-  }
-
   /** Number of rooms in memory. */
   get size(): number {
     return this.#rooms.size;
@@ -69,7 +59,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
   freshId(): string {
     for (let attempt = 0; attempt < 20; attempt++) {
       const id = randomSceneId();
-      if (!this.#rooms.has(id) && !this.#store.getScene(id)) return id;
+      if (!this.#rooms.has(id) && !this.#deps.store.getScene(id)) return id;
     }
     throw new Error("could not find a free scene id after 20 attempts");
   }
@@ -83,14 +73,14 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
    */
   admission(id: string, address: string, take: boolean): SceneRefusal | null {
     if (this.#rooms.has(id)) return null;
-    const stored = this.#store.getScene(id) !== undefined;
+    const stored = this.#deps.store.getScene(id) !== undefined;
     // Over its new-scene budget nobody makes room for it.
-    const nowMs = this.#clock.monotonicMs();
+    const nowMs = this.#deps.clock.monotonicMs();
     const over = stored ? null : this.#gate.newScene(address, nowMs, false, id);
     if (over) return over;
     const full = this.#gate.makeRoom(this.#rooms, address, take, (id, room, busy) => {
       if (!busy) return this.#unload(id, room);
-      this.#metrics.scenesUnloadedForNetwork++;
+      this.#deps.metrics.scenesUnloadedForNetwork++;
       this.#deps.log(`scene ${id} unloaded: the server is full and its network holds the most`);
       room.close(busy.closeCode, "the server is full: a scene of your network closed");
       this.#rooms.delete(id);
@@ -107,7 +97,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
   open(id: string): Room {
     const loaded = this.#rooms.get(id);
     if (loaded) return loaded;
-    const stored = this.#store.getScene(id);
+    const stored = this.#deps.store.getScene(id);
     if (stored) {
       const room = new Room(stored, this.#deps);
       this.#rooms.set(id, room);
@@ -117,15 +107,15 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
     const row: SceneRow = {
       id,
       seed: randomSeed(),
-      epoch: this.#clock.wallMs(),
+      epoch: this.#deps.clock.wallMs(),
       snapshot: initialSnapshot(),
       lastTick: 0,
       showCursor: 0,
     };
     const room = new Room(row, this.#deps);
     room.storeOnHello = (snapshot) => {
-      if (this.#store.createScene(id, row.seed, row.epoch, snapshot)) {
-        this.#metrics.scenesCreated++;
+      if (this.#deps.store.createScene(id, row.seed, row.epoch, snapshot)) {
+        this.#deps.metrics.scenesCreated++;
       }
     };
     this.#rooms.set(id, room);
@@ -138,7 +128,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
    */
   isHostKey(id: string, key: string): Promise<boolean | undefined> {
     const loaded = this.#rooms.get(id);
-    if (loaded?.storeOnHello || (!loaded && !this.#store.getScene(id))) {
+    if (loaded?.storeOnHello || (!loaded && !this.#deps.store.getScene(id))) {
       return Promise.resolve(undefined);
     }
     return Promise.resolve(keyMatches(this.open(id).rules.keys ?? [], key));
@@ -146,17 +136,17 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
 
   /** Up to `limit` stored events with seq ≥ `from`, from the store. */
   readLog(id: string, from: number, limit: number): SceneEvent[] {
-    return this.#store.eventsFromSeq(id, from, limit);
+    return this.#deps.store.eventsFromSeq(id, from, limit);
   }
 
   /** Records damage a read elsewhere (the log pages' worker) ran into; see SceneStore. */
   noteReadFailure(e: unknown): void {
-    this.#store.noteReadFailure(e);
+    this.#deps.store.noteReadFailure(e);
   }
 
   /** The store's health (it reads the database: a damaged file or failing writes show). */
   health(): HostHealth {
-    const storage = this.#store.health();
+    const storage = this.#deps.store.health();
     return {
       ok: storage.ok,
       ...(storage.ok ? {} : { code: storage.code, reason: storage.reason }),
@@ -167,13 +157,13 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
 
   /** The scenes in the database; no families of its own. */
   metrics(): { scenesStored: number; text: string } {
-    return { scenesStored: this.#store.countScenes(), text: "" };
+    return { scenesStored: this.#deps.store.countScenes(), text: "" };
   }
 
   /** Closes the database (after `closeAll`). */
   async close(): Promise<void> {
     try {
-      await this.#store.close();
+      await this.#deps.store.close();
     } catch (e) {
       this.#deps.log(`error: closing the database failed: ${(e as Error).message}`);
     }
@@ -202,21 +192,13 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
         people: room.welcomedPeers().map((p) => p.info()),
       };
     }
-    const row = this.#store.getScene(id);
+    const row = this.#deps.store.getScene(id);
     if (!row) return undefined;
     // Kept by the store as events are written: describing never reads the log (it read and
     // folded every event since the stored snapshot: 750–835 ms for a 30k-event scene).
-    const settings = this.#store.settingsInForce(id) ?? row.snapshot.settings;
-    const tick = Math.floor((this.#clock.wallMs() - row.epoch) / TICK_MS);
-    return {
-      id,
-      seed: row.seed,
-      epoch: row.epoch,
-      tick: Math.max(tick, row.lastTick),
-      lastSeq: this.#store.lastEvent(id)?.seq ?? 0,
-      settings,
-      people: [],
-    };
+    const settings = this.#deps.store.settingsInForce(id) ?? row.snapshot.settings;
+    const lastSeq = this.#deps.store.lastEvent(id)?.seq ?? 0;
+    return storedSceneInfo(id, row, row.lastTick, lastSeq, settings, this.#deps.clock.wallMs());
   }
 
   /**
@@ -227,7 +209,7 @@ export class Rooms implements Omit<SceneHost, "readLogPage" | "tracks"> {
     if (nowMs - this.#lastPersistMs >= PERSIST_EVERY_MS) {
       this.#lastPersistMs = nowMs;
       try {
-        this.#store.transaction(() => {
+        this.#deps.store.transaction(() => {
           for (const room of this.#rooms.values()) room.persist();
         });
       } catch (e) {

@@ -3,6 +3,7 @@
  * (scenes in the local SQLite store) or a cluster node's `ClusterScenes` (scenes in NATS). The
  * routes and the server call only this, so neither knows which mode it runs in.
  */
+import { TICK_MS } from "../../shared/constants.ts";
 import type { SceneEvent, Settings } from "../../shared/types.ts";
 import type { LogPageResult, PageRequest } from "./log_page.ts";
 import type { PeerSocket } from "./peer.ts";
@@ -33,6 +34,30 @@ export interface SceneInfo {
   lastSeq: number;
   settings: Settings;
   people: { id: string; name: string; color: string }[];
+}
+
+/**
+ * A stored scene's facts when no room or edge here holds it: its tick by the wall clock since its
+ * epoch, but never before `storedTick` (the furthest its store has it at), and nobody present.
+ *
+ * @example
+ * ```ts
+ * import { storedSceneInfo } from "./scene_host.ts";
+ * import { DEFAULT_SETTINGS } from "../../shared/settings.ts";
+ * storedSceneInfo("quiet-pine", { seed: 7, epoch: 0 }, 40, 3, DEFAULT_SETTINGS, 1_000).tick; // 40
+ * ```
+ */
+export function storedSceneInfo(
+  id: string,
+  scene: { seed: number; epoch: number },
+  storedTick: number,
+  lastSeq: number,
+  settings: Settings,
+  wallMs: number,
+): SceneInfo {
+  const tick = Math.floor((wallMs - scene.epoch) / TICK_MS);
+  const { seed, epoch } = scene;
+  return { id, seed, epoch, tick: Math.max(tick, storedTick), lastSeq, settings, people: [] };
 }
 
 /** What `/healthz` reports about the scenes' home. */
