@@ -30,6 +30,7 @@ import { DEFAULT_DESYNC_LIMITS, type DesyncAction, DesyncJudge } from "../server
 import { RESUME_MARGIN_TICKS, SNAPSHOT_STEP_TICKS } from "../server/scene/event_window.ts";
 import type { LoadedScene, SceneLog } from "../server/scene/scene_log.ts";
 import { PLAN_LEAD_TICKS, SceneSequencer, type Submitted } from "../server/scene/sequencer.ts";
+import { eventually } from "./wait.ts";
 
 /** Wall ms of every contract scene's tick 0 (the injected wall clock starts there). */
 const EPOCH = 1_700_000_000_000;
@@ -118,15 +119,6 @@ function derivedAt(seed: number, sources: DerivedSources, tick: number): number 
     if (cost.endTick > tick) slots += cost.particles;
   }
   return slots;
-}
-
-/** Waits until `check` holds (asynchronous logs write in the background), at most 5 s. */
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = performance.now() + 5000;
-  while (!await check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const strip = (e: SceneEvent): SceneEvent => ({ seq: e.seq, tick: e.tick, by: e.by, body: e.body });
@@ -309,7 +301,7 @@ export async function runSceneContract(
     await h.at(now - 1).submit("bo", { type: "settings", settings: { theme: "blue-silver" } });
     h.at(now).sequencer.persist();
     const target = now - WINDOW_TICKS - RESUME_MARGIN_TICKS;
-    await until(
+    await eventually(
       "the snapshot is stored",
       async () => (await scene.storedSnapshot()).tick === target,
     );
@@ -351,7 +343,7 @@ export async function runSceneContract(
     judge.report(tick, "liar1", "0000000000000000", 0);
     judge.report(tick, "liar2", "0000000000000000", 0);
     judge.decide(10, () => 3, (actions) => acted.push(actions));
-    await until("the verdict", () => acted.length > 0);
+    await eventually("the verdict", () => acted.length > 0);
     assert.deepEqual(acted, [[
       { kind: "resync", peer: "liar1", tick },
       { kind: "resync", peer: "liar2", tick },
@@ -431,7 +423,7 @@ export async function runSceneContract(
     const now = 10 + WINDOW_TICKS + RESUME_MARGIN_TICKS + SNAPSHOT_STEP_TICKS;
     await h.at(now).submit("ana", { type: "launch", x: 1, z: 1 });
     h.sequencer.persist();
-    await until(
+    await eventually(
       "the snapshot is stored past the rules events",
       async () => (await scene.storedSnapshot()).tick > 10,
     );
