@@ -21,6 +21,7 @@ import {
 } from "../../testing/browser.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const VIEWPORTS = [
   { label: "1280×720", width: 1280, height: 720, touch: false },
@@ -141,12 +142,12 @@ browserTest("browser help, quality and live reduced motion", async (t) => {
             });
             try {
               let tick = -1;
-              for (let i = 0; i < 300 && tick < 0; i++) {
+              await eventually("the pages have a checkpoint in common", async () => {
                 const a = await page.evaluate(() => snowfire.checkpoints());
                 const b = await high.page.evaluate(() => snowfire.checkpoints());
                 tick = a.filter((x) => b.includes(x)).at(-1) ?? -1;
-                if (tick < 0) await page.waitForTimeout(200);
-              }
+                return tick >= 0;
+              }, 60_000);
               assert.ok(tick >= 0, "a common checkpoint");
               const lowHash = await page.evaluate((t) => snowfire.hashAt(t), tick);
               const highHash = await high.page.evaluate((t) => snowfire.hashAt(t), tick);
@@ -213,12 +214,11 @@ browserTest("browser help, quality and live reduced motion", async (t) => {
         await press(page, false, 'label:has(> input[name="quality"][value="auto"])');
         const start = await page.evaluate(() => snowfire.quality!());
         assert.equal(start.choice, "auto");
-        const deadline = Date.now() + 120_000;
-        while (Date.now() < deadline) {
-          const q = await page.evaluate(() => snowfire.quality!());
-          if (!q.glow) break;
-          await page.waitForTimeout(1000);
-        }
+        // Until the glow is off (the last step); the checks below say what is wrong if it is not.
+        await page.waitForFunction(() => !snowfire.quality!().glow, null, {
+          timeout: 120_000,
+          polling: 200,
+        }).catch(() => {});
         const stepped = await page.evaluate(() => ({
           q: snowfire.quality!(),
           note: document.getElementById("quality-note")!.textContent!,
