@@ -19,6 +19,7 @@ import {
 } from "../../testing/browser.ts";
 import { TestClient } from "../../testing/test_client.ts";
 import { startTestServer } from "../../testing/test_server.ts";
+import { TICK_RATE } from "../../shared/constants.ts";
 
 interface Box {
   name: string;
@@ -382,6 +383,7 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         await ana.page.focus("#wind-speed");
         for (let i = 0; i < 16; i++) {
           await ana.page.keyboard.press(i % 4 === 3 ? "ArrowLeft" : "ArrowRight");
+          // fixed wait: the steps come at a person's pace, spread across the one-second gap.
           await ana.page.waitForTimeout(120);
         }
         const wanted = Number(await ana.page.inputValue("#wind-speed"));
@@ -446,7 +448,28 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         await ana.page.keyboard.press("ArrowRight");
         await ana.page.keyboard.press("ArrowDown");
         assert.equal(await ana.page.isChecked('input[name="snow"][value="1"]'), true);
-        await ana.page.waitForTimeout(2000);
+        // A probe through the same gate: a wind step and back (the same wind), which goes out
+        // after anything the arrows left pending (or with it, merged). Once Ben has it, any snow
+        // change of the arrows has reached him.
+        const probeAfter = await ben.page.evaluate(() => snowfire.lastEvent()?.seq ?? 0);
+        const wind = await ana.page.$eval("#wind-speed", (node) => {
+          const slider = node as HTMLInputElement;
+          return { value: Number(slider.value), atMax: slider.value === slider.max };
+        });
+        await ana.page.focus("#wind-speed");
+        for (const key of wind.atMax ? ["ArrowLeft", "ArrowRight"] : ["ArrowRight", "ArrowLeft"]) {
+          await ana.page.keyboard.press(key);
+        }
+        assert.equal(Number(await ana.page.inputValue("#wind-speed")), wind.value);
+        await ben.page.waitForFunction(
+          ({ by, seq, speed }) =>
+            snowfire.recentEvents().some((e) =>
+              e.seq > seq && e.by === by && e.body.type === "settings" &&
+              e.body.settings.windSpeed === speed
+            ),
+          { by: anaId, seq: probeAfter, speed: wind.value },
+          { timeout: 20_000 },
+        );
         const stopped = await ben.page.evaluate(
           (by) =>
             snowfire.recentEvents().some((e) =>
@@ -481,7 +504,11 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
         async () => {
           // Let earlier toasts go, then click the sky 30 times at once: pointer events dispatched in
           // one task, since this machine's software renderer paces real clicks at its frame rate.
-          await ana.page.waitForTimeout(4500);
+          for (const page of [ana.page, ben.page]) {
+            await page.waitForFunction(() => !document.querySelector("#toasts .toast"), null, {
+              timeout: 30_000,
+            });
+          }
           await ben.page.evaluate(() => {
             const watch = { most: 0, texts: [] as string[] };
             (globalThis as unknown as { launchWatch: typeof watch }).launchWatch = watch;
@@ -503,12 +530,20 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
               const pointer = { ...at, pointerId: 1, isPrimary: true };
               canvas.dispatchEvent(new PointerEvent("pointerdown", pointer));
               canvas.dispatchEvent(new PointerEvent("pointerup", pointer));
+              // fixed wait: the clicks come 50 ms apart, a fast clicker's pace.
               await new Promise((done) => setTimeout(done, 50));
             }
           });
           // Refusals, if the server refused any: one toast, counting them, with its retry time.
           // (In runs against the current server, 30 launches in 1.5 s were not always refused.)
-          await ana.page.waitForTimeout(2000);
+          // Counted once the server's own clock is two seconds past the last click on this page's
+          // socket (its heartbeat's horizon): a refusal answered by then came before it.
+          const clicked = await ana.page.evaluate(() => snowfire.horizon());
+          await ana.page.waitForFunction(
+            (at) => snowfire.horizon() >= at,
+            clicked + 2 * TICK_RATE,
+            { timeout: 30_000, polling: 50 },
+          );
           const refusals = await ana.page.$$eval(".toast.error", (items) =>
             items.map((item) => ({
               text: item.textContent ?? "",
@@ -640,7 +675,15 @@ browserTest("browser page: layout, names, links, calm settings and toasts, offli
             return true;
           });
           if (!counting) {
-            await ana.page.waitForTimeout(300);
+            // Until a countdown with at least two seconds left shows (the next attempt's).
+            await ana.page.waitForFunction(
+              () =>
+                /Retrying in [2-9]/.test(
+                  document.getElementById("retry-countdown")?.textContent ?? "",
+                ),
+              null,
+              { timeout: 30_000, polling: 50 },
+            );
             continue;
           }
           await clickLikeAPerson(ana.page, "#reconnect-now");
