@@ -53,22 +53,20 @@ function music(page: Page): Promise<MusicPosition | null> {
   );
 }
 
-/** Polls `read` every 200 ms (doing `between` in between) until `ok` holds for what it read; returns that. */
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  timeoutMs = 30_000,
-  between?: () => Promise<void>,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await between?.();
-    await sleep(200);
-  }
+/** The music's position as the page's hook gives it, for functions evaluated in the page. */
+type MusicHook = { music(): MusicPosition | null };
+
+/** Waits until `page` hears music (more than `after` seconds in); returns where it is then. */
+async function musicFrom(page: Page, after: number, timeoutMs = 30_000): Promise<MusicPosition> {
+  const handle = await page.waitForFunction(
+    (after) => {
+      const p = (globalThis.snowfire as unknown as MusicHook).music();
+      return p !== null && p.seconds > after ? p : false;
+    },
+    after,
+    { timeout: timeoutMs, polling: 50 },
+  );
+  return await handle.jsonValue() as MusicPosition;
 }
 
 /** Track seconds at wall-clock 0, from a sample: two pages' values compare at any moment. */
@@ -94,6 +92,7 @@ async function sampleTogether(pages: Page[]): Promise<MusicPosition[]> {
     if (took <= STARVED_MS || tries >= 2) return positions as MusicPosition[];
     resampled++;
     console.log(`music sync: the pages took ${took.toFixed(0)} ms to answer: sampled again`);
+    // fixed wait: a breather for a starved machine; no page state says it is less busy now.
     await sleep(1000);
   }
 }
@@ -145,10 +144,14 @@ Deno.test(
         await watchBursts(page);
         pages.push(page);
       }
-      await until(
-        "every page's audio running",
-        () => Promise.all(pages.map((p) => p.evaluate(() => snowfire.sound()?.running ?? false))),
-        (running) => running.every(Boolean),
+      // Every page's audio running.
+      await Promise.all(
+        pages.map((page) =>
+          page.waitForFunction(() => snowfire.sound()?.running === true, null, {
+            timeout: 30_000,
+            polling: 50,
+          })
+        ),
       );
 
       // Stamped without a start: it begins 5 s later, time for the pages to load the track.
@@ -183,33 +186,43 @@ Deno.test(
           noWait: true,
         });
         pages.push(page);
-        const joined = await until(
-          "the late page's music (it must connect before the show ends)",
-          () => music(page),
-          (p) => p !== null,
-          (SECONDS + 15 - JOIN_AT) * 1000,
-          () => page.keyboard.press("Shift"),
-        ).catch(async (e) => {
+        // Until it has music (it must connect before the show ends): connected, a key press (the
+        // gesture that lets its audio start), its audio running, then the music.
+        const deadline = performance.now() + (SECONDS + 15 - JOIN_AT) * 1000;
+        const left = () => Math.max(1, deadline - performance.now());
+        const joined = await (async () => {
+          await page.waitForFunction(() => globalThis.snowfire?.connected() === true, null, {
+            timeout: left(),
+            polling: 50,
+          });
+          await page.keyboard.press("Shift");
+          await page.waitForFunction(() => snowfire.sound()?.running === true, null, {
+            timeout: left(),
+            polling: 50,
+          });
+          return await musicFrom(page, 0, left());
+        })().catch(async (e) => {
           const state = await page.evaluate(() => ({
-            connected: snowfire.connected(),
-            tick: snowfire.tick(),
-            sound: snowfire.sound(),
+            connected: globalThis.snowfire?.connected(),
+            tick: globalThis.snowfire?.tick(),
+            sound: globalThis.snowfire?.sound(),
           }));
-          throw new Error(`${(e as Error).message}: the page ${JSON.stringify(state)}`);
+          throw new Error(
+            `the late page's music (it must connect before the show ends): ${
+              (e as Error).message
+            }: the page ${JSON.stringify(state)}`,
+          );
         });
         await watchBursts(page);
-        return { page, joined: joined! };
+        return { page, joined };
       };
 
       await t.step(
         `${SAMPLES} samples over a ${SECONDS} s show: two pages within ${BOUND_MS} ms; ` +
           `a page joining at ${JOIN_AT} s hears ${JOIN_AT} s ± ${BOUND_MS} ms`,
         async () => {
-          const first = (await until(
-            "music playing on both pages",
-            () => Promise.all(pages.map(music)),
-            (all) => all.every((p) => p !== null && p.seconds > 0.2),
-          ))[0]!;
+          // Music playing on both pages; the first page's position then is the anchor.
+          const first = (await Promise.all(pages.map((page) => musicFrom(page, 0.2))))[0];
           /** Sleeps until the first page's music is `seconds` in. */
           const sleepTo = (seconds: number) =>
             sleep(Math.max(0, first.wallMs + (seconds - first.seconds) * 1000 - Date.now()));
@@ -307,12 +320,14 @@ Deno.test(
 
       await t.step("a cancel stops the music everywhere", async () => {
         host.send({ t: "submit", body: { type: "show-cancel", show: stamped.seq } });
-        await until(
-          "the music stopped on every page",
-          () => Promise.all(pages.map(music)),
-          (all) => all.every((p) => p === null),
-          15_000,
-        );
+        // The music stopped on every page.
+        await Promise.all(pages.map((page) =>
+          page.waitForFunction(
+            () => (globalThis.snowfire as unknown as MusicHook).music() === null,
+            null,
+            { timeout: 15_000, polling: 50 },
+          )
+        ));
       });
     } finally {
       await host.close();
