@@ -35,6 +35,7 @@ import {
 } from "./browser.ts";
 import { TestClient } from "./test_client.ts";
 import { startTestServer } from "./test_server.ts";
+import { eventually } from "./wait.ts";
 import type { ReplayDebug } from "../client/replay/replay_mode.ts";
 
 declare global {
@@ -476,12 +477,14 @@ async function settle(
 ): Promise<{ ok: boolean; after: unknown; open: boolean }> {
   const effect = EFFECTS[index];
   const ok = effect.ok ?? ((b: unknown, a: unknown) => JSON.stringify(a) !== JSON.stringify(b));
-  const deadline = Date.now() + ms;
   let read = first ?? await page.evaluate(afterPress, index);
-  while (!ok(before, read.after) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
+  await eventually(`effect ${index} holds`, async () => {
+    if (ok(before, read.after)) return true;
     read = await page.evaluate(afterPress, index);
-  }
+    return ok(before, read.after);
+  }, ms).catch(() => {
+    // Not within `ms`: the caller reports the press with what was read last.
+  });
   return { ok: ok(before, read.after), after: read.after, open: read.open };
 }
 
