@@ -35,6 +35,7 @@ export * from "./hash.ts";
 export * from "./word_recorder.ts";
 export * from "./settings.ts";
 export * from "./staggered_buffer.ts";
+export * from "./lanes.ts";
 export * from "./particle_pool.ts";
 export * from "./block_system.ts";
 export * from "./firework_kinds.ts";

@@ -153,8 +153,8 @@ function placeBurst(sky: Sky, block: FireworkBlock, b: number): void {
   const sparkSize = MOTIONS[recipe.motion].size;
   const first = shell + plan.sparkStart[b];
   // Pass 1: each spark's five draws (u1, u2, speed, tint pick, life; firework_draws.ts).
-  sky.scratchFor(count);
-  const draws = sky.draws, angle = sky.angle, cs = sky.cos, sn = sky.sin;
+  const scratch = sky.scratchFor(count);
+  const { draws, angle, cos: cs, sin: sn } = scratch;
   hashUnits(key, BURST_SPARKS, draws, 0, count * SPARK_DRAWS);
   // Pass 2: the angle each shape turns by, and its cosine and sine.
   const shape = recipe.shape;
@@ -169,7 +169,7 @@ function placeBurst(sky: Sky, block: FireworkBlock, b: number): void {
   // Sphere with noise: the noise over each spark's direction, once per spark.
   const noisy = shape === "sphere" && strength > 0;
   if (noisy) {
-    const dx = sky.dx, dy = sky.dy, dz = sky.dz;
+    const { dx, dy, dz } = scratch;
     for (let n = 0, d = 0; n < count; n++, d += SPARK_DRAWS) {
       const cosPhi = 1 - 2 * draws[d + BURST_DRAW.placement];
       const ring = Math.sqrt(1 - cosPhi * cosPhi);
@@ -177,9 +177,9 @@ function placeBurst(sky: Sky, block: FireworkBlock, b: number): void {
       dy[n] = cosPhi;
       dz[n] = ring * sn[n];
     }
-    directionNoiseArray(dx, dy, dz, count, frequency, noiseKey, sky.noise);
+    directionNoiseArray(dx, dy, dz, count, frequency, noiseKey, scratch.noise);
   }
-  const noise = sky.noise;
+  const noise = scratch.noise;
   // Pass 3: each spark's birth. The tint from its pick: willow gold, rainbow a hue per spark,
   // crackle half gold, green-purple alternating spark by spark (docs/sources.md), the other themes
   // 70 % their main tint (red, blue) and 30 % their second (gold, silver).

@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * import { ParticlePool } from "../particle_pool.ts";
+ * import { lanes } from "../lanes.ts";
+import { ParticlePool } from "../particle_pool.ts";
  * import type { FireworkBlock } from "./block.ts";
  * import { Sky } from "./sky.ts";
  * const sky = new Sky(7, new ParticlePool<FireworkBlock>(10_000, 1, true), true);
@@ -27,6 +28,7 @@ import {
   VELOCITY_FALL,
   VELOCITY_KEPT,
 } from "../firework_motion.ts";
+import { lanes } from "../lanes.ts";
 import { ParticlePool } from "../particle_pool.ts";
 import { Rng } from "../prng.ts";
 import type { FireworkBlock } from "./block.ts";
@@ -66,6 +68,18 @@ export interface SlotState {
   velocity?: Float32Array;
 }
 
+/**
+ * A burst's or a split's scratch, per spark: its draws (SPARK_DRAWS each), the angle it turns
+ * by with its cosine and sine, and a sphere's direction (dx, dy, dz) and noise.
+ */
+const BURST_LANES = { draws: SPARK_DRAWS, angle: 1, cos: 1, sin: 1, dx: 1, dy: 1, dz: 1, noise: 1 };
+
+/** The lanes of {@link BURST_LANES}. */
+export type BurstScratch = Record<keyof typeof BURST_LANES, Float64Array>;
+
+/** A launch's evaluated slots: xyz, xyz, rgba, life and xyz per slot (see SlotState). */
+const SLOT_LANES = { position: 3, previous: 3, color: 4, life: 1, velocity: 3 };
+
 /** The 32-bit words of a float array (the hash reads the bits). */
 export function words(array: Float32Array): Uint32Array {
   return new Uint32Array(array.buffer, array.byteOffset, array.length);
@@ -91,23 +105,10 @@ export class Sky {
   readonly scratch64 = new Float64Array(3);
   /** A break's burst point and inherited velocity (`burstFrame`). */
   readonly frame = new Float64Array(6);
-  /** Scratch for a burst's or a split's draws and directions (grown, never shrunk). */
-  draws = new Float64Array(0);
-  angle = new Float64Array(0);
-  cos = new Float64Array(0);
-  sin = new Float64Array(0);
-  dx = new Float64Array(0);
-  dy = new Float64Array(0);
-  dz = new Float64Array(0);
-  noise = new Float64Array(0);
+  /** Scratch for a burst's or a split's draws and directions (`scratchFor`: never shrunk). */
+  burst: BurstScratch = lanes(Float64Array, BURST_LANES, 0);
   /** One launch's evaluated slots (`evaluate`), and their bits for the hash. */
-  scratch: SlotState = {
-    position: new Float32Array(0),
-    previous: new Float32Array(0),
-    color: new Float32Array(0),
-    life: new Float32Array(0),
-    velocity: new Float32Array(0),
-  };
+  scratch: SlotState = lanes(Float32Array, SLOT_LANES, 0);
   scratchWords: {
     position: Uint32Array;
     velocity: Uint32Array;
@@ -138,18 +139,11 @@ export class Sky {
     return { position, previous, color, life };
   }
 
-  /** Makes the burst scratch arrays hold `n` sparks (SPARK_DRAWS draws each). */
-  scratchFor(n: number): void {
-    if (this.angle.length >= n) return;
-    const size = Math.max(n, 2 * this.angle.length, 1024);
-    this.draws = new Float64Array(size * SPARK_DRAWS);
-    this.angle = new Float64Array(size);
-    this.cos = new Float64Array(size);
-    this.sin = new Float64Array(size);
-    this.dx = new Float64Array(size);
-    this.dy = new Float64Array(size);
-    this.dz = new Float64Array(size);
-    this.noise = new Float64Array(size);
+  /** The burst scratch, grown to hold `n` sparks (SPARK_DRAWS draws each). */
+  scratchFor(n: number): BurstScratch {
+    const held = this.burst.angle.length;
+    if (held >= n) return this.burst;
+    return this.burst = lanes(Float64Array, BURST_LANES, Math.max(n, 2 * held, 1024));
   }
 
   /** The evaluation scratch grown to hold `n` slots. */
@@ -157,16 +151,11 @@ export class Sky {
     let scratch = this.scratch;
     if (scratch.life.length < n) {
       const slots = Math.max(n, scratch.life.length * 2);
-      scratch = this.scratch = {
-        position: new Float32Array(slots * 3),
-        previous: new Float32Array(slots * 3),
-        color: new Float32Array(slots * 4),
-        life: new Float32Array(slots),
-        velocity: new Float32Array(slots * 3),
-      };
+      const grown = lanes(Float32Array, SLOT_LANES, slots);
+      scratch = this.scratch = grown;
       this.scratchWords = {
-        position: words(scratch.position),
-        velocity: words(scratch.velocity!),
+        position: words(grown.position),
+        velocity: words(grown.velocity),
         color: words(scratch.color),
         life: words(scratch.life),
       };

@@ -60,8 +60,8 @@ export function splitBirth(sky: Sky, block: FireworkBlock, b: number, j: number)
   // The split's keyed stream: the speed, then each child's direction and speed (cross: one
   // turn), then each child's lifetime (firework_draws.ts); drawn at once into scratch.
   const drawn = cross ? 2 + children : 1 + (CHILD_DRAWS + 1) * children;
-  sky.scratchFor(drawn);
-  const draws = sky.draws;
+  const scratch = sky.scratchFor(drawn);
+  const draws = scratch.draws;
   hashUnits(key, 0, draws, 0, drawn);
   const base = split.speed[0] + draws[0] * (split.speed[1] - split.speed[0]);
   const { position, previous, origin, velocity } = sky.pool;
@@ -96,7 +96,7 @@ export function splitBirth(sky: Sky, block: FireworkBlock, b: number, j: number)
     }
   } else {
     // The spherical placement per child (burst.ts), the angles' cosines and sines in one pass.
-    const angle = sky.angle, cs = sky.cos, sn = sky.sin;
+    const { angle, cos: cs, sin: sn } = scratch;
     for (let n = 0; n < children; n++) angle[n] = TAU * draws[2 + CHILD_DRAWS * n];
     cosSinArray(angle, children, cs, sn);
     for (let n = 0; n < children; n++) {
