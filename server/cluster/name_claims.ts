@@ -158,11 +158,14 @@ export class NameClaims {
 
   /**
    * Renews each held name {@link NAME_RENEW_MS} after its last write, at most {@link RENEW_BATCH} a
-   * pass (one scheduler pass).
+   * pass (one scheduler pass). Resolves when the round it started has ended (at once when none
+   * started); never rejects (a failed renewal is reported to the fault handler).
    */
-  pass(nowMs: number): void {
+  pass(nowMs: number): Promise<void> {
     this.#nowMs = nowMs;
-    if (this.#renewing || nowMs < this.#nextDueMs || this.#held.size === 0) return;
+    if (this.#renewing || nowMs < this.#nextDueMs || this.#held.size === 0) {
+      return Promise.resolve();
+    }
     const due: [NameHolder, Held][] = [];
     let nextDueMs = Infinity;
     for (const entry of this.#held) {
@@ -195,7 +198,7 @@ export class NameClaims {
         }
       }
     });
-    Promise.all(renewals).finally(() => this.#renewing = false);
+    return Promise.all(renewals).then(() => {}, () => {}).finally(() => this.#renewing = false);
   }
 
   /** Gives every held name back (the node is stopping). */

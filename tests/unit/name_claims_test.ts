@@ -74,14 +74,6 @@ function process(instance: string): ProcessLiveness {
   alive.add(instance);
   return { instance, isAlive: (other) => Promise.resolve(alive.has(other)) };
 }
-/**
- * A renewal round started by `pass` has ended. // fixed wait: `NameClaims.pass` returns nothing
- * and keeps its round in flight to itself (`#renewing`); with this bucket answering at once, one
- * macrotask runs a round to its end. Only where a pass must meet no round in flight and is expected
- * to write nothing (elsewhere the tests wait for the writes themselves).
- */
-const roundEnded = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 Deno.test("name claims: one holder per name, given back on leaving and renaming", async () => {
   const bucket = new MemoryBucket();
   const a = new NameClaims(bucket as unknown as KV, process("node-a"), () => {});
@@ -184,6 +176,7 @@ Deno.test("name claims: each name renewed on its own period, at most 50 a pass",
    * just before each of them, in the same turn, and must write nothing: when the later one renews,
    * the quiet one met no round in flight either.
    */
+  let round = Promise.resolve();
   const renewals = async (nowMs: number, quietMs?: number, quiet?: string) => {
     const before = bucket.writes;
     await eventually(`a pass at ${nowMs} renews`, () => {
@@ -191,14 +184,14 @@ Deno.test("name claims: each name renewed on its own period, at most 50 a pass",
         a.pass(quietMs);
         assert.equal(bucket.writes, before, quiet);
       }
-      a.pass(nowMs);
+      round = a.pass(nowMs);
       return bucket.writes > before;
     });
     return bucket.writes - before;
   };
   assert.equal(await renewals(0), 50, "a backlog goes 50 a pass");
   assert.equal(await renewals(45), 10);
-  await roundEnded();
+  await round;
   const renewedAll = bucket.writes;
   a.pass(90);
   assert.equal(bucket.writes, renewedAll, "all 60 renewed at 0 or 45: none due");
