@@ -26,6 +26,28 @@ vec3 capped(vec3 c, float cap) {
 }
 `;
 
+/** A uniform of a full-screen pass: its GLSL type and its start value. */
+type Uniform = readonly [glsl: string, value: number | null];
+
+/** Three's uniforms of a full-screen pass: each with its start value, typed as declared. */
+type Uniforms<U extends Record<string, Uniform>> = { [K in keyof U]: { value: U[K][1] } };
+
+/**
+ * A full-screen pass, shaped like three's own shader objects: its uniforms are declared once,
+ * for the material (their start values) and for the fragment shader (`uniform <type> <name>;`,
+ * then `vUv` and HUE_KEPT_GLSL before `body`), so the two lists cannot drift apart.
+ */
+function fullScreenPass<U extends Record<string, Uniform>>(uniforms: U, body: string) {
+  const names = Object.keys(uniforms);
+  const values = names.map((name) => [name, { value: uniforms[name][1] }]);
+  const declared = names.map((name) => `uniform ${uniforms[name][0]} ${name};`).join("\n");
+  return {
+    uniforms: Object.fromEntries(values) as Uniforms<U>,
+    vertexShader: FULL_SCREEN_VERTEX,
+    fragmentShader: `${declared}\nvarying vec2 vUv;\n${HUE_KEPT_GLSL}${body}`,
+  };
+}
+
 /**
  * The glow, gathered in one small pass from the scene's mipmaps: a 3×3 Gaussian of the 1/8-size
  * level (a near glow, about ±16 pixels) plus the 1/32-size level (a wide one). A mip level is the
@@ -36,21 +58,16 @@ vec3 capped(vec3 c, float cap) {
  * burst glows white, not with a red rim (a per-channel floor turned the dim edge of white light
  * (0.40, 0.36, 0.30) into (0.10, 0.06, 0) red).
  */
-export const GlowGatherShader = {
-  uniforms: {
-    tScene: { value: null },
-    uTexel: { value: null },
-    uFloor: { value: 0.3 },
-    uCap: { value: 2.5 },
+export const GlowGatherShader = fullScreenPass(
+  {
+    tScene: ["sampler2D", null],
+    /** One texel of mip level 3. */
+    uTexel: ["vec2", null],
+    uFloor: ["float", 0.3],
+    /** A fresh burst's sum of sparks would glow like a sun: cap it. */
+    uCap: ["float", 2.5],
   },
-  vertexShader: FULL_SCREEN_VERTEX,
-  fragmentShader: /* glsl */ `
-uniform sampler2D tScene;
-uniform vec2 uTexel;      // one texel of mip level 3
-uniform float uFloor;
-uniform float uCap;       // a fresh burst's sum of sparks would glow like a sun: cap it
-varying vec2 vUv;
-${HUE_KEPT_GLSL}
+  /* glsl */ `
 // c less the floor in its brightest channel, hue kept (0 below the floor).
 vec3 aboveFloor(vec3 c) {
   float m = brightest(c);
@@ -70,28 +87,21 @@ void main() {
   gl_FragColor = vec4(glow, 1.0);
 }
 `,
-};
+);
 
 /**
  * Scene + glow, scaled down (hue kept) where its brightest channel passes `uCeiling` — reduced
  * motion's "no flashes": a fresh burst cannot reach white — then three's tone mapping and sRGB
  * output.
  */
-export const GlowOutputShader = {
-  uniforms: {
-    tScene: { value: null },
-    tGlow: { value: null },
-    uStrength: { value: 1 },
-    uCeiling: { value: 1e9 },
+export const GlowOutputShader = fullScreenPass(
+  {
+    tScene: ["sampler2D", null],
+    tGlow: ["sampler2D", null],
+    uStrength: ["float", 1],
+    uCeiling: ["float", 1e9],
   },
-  vertexShader: FULL_SCREEN_VERTEX,
-  fragmentShader: /* glsl */ `
-uniform sampler2D tScene;
-uniform sampler2D tGlow;
-uniform float uStrength;
-uniform float uCeiling;
-varying vec2 vUv;
-${HUE_KEPT_GLSL}
+  /* glsl */ `
 void main() {
   vec3 glow = texture2D(tGlow, vUv).rgb;
   vec3 color = textureLod(tScene, vUv, 0.0).rgb + uStrength * glow;
@@ -100,4 +110,4 @@ void main() {
   #include <colorspace_fragment>
 }
 `,
-};
+);
