@@ -9,8 +9,7 @@
  *
  * @example
  * ```ts
- * import { lanes } from "../lanes.ts";
-import { ParticlePool } from "../particle_pool.ts";
+ * import { ParticlePool } from "../particle_pool.ts";
  * import type { FireworkBlock } from "./block.ts";
  * import { Sky } from "./sky.ts";
  * const sky = new Sky(7, new ParticlePool<FireworkBlock>(10_000, 1, true), true);
