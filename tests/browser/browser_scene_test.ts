@@ -18,6 +18,7 @@ import {
   type ScenePage,
 } from "../../testing/browser.ts";
 import { brightPixelsAround } from "../../testing/browser_pixels.ts";
+import { launchAnswered, launchMark } from "../../testing/launch_answer.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 
 /** Waits until `page` has a recorded hash at a checkpoint tick after `afterTick`; returns it. */
@@ -207,25 +208,14 @@ browserTest("browser scene: pages share fireworks, settings and hashes", async (
         if (!at) continue;
         // What has come so far (the last event, the refusals), and whether the sky is under the
         // point.
-        const before = await a.page.evaluate(({ x, y }) => ({
-          seq: snowfire.lastEvent()?.seq ?? 0,
-          errors: snowfire.errors.length,
-          sky: document.elementFromPoint(x, y)?.id === "scene",
-        }), at);
+        const mark = await launchMark(a.page);
+        const sky = await a.page.evaluate(
+          ({ x, y }) => document.elementFromPoint(x, y)?.id === "scene",
+          at,
+        );
         await a.page.mouse.click(at.x, at.y);
-        // A click on the sky is answered before the next: its launch or a refusal, or (with a
-        // refusal's toast up) the page holds it itself until the retry time and asks nothing.
-        if (before.sky) {
-          await a.page.waitForFunction(
-            ({ seq, errors }) =>
-              snowfire.recentEvents().some((e) =>
-                e.seq > seq && e.type === "launch" && e.by === snowfire.you
-              ) || snowfire.errors.length > errors ||
-              document.querySelector("#toasts .toast.error") !== null,
-            before,
-            { timeout: 20_000, polling: 50 },
-          );
-        }
+        // A click on the sky is answered before the next (its launch, or a refusal).
+        if (sky) await launchAnswered(a.page, mark, 20_000);
       }
       await a.page.focus("#scene");
       await a.page.keyboard.press("g");

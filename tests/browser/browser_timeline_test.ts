@@ -17,6 +17,7 @@ import {
   type ScenePage,
   waitConnected,
 } from "../../testing/browser.ts";
+import { launchAnswered, launchMark } from "../../testing/launch_answer.ts";
 import { startTestServer } from "../../testing/test_server.ts";
 import { TICK_RATE } from "../../shared/constants.ts";
 import type { ReplayDebug } from "../../client/replay/replay_mode.ts";
@@ -78,22 +79,10 @@ browserTest(
       await t.step("launches in the live scene", async () => {
         await page.focus("#scene");
         for (let i = 0; i < 3; i++) {
-          const before = await page.evaluate(() => ({
-            seq: snowfire.lastEvent()?.seq ?? 0,
-            errors: snowfire.errors.length,
-          }));
+          const mark = await launchMark(page);
           await page.keyboard.press("f");
-          // Each press answered before the next: its launch or a refusal, or (with a refusal's
-          // toast up) the page holds it itself until the retry time.
-          await page.waitForFunction(
-            ({ seq, errors }) =>
-              snowfire.recentEvents().some((e) =>
-                e.seq > seq && e.type === "launch" && e.by === snowfire.you
-              ) || snowfire.errors.length > errors ||
-              document.querySelector("#toasts .toast.error") !== null,
-            before,
-            { timeout: 30_000, polling: 50 },
-          );
+          // Each press answered before the next (its launch, or a refusal).
+          await launchAnswered(page, mark);
         }
         const launch = await (await page.waitForFunction(
           () => {
