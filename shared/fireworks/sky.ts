@@ -147,19 +147,16 @@ export class Sky {
 
   /** The evaluation scratch grown to hold `n` slots. */
   scratchOf(n: number): SlotState {
-    let scratch = this.scratch;
-    if (scratch.life.length < n) {
-      const slots = Math.max(n, scratch.life.length * 2);
-      const grown = lanes(Float32Array, SLOT_LANES, slots);
-      scratch = this.scratch = grown;
-      this.scratchWords = {
-        position: words(grown.position),
-        velocity: words(grown.velocity),
-        color: words(scratch.color),
-        life: words(scratch.life),
-      };
-    }
-    return scratch;
+    const held = this.scratch.life.length;
+    if (held >= n) return this.scratch;
+    const grown = lanes(Float32Array, SLOT_LANES, Math.max(n, held * 2));
+    this.scratchWords = {
+      position: words(grown.position),
+      velocity: words(grown.velocity),
+      color: words(grown.color),
+      life: words(grown.life),
+    };
+    return this.scratch = grown;
   }
 }
 
