@@ -162,13 +162,14 @@ async function readLog(node: SnowfireNode, scene: string): Promise<EventMessage[
     const url = `${node.url}/api/scenes/${scene}/log?from=${from}&limit=5000`;
     let response: Response = await fetch(url);
     // Right after a server is lost a JetStream request may still time out (an error status):
-    // the route may fail then, but never answer wrongly. Asked again for up to 5 s.
+    // the route may fail then, but never answer wrongly. Asked again while JetStream may still
+    // be electing leaders (RECOVERY_MS; CI once saw timeouts for 12 s after the traffic ended).
     if (response.status !== 200) {
       await eventually("the log route answers 200", async () => {
         await response.body?.cancel();
         response = await fetch(url);
         return response.status === 200;
-      }, 5000).catch(() => {}); // the status is asserted below
+      }, RECOVERY_MS).catch(() => {}); // the status is asserted below
     }
     if (response.status !== 200) assert.fail(`${response.status}: ${await response.text()}`);
     const page = await response.json() as { events: EventMessage[]; next: number | null };
