@@ -478,11 +478,17 @@ async function settle(
   const effect = EFFECTS[index];
   const ok = effect.ok ?? ((b: unknown, a: unknown) => JSON.stringify(a) !== JSON.stringify(b));
   let read = first ?? await page.evaluate(afterPress, index);
-  await eventually(`effect ${index} holds`, async () => {
-    if (ok(before, read.after)) return true;
-    read = await page.evaluate(afterPress, index);
-    return ok(before, read.after);
-  }, ms).catch(() => {
+  await eventually(
+    `effect ${index} holds`,
+    async () => {
+      if (ok(before, read.after)) return true;
+      read = await page.evaluate(afterPress, index);
+      return ok(before, read.after);
+    },
+    ms,
+    // A read is a round trip to a page that may draw a frame a second: ten a second, no more.
+    100,
+  ).catch(() => {
     // Not within `ms`: the caller reports the press with what was read last.
   });
   return { ok: ok(before, read.after), after: read.after, open: read.open };

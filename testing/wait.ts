@@ -13,7 +13,8 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Polls `check` every 10 ms until it returns true; throws with `what` after `timeoutMs`.
+ * Polls `check` every `pollMs` (10 ms; more where each check costs, say a page read) until it
+ * returns true; throws with `what` after `timeoutMs`.
  *
  * @example
  * ```ts
@@ -26,10 +27,11 @@ export async function eventually(
   what: string,
   check: () => boolean | Promise<boolean>,
   timeoutMs = 5000,
+  pollMs = 10,
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
+    await sleep(pollMs);
   }
 }
