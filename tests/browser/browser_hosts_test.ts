@@ -97,6 +97,13 @@ browserTest("browser hosts: a locked panel says why; a countdown and finale shar
           left !== null && right !== null && Math.abs(left - right) <= 1,
           `${left} ${right}`,
         );
+        // The HUD writes its text a few times a second, on frames: the guest's shows the count.
+        await b.waitForFunction(
+          () =>
+            /Finale in 0:\d\d|^\d+$/.test(document.querySelector("#countdown")?.textContent ?? ""),
+          null,
+          { timeout: 10_000 },
+        );
         const shown = await b.textContent("#countdown");
         assert.match(shown ?? "", /Finale in 0:\d\d|^\d+$/);
         // The next reading at another second of the count: the guest's countdown moved on.
