@@ -9,6 +9,7 @@ import { JetStreamSceneLog } from "../../server/cluster/jetstream_log.ts";
 import { NatsLink } from "../../server/cluster/nats_link.ts";
 import { createRecord, getRecord } from "../../server/cluster/scene_records.ts";
 import { appendEntry, lastEntry, readEvents } from "../../server/cluster/stream_log.ts";
+import { isNoResponders } from "../../server/cluster/nats_errors.ts";
 import { requireNats, startNatsCluster } from "../../testing/nats_cluster.ts";
 import { runSceneContract } from "../../testing/scene_contract.ts";
 import { eventually } from "../../testing/wait.ts";
@@ -34,7 +35,27 @@ Deno.test({
             snapshot,
             snapshotStreamSeq: 0,
           };
-          if (!await createRecord(link, id, record)) throw new Error(`scene ${id} exists`);
+          // The three servers just started: a KV write may find no stream to answer for a
+          // moment (the client calls it "jetstream is not enabled", caused by no responders:
+          // nothing was written, so it is asked again).
+          let created = false;
+          await eventually(
+            `the record of ${id} is written`,
+            async () => {
+              try {
+                created = await createRecord(link, id, record);
+                return true;
+              } catch (e) {
+                if (isNoResponders(e) || (e instanceof Error && isNoResponders(e.cause))) {
+                  return false;
+                }
+                throw e;
+              }
+            },
+            10_000,
+            100,
+          );
+          if (!created) throw new Error(`scene ${id} exists`);
           // A read may reach a replica that has not applied the create yet: wait until it has.
           await eventually(`the record of ${id} can be read`, async () => {
             return await getRecord(link, id) !== null;
