@@ -2,11 +2,11 @@
  * Per-scene fan-out budgets (issue 33, failure 1): 250 sockets from 50 loopback addresses in one
  * scene, each reacting every 500 ms, against a child server process with its default limits. A
  * viewer in another scene keeps its heartbeats and launches: its longest heartbeat gap within 3×
- * a quiet window's (or 1 s) and its launch p99 within 1.5× quiet (with a few ms of slack for
- * loopback noise), both measured in the same run, the quiet windows with the same crowd in its
- * scene but silent; and each crowd socket gets at most a
- * `reactions` frame a quarter second, whatever the crowd's size. (Before: one `reaction` frame per
- * reaction to everyone, N² frames: the other scene's heartbeat gap went 136 ms → 9.2 s.)
+ * a quiet window's (or 1 s) and its launch p99 within 1.5× quiet (or 100 ms more: one launch of
+ * 16 is at the mercy of a shared machine), both measured in the same run, the quiet windows with
+ * the same crowd in its scene but silent; and each crowd socket gets at most a `reactions` frame
+ * a quarter second, whatever the crowd's size. (Before: one `reaction` frame per reaction to
+ * everyone, N² frames: the other scene's heartbeat gap went 136 ms → 9.2 s.)
  */
 // test tiers: alone
 import assert from "node:assert/strict";
@@ -27,8 +27,14 @@ const IDLE_MS = 5000;
 const REACT_MS = 5000;
 const MARGIN_MS = 500;
 const WINDOW_MS = IDLE_MS - 2 * MARGIN_MS;
-/** Loopback noise a launch round trip of a few ms may show on a shared 2-core machine. */
-const LAUNCH_SLACK_MS = 5;
+/**
+ * How much later than quiet a window's slowest launch may come back. The p99 of a window's 16
+ * launches is its slowest, one sample: CI saw it at 27–66 ms beside the browser tier while the
+ * quiet windows' was 8–23 ms (three attempts in one run), and in other runs the other way round
+ * (quiet 146 ms, crowd 14 ms). A launch 100 ms late is no stall a person sees; what this test
+ * guards against (every reaction sent to everyone) held the other scene for seconds.
+ */
+const LAUNCH_SLACK_MS = 100;
 
 /**
  * One measurement: the crowd in, sitting quiet; the crowd reacting; the crowd quiet again. The
@@ -91,7 +97,7 @@ Deno.test("a reacting crowd in one scene does not stall another scene", async ()
         Math.max(1.5 * quiet.launchP99, quiet.launchP99 + LAUNCH_SLACK_MS);
       if ((gapOk && launchOk) || attempt === 3) {
         assert.ok(gapOk, `heartbeat max gap within 3x quiet or 1 s: ${detail}`);
-        assert.ok(launchOk, `launch p99 within 1.5x quiet: ${detail}`);
+        assert.ok(launchOk, `launch p99 within 1.5x quiet or 100 ms more: ${detail}`);
         break;
       }
     }
