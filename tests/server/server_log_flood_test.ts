@@ -1,8 +1,8 @@
 /**
  * Twenty concurrent readers of a big scene's log (`limit=5000`, as fast as answered, from one
  * address) against a child server; a viewer in another scene keeps its heartbeat gap p99 within
- * 1.5× quiet. Before: p50 4.7×, p99 9.5× (issue 19). About 20 s (15 s more for each measurement again);
- * the readers run at nice 19.
+ * 1.5× quiet. Before: p50 4.7×, p99 9.5× (issue 19). About 20 s, 15 s more for each measurement
+ * after a miss; the readers run at nice 19.
  */
 // test tiers: alone
 import assert from "node:assert/strict";
@@ -71,7 +71,7 @@ Deno.test("20 concurrent log readers leave another scene's heartbeats within 1.5
   try {
     // On a miss the whole measurement runs again (as in the other flood tests): on this
     // shared machine another session's process took the cores for 100–600 ms at a time,
-    // whichever window it fell in; a regression misses both times.
+    // whichever window it fell in; a regression misses every time.
     let ok = false;
     let served = 0;
     let detail = "";
