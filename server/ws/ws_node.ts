@@ -315,7 +315,7 @@ export function listenNode(fetch: FetchHandler, options: ListenOptions): Promise
   Object.defineProperty(server, "listening", { get: () => front.listening });
   server.on("request", (req: http.IncomingMessage) => front.requestArrived(req.socket));
   server.on("upgrade", (req: http.IncomingMessage, tcp: Duplex, head: Buffer) => {
-    front.requestArrived(req.socket);
+    front.upgraded(req.socket);
     tcp.on("error", () => {});
     upgradeNode(req, tcp, head, wss, live, fetch, options.log);
   });
