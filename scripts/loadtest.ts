@@ -13,7 +13,8 @@
  *                                (default both = raw + snowfire; all adds snowfire-deno, Snowfire
  *                                with WS_ENGINE=deno; baselines = raw, raw-node (a bare npm `ws`
  *                                broadcast run by Node, scripts/raw_ws_server.mjs) and snowfire;
- *                                baselines run first in each round). With --repeat N the table
+ *                                baselines run first in the first round, and every other round
+ *                                runs the targets in reverse order). With --repeat N the table
  *                                also lists server CPU per frame sent, Snowfire / each baseline,
  *                                ratio taken within each round, min / median / max
  *   --cluster                    also run each scenario on a cluster: 3 nats-server processes and
@@ -217,9 +218,13 @@ const startedAt = new Date().toISOString();
 const results: ScenarioResult[] = [];
 const repeat = Math.round(positive("repeat", values.repeat, 1));
 for (const scenario of scenarios) {
-  // Alternate the targets so a busy spell on the shared machine does not hit only one of them.
+  // Alternate the targets so a busy spell on the shared machine does not hit only one of them,
+  // and reverse their order every other round (A B, B A, …): a drift over the run, or whatever
+  // the target before leaves behind (its closed sockets, a warm cache), then falls on each side
+  // alike. (Until 2026-12-04 Snowfire always ran last.)
   for (let attempt = 0; attempt < repeat; attempt++) {
-    for (const target of targets) results.push(await runScenario(scenario, target, options));
+    const order = attempt % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) results.push(await runScenario(scenario, target, options));
   }
 }
 
