@@ -349,8 +349,26 @@ export async function checkLikeAPerson(
 ): Promise<void> {
   await page.waitForSelector(`${selector}:not([disabled])`, { state: "visible", timeout });
   if (await page.isChecked(selector) === checked) return;
-  await clickLikeAPerson(page, selector);
-  if (await page.isChecked(selector) !== checked) {
-    throw new Error(`${selector} was pressed but is still ${checked ? "unchecked" : "checked"}`);
+  // A press that lands toggles the control before the mouse call returns (the renderer has
+  // handled it). On a starved page a press right after a panel opened can land where the
+  // control was not yet (CI: the show's box still checked after its press), and a person then
+  // presses again: so do we, up to three times, each after looking for the press to show.
+  for (let press = 1; press <= PRESSES; press++) {
+    await clickLikeAPerson(page, selector);
+    const took = await page.waitForFunction(
+      ({ selector, checked }) =>
+        document.querySelector<HTMLInputElement>(selector)?.checked === checked,
+      { selector, checked },
+      { timeout: PRESS_SHOWS_MS, polling: 50 },
+    ).then(() => true, () => false);
+    if (took) return;
   }
+  throw new Error(
+    `${selector} was pressed ${PRESSES} times but is still ${checked ? "unchecked" : "checked"}`,
+  );
 }
+
+/** {@link checkLikeAPerson} presses a control at most this many times. */
+const PRESSES = 3;
+/** How long {@link checkLikeAPerson} looks for a press to show before pressing again. */
+const PRESS_SHOWS_MS = 2000;

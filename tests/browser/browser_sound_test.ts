@@ -239,7 +239,9 @@ browserTest(
               (snowfire.showEvents?.() ?? []).some((e) => e.tick > from && e.tick <= shown);
           },
           { from, ticks: 1.5 * TICK_RATE },
-          { timeout: 30_000, polling: 50 },
+          // The show's next launch can be many seconds off, and a starved page's display slow:
+          // CI once waited 30 s for one.
+          { timeout: 60_000, polling: 50 },
         );
         const sound = await page.evaluate(() => snowfire.sound());
         assert.deepEqual(sound, { running: false, muted: false, voices: 0 });
