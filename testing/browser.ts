@@ -351,24 +351,42 @@ export async function checkLikeAPerson(
   if (await page.isChecked(selector) === checked) return;
   // A press that lands toggles the control before the mouse call returns (the renderer has
   // handled it). On a starved page a press right after a panel opened can land where the
-  // control was not yet (CI: the show's box still checked after its press), and a person then
-  // presses again: so do we, up to three times, each after looking for the press to show.
-  for (let press = 1; press <= PRESSES; press++) {
-    await clickLikeAPerson(page, selector);
-    const took = await page.waitForFunction(
-      ({ selector, checked }) =>
-        document.querySelector<HTMLInputElement>(selector)?.checked === checked,
-      { selector, checked },
-      { timeout: PRESS_SHOWS_MS, polling: 50 },
-    ).then(() => true, () => false);
-    if (took) return;
-  }
-  throw new Error(
-    `${selector} was pressed ${PRESSES} times but is still ${checked ? "unchecked" : "checked"}`,
+  // control was not yet (CI: the show's box still checked after its press).
+  const shown = await pressUntilShown(
+    page,
+    selector,
+    ({ selector, checked }) =>
+      document.querySelector<HTMLInputElement>(selector)?.checked === checked,
+    { selector, checked },
   );
+  if (shown) return;
+  throw new Error(`${selector} was pressed but is still ${checked ? "unchecked" : "checked"}`);
 }
 
-/** {@link checkLikeAPerson} presses a control at most this many times. */
-const PRESSES = 3;
-/** How long {@link checkLikeAPerson} looks for a press to show before pressing again. */
-const PRESS_SHOWS_MS = 2000;
+/**
+ * Presses `selector` as a person does ({@link clickLikeAPerson}) until `shown(arg)` holds in the
+ * page: after each press it looks for up to `showsMs`, and presses again when the press did not
+ * show (a person whose press was lost presses again), `presses` times at most. False when it
+ * never showed.
+ *
+ * @example
+ * ```ts
+ * const selected = await pressUntilShown(page, "#cue-3", (id) => isSelected(id), "cue-3");
+ * ```
+ */
+export async function pressUntilShown<A>(
+  page: Page,
+  selector: string,
+  shown: (arg: A) => boolean,
+  arg: A,
+  { presses = 3, showsMs = 2000 }: { presses?: number; showsMs?: number } = {},
+): Promise<boolean> {
+  for (let press = 1; press <= presses; press++) {
+    await clickLikeAPerson(page, selector);
+    // (Playwright types the page function's argument as its unboxed form; `A` is plain data.)
+    const took = await page.waitForFunction(shown as never, arg, { timeout: showsMs, polling: 50 })
+      .then(() => true, () => false);
+    if (took) return true;
+  }
+  return false;
+}

@@ -1,9 +1,9 @@
 /**
  * Server CPU per frame sent, Snowfire against the raw baselines, round by round. With
  * `--repeat N` the load test runs the targets in alternating rounds, every other one in reverse
- * order (raw, raw-node, snowfire; snowfire, raw-node, raw; …); a ratio is only taken between attempts of the same round, so a busy spell on a shared
- * machine hits both sides of it, and the rounds' spread (min / median / max) shows how far
- * one ratio can be trusted.
+ * order (raw, raw-node, snowfire; snowfire, raw-node, raw; …); a ratio is only taken between
+ * attempts of the same round, so a busy spell on a shared machine hits both sides of it, and the
+ * rounds' spread (min / median / max) shows how far one ratio can be trusted.
  *
  * @example
  * ```ts

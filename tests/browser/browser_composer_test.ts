@@ -11,6 +11,7 @@ import {
   clickLikeAPerson,
   launchBrowser,
   openScene,
+  pressUntilShown,
   reachOf,
   type ScenePage,
 } from "../../testing/browser.ts";
@@ -47,13 +48,11 @@ async function selectCue(page: Page, id: string): Promise<void> {
   const selected = (id: string) =>
     snowfireComposer.selected().includes(id) &&
     !document.querySelector<HTMLButtonElement>(".composer-copy")!.disabled;
-  for (let press = 1;; press++) {
-    await clickLikeAPerson(page, `.composer-cue[data-id="${id}"]`);
-    const took = await page.waitForFunction(selected, id, { timeout: 10_000, polling: 50 })
-      .then(() => true, () => false);
-    if (took) return;
-    if (press === 2) throw new Error(`cue ${id} is not selected after two presses`);
-  }
+  const pressed = await pressUntilShown(page, `.composer-cue[data-id="${id}"]`, selected, id, {
+    presses: 2,
+    showsMs: 10_000,
+  });
+  if (!pressed) throw new Error(`cue ${id} is not selected after two presses`);
 }
 
 /**
