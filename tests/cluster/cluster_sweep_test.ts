@@ -47,7 +47,8 @@ async function join(url: string, scene: string) {
     return { client, welcome: welcome as Extract<ServerMessage, { t: "welcome" }> };
   } catch (e) {
     await client.close();
-    throw e;
+    // Which join it was (CI once timed out here with no scene named).
+    throw new Error(`${scene} on ${url}: ${(e as Error).message}`, { cause: e });
   }
 }
 
